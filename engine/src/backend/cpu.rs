@@ -1,0 +1,50 @@
+//! Runs a plan with the kernels' CPU twins: the reference in tests and the fallback in browsers
+//! without WebGPU.
+
+use super::Pass;
+use crate::kernel::{BufId, CpuBuf, CpuBuffers, StepScalars};
+use crate::plan::Plan;
+
+pub struct CpuBackend {
+    plan: Plan,
+    bufs: CpuBuffers,
+}
+
+impl CpuBackend {
+    pub fn new(plan: Plan) -> Self {
+        let bufs = CpuBuffers::new(&plan.table);
+        Self { plan, bufs }
+    }
+
+    pub fn write_f32(&mut self, id: BufId, data: &[f32]) {
+        match &mut self.bufs.bufs[id.0] {
+            CpuBuf::F32(v) => v[..data.len()].copy_from_slice(data),
+            CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
+        }
+    }
+
+    pub fn write_u32(&mut self, id: BufId, data: &[u32]) {
+        match &mut self.bufs.bufs[id.0] {
+            CpuBuf::U32(v) => v[..data.len()].copy_from_slice(data),
+            CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
+        }
+    }
+
+    pub fn run(&mut self, pass: Pass, step: &StepScalars) {
+        let kernels = match pass {
+            Pass::Train => &self.plan.train,
+            Pass::Predict => &self.plan.predict,
+        };
+        for k in kernels {
+            k.run_cpu(&mut self.bufs, step);
+        }
+    }
+
+    /// The first `len` elements as raw 32-bit words, like a GPU readback.
+    pub fn read_words(&self, id: BufId, len: usize) -> Vec<u32> {
+        match &self.bufs.bufs[id.0] {
+            CpuBuf::F32(v) => v[..len].iter().map(|x| x.to_bits()).collect(),
+            CpuBuf::U32(v) => v[..len].to_vec(),
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Runs a plan on the GPU: buffers allocated once, one bind group and uniform per dispatch built
+//! once, and each step encoded as a single compute pass in a single command buffer.
+
+use std::rc::Rc;
+
+use super::Pass;
+use crate::gpu::GpuContext;
+use crate::kernel::{BufId, Kernel, StepScalars};
+use crate::plan::Plan;
+
+struct Dispatch {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    uniform: wgpu::Buffer,
+    groups: [u32; 3],
+    /// Index into the plan's kernel list, when the uniform must be rewritten each step.
+    per_step: Option<usize>,
+}
+
+pub struct GpuBackend {
+    pub ctx: Rc<GpuContext>,
+    plan: Plan,
+    buffers: Vec<wgpu::Buffer>,
+    train: Vec<Dispatch>,
+    predict: Vec<Dispatch>,
+}
+
+/// Refuses a plan that would exceed the device's limits, before anything is allocated.
+pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), String> {
+    let max_binding = limits.max_storage_buffer_binding_size as u64;
+    let max_buffer = limits.max_buffer_size;
+    for spec in &plan.table.specs {
+        let bytes = spec.len as u64 * 4;
+        if bytes > max_binding.min(max_buffer) {
+            return Err(format!(
+                "buffer '{}' needs {:.1} MB but this GPU allows {:.1} MB per buffer: use a smaller model, batch or data set",
+                spec.name,
+                bytes as f64 / 1e6,
+                max_binding.min(max_buffer) as f64 / 1e6
+            ));
+        }
+    }
+    let max_groups = limits.max_compute_workgroups_per_dimension;
+    for k in plan.train.iter().chain(&plan.predict) {
+        if k.workgroups().iter().any(|&g| g > max_groups) {
+            return Err(format!(
+                "kernel '{}' needs more than {max_groups} workgroups in one dimension: use a smaller batch",
+                k.shader().entry
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl GpuBackend {
+    pub async fn new(ctx: Rc<GpuContext>, plan: Plan) -> Result<Self, String> {
+        check_limits(&plan, &ctx.limits)?;
+        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffers: Vec<wgpu::Buffer> = plan
+            .table
+            .specs
+            .iter()
+            .map(|s| {
+                ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&s.name),
+                    size: s.len as u64 * 4,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let build = |kernels: &[Box<dyn Kernel>]| -> Vec<Dispatch> {
+            kernels.iter().enumerate().map(|(i, k)| dispatch(&ctx, &buffers, k.as_ref(), i)).collect()
+        };
+        let train = build(&plan.train);
+        let predict = build(&plan.predict);
+        if let Some(e) = oom.pop().await {
+            return Err(format!("the GPU ran out of memory: {e}"));
+        }
+        if let Some(e) = scope.pop().await {
+            return Err(format!("the GPU rejected the model: {e}"));
+        }
+        Ok(Self { ctx, plan, buffers, train, predict })
+    }
+
+    pub fn write(&mut self, id: BufId, bytes: &[u8]) {
+        self.ctx.queue.write_buffer(&self.buffers[id.0], 0, bytes);
+    }
+
+    pub fn run(&mut self, pass: Pass, step: &StepScalars) {
+        let (dispatches, kernels) = match pass {
+            Pass::Train => (&self.train, &self.plan.train),
+            Pass::Predict => (&self.predict, &self.plan.predict),
+        };
+        for d in dispatches {
+            if let Some(i) = d.per_step {
+                let words = kernels[i].params(step).padded();
+                self.ctx.queue.write_buffer(&d.uniform, 0, bytemuck::cast_slice(&words));
+            }
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            for d in dispatches {
+                pass.set_pipeline(&d.pipeline);
+                pass.set_bind_group(0, &d.bind_group, &[]);
+                pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, String> {
+        self.ctx.read_words(&self.buffers[id.0], len).await
+    }
+}
+
+fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: usize) -> Dispatch {
+    let pipeline = ctx.pipeline(&k.shader());
+    let words = k.params(&StepScalars::default()).padded();
+    let uniform = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("params"),
+        size: words.len() as u64 * 4,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    ctx.queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
+    let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }];
+    for (binding, id) in k.bindings() {
+        entries.push(wgpu::BindGroupEntry { binding, resource: buffers[id.0].as_entire_binding() });
+    }
+    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(k.shader().entry),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    Dispatch { pipeline, bind_group, uniform, groups: k.workgroups(), per_step: k.per_step().then_some(index) }
+}

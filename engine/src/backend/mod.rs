@@ -1,0 +1,64 @@
+//! Where a plan runs: the GPU (WGSL kernels through wgpu) or the CPU (the kernels' Rust twins).
+
+pub mod cpu;
+pub mod gpu;
+
+use crate::kernel::{BufId, StepScalars};
+
+pub use cpu::CpuBackend;
+pub use gpu::GpuBackend;
+
+/// Which kernel list of the plan to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    Train,
+    Predict,
+}
+
+pub enum Backend {
+    Gpu(GpuBackend),
+    Cpu(CpuBackend),
+}
+
+impl Backend {
+    pub fn write_f32(&mut self, id: BufId, data: &[f32]) {
+        match self {
+            Backend::Gpu(g) => g.write(id, bytemuck::cast_slice(data)),
+            Backend::Cpu(c) => c.write_f32(id, data),
+        }
+    }
+
+    pub fn write_u32(&mut self, id: BufId, data: &[u32]) {
+        match self {
+            Backend::Gpu(g) => g.write(id, bytemuck::cast_slice(data)),
+            Backend::Cpu(c) => c.write_u32(id, data),
+        }
+    }
+
+    pub fn run(&mut self, pass: Pass, step: &StepScalars) {
+        match self {
+            Backend::Gpu(g) => g.run(pass, step),
+            Backend::Cpu(c) => c.run(pass, step),
+        }
+    }
+
+    /// Reads back `len` elements as f32 (u32 buffers come back bit-cast, as on the GPU).
+    pub async fn read_f32(&self, id: BufId, len: usize) -> Result<Vec<f32>, String> {
+        let words = match self {
+            Backend::Gpu(g) => g.read(id, len).await?,
+            Backend::Cpu(c) => c.read_words(id, len),
+        };
+        Ok(words.into_iter().map(f32::from_bits).collect())
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Backend::Gpu(g) => format!("{} ({})", g.ctx.adapter.api, g.ctx.adapter.name),
+            Backend::Cpu(_) => "CPU".to_string(),
+        }
+    }
+
+    pub fn is_gpu(&self) -> bool {
+        matches!(self, Backend::Gpu(_))
+    }
+}

@@ -1,0 +1,160 @@
+//! Seeded 2-D classification sets in the square [-1, 1]², as in TensorFlow Playground.
+
+use serde::{Deserialize, Serialize};
+
+use super::Dataset;
+use crate::rng::Rng;
+
+/// Half-width of the square the points (and the decision-boundary heatmap) live in.
+pub const EXTENT: f32 = 1.0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ToyKind {
+    #[default]
+    Spiral,
+    Circle,
+    Xor,
+    Gaussians,
+    Moons,
+}
+
+impl ToyKind {
+    pub const ALL: [ToyKind; 5] = [ToyKind::Spiral, ToyKind::Circle, ToyKind::Xor, ToyKind::Gaussians, ToyKind::Moons];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ToyKind::Spiral => "spiral",
+            ToyKind::Circle => "circle",
+            ToyKind::Xor => "xor",
+            ToyKind::Gaussians => "two gaussians",
+            ToyKind::Moons => "moons",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            ToyKind::Spiral => "spiral",
+            ToyKind::Circle => "circle",
+            ToyKind::Xor => "xor",
+            ToyKind::Gaussians => "gaussians",
+            ToyKind::Moons => "moons",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.key() == key)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToyConfig {
+    pub kind: ToyKind,
+    pub points: usize,
+    /// Standard deviation of the Gaussian noise added to each coordinate.
+    pub noise: f32,
+    pub seed: u64,
+}
+
+impl Default for ToyConfig {
+    fn default() -> Self {
+        Self { kind: ToyKind::Spiral, points: 400, noise: 0.05, seed: 1 }
+    }
+}
+
+impl ToyConfig {
+    pub fn generate(&self) -> Dataset {
+        let mut rng = Rng::new(self.seed);
+        let n = self.points.max(2);
+        let mut x = Vec::with_capacity(n * 2);
+        let mut y = Vec::with_capacity(n);
+        for i in 0..n {
+            let class = (i % 2) as u32;
+            let (px, py) = match self.kind {
+                ToyKind::Spiral => spiral(i / 2, n.div_ceil(2), class),
+                ToyKind::Circle => circle(&mut rng, class),
+                ToyKind::Xor => xor(&mut rng, class),
+                ToyKind::Gaussians => gaussians(&mut rng, class),
+                ToyKind::Moons => moons(&mut rng, class),
+            };
+            x.push((px + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
+            x.push((py + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
+            y.push(class);
+        }
+        Dataset { x, y, dim: 2, classes: 2 }
+    }
+}
+
+/// Two interleaved arms: radius grows with the position along the arm, the second arm is turned by π.
+fn spiral(i: usize, per_class: usize, class: u32) -> (f32, f32) {
+    let r = 0.05 + 0.9 * i as f32 / per_class as f32;
+    let theta = 1.75 * std::f32::consts::TAU * r + std::f32::consts::PI * class as f32;
+    (r * theta.cos(), r * theta.sin())
+}
+
+/// Class 0 inside radius 0.4, class 1 on a ring from 0.6 to 0.95.
+fn circle(rng: &mut Rng, class: u32) -> (f32, f32) {
+    let r = if class == 0 { rng.range(0.0, 0.4) } else { rng.range(0.6, 0.95) };
+    let a = rng.range(0.0, std::f32::consts::TAU);
+    (r * a.cos(), r * a.sin())
+}
+
+/// Class 0 in the quadrants where x·y > 0, class 1 where x·y < 0, kept a little off the axes.
+fn xor(rng: &mut Rng, class: u32) -> (f32, f32) {
+    let mag = |rng: &mut Rng| rng.range(0.05, 0.95);
+    let (sx, sy) = match (class, rng.below(2)) {
+        (0, 0) => (1.0, 1.0),
+        (0, _) => (-1.0, -1.0),
+        (_, 0) => (1.0, -1.0),
+        _ => (-1.0, 1.0),
+    };
+    (sx * mag(rng), sy * mag(rng))
+}
+
+fn gaussians(rng: &mut Rng, class: u32) -> (f32, f32) {
+    let c = if class == 0 { 0.45 } else { -0.45 };
+    (c + 0.18 * rng.normal(), c + 0.18 * rng.normal())
+}
+
+/// Two interleaving half circles.
+fn moons(rng: &mut Rng, class: u32) -> (f32, f32) {
+    let a = rng.range(0.0, std::f32::consts::PI);
+    if class == 0 {
+        (0.6 * a.cos() - 0.25, 0.6 * a.sin() - 0.15)
+    } else {
+        (0.6 * -a.cos() + 0.25, 0.6 * -a.sin() + 0.15)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_set_is_balanced_in_range_and_seeded() {
+        for kind in ToyKind::ALL {
+            let cfg = ToyConfig { kind, points: 200, noise: 0.1, seed: 5 };
+            let d = cfg.generate();
+            assert_eq!(d.len(), 200);
+            assert_eq!(d.y.iter().filter(|&&c| c == 1).count(), 100, "{kind:?}");
+            assert!(d.x.iter().all(|v| v.abs() <= EXTENT));
+            assert_eq!(d, cfg.generate());
+            assert_eq!(ToyKind::from_key(kind.key()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn circle_and_xor_follow_their_rules_without_noise() {
+        let d = ToyConfig { kind: ToyKind::Circle, points: 100, noise: 0.0, seed: 2 }.generate();
+        for i in 0..d.len() {
+            let p = d.point(i);
+            let r = (p[0] * p[0] + p[1] * p[1]).sqrt();
+            assert_eq!(d.y[i] == 0, r < 0.5);
+        }
+        let d = ToyConfig { kind: ToyKind::Xor, points: 100, noise: 0.0, seed: 2 }.generate();
+        for i in 0..d.len() {
+            let p = d.point(i);
+            assert_eq!(d.y[i] == 0, p[0] * p[1] > 0.0);
+        }
+    }
+}

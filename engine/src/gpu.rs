@@ -1,0 +1,127 @@
+//! The GPU context: one device and queue, a cache of compiled pipelines, and readbacks that are
+//! awaited (never blocking: blocking on a map would deadlock the browser's event loop).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use crate::kernel::Shader;
+
+/// What the lab tells the student about the device it trains on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterSummary {
+    pub name: String,
+    /// "WebGPU", "Vulkan", …
+    pub api: String,
+}
+
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+    pub limits: wgpu::Limits,
+    modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
+    pipelines: RefCell<HashMap<(&'static str, &'static str), wgpu::ComputePipeline>>,
+}
+
+impl GpuContext {
+    /// Finds an adapter and opens a device. Errors (no WebGPU, no adapter) come back as text a
+    /// student can read; the caller then falls back to the CPU path.
+    pub async fn new() -> Result<Self, String> {
+        #[cfg(target_arch = "wasm32")]
+        if !wgpu::util::is_browser_webgpu_supported().await {
+            return Err("this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)".into());
+        }
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = if cfg!(target_arch = "wasm32") { wgpu::Backends::BROWSER_WEBGPU } else { wgpu::Backends::VULKAN };
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("no GPU adapter: {e}"))?;
+        let info = adapter.get_info();
+        // Ask for what the adapter offers: larger storage buffers let bigger models and data sets fit.
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("lab"),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("could not open the GPU device: {e}"))?;
+        let api = match info.backend {
+            wgpu::Backend::BrowserWebGpu => "WebGPU".to_string(),
+            b => format!("{b:?}"),
+        };
+        let name = if info.name.is_empty() { info.driver.clone() } else { info.name.clone() };
+        Ok(Self {
+            device,
+            queue,
+            adapter: AdapterSummary { name, api },
+            limits,
+            modules: RefCell::default(),
+            pipelines: RefCell::default(),
+        })
+    }
+
+    /// The compiled pipeline for a shader entry point, built once and reused.
+    pub fn pipeline(&self, shader: &Shader) -> wgpu::ComputePipeline {
+        let key = (shader.file, shader.entry);
+        if let Some(p) = self.pipelines.borrow().get(&key) {
+            return p.clone();
+        }
+        let mut modules = self.modules.borrow_mut();
+        let module = modules.entry(shader.file).or_insert_with(|| {
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(shader.file),
+                source: wgpu::ShaderSource::Wgsl(shader.source.into()),
+            })
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(shader.entry),
+            layout: None,
+            module,
+            entry_point: Some(shader.entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        self.pipelines.borrow_mut().insert(key, pipeline.clone());
+        pipeline
+    }
+
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.borrow().len()
+    }
+
+    /// Copies `len` 32-bit words from the start of `src` and awaits them.
+    pub async fn read_words(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<u32>, String> {
+        let size = (len * 4) as u64;
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = futures_channel::oneshot::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        // Natively someone has to drive the device; in the browser the event loop does.
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("GPU poll failed: {e}"))?;
+        rx.await
+            .map_err(|_| "the GPU device went away during a readback".to_string())?
+            .map_err(|e| format!("readback failed: {e}"))?;
+        let words = bytemuck::cast_slice::<u8, u32>(&staging.get_mapped_range(..).map_err(|e| e.to_string())?).to_vec();
+        staging.unmap();
+        Ok(words)
+    }
+}

@@ -1,0 +1,177 @@
+//! What every op shares: the buffers it names, the scalars that change from step to step, and the
+//! `Kernel` trait that gives each op both a GPU description (shader, uniform, bindings, grid) and
+//! a plain-Rust CPU twin. A plan is a list of kernels; the GPU and CPU backends run the same list.
+
+/// Index of a buffer in a plan's buffer table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufId(pub usize);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    U32,
+}
+
+#[derive(Clone, Debug)]
+pub struct BufSpec {
+    pub name: String,
+    pub elem: Elem,
+    pub len: usize,
+}
+
+/// The buffers of a plan. Every buffer holds 32-bit elements.
+#[derive(Clone, Debug, Default)]
+pub struct BufferTable {
+    pub specs: Vec<BufSpec>,
+}
+
+impl BufferTable {
+    pub fn add(&mut self, name: &str, elem: Elem, len: usize) -> BufId {
+        self.specs.push(BufSpec { name: name.to_string(), elem, len: len.max(1) });
+        BufId(self.specs.len() - 1)
+    }
+
+    pub fn len_of(&self, id: BufId) -> usize {
+        self.specs[id.0].len
+    }
+
+    /// Bytes of device memory the plan needs.
+    pub fn total_bytes(&self) -> u64 {
+        self.specs.iter().map(|s| s.len as u64 * 4).sum()
+    }
+}
+
+/// Values that change every step; kernels that depend on them have their uniform rewritten.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepScalars {
+    /// Slot in the metrics log for this step.
+    pub slot: u32,
+    /// Optimizer step, from 1.
+    pub t: u32,
+    /// Learning rate for this step.
+    pub lr: f32,
+}
+
+/// CPU storage for a plan's buffers.
+#[derive(Clone, Debug)]
+pub enum CpuBuf {
+    F32(Vec<f32>),
+    U32(Vec<u32>),
+}
+
+pub struct CpuBuffers {
+    pub bufs: Vec<CpuBuf>,
+}
+
+impl CpuBuffers {
+    pub fn new(table: &BufferTable) -> Self {
+        let bufs = table
+            .specs
+            .iter()
+            .map(|s| match s.elem {
+                Elem::F32 => CpuBuf::F32(vec![0.0; s.len]),
+                Elem::U32 => CpuBuf::U32(vec![0; s.len]),
+            })
+            .collect();
+        Self { bufs }
+    }
+
+    pub fn f32(&self, id: BufId) -> &[f32] {
+        match &self.bufs[id.0] {
+            CpuBuf::F32(v) => v,
+            CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
+        }
+    }
+
+    pub fn u32(&self, id: BufId) -> &[u32] {
+        match &self.bufs[id.0] {
+            CpuBuf::U32(v) => v,
+            CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
+        }
+    }
+
+    /// Takes a buffer out (so it can be written while others are read); put it back with `put_f32`.
+    pub fn take_f32(&mut self, id: BufId) -> Vec<f32> {
+        match std::mem::replace(&mut self.bufs[id.0], CpuBuf::F32(Vec::new())) {
+            CpuBuf::F32(v) => v,
+            CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
+        }
+    }
+
+    pub fn put_f32(&mut self, id: BufId, v: Vec<f32>) {
+        self.bufs[id.0] = CpuBuf::F32(v);
+    }
+
+    pub fn take_u32(&mut self, id: BufId) -> Vec<u32> {
+        match std::mem::replace(&mut self.bufs[id.0], CpuBuf::U32(Vec::new())) {
+            CpuBuf::U32(v) => v,
+            CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
+        }
+    }
+
+    pub fn put_u32(&mut self, id: BufId, v: Vec<u32>) {
+        self.bufs[id.0] = CpuBuf::U32(v);
+    }
+}
+
+/// A WGSL source file and the entry point a kernel uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shader {
+    pub file: &'static str,
+    pub source: &'static str,
+    pub entry: &'static str,
+}
+
+/// Uniform words, packed as the shader's `Params` struct (u32 and f32 fields, 4 bytes each).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Words(pub Vec<u32>);
+
+impl Words {
+    pub fn u(mut self, v: u32) -> Self {
+        self.0.push(v);
+        self
+    }
+    pub fn f(mut self, v: f32) -> Self {
+        self.0.push(v.to_bits());
+        self
+    }
+    /// Pads to a multiple of 16 bytes, as uniform buffers want.
+    pub fn padded(mut self) -> Vec<u32> {
+        while self.0.len() % 4 != 0 || self.0.is_empty() {
+            self.0.push(0);
+        }
+        self.0
+    }
+}
+
+pub trait Kernel {
+    fn shader(&self) -> Shader;
+    /// The uniform at binding 0, for the given step.
+    fn params(&self, step: &StepScalars) -> Words;
+    /// Storage buffers the entry point uses, as (binding, buffer).
+    fn bindings(&self) -> Vec<(u32, BufId)>;
+    /// Workgroups to dispatch.
+    fn workgroups(&self) -> [u32; 3];
+    /// True when `params` depends on the step scalars (the uniform is rewritten each step).
+    fn per_step(&self) -> bool {
+        false
+    }
+    /// The CPU twin: the same computation in plain Rust.
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars);
+}
+
+/// Workgroups for a 1-D grid of `n` invocations in groups of `size`.
+pub fn groups_1d(n: usize, size: u32) -> [u32; 3] {
+    [(n as u32).div_ceil(size).max(1), 1, 1]
+}
+
+macro_rules! wgsl {
+    ($file:literal, $entry:literal) => {
+        $crate::kernel::Shader {
+            file: $file,
+            source: include_str!(concat!("../../../shaders/", $file)),
+            entry: $entry,
+        }
+    };
+}
+pub(crate) use wgsl;

@@ -1,0 +1,154 @@
+//! Element-wise activations and their derivatives (`shaders/activation.wgsl`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Activation {
+    Linear,
+    Relu,
+    #[default]
+    Tanh,
+    Sigmoid,
+    LeakyRelu,
+}
+
+pub const LEAK: f32 = 0.01;
+
+impl Activation {
+    pub const ALL: [Activation; 5] = [
+        Activation::Linear,
+        Activation::Relu,
+        Activation::Tanh,
+        Activation::Sigmoid,
+        Activation::LeakyRelu,
+    ];
+
+    /// The `kind` code the shader switches on.
+    pub fn code(self) -> u32 {
+        match self {
+            Activation::Linear => 0,
+            Activation::Relu => 1,
+            Activation::Tanh => 2,
+            Activation::Sigmoid => 3,
+            Activation::LeakyRelu => 4,
+        }
+    }
+
+    pub fn apply(self, x: f32) -> f32 {
+        match self {
+            Activation::Linear => x,
+            Activation::Relu => x.max(0.0),
+            Activation::Tanh => x.tanh(),
+            Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Activation::LeakyRelu => {
+                if x > 0.0 {
+                    x
+                } else {
+                    LEAK * x
+                }
+            }
+        }
+    }
+
+    pub fn derivative(self, x: f32) -> f32 {
+        match self {
+            Activation::Linear => 1.0,
+            Activation::Relu => (x > 0.0) as u8 as f32,
+            Activation::Tanh => 1.0 - x.tanh().powi(2),
+            Activation::Sigmoid => {
+                let s = self.apply(x);
+                s * (1.0 - s)
+            }
+            Activation::LeakyRelu => {
+                if x > 0.0 {
+                    1.0
+                } else {
+                    LEAK
+                }
+            }
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Activation::Linear => "linear",
+            Activation::Relu => "ReLU",
+            Activation::Tanh => "tanh",
+            Activation::Sigmoid => "sigmoid",
+            Activation::LeakyRelu => "leaky ReLU",
+        }
+    }
+}
+
+/// h = act(z), element-wise over n values.
+pub struct ActForward {
+    pub kind: Activation,
+    pub z: BufId,
+    pub h: BufId,
+    pub n: usize,
+}
+
+/// dz = dh · act'(z).
+pub struct ActBackward {
+    pub kind: Activation,
+    pub z: BufId,
+    pub dh: BufId,
+    pub dz: BufId,
+    pub n: usize,
+}
+
+pub fn act_forward_cpu(kind: Activation, z: &[f32], h: &mut [f32]) {
+    for (h, &z) in h.iter_mut().zip(z) {
+        *h = kind.apply(z);
+    }
+}
+
+pub fn act_backward_cpu(kind: Activation, z: &[f32], dh: &[f32], dz: &mut [f32]) {
+    for ((dz, &z), &dh) in dz.iter_mut().zip(z).zip(dh) {
+        *dz = dh * kind.derivative(z);
+    }
+}
+
+impl Kernel for ActForward {
+    fn shader(&self) -> Shader {
+        wgsl!("activation.wgsl", "forward")
+    }
+    fn params(&self, _: &StepScalars) -> Words {
+        Words::default().u(self.n as u32).u(self.kind.code())
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(1, self.z), (2, self.h)]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        groups_1d(self.n, 256)
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let mut h = bufs.take_f32(self.h);
+        act_forward_cpu(self.kind, &bufs.f32(self.z)[..self.n], &mut h[..self.n]);
+        bufs.put_f32(self.h, h);
+    }
+}
+
+impl Kernel for ActBackward {
+    fn shader(&self) -> Shader {
+        wgsl!("activation.wgsl", "backward")
+    }
+    fn params(&self, _: &StepScalars) -> Words {
+        Words::default().u(self.n as u32).u(self.kind.code())
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(1, self.z), (3, self.dh), (4, self.dz)]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        groups_1d(self.n, 256)
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let mut dz = bufs.take_f32(self.dz);
+        let n = self.n;
+        act_backward_cpu(self.kind, &bufs.f32(self.z)[..n], &bufs.f32(self.dh)[..n], &mut dz[..n]);
+        bufs.put_f32(self.dz, dz);
+    }
+}

@@ -1,0 +1,87 @@
+//! Adam (`shaders/adam.wgsl`).
+
+use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+
+pub struct Adam {
+    pub grads: BufId,
+    pub weights: BufId,
+    pub m: BufId,
+    pub v: BufId,
+    pub n: usize,
+    pub beta1: f32,
+    pub beta2: f32,
+    pub eps: f32,
+}
+
+/// Bias corrections (1 − β1ᵗ, 1 − β2ᵗ), computed in f64 so late steps stay exact.
+pub fn bias_corrections(beta1: f32, beta2: f32, t: u32) -> (f32, f32) {
+    let t = t.max(1) as i32;
+    ((1.0 - (beta1 as f64).powi(t)) as f32, (1.0 - (beta2 as f64).powi(t)) as f32)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn adam_cpu(
+    g: &[f32],
+    w: &mut [f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    eps: f32,
+    t: u32,
+) {
+    let (bc1, bc2) = bias_corrections(beta1, beta2, t);
+    for i in 0..w.len() {
+        m[i] = beta1 * m[i] + (1.0 - beta1) * g[i];
+        v[i] = beta2 * v[i] + (1.0 - beta2) * g[i] * g[i];
+        let m_hat = m[i] / bc1;
+        let v_hat = v[i] / bc2;
+        w[i] -= lr * m_hat / (v_hat.sqrt() + eps);
+    }
+}
+
+impl Kernel for Adam {
+    fn shader(&self) -> Shader {
+        wgsl!("adam.wgsl", "main")
+    }
+    fn params(&self, step: &StepScalars) -> Words {
+        let (bc1, bc2) = bias_corrections(self.beta1, self.beta2, step.t);
+        Words::default()
+            .u(self.n as u32)
+            .f(step.lr)
+            .f(self.beta1)
+            .f(self.beta2)
+            .f(self.eps)
+            .f(bc1)
+            .f(bc2)
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(1, self.grads), (2, self.weights), (3, self.m), (4, self.v)]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        groups_1d(self.n, 256)
+    }
+    fn per_step(&self) -> bool {
+        true
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
+        let (mut w, mut m, mut v) =
+            (bufs.take_f32(self.weights), bufs.take_f32(self.m), bufs.take_f32(self.v));
+        let n = self.n;
+        adam_cpu(
+            &bufs.f32(self.grads)[..n],
+            &mut w[..n],
+            &mut m[..n],
+            &mut v[..n],
+            step.lr,
+            self.beta1,
+            self.beta2,
+            self.eps,
+            step.t,
+        );
+        bufs.put_f32(self.weights, w);
+        bufs.put_f32(self.m, m);
+        bufs.put_f32(self.v, v);
+    }
+}

@@ -1,0 +1,80 @@
+//! Bias of a dense layer: add in the forward pass, column sums in the backward (`shaders/bias.wgsl`).
+
+use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+
+/// Z[r, j] += bias[bias_off + j].
+pub struct AddBias {
+    pub params: BufId,
+    pub bias_off: usize,
+    pub z: BufId,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+/// dbias[bias_off + j] = Σ_r dZ[r, j].
+pub struct BiasGrad {
+    pub dz: BufId,
+    pub grads: BufId,
+    pub bias_off: usize,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+pub fn add_bias_cpu(bias: &[f32], z: &mut [f32], cols: usize) {
+    for (i, v) in z.iter_mut().enumerate() {
+        *v += bias[i % cols];
+    }
+}
+
+pub fn bias_grad_cpu(dz: &[f32], dbias: &mut [f32], rows: usize, cols: usize) {
+    for (j, out) in dbias.iter_mut().enumerate().take(cols) {
+        *out = (0..rows).map(|r| dz[r * cols + j]).sum();
+    }
+}
+
+fn words(rows: usize, cols: usize, bias_off: usize) -> Words {
+    Words::default().u(rows as u32).u(cols as u32).u(bias_off as u32)
+}
+
+impl Kernel for AddBias {
+    fn shader(&self) -> Shader {
+        wgsl!("bias.wgsl", "add_bias")
+    }
+    fn params(&self, _: &StepScalars) -> Words {
+        words(self.rows, self.cols, self.bias_off)
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(1, self.params), (2, self.z)]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        groups_1d(self.rows * self.cols, 256)
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let mut z = bufs.take_f32(self.z);
+        let n = self.rows * self.cols;
+        let bias = &bufs.f32(self.params)[self.bias_off..self.bias_off + self.cols];
+        add_bias_cpu(bias, &mut z[..n], self.cols);
+        bufs.put_f32(self.z, z);
+    }
+}
+
+impl Kernel for BiasGrad {
+    fn shader(&self) -> Shader {
+        wgsl!("bias.wgsl", "bias_grad")
+    }
+    fn params(&self, _: &StepScalars) -> Words {
+        words(self.rows, self.cols, self.bias_off)
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(3, self.dz), (4, self.grads)]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        groups_1d(self.cols, 64)
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let mut g = bufs.take_f32(self.grads);
+        let out = &mut g[self.bias_off..self.bias_off + self.cols];
+        bias_grad_cpu(bufs.f32(self.dz), out, self.rows, self.cols);
+        bufs.put_f32(self.grads, g);
+    }
+}

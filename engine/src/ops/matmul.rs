@@ -1,0 +1,76 @@
+//! C = A · B with strided reads (see `shaders/matmul.wgsl`).
+
+use crate::kernel::{wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+
+/// Shapes and strides: C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MatmulDims {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a_off: usize,
+    pub a_rs: usize,
+    pub a_cs: usize,
+    pub b_off: usize,
+    pub b_rs: usize,
+    pub b_cs: usize,
+    pub c_off: usize,
+    pub accumulate: bool,
+}
+
+pub struct Matmul {
+    pub a: BufId,
+    pub b: BufId,
+    pub c: BufId,
+    pub dims: MatmulDims,
+}
+
+/// The CPU twin.
+pub fn matmul_cpu(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
+    for m in 0..d.m {
+        for n in 0..d.n {
+            let mut acc = 0.0f32;
+            for k in 0..d.k {
+                acc += a[d.a_off + m * d.a_rs + k * d.a_cs] * b[d.b_off + k * d.b_rs + n * d.b_cs];
+            }
+            let idx = d.c_off + m * d.n + n;
+            c[idx] = if d.accumulate { c[idx] + acc } else { acc };
+        }
+    }
+}
+
+impl Kernel for Matmul {
+    fn shader(&self) -> Shader {
+        wgsl!("matmul.wgsl", "main")
+    }
+
+    fn params(&self, _: &StepScalars) -> Words {
+        let d = &self.dims;
+        Words::default()
+            .u(d.m as u32)
+            .u(d.n as u32)
+            .u(d.k as u32)
+            .u(d.accumulate as u32)
+            .u(d.a_off as u32)
+            .u(d.a_rs as u32)
+            .u(d.a_cs as u32)
+            .u(d.b_off as u32)
+            .u(d.b_rs as u32)
+            .u(d.b_cs as u32)
+            .u(d.c_off as u32)
+    }
+
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![(1, self.a), (2, self.b), (3, self.c)]
+    }
+
+    fn workgroups(&self) -> [u32; 3] {
+        [(self.dims.n as u32).div_ceil(16).max(1), (self.dims.m as u32).div_ceil(16).max(1), 1]
+    }
+
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let mut c = bufs.take_f32(self.c);
+        matmul_cpu(bufs.f32(self.a), bufs.f32(self.b), &mut c, &self.dims);
+        bufs.put_f32(self.c, c);
+    }
+}

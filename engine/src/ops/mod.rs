@@ -1,0 +1,10 @@
+//! One op per file: its GPU kernel description and its plain-Rust CPU twin.
+
+pub mod activation;
+pub mod adam;
+pub mod batch_mean;
+pub mod bias;
+pub mod gather;
+pub mod matmul;
+pub mod sgd;
+pub mod softmax_xent;

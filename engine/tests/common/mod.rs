@@ -1,0 +1,93 @@
+//! Shared by the GPU tests: one device per test binary (lavapipe in CI), and a way to run any
+//! single kernel on both backends.
+
+#![allow(dead_code)]
+
+use std::rc::Rc;
+
+use engine::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use engine::gpu::GpuContext;
+use engine::kernel::{BufId, BufferTable, Kernel, StepScalars};
+use engine::plan::{HostBuffers, Plan};
+
+pub fn gpu() -> Rc<GpuContext> {
+    let ctx = pollster::block_on(GpuContext::new())
+        .expect("no GPU adapter: install mesa-vulkan-drivers and libvulkan1 (see the README)");
+    eprintln!("GPU tests run on {} ({})", ctx.adapter.name, ctx.adapter.api);
+    Rc::new(ctx)
+}
+
+/// Initial contents of a buffer.
+pub enum Init {
+    F32(Vec<f32>),
+    U32(Vec<u32>),
+}
+
+/// Runs `kernel` once over buffers filled from `inits` (in table order) on the GPU and on the CPU,
+/// and returns the contents of `outputs` from both.
+pub fn run_both(
+    ctx: &Rc<GpuContext>,
+    table: BufferTable,
+    inits: Vec<Init>,
+    kernel: impl Fn() -> Box<dyn Kernel>,
+    step: StepScalars,
+    outputs: &[BufId],
+) -> Vec<(Vec<f32>, Vec<f32>)> {
+    let make_plan = || {
+        let b = BufId(0);
+        Plan {
+            table: table.clone(),
+            train: vec![kernel()],
+            predict: vec![],
+            host: HostBuffers {
+                params: b,
+                data_x: b,
+                data_y: b,
+                indices: b,
+                log_loss: b,
+                log_accuracy: b,
+                predict_x: b,
+                probs: b,
+            },
+            batch: 1,
+            predict_rows: 1,
+        }
+    };
+    let mut gpu = Backend::Gpu(pollster::block_on(GpuBackend::new(ctx.clone(), make_plan())).expect("GPU plan"));
+    let mut cpu = Backend::Cpu(CpuBackend::new(make_plan()));
+    for backend in [&mut gpu, &mut cpu] {
+        for (i, init) in inits.iter().enumerate() {
+            match init {
+                Init::F32(v) => backend.write_f32(BufId(i), v),
+                Init::U32(v) => backend.write_u32(BufId(i), v),
+            }
+        }
+        backend.run(Pass::Train, &step);
+    }
+    outputs
+        .iter()
+        .map(|&id| {
+            let len = table.len_of(id);
+            (
+                pollster::block_on(gpu.read_f32(id, len)).unwrap(),
+                pollster::block_on(cpu.read_f32(id, len)).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Asserts |a − b| ≤ atol + rtol·|b| element-wise.
+pub fn assert_close(what: &str, gpu: &[f32], cpu: &[f32], atol: f32, rtol: f32) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: lengths differ");
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        assert!(
+            (g - c).abs() <= atol + rtol * c.abs(),
+            "{what}[{i}]: GPU {g} vs CPU {c} (atol {atol}, rtol {rtol})"
+        );
+    }
+}
+
+pub fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut r = engine::rng::Rng::new(seed);
+    (0..n).map(|_| r.range(-1.0, 1.0)).collect()
+}

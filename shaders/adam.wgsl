@@ -1,0 +1,26 @@
+// Adam over the flat parameter buffer (DOMAIN.md §2):
+//   m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²
+//   m̂ = m / (1−β1ᵗ);  v̂ = v / (1−β2ᵗ);  w ← w − η m̂ / (√v̂ + ε)
+// The host passes the bias corrections 1−β1ᵗ and 1−β2ᵗ for the current step t.
+
+struct Params { n: u32, lr: f32, beta1: f32, beta2: f32, eps: f32, bc1: f32, bc2: f32, _pad: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> grads: array<f32>;
+@group(0) @binding(2) var<storage, read_write> weights: array<f32>;
+@group(0) @binding(3) var<storage, read_write> m: array<f32>;
+@group(0) @binding(4) var<storage, read_write> v: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p.n) { return; }
+    let g = grads[i];
+    let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
+    let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    let m_hat = mi / p.bc1;
+    let v_hat = vi / p.bc2;
+    weights[i] = weights[i] - p.lr * m_hat / (sqrt(v_hat) + p.eps);
+}

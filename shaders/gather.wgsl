@@ -1,0 +1,22 @@
+// Assemble a mini-batch from the data set that stays on the GPU: row b of the batch is row
+// indices[b] of the data set. Only the indices travel from the host each step.
+
+struct Params { rows: u32, dim: u32, _pad0: u32, _pad1: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> data_x: array<f32>;
+@group(0) @binding(2) var<storage, read> data_y: array<u32>;
+@group(0) @binding(3) var<storage, read> indices: array<u32>;
+@group(0) @binding(4) var<storage, read_write> batch_x: array<f32>;
+@group(0) @binding(5) var<storage, read_write> batch_y: array<u32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p.rows * p.dim) { return; }
+    let r = i / p.dim;
+    let d = i % p.dim;
+    let src = indices[r];
+    batch_x[i] = data_x[src * p.dim + d];
+    if (d == 0u) { batch_y[r] = data_y[src]; }
+}
