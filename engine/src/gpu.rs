@@ -14,6 +14,17 @@ pub struct AdapterSummary {
     pub api: String,
 }
 
+impl AdapterSummary {
+    /// "WebGPU" or "Vulkan · llvmpipe …" (browsers often hide the adapter's name).
+    pub fn label(&self) -> String {
+        if self.name.is_empty() {
+            self.api.clone()
+        } else {
+            format!("{} · {}", self.api, self.name)
+        }
+    }
+}
+
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -29,10 +40,17 @@ impl GpuContext {
     pub async fn new() -> Result<Self, String> {
         #[cfg(target_arch = "wasm32")]
         if !wgpu::util::is_browser_webgpu_supported().await {
-            return Err("this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)".into());
+            return Err(
+                "this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)"
+                    .into(),
+            );
         }
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = if cfg!(target_arch = "wasm32") { wgpu::Backends::BROWSER_WEBGPU } else { wgpu::Backends::VULKAN };
+        desc.backends = if cfg!(target_arch = "wasm32") {
+            wgpu::Backends::BROWSER_WEBGPU
+        } else {
+            wgpu::Backends::VULKAN
+        };
         let instance = wgpu::Instance::new(desc);
         let adapter = instance
             .request_adapter(&wgpu::RequestAdapterOptions {
@@ -56,7 +74,11 @@ impl GpuContext {
             wgpu::Backend::BrowserWebGpu => "WebGPU".to_string(),
             b => format!("{b:?}"),
         };
-        let name = if info.name.is_empty() { info.driver.clone() } else { info.name.clone() };
+        let name = if info.name.is_empty() {
+            info.driver.clone()
+        } else {
+            info.name.clone()
+        };
         Ok(Self {
             device,
             queue,
@@ -75,19 +97,22 @@ impl GpuContext {
         }
         let mut modules = self.modules.borrow_mut();
         let module = modules.entry(shader.file).or_insert_with(|| {
-            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(shader.file),
-                source: wgpu::ShaderSource::Wgsl(shader.source.into()),
-            })
+            self.device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(shader.file),
+                    source: wgpu::ShaderSource::Wgsl(shader.source.into()),
+                })
         });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(shader.entry),
-            layout: None,
-            module,
-            entry_point: Some(shader.entry),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(shader.entry),
+                layout: None,
+                module,
+                entry_point: Some(shader.entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
         self.pipelines.borrow_mut().insert(key, pipeline.clone());
         pipeline
     }
@@ -120,7 +145,10 @@ impl GpuContext {
         rx.await
             .map_err(|_| "the GPU device went away during a readback".to_string())?
             .map_err(|e| format!("readback failed: {e}"))?;
-        let words = bytemuck::cast_slice::<u8, u32>(&staging.get_mapped_range(..).map_err(|e| e.to_string())?).to_vec();
+        let words = bytemuck::cast_slice::<u8, u32>(
+            &staging.get_mapped_range(..).map_err(|e| e.to_string())?,
+        )
+        .to_vec();
         staging.unmap();
         Ok(words)
     }

@@ -27,7 +27,11 @@ pub struct BufferTable {
 
 impl BufferTable {
     pub fn add(&mut self, name: &str, elem: Elem, len: usize) -> BufId {
-        self.specs.push(BufSpec { name: name.to_string(), elem, len: len.max(1) });
+        self.specs.push(BufSpec {
+            name: name.to_string(),
+            elem,
+            len: len.max(1),
+        });
         BufId(self.specs.len() - 1)
     }
 

@@ -43,10 +43,18 @@ impl MlpSpec {
         let mut off = 0;
         for pair in self.widths().windows(2) {
             let (i, o) = (pair[0], pair[1]);
-            layers.push(DenseLayout { inputs: i, outputs: o, w_off: off, b_off: off + i * o });
+            layers.push(DenseLayout {
+                inputs: i,
+                outputs: o,
+                w_off: off,
+                b_off: off + i * o,
+            });
             off += i * o + o;
         }
-        Layout { layers, n_params: off }
+        Layout {
+            layers,
+            n_params: off,
+        }
     }
 
     /// Seeded initial weights: He (std √(2/in)) before ReLU-like activations, Glorot
@@ -84,10 +92,23 @@ mod tests {
 
     #[test]
     fn layout_is_contiguous() {
-        let spec = MlpSpec { inputs: 2, hidden: vec![8, 3], classes: 2, activation: Activation::Tanh };
+        let spec = MlpSpec {
+            inputs: 2,
+            hidden: vec![8, 3],
+            classes: 2,
+            activation: Activation::Tanh,
+        };
         let l = spec.layout();
         assert_eq!(l.layers.len(), 3);
-        assert_eq!(l.layers[0], DenseLayout { inputs: 2, outputs: 8, w_off: 0, b_off: 16 });
+        assert_eq!(
+            l.layers[0],
+            DenseLayout {
+                inputs: 2,
+                outputs: 8,
+                w_off: 0,
+                b_off: 16
+            }
+        );
         assert_eq!(l.layers[1].w_off, 24);
         assert_eq!(l.n_params, (2 * 8 + 8) + (8 * 3 + 3) + (3 * 2 + 2));
         let p = spec.init(1);

@@ -6,13 +6,23 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Optimizer {
     /// Plain SGD is momentum 0.
-    Sgd { momentum: f32 },
-    Adam { beta1: f32, beta2: f32, eps: f32 },
+    Sgd {
+        momentum: f32,
+    },
+    Adam {
+        beta1: f32,
+        beta2: f32,
+        eps: f32,
+    },
 }
 
 impl Optimizer {
     pub fn adam() -> Self {
-        Optimizer::Adam { beta1: 0.9, beta2: 0.999, eps: 1e-8 }
+        Optimizer::Adam {
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+        }
     }
 
     pub fn label(&self) -> &'static str {

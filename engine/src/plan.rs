@@ -83,12 +83,23 @@ fn forward(
                 ..Default::default()
             },
         }));
-        ops.push(Box::new(AddBias { params, bias_off: l.b_off, z, rows, cols: l.outputs }));
+        ops.push(Box::new(AddBias {
+            params,
+            bias_off: l.b_off,
+            z,
+            rows,
+            cols: l.outputs,
+        }));
         let h = if i == last {
             z
         } else {
             let h = table.add(&format!("{tag}.h{i}"), Elem::F32, rows * l.outputs);
-            ops.push(Box::new(ActForward { kind: act, z, h, n: rows * l.outputs }));
+            ops.push(Box::new(ActForward {
+                kind: act,
+                z,
+                h,
+                n: rows * l.outputs,
+            }));
             h
         };
         zs.push(z);
@@ -120,8 +131,25 @@ impl Plan {
         let log_accuracy = t.add("log.accuracy", Elem::F32, LOG_CAPACITY);
 
         let mut train: KernelList = Vec::new();
-        train.push(Box::new(Gather { data_x, data_y, indices, batch_x, batch_y, rows: b, dim: spec.inputs }));
-        let (zs, hs) = forward(&mut t, &mut train, &layout, spec.activation, params, batch_x, b, "train");
+        train.push(Box::new(Gather {
+            data_x,
+            data_y,
+            indices,
+            batch_x,
+            batch_y,
+            rows: b,
+            dim: spec.inputs,
+        }));
+        let (zs, hs) = forward(
+            &mut t,
+            &mut train,
+            &layout,
+            spec.activation,
+            params,
+            batch_x,
+            b,
+            "train",
+        );
         let last = layout.layers.len() - 1;
         // Gradients w.r.t. each layer's pre-activation, dZ, and w.r.t. each hidden activation, dH.
         let dzs: Vec<BufId> = layout
@@ -139,7 +167,13 @@ impl Plan {
             rows: b,
             classes: spec.classes,
         }));
-        train.push(Box::new(BatchMean { loss, correct, log_loss, log_accuracy, rows: b }));
+        train.push(Box::new(BatchMean {
+            loss,
+            correct,
+            log_loss,
+            log_accuracy,
+            rows: b,
+        }));
         for i in (0..=last).rev() {
             let l = layout.layers[i];
             let h_prev = if i == 0 { batch_x } else { hs[i - 1] };
@@ -160,7 +194,13 @@ impl Plan {
                     ..Default::default()
                 },
             }));
-            train.push(Box::new(BiasGrad { dz: dzs[i], grads, bias_off: l.b_off, rows: b, cols: l.outputs }));
+            train.push(Box::new(BiasGrad {
+                dz: dzs[i],
+                grads,
+                bias_off: l.b_off,
+                rows: b,
+                cols: l.outputs,
+            }));
             if i > 0 {
                 // dH_prev = dZ · W, then through the previous layer's activation.
                 let dh = t.add(&format!("train.dh{}", i - 1), Elem::F32, b * l.inputs);
@@ -190,26 +230,60 @@ impl Plan {
             }
         }
         train.push(match cfg.optimizer {
-            Optimizer::Sgd { momentum } => {
-                Box::new(Sgd { grads, weights: params, velocity: opt_a, n, momentum }) as Box<dyn Kernel>
-            }
-            Optimizer::Adam { beta1, beta2, eps } => {
-                Box::new(Adam { grads, weights: params, m: opt_a, v: opt_b, n, beta1, beta2, eps })
-            }
+            Optimizer::Sgd { momentum } => Box::new(Sgd {
+                grads,
+                weights: params,
+                velocity: opt_a,
+                n,
+                momentum,
+            }) as Box<dyn Kernel>,
+            Optimizer::Adam { beta1, beta2, eps } => Box::new(Adam {
+                grads,
+                weights: params,
+                m: opt_a,
+                v: opt_b,
+                n,
+                beta1,
+                beta2,
+                eps,
+            }),
         });
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * spec.inputs);
         let probs = t.add("predict.probs", Elem::F32, p * spec.classes);
         let mut predict: KernelList = Vec::new();
-        let (pz, _) = forward(&mut t, &mut predict, &layout, spec.activation, params, predict_x, p, "predict");
-        predict.push(Box::new(Softmax { logits: pz[last], probs, rows: p, classes: spec.classes }));
+        let (pz, _) = forward(
+            &mut t,
+            &mut predict,
+            &layout,
+            spec.activation,
+            params,
+            predict_x,
+            p,
+            "predict",
+        );
+        predict.push(Box::new(Softmax {
+            logits: pz[last],
+            probs,
+            rows: p,
+            classes: spec.classes,
+        }));
 
         Plan {
             table: t,
             train,
             predict,
-            host: HostBuffers { params, data_x, data_y, indices, log_loss, log_accuracy, predict_x, probs },
+            host: HostBuffers {
+                params,
+                data_x,
+                data_y,
+                indices,
+                log_loss,
+                log_accuracy,
+                predict_x,
+                probs,
+            },
             batch: b,
             predict_rows: p,
         }

@@ -9,7 +9,9 @@ pub struct Rng {
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Self { state: seed ^ 0x6A09_E667_F3BC_C909 }
+        Self {
+            state: seed ^ 0x6A09_E667_F3BC_C909,
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {

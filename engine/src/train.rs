@@ -46,16 +46,27 @@ impl Default for TrainConfig {
 impl TrainConfig {
     pub fn validate(&self) -> Result<(), String> {
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(format!("learning rate must be a positive number, got {}", self.learning_rate));
+            return Err(format!(
+                "learning rate must be a positive number, got {}",
+                self.learning_rate
+            ));
         }
         if self.batch == 0 || self.batch > self.data.points {
-            return Err(format!("batch size must be between 1 and the {} data points", self.data.points));
+            return Err(format!(
+                "batch size must be between 1 and the {} data points",
+                self.data.points
+            ));
         }
         self.spec(2).validate()
     }
 
     fn spec(&self, classes: usize) -> MlpSpec {
-        MlpSpec { inputs: 2, hidden: self.hidden.clone(), classes, activation: self.activation }
+        MlpSpec {
+            inputs: 2,
+            hidden: self.hidden.clone(),
+            classes,
+            activation: self.activation,
+        }
     }
 }
 
@@ -70,7 +81,9 @@ pub struct StepMetrics {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TrainError {
     /// The loss became NaN or infinite at this step; training stops there.
-    Diverged { step: u64 },
+    Diverged {
+        step: u64,
+    },
     Device(String),
 }
 
@@ -99,7 +112,11 @@ pub struct Trainer {
 
 impl Trainer {
     /// Builds a trainer on the GPU when a context is given, else on the CPU.
-    pub async fn new(config: TrainConfig, gpu: Option<Rc<GpuContext>>, predict_rows: usize) -> Result<Self, String> {
+    pub async fn new(
+        config: TrainConfig,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+    ) -> Result<Self, String> {
         config.validate()?;
         let data = config.data.generate();
         let spec = config.spec(data.classes);
@@ -119,7 +136,16 @@ impl Trainer {
         backend.write_f32(host.data_x, &data.x);
         backend.write_u32(host.data_y, &data.y);
         let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4);
-        Ok(Self { backend, host, spec, data, sampler, predict_rows: predict_rows.max(1), step: 0, config })
+        Ok(Self {
+            backend,
+            host,
+            spec,
+            data,
+            sampler,
+            predict_rows: predict_rows.max(1),
+            step: 0,
+            config,
+        })
     }
 
     pub fn backend_name(&self) -> String {
@@ -147,11 +173,23 @@ impl Trainer {
             let batch = self.sampler.next_batch(self.config.batch).to_vec();
             self.backend.write_u32(self.host.indices, &batch);
             self.step += 1;
-            let scalars = StepScalars { slot: slot as u32, t: self.step as u32, lr: self.config.learning_rate };
+            let scalars = StepScalars {
+                slot: slot as u32,
+                t: self.step as u32,
+                lr: self.config.learning_rate,
+            };
             self.backend.run(Pass::Train, &scalars);
         }
-        let loss = self.backend.read_f32(self.host.log_loss, steps).await.map_err(TrainError::Device)?;
-        let acc = self.backend.read_f32(self.host.log_accuracy, steps).await.map_err(TrainError::Device)?;
+        let loss = self
+            .backend
+            .read_f32(self.host.log_loss, steps)
+            .await
+            .map_err(TrainError::Device)?;
+        let acc = self
+            .backend
+            .read_f32(self.host.log_accuracy, steps)
+            .await
+            .map_err(TrainError::Device)?;
         let mut out = Vec::with_capacity(steps);
         for i in 0..steps {
             let step = first + i as u64 + 1;
@@ -159,7 +197,11 @@ impl Trainer {
                 self.step = step;
                 return Err(TrainError::Diverged { step });
             }
-            out.push(StepMetrics { step, loss: loss[i], accuracy: acc[i] });
+            out.push(StepMetrics {
+                step,
+                loss: loss[i],
+                accuracy: acc[i],
+            });
         }
         Ok(out)
     }
@@ -169,15 +211,22 @@ impl Trainer {
     pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, String> {
         let rows = points.len() / self.spec.inputs;
         if rows > self.predict_rows {
-            return Err(format!("{rows} points exceed the {} this trainer predicts at once", self.predict_rows));
+            return Err(format!(
+                "{rows} points exceed the {} this trainer predicts at once",
+                self.predict_rows
+            ));
         }
         self.backend.write_f32(self.host.predict_x, points);
         self.backend.run(Pass::Predict, &StepScalars::default());
-        self.backend.read_f32(self.host.probs, rows * self.spec.classes).await
+        self.backend
+            .read_f32(self.host.probs, rows * self.spec.classes)
+            .await
     }
 
     /// The current flat parameter vector (layout from `spec.layout()`).
     pub async fn params(&self) -> Result<Vec<f32>, String> {
-        self.backend.read_f32(self.host.params, self.spec.layout().n_params).await
+        self.backend
+            .read_f32(self.host.params, self.spec.layout().n_params)
+            .await
     }
 }

@@ -19,7 +19,13 @@ const TOL: f32 = 1e-5;
 #[test]
 fn matmul_matches_cpu_at_odd_sizes_and_strides() {
     let ctx = gpu();
-    for &(m, n, k) in &[(1, 1, 1), (3, 17, 5), (17, 3, 1000), (33, 65, 17), (1000, 3, 3)] {
+    for &(m, n, k) in &[
+        (1, 1, 1),
+        (3, 17, 5),
+        (17, 3, 1000),
+        (33, 65, 17),
+        (1000, 3, 3),
+    ] {
         for transpose_a in [false, true] {
             for accumulate in [false, true] {
                 let mut t = BufferTable::default();
@@ -29,17 +35,39 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                 // A stored k×m when transposed; B always read as the transpose of an n×k matrix
                 // at an offset, like the forward pass reads W.
                 let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
-                let dims = MatmulDims { m, n, k, a_off: 2, a_rs, a_cs, b_off: 3, b_rs: 1, b_cs: k, c_off: 1, accumulate };
+                let dims = MatmulDims {
+                    m,
+                    n,
+                    k,
+                    a_off: 2,
+                    a_rs,
+                    a_cs,
+                    b_off: 3,
+                    b_rs: 1,
+                    b_cs: k,
+                    c_off: 1,
+                    accumulate,
+                };
                 let out = run_both(
                     &ctx,
                     t,
-                    vec![Init::F32(random(m * k + 2, 1)), Init::F32(random(k * n + 3, 2)), Init::F32(random(m * n + 1, 3))],
+                    vec![
+                        Init::F32(random(m * k + 2, 1)),
+                        Init::F32(random(k * n + 3, 2)),
+                        Init::F32(random(m * n + 1, 3)),
+                    ],
                     || Box::new(Matmul { a, b, c, dims }),
                     StepScalars::default(),
                     &[c],
                 );
                 let tol = 1e-5 * (k as f32).sqrt();
-                assert_close(&format!("matmul {m}x{n}x{k} T{transpose_a} acc{accumulate}"), &out[0].0, &out[0].1, tol, 1e-5);
+                assert_close(
+                    &format!("matmul {m}x{n}x{k} T{transpose_a} acc{accumulate}"),
+                    &out[0].0,
+                    &out[0].1,
+                    tol,
+                    1e-5,
+                );
             }
         }
     }
@@ -53,10 +81,46 @@ fn bias_add_and_grad_match_cpu() {
         let params = t.add("params", Elem::F32, cols + 4);
         let z = t.add("z", Elem::F32, rows * cols);
         let grads = t.add("grads", Elem::F32, cols + 4);
-        let inits = || vec![Init::F32(random(cols + 4, 4)), Init::F32(random(rows * cols, 5)), Init::F32(random(cols + 4, 6))];
-        let out = run_both(&ctx, t.clone(), inits(), || Box::new(AddBias { params, bias_off: 4, z, rows, cols }), StepScalars::default(), &[z]);
+        let inits = || {
+            vec![
+                Init::F32(random(cols + 4, 4)),
+                Init::F32(random(rows * cols, 5)),
+                Init::F32(random(cols + 4, 6)),
+            ]
+        };
+        let out = run_both(
+            &ctx,
+            t.clone(),
+            inits(),
+            || {
+                Box::new(AddBias {
+                    params,
+                    bias_off: 4,
+                    z,
+                    rows,
+                    cols,
+                })
+            },
+            StepScalars::default(),
+            &[z],
+        );
         assert_close("add_bias", &out[0].0, &out[0].1, TOL, TOL);
-        let out = run_both(&ctx, t, inits(), || Box::new(BiasGrad { dz: z, grads, bias_off: 4, rows, cols }), StepScalars::default(), &[grads]);
+        let out = run_both(
+            &ctx,
+            t,
+            inits(),
+            || {
+                Box::new(BiasGrad {
+                    dz: z,
+                    grads,
+                    bias_off: 4,
+                    rows,
+                    cols,
+                })
+            },
+            StepScalars::default(),
+            &[grads],
+        );
         assert_close("bias_grad", &out[0].0, &out[0].1, 1e-4, 1e-4);
     }
 }
@@ -72,11 +136,38 @@ fn activations_forward_and_backward_match_cpu() {
             let dh = t.add("dh", Elem::F32, n);
             let dz = t.add("dz", Elem::F32, n);
             let zs: Vec<f32> = random(n, 7).iter().map(|v| v * 4.0).collect();
-            let inits = || vec![Init::F32(zs.clone()), Init::F32(vec![0.0; n]), Init::F32(random(n, 8)), Init::F32(vec![0.0; n])];
-            let out = run_both(&ctx, t.clone(), inits(), || Box::new(ActForward { kind, z, h, n }), StepScalars::default(), &[h]);
+            let inits = || {
+                vec![
+                    Init::F32(zs.clone()),
+                    Init::F32(vec![0.0; n]),
+                    Init::F32(random(n, 8)),
+                    Init::F32(vec![0.0; n]),
+                ]
+            };
+            let out = run_both(
+                &ctx,
+                t.clone(),
+                inits(),
+                || Box::new(ActForward { kind, z, h, n }),
+                StepScalars::default(),
+                &[h],
+            );
             assert_close(&format!("{kind:?} forward"), &out[0].0, &out[0].1, TOL, TOL);
-            let out = run_both(&ctx, t, inits(), || Box::new(ActBackward { kind, z, dh, dz, n }), StepScalars::default(), &[dz]);
-            assert_close(&format!("{kind:?} backward"), &out[0].0, &out[0].1, TOL, TOL);
+            let out = run_both(
+                &ctx,
+                t,
+                inits(),
+                || Box::new(ActBackward { kind, z, dh, dz, n }),
+                StepScalars::default(),
+                &[dz],
+            );
+            assert_close(
+                &format!("{kind:?} backward"),
+                &out[0].0,
+                &out[0].1,
+                TOL,
+                TOL,
+            );
         }
     }
 }
@@ -112,27 +203,65 @@ fn softmax_cross_entropy_and_batch_mean_match_cpu() {
             &ctx,
             t.clone(),
             inits(),
-            || Box::new(SoftmaxXent { logits, labels, loss, correct, dlogits, rows, classes }),
+            || {
+                Box::new(SoftmaxXent {
+                    logits,
+                    labels,
+                    loss,
+                    correct,
+                    dlogits,
+                    rows,
+                    classes,
+                })
+            },
             StepScalars::default(),
             &[loss, correct, dlogits],
         );
         assert_close("xent loss", &out[0].0, &out[0].1, TOL, TOL);
         assert_close("xent correct", &out[1].0, &out[1].1, 0.0, 0.0);
         assert_close("xent dlogits", &out[2].0, &out[2].1, TOL, TOL);
-        let out = run_both(&ctx, t.clone(), inits(), || Box::new(Softmax { logits, probs, rows, classes }), StepScalars::default(), &[probs]);
+        let out = run_both(
+            &ctx,
+            t.clone(),
+            inits(),
+            || {
+                Box::new(Softmax {
+                    logits,
+                    probs,
+                    rows,
+                    classes,
+                })
+            },
+            StepScalars::default(),
+            &[probs],
+        );
         assert_close("softmax", &out[0].0, &out[0].1, TOL, TOL);
-        let step = StepScalars { slot: 5, ..Default::default() };
+        let step = StepScalars {
+            slot: 5,
+            ..Default::default()
+        };
         let out = run_both(
             &ctx,
             t,
             inits(),
-            || Box::new(BatchMean { loss, correct, log_loss, log_accuracy: log_acc, rows }),
+            || {
+                Box::new(BatchMean {
+                    loss,
+                    correct,
+                    log_loss,
+                    log_accuracy: log_acc,
+                    rows,
+                })
+            },
             step,
             &[log_loss, log_acc],
         );
         assert_close("batch mean loss", &out[0].0, &out[0].1, TOL, 1e-5);
         assert_close("batch mean accuracy", &out[1].0, &out[1].1, TOL, 1e-5);
-        assert!(out[0].1[5] > 0.0 && out[0].1[4] == 0.0, "the mean lands in the given slot only");
+        assert!(
+            out[0].1[5] > 0.0 && out[0].1[4] == 0.0,
+            "the mean lands in the given slot only"
+        );
     }
 }
 
@@ -147,7 +276,9 @@ fn gather_matches_cpu() {
         let idx = t.add("indices", Elem::U32, rows);
         let bx = t.add("batch_x", Elem::F32, rows * dim);
         let by = t.add("batch_y", Elem::U32, rows);
-        let indices: Vec<u32> = (0..rows).map(|r| ((r * 13 + 2) % data_rows) as u32).collect();
+        let indices: Vec<u32> = (0..rows)
+            .map(|r| ((r * 13 + 2) % data_rows) as u32)
+            .collect();
         let out = run_both(
             &ctx,
             t,
@@ -158,7 +289,17 @@ fn gather_matches_cpu() {
                 Init::F32(vec![0.0; rows * dim]),
                 Init::U32(vec![0; rows]),
             ],
-            || Box::new(Gather { data_x: dx, data_y: dy, indices: idx, batch_x: bx, batch_y: by, rows, dim }),
+            || {
+                Box::new(Gather {
+                    data_x: dx,
+                    data_y: dy,
+                    indices: idx,
+                    batch_x: bx,
+                    batch_y: by,
+                    rows,
+                    dim,
+                })
+            },
             StepScalars::default(),
             &[bx, by],
         );
@@ -184,15 +325,45 @@ fn optimizers_match_cpu() {
                 Init::F32(random(n, 15).iter().map(|x| x.abs()).collect()),
             ]
         };
-        let step = StepScalars { slot: 0, t: 3, lr: 0.05 };
-        let out = run_both(&ctx, t.clone(), inits(), || Box::new(Sgd { grads: g, weights: w, velocity: m, n, momentum: 0.9 }), step, &[w, m]);
+        let step = StepScalars {
+            slot: 0,
+            t: 3,
+            lr: 0.05,
+        };
+        let out = run_both(
+            &ctx,
+            t.clone(),
+            inits(),
+            || {
+                Box::new(Sgd {
+                    grads: g,
+                    weights: w,
+                    velocity: m,
+                    n,
+                    momentum: 0.9,
+                })
+            },
+            step,
+            &[w, m],
+        );
         assert_close("sgd weights", &out[0].0, &out[0].1, TOL, TOL);
         assert_close("sgd velocity", &out[1].0, &out[1].1, TOL, TOL);
         let out = run_both(
             &ctx,
             t,
             inits(),
-            || Box::new(Adam { grads: g, weights: w, m, v, n, beta1: 0.9, beta2: 0.999, eps: 1e-8 }),
+            || {
+                Box::new(Adam {
+                    grads: g,
+                    weights: w,
+                    m,
+                    v,
+                    n,
+                    beta1: 0.9,
+                    beta2: 0.999,
+                    eps: 1e-8,
+                })
+            },
             step,
             &[w, m, v],
         );

@@ -18,16 +18,29 @@ fn mean(xs: &[f32]) -> f32 {
 #[test]
 fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
     let ctx = gpu();
-    for (kind, optimizer) in [(ToyKind::Circle, Optimizer::adam()), (ToyKind::Xor, Optimizer::Sgd { momentum: 0.9 })] {
+    for (kind, optimizer) in [
+        (ToyKind::Circle, Optimizer::adam()),
+        (ToyKind::Xor, Optimizer::Sgd { momentum: 0.9 }),
+    ] {
         let config = TrainConfig {
-            data: ToyConfig { kind, points: 300, noise: 0.05, seed: 3 },
+            data: ToyConfig {
+                kind,
+                points: 300,
+                noise: 0.05,
+                seed: 3,
+            },
             hidden: vec![8, 8],
             optimizer,
-            learning_rate: if matches!(optimizer, Optimizer::Adam { .. }) { 0.03 } else { 0.1 },
+            learning_rate: if matches!(optimizer, Optimizer::Adam { .. }) {
+                0.03
+            } else {
+                0.1
+            },
             batch: 30,
             ..Default::default()
         };
-        let mut on_gpu = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 16)).unwrap();
+        let mut on_gpu =
+            pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 16)).unwrap();
         let mut on_cpu = pollster::block_on(Trainer::new(config, None, 16)).unwrap();
         assert!(on_gpu.is_gpu() && !on_cpu.is_gpu());
         let g = pollster::block_on(on_gpu.train(100)).unwrap();
@@ -45,7 +58,10 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
         let losses: Vec<f32> = c.iter().map(|m| m.loss).collect();
         let (start, end) = (mean(&losses[..10]), mean(&losses[90..]));
         eprintln!("{kind:?} {}: loss {start:.3} → {end:.3}", optimizer.label());
-        assert!(end < 0.6 * start, "{kind:?}: the loss should fall ({start} → {end})");
+        assert!(
+            end < 0.6 * start,
+            "{kind:?}: the loss should fall ({start} → {end})"
+        );
         // Predictions agree too.
         let grid = engine::heatmap_grid(4, 1.0);
         let pg = pollster::block_on(on_gpu.predict(&grid)).unwrap();
@@ -53,7 +69,11 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
         common::assert_close("probabilities", &pg, &pc, 2e-3, 2e-3);
     }
     // Each (file, entry point) compiled once and shared by both sessions.
-    assert!(ctx.cached_pipelines() <= 12, "{} pipelines", ctx.cached_pipelines());
+    assert!(
+        ctx.cached_pipelines() <= 12,
+        "{} pipelines",
+        ctx.cached_pipelines()
+    );
 }
 
 #[test]
@@ -75,17 +95,31 @@ fn divergence_stops_with_the_step_it_happened_at() {
 #[test]
 fn too_large_a_model_is_refused_before_allocating() {
     let ctx = gpu();
-    let config = TrainConfig { hidden: vec![20_000, 20_000], ..Default::default() };
-    let err = pollster::block_on(Trainer::new(config, Some(ctx.clone()), 1)).err().expect("refused");
+    let config = TrainConfig {
+        hidden: vec![20_000, 20_000],
+        ..Default::default()
+    };
+    let err = pollster::block_on(Trainer::new(config, Some(ctx.clone()), 1))
+        .err()
+        .expect("refused");
     assert!(err.contains("MB"), "{err}");
 }
 
 #[test]
 fn invalid_configs_are_refused_with_a_reason() {
     for bad in [
-        TrainConfig { learning_rate: f32::NAN, ..Default::default() },
-        TrainConfig { batch: 0, ..Default::default() },
-        TrainConfig { hidden: vec![0], ..Default::default() },
+        TrainConfig {
+            learning_rate: f32::NAN,
+            ..Default::default()
+        },
+        TrainConfig {
+            batch: 0,
+            ..Default::default()
+        },
+        TrainConfig {
+            hidden: vec![0],
+            ..Default::default()
+        },
     ] {
         assert!(pollster::block_on(Trainer::new(bad, None, 1)).is_err());
     }

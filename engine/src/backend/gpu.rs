@@ -65,23 +65,38 @@ impl GpuBackend {
                 ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&s.name),
                     size: s.len as u64 * 4,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC,
                     mapped_at_creation: false,
                 })
             })
             .collect();
         let build = |kernels: &[Box<dyn Kernel>]| -> Vec<Dispatch> {
-            kernels.iter().enumerate().map(|(i, k)| dispatch(&ctx, &buffers, k.as_ref(), i)).collect()
+            kernels
+                .iter()
+                .enumerate()
+                .map(|(i, k)| dispatch(&ctx, &buffers, k.as_ref(), i))
+                .collect()
         };
         let train = build(&plan.train);
         let predict = build(&plan.predict);
-        if let Some(e) = oom.pop().await {
+        // Pop both scopes before awaiting: scopes are a per-device stack, and another task
+        // pushing in between would mismatch them.
+        let (oom, validation) = (oom.pop(), scope.pop());
+        if let Some(e) = oom.await {
             return Err(format!("the GPU ran out of memory: {e}"));
         }
-        if let Some(e) = scope.pop().await {
+        if let Some(e) = validation.await {
             return Err(format!("the GPU rejected the model: {e}"));
         }
-        Ok(Self { ctx, plan, buffers, train, predict })
+        Ok(Self {
+            ctx,
+            plan,
+            buffers,
+            train,
+            predict,
+        })
     }
 
     pub fn write(&mut self, id: BufId, bytes: &[u8]) {
@@ -96,12 +111,17 @@ impl GpuBackend {
         for d in dispatches {
             if let Some(i) = d.per_step {
                 let words = kernels[i].params(step).padded();
-                self.ctx.queue.write_buffer(&d.uniform, 0, bytemuck::cast_slice(&words));
+                self.ctx
+                    .queue
+                    .write_buffer(&d.uniform, 0, bytemuck::cast_slice(&words));
             }
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: None,
+            });
             for d in dispatches {
                 pass.set_pipeline(&d.pipeline);
                 pass.set_bind_group(0, &d.bind_group, &[]);
@@ -125,15 +145,28 @@ fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: u
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    ctx.queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
-    let mut entries = vec![wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }];
+    ctx.queue
+        .write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: uniform.as_entire_binding(),
+    }];
     for (binding, id) in k.bindings() {
-        entries.push(wgpu::BindGroupEntry { binding, resource: buffers[id.0].as_entire_binding() });
+        entries.push(wgpu::BindGroupEntry {
+            binding,
+            resource: buffers[id.0].as_entire_binding(),
+        });
     }
     let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(k.shader().entry),
         layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
     });
-    Dispatch { pipeline, bind_group, uniform, groups: k.workgroups(), per_step: k.per_step().then_some(index) }
+    Dispatch {
+        pipeline,
+        bind_group,
+        uniform,
+        groups: k.workgroups(),
+        per_step: k.per_step().then_some(index),
+    }
 }

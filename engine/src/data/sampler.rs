@@ -13,7 +13,12 @@ pub struct BatchSampler {
 
 impl BatchSampler {
     pub fn new(len: usize, seed: u64) -> Self {
-        let mut s = Self { order: (0..len as u32).collect(), pos: 0, epoch: 0, rng: Rng::new(seed) };
+        let mut s = Self {
+            order: (0..len as u32).collect(),
+            pos: 0,
+            epoch: 0,
+            rng: Rng::new(seed),
+        };
         s.rng.shuffle(&mut s.order);
         s
     }

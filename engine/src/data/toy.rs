@@ -20,7 +20,13 @@ pub enum ToyKind {
 }
 
 impl ToyKind {
-    pub const ALL: [ToyKind; 5] = [ToyKind::Spiral, ToyKind::Circle, ToyKind::Xor, ToyKind::Gaussians, ToyKind::Moons];
+    pub const ALL: [ToyKind; 5] = [
+        ToyKind::Spiral,
+        ToyKind::Circle,
+        ToyKind::Xor,
+        ToyKind::Gaussians,
+        ToyKind::Moons,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -58,7 +64,12 @@ pub struct ToyConfig {
 
 impl Default for ToyConfig {
     fn default() -> Self {
-        Self { kind: ToyKind::Spiral, points: 400, noise: 0.05, seed: 1 }
+        Self {
+            kind: ToyKind::Spiral,
+            points: 400,
+            noise: 0.05,
+            seed: 1,
+        }
     }
 }
 
@@ -81,7 +92,12 @@ impl ToyConfig {
             x.push((py + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
             y.push(class);
         }
-        Dataset { x, y, dim: 2, classes: 2 }
+        Dataset {
+            x,
+            y,
+            dim: 2,
+            classes: 2,
+        }
     }
 }
 
@@ -94,7 +110,11 @@ fn spiral(i: usize, per_class: usize, class: u32) -> (f32, f32) {
 
 /// Class 0 inside radius 0.4, class 1 on a ring from 0.6 to 0.95.
 fn circle(rng: &mut Rng, class: u32) -> (f32, f32) {
-    let r = if class == 0 { rng.range(0.0, 0.4) } else { rng.range(0.6, 0.95) };
+    let r = if class == 0 {
+        rng.range(0.0, 0.4)
+    } else {
+        rng.range(0.6, 0.95)
+    };
     let a = rng.range(0.0, std::f32::consts::TAU);
     (r * a.cos(), r * a.sin())
 }
@@ -133,7 +153,12 @@ mod tests {
     #[test]
     fn every_set_is_balanced_in_range_and_seeded() {
         for kind in ToyKind::ALL {
-            let cfg = ToyConfig { kind, points: 200, noise: 0.1, seed: 5 };
+            let cfg = ToyConfig {
+                kind,
+                points: 200,
+                noise: 0.1,
+                seed: 5,
+            };
             let d = cfg.generate();
             assert_eq!(d.len(), 200);
             assert_eq!(d.y.iter().filter(|&&c| c == 1).count(), 100, "{kind:?}");
@@ -145,13 +170,25 @@ mod tests {
 
     #[test]
     fn circle_and_xor_follow_their_rules_without_noise() {
-        let d = ToyConfig { kind: ToyKind::Circle, points: 100, noise: 0.0, seed: 2 }.generate();
+        let d = ToyConfig {
+            kind: ToyKind::Circle,
+            points: 100,
+            noise: 0.0,
+            seed: 2,
+        }
+        .generate();
         for i in 0..d.len() {
             let p = d.point(i);
             let r = (p[0] * p[0] + p[1] * p[1]).sqrt();
             assert_eq!(d.y[i] == 0, r < 0.5);
         }
-        let d = ToyConfig { kind: ToyKind::Xor, points: 100, noise: 0.0, seed: 2 }.generate();
+        let d = ToyConfig {
+            kind: ToyKind::Xor,
+            points: 100,
+            noise: 0.0,
+            seed: 2,
+        }
+        .generate();
         for i in 0..d.len() {
             let p = d.point(i);
             assert_eq!(d.y[i] == 0, p[0] * p[1] > 0.0);

@@ -148,7 +148,12 @@ impl Kernel for ActBackward {
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut dz = bufs.take_f32(self.dz);
         let n = self.n;
-        act_backward_cpu(self.kind, &bufs.f32(self.z)[..n], &bufs.f32(self.dh)[..n], &mut dz[..n]);
+        act_backward_cpu(
+            self.kind,
+            &bufs.f32(self.z)[..n],
+            &bufs.f32(self.dh)[..n],
+            &mut dz[..n],
+        );
         bufs.put_f32(self.dz, dz);
     }
 }

@@ -16,7 +16,10 @@ pub struct Adam {
 /// Bias corrections (1 − β1ᵗ, 1 − β2ᵗ), computed in f64 so late steps stay exact.
 pub fn bias_corrections(beta1: f32, beta2: f32, t: u32) -> (f32, f32) {
     let t = t.max(1) as i32;
-    ((1.0 - (beta1 as f64).powi(t)) as f32, (1.0 - (beta2 as f64).powi(t)) as f32)
+    (
+        (1.0 - (beta1 as f64).powi(t)) as f32,
+        (1.0 - (beta2 as f64).powi(t)) as f32,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -66,8 +69,11 @@ impl Kernel for Adam {
         true
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
-        let (mut w, mut m, mut v) =
-            (bufs.take_f32(self.weights), bufs.take_f32(self.m), bufs.take_f32(self.v));
+        let (mut w, mut m, mut v) = (
+            bufs.take_f32(self.weights),
+            bufs.take_f32(self.m),
+            bufs.take_f32(self.v),
+        );
         let n = self.n;
         adam_cpu(
             &bufs.f32(self.grads)[..n],

@@ -22,7 +22,12 @@ impl Kernel for BatchMean {
         Words::default().u(self.rows as u32).u(step.slot)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.loss), (2, self.correct), (3, self.log_loss), (4, self.log_accuracy)]
+        vec![
+            (1, self.loss),
+            (2, self.correct),
+            (3, self.log_loss),
+            (4, self.log_accuracy),
+        ]
     }
     fn workgroups(&self) -> [u32; 3] {
         [1, 1, 1]

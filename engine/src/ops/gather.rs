@@ -35,7 +35,13 @@ impl Kernel for Gather {
         Words::default().u(self.rows as u32).u(self.dim as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.data_x), (2, self.data_y), (3, self.indices), (4, self.batch_x), (5, self.batch_y)]
+        vec![
+            (1, self.data_x),
+            (2, self.data_y),
+            (3, self.indices),
+            (4, self.batch_x),
+            (5, self.batch_y),
+        ]
     }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.rows * self.dim, 256)

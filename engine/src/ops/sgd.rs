@@ -23,7 +23,10 @@ impl Kernel for Sgd {
         wgsl!("sgd.wgsl", "main")
     }
     fn params(&self, step: &StepScalars) -> Words {
-        Words::default().u(self.n as u32).f(step.lr).f(self.momentum)
+        Words::default()
+            .u(self.n as u32)
+            .f(step.lr)
+            .f(self.momentum)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.velocity)]
@@ -36,7 +39,13 @@ impl Kernel for Sgd {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let (mut w, mut v) = (bufs.take_f32(self.weights), bufs.take_f32(self.velocity));
-        sgd_cpu(&bufs.f32(self.grads)[..self.n], &mut w[..self.n], &mut v[..self.n], step.lr, self.momentum);
+        sgd_cpu(
+            &bufs.f32(self.grads)[..self.n],
+            &mut w[..self.n],
+            &mut v[..self.n],
+            step.lr,
+            self.momentum,
+        );
         bufs.put_f32(self.weights, w);
         bufs.put_f32(self.velocity, v);
     }

@@ -70,14 +70,23 @@ impl Kernel for SoftmaxXent {
         words(self.rows, self.classes)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.logits), (2, self.labels), (3, self.loss), (4, self.correct), (5, self.dlogits)]
+        vec![
+            (1, self.logits),
+            (2, self.labels),
+            (3, self.loss),
+            (4, self.correct),
+            (5, self.dlogits),
+        ]
     }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.rows, 64)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
-        let (mut loss, mut correct, mut dl) =
-            (bufs.take_f32(self.loss), bufs.take_f32(self.correct), bufs.take_f32(self.dlogits));
+        let (mut loss, mut correct, mut dl) = (
+            bufs.take_f32(self.loss),
+            bufs.take_f32(self.correct),
+            bufs.take_f32(self.dlogits),
+        );
         softmax_xent_cpu(
             bufs.f32(self.logits),
             bufs.u32(self.labels),

@@ -1,0 +1,69 @@
+//! The decision boundary: each grid cell coloured by the predicted class, paler where the model is
+//! unsure, with the training points on top.
+
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use super::{css, CLASS_COLORS};
+use engine::data::Dataset;
+
+fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+}
+
+/// Colour of one cell from its class probabilities: the probability-weighted class colour,
+/// blended towards white as confidence drops to chance.
+fn cell_color(probs: &[f32]) -> (u8, u8, u8) {
+    let c = probs.len() as f32;
+    let (mut r, mut g, mut b) = (0.0, 0.0, 0.0);
+    let mut max_p = 0.0f32;
+    for (i, &p) in probs.iter().enumerate() {
+        let col = CLASS_COLORS[i % CLASS_COLORS.len()];
+        r += p * col.0 as f32;
+        g += p * col.1 as f32;
+        b += p * col.2 as f32;
+        max_p = max_p.max(p);
+    }
+    let confidence = ((max_p - 1.0 / c) / (1.0 - 1.0 / c)).clamp(0.0, 1.0) * 0.7;
+    let mix = |v: f32| (255.0 * (1.0 - confidence) + v * confidence) as u8;
+    (mix(r), mix(g), mix(b))
+}
+
+/// Draws `probs` (grid × grid × classes, rows from the top) over the square [-extent, extent]²,
+/// or a blank field when there are no predictions yet, then the data points.
+pub fn draw(
+    canvas: &HtmlCanvasElement,
+    grid: usize,
+    classes: usize,
+    probs: Option<&[f32]>,
+    data: &Dataset,
+    extent: f32,
+) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, w, h);
+    if let Some(probs) = probs {
+        let (cw, ch) = (w / grid as f64, h / grid as f64);
+        for row in 0..grid {
+            for col in 0..grid {
+                let i = (row * grid + col) * classes;
+                ctx.set_fill_style_str(&css(cell_color(&probs[i..i + classes])));
+                // Overlap by a pixel so no seams show between cells.
+                ctx.fill_rect(col as f64 * cw, row as f64 * ch, cw + 1.0, ch + 1.0);
+            }
+        }
+    }
+    for i in 0..data.len() {
+        let p = data.point(i);
+        let x = (p[0] / extent + 1.0) as f64 / 2.0 * w;
+        let y = (1.0 - p[1] / extent) as f64 / 2.0 * h;
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
+        ctx.set_fill_style_str(&css(CLASS_COLORS[data.y[i] as usize % CLASS_COLORS.len()]));
+        ctx.fill();
+        ctx.set_stroke_style_str("#ffffff");
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+    }
+}

@@ -1,0 +1,57 @@
+//! The loss curve, redrawn from the history each frame with plotters on a canvas.
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+/// Draws per-step training loss (and its running mean, which is easier to read than the noisy
+/// mini-batch values).
+pub fn draw(canvas: HtmlCanvasElement, losses: &[f32]) {
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
+        return;
+    };
+    let root = backend.into_drawing_area();
+    let _ = root.fill(&WHITE);
+    let steps = losses.len().max(10);
+    let top = losses
+        .iter()
+        .copied()
+        .filter(|l| l.is_finite())
+        .fold(0.1f32, f32::max)
+        * 1.05;
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0usize..steps, 0f32..top)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("loss")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    let raw = RGBColor(170, 200, 225);
+    let _ = chart.draw_series(LineSeries::new(
+        losses.iter().enumerate().map(|(i, &l)| (i + 1, l)),
+        &raw,
+    ));
+    let mut smooth = Vec::with_capacity(losses.len());
+    let mut ema = None;
+    for (i, &l) in losses.iter().enumerate() {
+        let e = match ema {
+            None => l,
+            Some(prev) => 0.95 * prev + 0.05 * l,
+        };
+        ema = Some(e);
+        smooth.push((i + 1, e));
+    }
+    let _ = chart.draw_series(LineSeries::new(
+        smooth,
+        ShapeStyle::from(&RGBColor(0, 114, 178)).stroke_width(2),
+    ));
+    let _ = root.present();
+}

@@ -1,0 +1,82 @@
+// Shared by the end-to-end tests: serves dist/ on 127.0.0.1 and starts Debian's chromium headless
+// through playwright-core, with or without WebGPU (SwiftShader).
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '..');
+const require = createRequire(path.join(root, 'tools', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.bin': 'application/octet-stream',
+};
+
+/** Serves `dir` on an ephemeral 127.0.0.1 port; resolves to { url, close }. */
+export function serve(dir = path.join(root, 'dist')) {
+  const server = http.createServer((req, res) => {
+    const clean = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = path.join(dir, clean);
+    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
+    res.writeHead(200, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+/** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter). */
+export async function launch({ webgpu }) {
+  const args = [
+    '--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-quic',
+  ];
+  if (webgpu) args.push('--enable-unsafe-webgpu');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return { browser, page, errors };
+}
+
+export const byId = (id) => `[data-testid="${id}"]`;
+
+export async function text(page, id) {
+  return (await page.locator(byId(id)).textContent())?.trim() ?? '';
+}
+
+export async function screenshot(page, name) {
+  const dir = path.join(root, 'target', 'e2e');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Polls `fn` until it returns a truthy value or `ms` pass. */
+export async function until(fn, ms, what) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}

