@@ -7,8 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 started=$SECONDS
 
-say "cargo fmt --check"
+say "cargo fmt --check, cargo clippy"
 cargo fmt --all --check
+cargo clippy -q -p engine --all-targets -- -D warnings
+cargo clippy -q -p app --target wasm32-unknown-unknown -- -D warnings
 
 say "engine tests (unit, GPU kernels vs CPU twins on lavapipe, data files)"
 cargo test -p engine

@@ -248,17 +248,14 @@ impl Lab {
                     if r.first_loss.get_untracked().is_none() {
                         r.first_loss.set(metrics.first().map(|m| m.loss));
                     }
-                    self.losses
-                        .borrow_mut()
-                        .extend(metrics.iter().map(|m| m.loss));
+                    self.losses.borrow_mut().extend(metrics.iter().map(|m| m.loss));
                     if let Some(m) = last {
                         r.step.set(m.step);
                         r.loss.set(Some(m.loss));
                         r.accuracy.set(Some(m.accuracy));
                     }
                     r.epoch.set(trainer.epoch());
-                    r.steps_per_second
-                        .set(Some(steps as f64 * 1000.0 / elapsed));
+                    r.steps_per_second.set(Some(steps as f64 * 1000.0 / elapsed));
                     *self.trainer.borrow_mut() = Some(trainer);
                     self.show_prediction(generation).await;
                 }

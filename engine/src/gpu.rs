@@ -41,8 +41,7 @@ impl GpuContext {
         #[cfg(target_arch = "wasm32")]
         if !wgpu::util::is_browser_webgpu_supported().await {
             return Err(
-                "this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)"
-                    .into(),
+                "this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)".into(),
             );
         }
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
@@ -97,11 +96,10 @@ impl GpuContext {
         }
         let mut modules = self.modules.borrow_mut();
         let module = modules.entry(shader.file).or_insert_with(|| {
-            self.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(shader.file),
-                    source: wgpu::ShaderSource::Wgsl(shader.source.into()),
-                })
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(shader.file),
+                source: wgpu::ShaderSource::Wgsl(shader.source.into()),
+            })
         });
         let pipeline = self
             .device
@@ -145,10 +143,9 @@ impl GpuContext {
         rx.await
             .map_err(|_| "the GPU device went away during a readback".to_string())?
             .map_err(|e| format!("readback failed: {e}"))?;
-        let words = bytemuck::cast_slice::<u8, u32>(
-            &staging.get_mapped_range(..).map_err(|e| e.to_string())?,
-        )
-        .to_vec();
+        let words =
+            bytemuck::cast_slice::<u8, u32>(&staging.get_mapped_range(..).map_err(|e| e.to_string())?)
+                .to_vec();
         staging.unmap();
         Ok(words)
     }

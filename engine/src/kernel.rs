@@ -141,7 +141,7 @@ impl Words {
     }
     /// Pads to a multiple of 16 bytes, as uniform buffers want.
     pub fn padded(mut self) -> Vec<u32> {
-        while self.0.len() % 4 != 0 || self.0.is_empty() {
+        while !self.0.len().is_multiple_of(4) || self.0.is_empty() {
             self.0.push(0);
         }
         self.0

@@ -79,7 +79,7 @@ impl MlpSpec {
         if self.inputs == 0 || self.classes < 2 {
             return Err("a model needs at least one input and two classes".into());
         }
-        if self.hidden.iter().any(|&w| w == 0) {
+        if self.hidden.contains(&0) {
             return Err("every hidden layer needs at least one neuron".into());
         }
         Ok(())

@@ -49,18 +49,24 @@ pub struct PlanConfig<'a> {
     pub predict_rows: usize,
 }
 
+/// The network a forward pass runs: its layout, activation and parameter buffer.
+struct Net<'a> {
+    layout: &'a Layout,
+    act: Activation,
+    params: BufId,
+}
+
 /// Forward pass over `rows` samples in `input`; returns (pre-activations, activations) per layer.
 /// The last layer's activations are its logits (no activation).
 fn forward(
     table: &mut BufferTable,
     ops: &mut KernelList,
-    layout: &Layout,
-    act: Activation,
-    params: BufId,
+    net: &Net,
     input: BufId,
     rows: usize,
     tag: &str,
 ) -> (Vec<BufId>, Vec<BufId>) {
+    let Net { layout, act, params } = *net;
     let (mut zs, mut hs) = (Vec::new(), Vec::new());
     let mut h_prev = input;
     let last = layout.layers.len() - 1;
@@ -140,16 +146,12 @@ impl Plan {
             rows: b,
             dim: spec.inputs,
         }));
-        let (zs, hs) = forward(
-            &mut t,
-            &mut train,
-            &layout,
-            spec.activation,
+        let net = Net {
+            layout: &layout,
+            act: spec.activation,
             params,
-            batch_x,
-            b,
-            "train",
-        );
+        };
+        let (zs, hs) = forward(&mut t, &mut train, &net, batch_x, b, "train");
         let last = layout.layers.len() - 1;
         // Gradients w.r.t. each layer's pre-activation, dZ, and w.r.t. each hidden activation, dH.
         let dzs: Vec<BufId> = layout
@@ -253,16 +255,7 @@ impl Plan {
         let predict_x = t.add("predict.x", Elem::F32, p * spec.inputs);
         let probs = t.add("predict.probs", Elem::F32, p * spec.classes);
         let mut predict: KernelList = Vec::new();
-        let (pz, _) = forward(
-            &mut t,
-            &mut predict,
-            &layout,
-            spec.activation,
-            params,
-            predict_x,
-            p,
-            "predict",
-        );
+        let (pz, _) = forward(&mut t, &mut predict, &net, predict_x, p, "predict");
         predict.push(Box::new(Softmax {
             logits: pz[last],
             probs,

@@ -19,13 +19,7 @@ const TOL: f32 = 1e-5;
 #[test]
 fn matmul_matches_cpu_at_odd_sizes_and_strides() {
     let ctx = gpu();
-    for &(m, n, k) in &[
-        (1, 1, 1),
-        (3, 17, 5),
-        (17, 3, 1000),
-        (33, 65, 17),
-        (1000, 3, 3),
-    ] {
+    for &(m, n, k) in &[(1, 1, 1), (3, 17, 5), (17, 3, 1000), (33, 65, 17), (1000, 3, 3)] {
         for transpose_a in [false, true] {
             for accumulate in [false, true] {
                 let mut t = BufferTable::default();
@@ -161,13 +155,7 @@ fn activations_forward_and_backward_match_cpu() {
                 StepScalars::default(),
                 &[dz],
             );
-            assert_close(
-                &format!("{kind:?} backward"),
-                &out[0].0,
-                &out[0].1,
-                TOL,
-                TOL,
-            );
+            assert_close(&format!("{kind:?} backward"), &out[0].0, &out[0].1, TOL, TOL);
         }
     }
 }
@@ -276,9 +264,7 @@ fn gather_matches_cpu() {
         let idx = t.add("indices", Elem::U32, rows);
         let bx = t.add("batch_x", Elem::F32, rows * dim);
         let by = t.add("batch_y", Elem::U32, rows);
-        let indices: Vec<u32> = (0..rows)
-            .map(|r| ((r * 13 + 2) % data_rows) as u32)
-            .collect();
+        let indices: Vec<u32> = (0..rows).map(|r| ((r * 13 + 2) % data_rows) as u32).collect();
         let out = run_both(
             &ctx,
             t,

@@ -39,8 +39,7 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
             batch: 30,
             ..Default::default()
         };
-        let mut on_gpu =
-            pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 16)).unwrap();
+        let mut on_gpu = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 16)).unwrap();
         let mut on_cpu = pollster::block_on(Trainer::new(config, None, 16)).unwrap();
         assert!(on_gpu.is_gpu() && !on_cpu.is_gpu());
         let g = pollster::block_on(on_gpu.train(100)).unwrap();
@@ -87,7 +86,7 @@ fn divergence_stops_with_the_step_it_happened_at() {
     let mut t = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
     let err = pollster::block_on(t.train(50)).unwrap_err();
     match err {
-        engine::train::TrainError::Diverged { step } => assert!(step >= 1 && step <= 50),
+        engine::train::TrainError::Diverged { step } => assert!((1..=50).contains(&step)),
         e => panic!("unexpected {e:?}"),
     }
 }

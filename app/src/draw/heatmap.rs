@@ -1,8 +1,8 @@
 //! The decision boundary: each grid cell coloured by the predicted class, paler where the model is
 //! unsure, with the training points on top.
 
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use super::{css, CLASS_COLORS};
 use engine::data::Dataset;
@@ -29,6 +29,22 @@ fn cell_color(probs: &[f32]) -> (u8, u8, u8) {
     (mix(r), mix(g), mix(b))
 }
 
+/// A grid × grid canvas with one pixel per heatmap cell.
+fn cells_canvas(probs: &[f32], grid: usize, classes: usize) -> Option<HtmlCanvasElement> {
+    let doc = web_sys::window()?.document()?;
+    let canvas: HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
+    canvas.set_width(grid as u32);
+    canvas.set_height(grid as u32);
+    let mut rgba = Vec::with_capacity(grid * grid * 4);
+    for cell in probs.chunks(classes).take(grid * grid) {
+        let (r, g, b) = cell_color(cell);
+        rgba.extend_from_slice(&[r, g, b, 255]);
+    }
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), grid as u32, grid as u32).ok()?;
+    context(&canvas)?.put_image_data(&image, 0.0, 0.0).ok()?;
+    Some(canvas)
+}
+
 /// Draws `probs` (grid × grid × classes, rows from the top) over the square [-extent, extent]²,
 /// or a blank field when there are no predictions yet, then the data points.
 pub fn draw(
@@ -43,16 +59,10 @@ pub fn draw(
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, w, h);
-    if let Some(probs) = probs {
-        let (cw, ch) = (w / grid as f64, h / grid as f64);
-        for row in 0..grid {
-            for col in 0..grid {
-                let i = (row * grid + col) * classes;
-                ctx.set_fill_style_str(&css(cell_color(&probs[i..i + classes])));
-                // Overlap by a pixel so no seams show between cells.
-                ctx.fill_rect(col as f64 * cw, row as f64 * ch, cw + 1.0, ch + 1.0);
-            }
-        }
+    if let Some(cells) = probs.and_then(|p| cells_canvas(p, grid, classes)) {
+        // One pixel per cell, scaled up with smoothing: a smooth boundary from a coarse grid.
+        ctx.set_image_smoothing_enabled(true);
+        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&cells, 0.0, 0.0, w, h);
     }
     for i in 0..data.len() {
         let p = data.point(i);

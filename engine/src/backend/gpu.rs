@@ -27,7 +27,7 @@ pub struct GpuBackend {
 
 /// Refuses a plan that would exceed the device's limits, before anything is allocated.
 pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), String> {
-    let max_binding = limits.max_storage_buffer_binding_size as u64;
+    let max_binding = limits.max_storage_buffer_binding_size;
     let max_buffer = limits.max_buffer_size;
     for spec in &plan.table.specs {
         let bytes = spec.len as u64 * 4;
@@ -145,8 +145,7 @@ fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: u
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    ctx.queue
-        .write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
+    ctx.queue.write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
     let mut entries = vec![wgpu::BindGroupEntry {
         binding: 0,
         resource: uniform.as_entire_binding(),

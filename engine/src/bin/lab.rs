@@ -53,18 +53,13 @@ fn write_set(out: &Path, name: &str, set: &ImageSet) -> Result<(), String> {
 }
 
 fn prepare_data(args: &[String]) -> Result<(), String> {
-    let need = |n| {
-        flag(args, n)
-            .map(PathBuf::from)
-            .ok_or(format!("missing {n} DIR"))
-    };
+    let need = |n| flag(args, n).map(PathBuf::from).ok_or(format!("missing {n} DIR"));
     let (mnist, fashion, out) = (need("--mnist")?, need("--fashion")?, need("--out")?);
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     for (split, prefix) in [("train", "train"), ("test", "t10k")] {
         let images = read(&mnist.join(format!("{prefix}-images-idx3-ubyte")))?;
         let labels = read(&mnist.join(format!("{prefix}-labels-idx1-ubyte")))?;
-        let set =
-            ImageSet::from_idx(&images, &labels).map_err(|e| format!("MNIST {split}: {e}"))?;
+        let set = ImageSet::from_idx(&images, &labels).map_err(|e| format!("MNIST {split}: {e}"))?;
         write_set(&out, &format!("mnist-{split}.bin"), &set)?;
     }
     #[derive(serde::Deserialize)]
@@ -74,12 +69,11 @@ fn prepare_data(args: &[String]) -> Result<(), String> {
     let mut classes = Vec::new();
     for c in 0..10 {
         let path = fashion.join(format!("{c}.json"));
-        let file: ClassFile = serde_json::from_slice(&read(&path)?)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: ClassFile =
+            serde_json::from_slice(&read(&path)?).map_err(|e| format!("{}: {e}", path.display()))?;
         classes.push(file.data);
     }
-    let (train, test) =
-        split_by_class(&classes, 28, 28, 1000).map_err(|e| format!("Fashion-MNIST: {e}"))?;
+    let (train, test) = split_by_class(&classes, 28, 28, 1000).map_err(|e| format!("Fashion-MNIST: {e}"))?;
     write_set(&out, "fashion-train.bin", &train)?;
     write_set(&out, "fashion-test.bin", &test)
 }
@@ -102,8 +96,8 @@ fn train(args: &[String]) -> Result<(), String> {
     eprintln!("training on {}", trainer.backend_name());
     let mut done = 0;
     while done < steps {
-        let metrics = pollster::block_on(trainer.train((steps - done).min(100)))
-            .map_err(|e| e.to_string())?;
+        let metrics =
+            pollster::block_on(trainer.train((steps - done).min(100))).map_err(|e| e.to_string())?;
         for m in &metrics {
             println!("{}", serde_json::to_string(m).expect("metrics serialize"));
         }

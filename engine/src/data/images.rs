@@ -199,17 +199,11 @@ mod tests {
     #[test]
     fn malformed_files_are_refused_with_a_reason() {
         let bytes = tiny().to_bytes();
-        assert!(ImageSet::parse(&bytes[..30])
-            .unwrap_err()
-            .0
-            .contains("should be"));
+        assert!(ImageSet::parse(&bytes[..30]).unwrap_err().0.contains("should be"));
         assert!(ImageSet::parse(b"nonsense").is_err());
         let mut bad = bytes.clone();
         bad[24] = 9;
-        assert!(ImageSet::parse(&bad)
-            .unwrap_err()
-            .0
-            .contains("out of range"));
+        assert!(ImageSet::parse(&bad).unwrap_err().0.contains("out of range"));
     }
 
     #[test]
@@ -240,10 +234,7 @@ pub fn split_by_class(
             .iter()
             .position(|im| !im.is_empty() && im.len() != rows * cols)
         {
-            return err(format!(
-                "class {c}, image {bad}: expected {} pixels",
-                rows * cols
-            ));
+            return err(format!("class {c}, image {bad}: expected {} pixels", rows * cols));
         }
         // The package has a couple of empty entries: skip them.
         kept.push(

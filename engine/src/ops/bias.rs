@@ -33,10 +33,7 @@ pub fn bias_grad_cpu(dz: &[f32], dbias: &mut [f32], rows: usize, cols: usize) {
 }
 
 fn words(rows: usize, cols: usize, bias_off: usize) -> Words {
-    Words::default()
-        .u(rows as u32)
-        .u(cols as u32)
-        .u(bias_off as u32)
+    Words::default().u(rows as u32).u(cols as u32).u(bias_off as u32)
 }
 
 impl Kernel for AddBias {

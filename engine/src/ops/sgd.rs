@@ -23,10 +23,7 @@ impl Kernel for Sgd {
         wgsl!("sgd.wgsl", "main")
     }
     fn params(&self, step: &StepScalars) -> Words {
-        Words::default()
-            .u(self.n as u32)
-            .f(step.lr)
-            .f(self.momentum)
+        Words::default().u(self.n as u32).f(step.lr).f(self.momentum)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.velocity)]

@@ -13,10 +13,7 @@ use engine::plan::{HostBuffers, Plan};
 pub fn gpu() -> Rc<GpuContext> {
     let ctx = pollster::block_on(GpuContext::new())
         .expect("no GPU adapter: install mesa-vulkan-drivers and libvulkan1 (see the README)");
-    eprintln!(
-        "GPU tests run on {} ({})",
-        ctx.adapter.name, ctx.adapter.api
-    );
+    eprintln!("GPU tests run on {} ({})", ctx.adapter.name, ctx.adapter.api);
     Rc::new(ctx)
 }
 
@@ -56,9 +53,8 @@ pub fn run_both(
             predict_rows: 1,
         }
     };
-    let mut gpu = Backend::Gpu(
-        pollster::block_on(GpuBackend::new(ctx.clone(), make_plan())).expect("GPU plan"),
-    );
+    let mut gpu =
+        Backend::Gpu(pollster::block_on(GpuBackend::new(ctx.clone(), make_plan())).expect("GPU plan"));
     let mut cpu = Backend::Cpu(CpuBackend::new(make_plan()));
     for backend in [&mut gpu, &mut cpu] {
         for (i, init) in inits.iter().enumerate() {
