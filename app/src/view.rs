@@ -77,7 +77,7 @@ pub fn App() -> impl IntoView {
             GpuStatus::Unavailable(why) => Some(view! {
                 <div class="notice" data-testid="backend-notice" role="status">
                     <strong>"WebGPU is not available in this browser, so the lab trains on the CPU instead. "</strong>
-                    "The math is the same, only slower. (" {why} ")"
+                    "The math is the same, only slower. Reason: " {why}
                 </div>
             }),
             _ => None,

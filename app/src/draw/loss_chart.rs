@@ -21,7 +21,7 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32]) {
         * 1.05;
     let Ok(mut chart) = ChartBuilder::on(&root)
         .margin(10)
-        .x_label_area_size(30)
+        .x_label_area_size(40)
         .y_label_area_size(45)
         .build_cartesian_2d(0usize..steps, 0f32..top)
     else {
