@@ -1,9 +1,11 @@
-// Adam over the flat parameter buffer (DOMAIN.md §2):
+// Adam and AdamW over the flat parameter buffer (DOMAIN.md §2):
 //   m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²
-//   m̂ = m / (1−β1ᵗ);  v̂ = v / (1−β2ᵗ);  w ← w − η m̂ / (√v̂ + ε)
+//   m̂ = m / (1−β1ᵗ);  v̂ = v / (1−β2ᵗ);  w ← w − η m̂ / (√v̂ + ε) − η λ w
+// λ (weight_decay) is 0 for Adam; AdamW's decay is "decoupled": it shrinks w directly instead of
+// being added to the gradient, so the adaptive scaling does not weaken it.
 // The host passes the bias corrections 1−β1ᵗ and 1−β2ᵗ for the current step t.
 
-struct Params { n: u32, lr: f32, beta1: f32, beta2: f32, eps: f32, bc1: f32, bc2: f32, _pad: u32 }
+struct Params { n: u32, lr: f32, beta1: f32, beta2: f32, eps: f32, bc1: f32, bc2: f32, weight_decay: f32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> grads: array<f32>;
@@ -22,5 +24,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     v[i] = vi;
     let m_hat = mi / p.bc1;
     let v_hat = vi / p.bc2;
-    weights[i] = weights[i] - p.lr * m_hat / (sqrt(v_hat) + p.eps);
+    let w = weights[i];
+    weights[i] = w - p.lr * m_hat / (sqrt(v_hat) + p.eps) - p.lr * p.weight_decay * w;
 }

@@ -1,7 +1,11 @@
-// SGD with (heavy-ball) momentum over the flat parameter buffer (DOMAIN.md §2):
-//   v ← μ v − η g;  w ← w + v        (μ = 0 is plain SGD: w ← w − η g)
+// SGD and its momentum variants over the flat parameter buffer (DOMAIN.md §2).
+//   mode 0, SGD:       w ← w − η g
+//   mode 1, momentum:  v ← μ v − η g;  w ← w + v
+//   mode 2, Nesterov:  v ← μ v − η g;  w ← w + μ v − η g
+// Nesterov is the look-ahead form: w here is the point w' + μ v' at which DOMAIN.md's
+// v ← μ v − η ∇ℓ(w' + μ v'), w' ← w' + v evaluates its gradient, so only one gradient per step is needed.
 
-struct Params { n: u32, lr: f32, momentum: f32, _pad: u32 }
+struct Params { n: u32, lr: f32, momentum: f32, mode: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> grads: array<f32>;
@@ -12,7 +16,16 @@ struct Params { n: u32, lr: f32, momentum: f32, _pad: u32 }
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= p.n) { return; }
-    let v = p.momentum * velocity[i] - p.lr * grads[i];
+    let g = grads[i];
+    if (p.mode == 0u) {
+        weights[i] = weights[i] - p.lr * g;
+        return;
+    }
+    let v = p.momentum * velocity[i] - p.lr * g;
     velocity[i] = v;
-    weights[i] = weights[i] + v;
+    if (p.mode == 1u) {
+        weights[i] = weights[i] + v;
+    } else {
+        weights[i] = weights[i] + p.momentum * v - p.lr * g;
+    }
 }

@@ -5,14 +5,12 @@
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};
 use crate::model::{Layout, MlpSpec};
 use crate::ops::activation::{ActBackward, ActForward, Activation};
-use crate::ops::adam::Adam;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::gather::Gather;
 use crate::ops::matmul::{Matmul, MatmulDims};
-use crate::ops::sgd::Sgd;
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
-use crate::optim::Optimizer;
+use crate::optim::{self, Optimizer, OptimizerBuffers};
 
 /// Steps whose metrics fit in the on-device log before the host must read it back.
 pub const LOG_CAPACITY: usize = 256;
@@ -23,6 +21,7 @@ pub type KernelList = Vec<Box<dyn Kernel>>;
 #[derive(Clone, Copy, Debug)]
 pub struct HostBuffers {
     pub params: BufId,
+    pub grads: BufId,
     pub data_x: BufId,
     pub data_y: BufId,
     pub indices: BufId,
@@ -30,6 +29,17 @@ pub struct HostBuffers {
     pub log_accuracy: BufId,
     pub predict_x: BufId,
     pub probs: BufId,
+    pub segment_bounds: BufId,
+}
+
+/// The [start, end) bounds of every tensor in the flat buffer (W then b, layer by layer).
+pub fn segment_bounds(layout: &Layout) -> Vec<u32> {
+    let mut b = vec![0u32];
+    for l in &layout.layers {
+        b.push(l.b_off as u32);
+        b.push((l.b_off + l.outputs) as u32);
+    }
+    b
 }
 
 pub struct Plan {
@@ -135,6 +145,9 @@ impl Plan {
         let correct = t.add("batch.correct", Elem::F32, b);
         let log_loss = t.add("log.loss", Elem::F32, LOG_CAPACITY);
         let log_accuracy = t.add("log.accuracy", Elem::F32, LOG_CAPACITY);
+        // Each weight matrix and each bias is one tensor for LARS's per-tensor trust ratio.
+        let segment_bounds = t.add("optimizer.bounds", Elem::U32, layout.layers.len() * 2 + 1);
+        let segment_norms = t.add("optimizer.norms", Elem::F32, layout.layers.len() * 4);
 
         let mut train: KernelList = Vec::new();
         train.push(Box::new(Gather {
@@ -231,25 +244,19 @@ impl Plan {
                 }));
             }
         }
-        train.push(match cfg.optimizer {
-            Optimizer::Sgd { momentum } => Box::new(Sgd {
+        train.extend(optim::kernels(
+            cfg.optimizer,
+            OptimizerBuffers {
                 grads,
                 weights: params,
-                velocity: opt_a,
+                state_a: opt_a,
+                state_b: opt_b,
+                bounds: segment_bounds,
+                norms: segment_norms,
                 n,
-                momentum,
-            }) as Box<dyn Kernel>,
-            Optimizer::Adam { beta1, beta2, eps } => Box::new(Adam {
-                grads,
-                weights: params,
-                m: opt_a,
-                v: opt_b,
-                n,
-                beta1,
-                beta2,
-                eps,
-            }),
-        });
+                segments: layout.layers.len() * 2,
+            },
+        ));
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * spec.inputs);
@@ -269,6 +276,8 @@ impl Plan {
             predict,
             host: HostBuffers {
                 params,
+                grads,
+                segment_bounds,
                 data_x,
                 data_y,
                 indices,

@@ -13,7 +13,7 @@ use crate::gpu::GpuContext;
 use crate::kernel::StepScalars;
 use crate::model::MlpSpec;
 use crate::ops::activation::Activation;
-use crate::optim::Optimizer;
+use crate::optim::{Optimizer, Schedule};
 use crate::plan::{HostBuffers, Plan, PlanConfig, LOG_CAPACITY};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,7 @@ pub struct TrainConfig {
     pub activation: Activation,
     pub optimizer: Optimizer,
     pub learning_rate: f32,
+    pub schedule: Schedule,
     pub batch: usize,
     /// Seeds the initial weights and the batch order (the data has its own seed).
     pub seed: u64,
@@ -37,6 +38,7 @@ impl Default for TrainConfig {
             activation: Activation::Tanh,
             optimizer: Optimizer::adam(),
             learning_rate: 0.03,
+            schedule: Schedule::default(),
             batch: 32,
             seed: 1,
         }
@@ -133,6 +135,7 @@ impl Trainer {
             None => Backend::Cpu(CpuBackend::new(plan)),
         };
         backend.write_f32(host.params, &spec.init(config.seed));
+        backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&spec.layout()));
         backend.write_f32(host.data_x, &data.x);
         backend.write_u32(host.data_y, &data.y);
         let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4);

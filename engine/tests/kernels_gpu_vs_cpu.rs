@@ -3,16 +3,15 @@
 
 mod common;
 
-use common::{assert_close, gpu, random, run_both, Init};
+use common::{assert_close, gpu, random, run_both, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, StepScalars};
 use engine::ops::activation::{ActBackward, ActForward, Activation};
-use engine::ops::adam::Adam;
 use engine::ops::batch_mean::BatchMean;
 use engine::ops::bias::{AddBias, BiasGrad};
 use engine::ops::gather::Gather;
 use engine::ops::matmul::{Matmul, MatmulDims};
-use engine::ops::sgd::Sgd;
 use engine::ops::softmax_xent::{Softmax, SoftmaxXent};
+use engine::optim::{self, Optimizer, OptimizerBuffers};
 
 const TOL: f32 = 1e-5;
 
@@ -295,66 +294,46 @@ fn gather_matches_cpu() {
 }
 
 #[test]
-fn optimizers_match_cpu() {
+fn every_optimizer_matches_cpu() {
     let ctx = gpu();
-    for &n in &[1, 3, 17, 1000] {
-        let mut t = BufferTable::default();
-        let g = t.add("grads", Elem::F32, n);
-        let w = t.add("weights", Elem::F32, n);
-        let m = t.add("m", Elem::F32, n);
-        let v = t.add("v", Elem::F32, n);
-        let inits = || {
-            vec![
+    for opt in Optimizer::all() {
+        for &n in &[1, 3, 17, 1000] {
+            let mut t = BufferTable::default();
+            let g = t.add("grads", Elem::F32, n);
+            let w = t.add("weights", Elem::F32, n);
+            let a = t.add("state_a", Elem::F32, n);
+            let b = t.add("state_b", Elem::F32, n);
+            // Three tensors for LARS: [0, n/3), [n/3, n/2), [n/2, n) (some empty at small n).
+            let bounds = t.add("bounds", Elem::U32, 4);
+            let norms = t.add("norms", Elem::F32, 6);
+            let inits = vec![
                 Init::F32(random(n, 12)),
                 Init::F32(random(n, 13)),
-                Init::F32(random(n, 14)),
+                // Accumulators of squares are never negative.
+                Init::F32(random(n, 14).iter().map(|x| x.abs()).collect()),
                 Init::F32(random(n, 15).iter().map(|x| x.abs()).collect()),
-            ]
-        };
-        let step = StepScalars {
-            slot: 0,
-            t: 3,
-            lr: 0.05,
-        };
-        let out = run_both(
-            &ctx,
-            t.clone(),
-            inits(),
-            || {
-                Box::new(Sgd {
-                    grads: g,
-                    weights: w,
-                    velocity: m,
-                    n,
-                    momentum: 0.9,
-                })
-            },
-            step,
-            &[w, m],
-        );
-        assert_close("sgd weights", &out[0].0, &out[0].1, TOL, TOL);
-        assert_close("sgd velocity", &out[1].0, &out[1].1, TOL, TOL);
-        let out = run_both(
-            &ctx,
-            t,
-            inits(),
-            || {
-                Box::new(Adam {
-                    grads: g,
-                    weights: w,
-                    m,
-                    v,
-                    n,
-                    beta1: 0.9,
-                    beta2: 0.999,
-                    eps: 1e-8,
-                })
-            },
-            step,
-            &[w, m, v],
-        );
-        assert_close("adam weights", &out[0].0, &out[0].1, TOL, TOL);
-        assert_close("adam m", &out[1].0, &out[1].1, TOL, TOL);
-        assert_close("adam v", &out[2].0, &out[2].1, TOL, TOL);
+                Init::U32(vec![0, n as u32 / 3, n as u32 / 2, n as u32]),
+                Init::F32(vec![0.0; 6]),
+            ];
+            let bufs = OptimizerBuffers {
+                grads: g,
+                weights: w,
+                state_a: a,
+                state_b: b,
+                bounds,
+                norms,
+                n,
+                segments: 3,
+            };
+            let step = StepScalars {
+                slot: 0,
+                t: 3,
+                lr: 0.05,
+            };
+            let out = run_multi(&ctx, t, inits, || optim::kernels(opt, bufs), step, &[w, a, b]);
+            for (name, (gpu, cpu)) in ["weights", "state a", "state b"].iter().zip(&out) {
+                assert_close(&format!("{} {name} n={n}", opt.label()), gpu, cpu, TOL, 1e-4);
+            }
+        }
     }
 }

@@ -20,7 +20,7 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
     let ctx = gpu();
     for (kind, optimizer) in [
         (ToyKind::Circle, Optimizer::adam()),
-        (ToyKind::Xor, Optimizer::Sgd { momentum: 0.9 }),
+        (ToyKind::Xor, Optimizer::Momentum { momentum: 0.9 }),
     ] {
         let config = TrainConfig {
             data: ToyConfig {
@@ -80,7 +80,7 @@ fn divergence_stops_with_the_step_it_happened_at() {
     let config = TrainConfig {
         learning_rate: 1e30,
         activation: engine::ops::activation::Activation::Relu,
-        optimizer: Optimizer::Sgd { momentum: 0.0 },
+        optimizer: Optimizer::Sgd,
         ..Default::default()
     };
     let mut t = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
@@ -121,5 +121,46 @@ fn invalid_configs_are_refused_with_a_reason() {
         },
     ] {
         assert!(pollster::block_on(Trainer::new(bad, None, 1)).is_err());
+    }
+}
+
+#[test]
+fn every_optimizer_trains_alike_on_gpu_and_cpu() {
+    let ctx = gpu();
+    for optimizer in Optimizer::all() {
+        let config = TrainConfig {
+            data: ToyConfig {
+                kind: ToyKind::Gaussians,
+                points: 200,
+                noise: 0.05,
+                seed: 4,
+            },
+            hidden: vec![6],
+            optimizer,
+            learning_rate: optimizer.default_learning_rate() * 3.0,
+            schedule: engine::optim::Schedule {
+                warmup_steps: 5,
+                ..Default::default()
+            },
+            batch: 20,
+            ..Default::default()
+        };
+        let mut on_gpu = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 1)).unwrap();
+        let mut on_cpu = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
+        let g = pollster::block_on(on_gpu.train(30)).unwrap();
+        let c = pollster::block_on(on_cpu.train(30)).unwrap();
+        for (a, b) in g.iter().zip(&c) {
+            assert!(
+                (a.loss - b.loss).abs() <= LOSS_TOL * (1.0 + b.loss),
+                "{} step {}: GPU {} vs CPU {}",
+                optimizer.label(),
+                a.step,
+                a.loss,
+                b.loss
+            );
+        }
+        let pg = pollster::block_on(on_gpu.params()).unwrap();
+        let pc = pollster::block_on(on_cpu.params()).unwrap();
+        common::assert_close(&format!("{} weights", optimizer.label()), &pg, &pc, 1e-3, 1e-3);
     }
 }

@@ -1,4 +1,4 @@
-//! Adam (`shaders/adam.wgsl`).
+//! Adam and AdamW (`shaders/adam.wgsl`).
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
@@ -11,6 +11,8 @@ pub struct Adam {
     pub beta1: f32,
     pub beta2: f32,
     pub eps: f32,
+    /// Decoupled weight decay λ (AdamW); 0 for Adam.
+    pub weight_decay: f32,
 }
 
 /// Bias corrections (1 − β1ᵗ, 1 − β2ᵗ), computed in f64 so late steps stay exact.
@@ -32,6 +34,7 @@ pub fn adam_cpu(
     beta1: f32,
     beta2: f32,
     eps: f32,
+    weight_decay: f32,
     t: u32,
 ) {
     let (bc1, bc2) = bias_corrections(beta1, beta2, t);
@@ -40,7 +43,7 @@ pub fn adam_cpu(
         v[i] = beta2 * v[i] + (1.0 - beta2) * g[i] * g[i];
         let m_hat = m[i] / bc1;
         let v_hat = v[i] / bc2;
-        w[i] -= lr * m_hat / (v_hat.sqrt() + eps);
+        w[i] = w[i] - lr * m_hat / (v_hat.sqrt() + eps) - lr * weight_decay * w[i];
     }
 }
 
@@ -58,6 +61,7 @@ impl Kernel for Adam {
             .f(self.eps)
             .f(bc1)
             .f(bc2)
+            .f(self.weight_decay)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.m), (4, self.v)]
@@ -84,6 +88,7 @@ impl Kernel for Adam {
             self.beta1,
             self.beta2,
             self.eps,
+            self.weight_decay,
             step.t,
         );
         bufs.put_f32(self.weights, w);

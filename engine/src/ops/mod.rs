@@ -2,9 +2,11 @@
 
 pub mod activation;
 pub mod adam;
+pub mod adaptive;
 pub mod batch_mean;
 pub mod bias;
 pub mod gather;
+pub mod lars;
 pub mod matmul;
 pub mod sgd;
 pub mod softmax_xent;

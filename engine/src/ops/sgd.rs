@@ -1,6 +1,13 @@
-//! SGD with momentum (`shaders/sgd.wgsl`).
+//! SGD, momentum and Nesterov (`shaders/sgd.wgsl`).
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SgdMode {
+    Plain = 0,
+    Momentum = 1,
+    Nesterov = 2,
+}
 
 pub struct Sgd {
     pub grads: BufId,
@@ -8,13 +15,22 @@ pub struct Sgd {
     pub velocity: BufId,
     pub n: usize,
     pub momentum: f32,
+    pub mode: SgdMode,
 }
 
-/// v ← μ v − η g;  w ← w + v.
-pub fn sgd_cpu(g: &[f32], w: &mut [f32], v: &mut [f32], lr: f32, momentum: f32) {
-    for ((w, v), &g) in w.iter_mut().zip(v.iter_mut()).zip(g) {
-        *v = momentum * *v - lr * g;
-        *w += *v;
+pub fn sgd_cpu(g: &[f32], w: &mut [f32], v: &mut [f32], lr: f32, momentum: f32, mode: SgdMode) {
+    for i in 0..w.len() {
+        match mode {
+            SgdMode::Plain => w[i] -= lr * g[i],
+            SgdMode::Momentum => {
+                v[i] = momentum * v[i] - lr * g[i];
+                w[i] += v[i];
+            }
+            SgdMode::Nesterov => {
+                v[i] = momentum * v[i] - lr * g[i];
+                w[i] += momentum * v[i] - lr * g[i];
+            }
+        }
     }
 }
 
@@ -23,7 +39,11 @@ impl Kernel for Sgd {
         wgsl!("sgd.wgsl", "main")
     }
     fn params(&self, step: &StepScalars) -> Words {
-        Words::default().u(self.n as u32).f(step.lr).f(self.momentum)
+        Words::default()
+            .u(self.n as u32)
+            .f(step.lr)
+            .f(self.momentum)
+            .u(self.mode as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.velocity)]
@@ -36,13 +56,9 @@ impl Kernel for Sgd {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let (mut w, mut v) = (bufs.take_f32(self.weights), bufs.take_f32(self.velocity));
-        sgd_cpu(
-            &bufs.f32(self.grads)[..self.n],
-            &mut w[..self.n],
-            &mut v[..self.n],
-            step.lr,
-            self.momentum,
-        );
+        let n = self.n;
+        let g = &bufs.f32(self.grads)[..n];
+        sgd_cpu(g, &mut w[..n], &mut v[..n], step.lr, self.momentum, self.mode);
         bufs.put_f32(self.weights, w);
         bufs.put_f32(self.velocity, v);
     }

@@ -33,14 +33,27 @@ pub fn run_both(
     step: StepScalars,
     outputs: &[BufId],
 ) -> Vec<(Vec<f32>, Vec<f32>)> {
+    run_multi(ctx, table, inits, || vec![kernel()], step, outputs)
+}
+
+/// Like `run_both` for a list of kernels run in order.
+pub fn run_multi(
+    ctx: &Rc<GpuContext>,
+    table: BufferTable,
+    inits: Vec<Init>,
+    kernels: impl Fn() -> Vec<Box<dyn Kernel>>,
+    step: StepScalars,
+    outputs: &[BufId],
+) -> Vec<(Vec<f32>, Vec<f32>)> {
     let make_plan = || {
         let b = BufId(0);
         Plan {
             table: table.clone(),
-            train: vec![kernel()],
+            train: kernels(),
             predict: vec![],
             host: HostBuffers {
                 params: b,
+                grads: b,
                 data_x: b,
                 data_y: b,
                 indices: b,
@@ -48,6 +61,7 @@ pub fn run_both(
                 log_accuracy: b,
                 predict_x: b,
                 probs: b,
+                segment_bounds: b,
             },
             batch: 1,
             predict_rows: 1,
