@@ -44,7 +44,9 @@ pub fn segment_bounds(layout: &Layout) -> Vec<u32> {
 
 pub struct Plan {
     pub table: BufferTable,
+    /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
     pub train: KernelList,
+    pub optimizer_start: usize,
     pub predict: KernelList,
     pub host: HostBuffers,
     pub batch: usize,
@@ -244,6 +246,7 @@ impl Plan {
                 }));
             }
         }
+        let optimizer_start = train.len();
         train.extend(optim::kernels(
             cfg.optimizer,
             OptimizerBuffers {
@@ -273,6 +276,7 @@ impl Plan {
         Plan {
             table: t,
             train,
+            optimizer_start,
             predict,
             host: HostBuffers {
                 params,

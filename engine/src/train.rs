@@ -226,6 +226,41 @@ impl Trainer {
             .await
     }
 
+    /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
+    /// with respect to every parameter, at the current weights, without updating anything.
+    pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), String> {
+        if rows.len() != self.config.batch {
+            return Err(format!(
+                "{} rows given for a batch of {}",
+                rows.len(),
+                self.config.batch
+            ));
+        }
+        self.backend.write_u32(self.host.indices, rows);
+        self.backend.run(Pass::Gradient, &StepScalars::default());
+        let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
+        let grads = self
+            .backend
+            .read_f32(self.host.grads, self.spec.layout().n_params)
+            .await?;
+        Ok((loss, grads))
+    }
+
+    /// Replaces the weights (same layout as `params`).
+    pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
+        let n = self.spec.layout().n_params;
+        if params.len() != n {
+            return Err(format!("{} values given for {n} parameters", params.len()));
+        }
+        self.backend.write_f32(self.host.params, params);
+        Ok(())
+    }
+
+    /// The row indices of the next training batch (advances the sampler).
+    pub fn next_batch_rows(&mut self) -> Vec<u32> {
+        self.sampler.next_batch(self.config.batch).to_vec()
+    }
+
     /// The current flat parameter vector (layout from `spec.layout()`).
     pub async fn params(&self) -> Result<Vec<f32>, String> {
         self.backend

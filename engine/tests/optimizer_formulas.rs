@@ -39,6 +39,7 @@ fn engine_steps(opt: Optimizer) -> Vec<Vec<f64>> {
     let plan = Plan {
         table: t,
         train: optim::kernels(opt, bufs),
+        optimizer_start: 0,
         predict: vec![],
         host: HostBuffers {
             params: z,

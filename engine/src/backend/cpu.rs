@@ -32,8 +32,9 @@ impl CpuBackend {
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
         let kernels = match pass {
-            Pass::Train => &self.plan.train,
-            Pass::Predict => &self.plan.predict,
+            Pass::Train => &self.plan.train[..],
+            Pass::Gradient => &self.plan.train[..self.plan.optimizer_start],
+            Pass::Predict => &self.plan.predict[..],
         };
         for k in kernels {
             k.run_cpu(&mut self.bufs, step);

@@ -105,8 +105,9 @@ impl GpuBackend {
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
         let (dispatches, kernels) = match pass {
-            Pass::Train => (&self.train, &self.plan.train),
-            Pass::Predict => (&self.predict, &self.plan.predict),
+            Pass::Train => (&self.train[..], &self.plan.train),
+            Pass::Gradient => (&self.train[..self.plan.optimizer_start], &self.plan.train),
+            Pass::Predict => (&self.predict[..], &self.plan.predict),
         };
         for d in dispatches {
             if let Some(i) = d.per_step {

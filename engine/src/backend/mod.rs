@@ -11,7 +11,10 @@ pub use gpu::GpuBackend;
 /// Which kernel list of the plan to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
+    /// A whole training step.
     Train,
+    /// The training step without the update: loss and gradients at the current weights.
+    Gradient,
     Predict,
 }
 

@@ -50,6 +50,7 @@ pub fn run_multi(
         Plan {
             table: table.clone(),
             train: kernels(),
+            optimizer_start: 0,
             predict: vec![],
             host: HostBuffers {
                 params: b,
