@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod data;
+pub mod export;
 pub mod gpu;
 pub mod kernel;
 pub mod model;

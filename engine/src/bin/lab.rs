@@ -4,6 +4,8 @@
 //!       converts the npm packages' files into the compact image format (see `data::images`)
 //!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
+//!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
+//!       writes the model, parameters, first batch, loss and gradients (see the README)
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,7 +20,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("prepare-data") => prepare_data(&args[1..]),
         Some("train") => train(&args[1..]),
-        _ => Err("usage: lab prepare-data --mnist DIR --fashion DIR --out DIR\n       lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]".into()),
+        Some("export-step") => export_step(&args[1..]),
+        _ => Err(USAGE.into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -28,6 +31,11 @@ fn main() -> ExitCode {
         }
     }
 }
+
+const USAGE: &str = "usage:
+  lab prepare-data --mnist DIR --fashion DIR --out DIR
+  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
+  lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json";
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
@@ -78,20 +86,39 @@ fn prepare_data(args: &[String]) -> Result<(), String> {
     write_set(&out, "fashion-test.bin", &test)
 }
 
-fn train(args: &[String]) -> Result<(), String> {
+fn config_and_backend(args: &[String]) -> Result<(TrainConfig, Option<Rc<GpuContext>>), String> {
     let config: TrainConfig = match flag(args, "--config") {
         Some(p) => serde_json::from_slice(&read(Path::new(p))?).map_err(|e| format!("{p}: {e}"))?,
         None => TrainConfig::default(),
     };
-    let steps: usize = flag(args, "--steps")
-        .unwrap_or("200")
-        .parse()
-        .map_err(|_| "--steps wants a number")?;
     let gpu = match flag(args, "--backend").unwrap_or("gpu") {
         "gpu" => Some(Rc::new(pollster::block_on(GpuContext::new())?)),
         "cpu" => None,
         other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
     };
+    Ok((config, gpu))
+}
+
+fn export_step(args: &[String]) -> Result<(), String> {
+    let out = flag(args, "--out").ok_or("missing --out STEP.json")?;
+    let (config, gpu) = config_and_backend(args)?;
+    let step = pollster::block_on(engine::export::export_first_step(config, gpu))?;
+    let json = serde_json::to_string_pretty(&step).map_err(|e| e.to_string())?;
+    std::fs::write(out, json).map_err(|e| format!("{out}: {e}"))?;
+    println!(
+        "wrote {out}: loss {} on a batch of {}",
+        step.loss,
+        step.batch.labels.len()
+    );
+    Ok(())
+}
+
+fn train(args: &[String]) -> Result<(), String> {
+    let (config, gpu) = config_and_backend(args)?;
+    let steps: usize = flag(args, "--steps")
+        .unwrap_or("200")
+        .parse()
+        .map_err(|_| "--steps wants a number")?;
     let mut trainer = pollster::block_on(Trainer::new(config, gpu, 1))?;
     eprintln!("training on {}", trainer.backend_name());
     let mut done = 0;

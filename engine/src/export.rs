@@ -1,0 +1,93 @@
+//! One training step written out in full, so that anyone can re-check the math outside the lab
+//! (NumPy, PyTorch): the model, every parameter tensor, the first batch, its loss and every gradient.
+//! The format is documented in the README ("Step export").
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::MlpSpec;
+use crate::train::{TrainConfig, Trainer};
+
+pub const FORMAT: &str = "training-lab step export v1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tensor {
+    /// "layer{i}.weight" (shape [outputs, inputs], row-major: one row per output neuron) or
+    /// "layer{i}.bias" (shape [outputs]).
+    pub name: String,
+    pub shape: Vec<usize>,
+    /// Where the tensor starts in the flat parameter (and gradient) vector.
+    pub offset: usize,
+    pub values: Vec<f32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Batch {
+    /// One row of input features per sample.
+    pub inputs: Vec<Vec<f32>>,
+    pub labels: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepExport {
+    pub format: String,
+    pub config: TrainConfig,
+    pub model: MlpSpec,
+    /// How the numbers below relate, in words.
+    pub forward: String,
+    pub parameters: Vec<Tensor>,
+    pub batch: Batch,
+    pub loss: f32,
+    pub gradients: Vec<Tensor>,
+}
+
+const FORWARD: &str = "h0 = inputs; for each layer i: z = h W_iᵀ + b_i; h = activation(z) for hidden layers, \
+logits = z for the last; loss = mean over the batch of −log softmax(logits)[label]; gradients = d loss / d parameter";
+
+fn tensors(spec: &MlpSpec, flat: &[f32]) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    for (i, l) in spec.layout().layers.iter().enumerate() {
+        out.push(Tensor {
+            name: format!("layer{i}.weight"),
+            shape: vec![l.outputs, l.inputs],
+            offset: l.w_off,
+            values: flat[l.w_off..l.b_off].to_vec(),
+        });
+        out.push(Tensor {
+            name: format!("layer{i}.bias"),
+            shape: vec![l.outputs],
+            offset: l.b_off,
+            values: flat[l.b_off..l.b_off + l.outputs].to_vec(),
+        });
+    }
+    out
+}
+
+/// Exports the next batch's step at the current weights (nothing is updated).
+pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
+    let rows = trainer.next_batch_rows();
+    let params = trainer.params().await?;
+    let (loss, grads) = trainer.loss_and_gradient(&rows).await?;
+    let data = &trainer.data;
+    Ok(StepExport {
+        format: FORMAT.into(),
+        config: trainer.config.clone(),
+        model: trainer.spec.clone(),
+        forward: FORWARD.into(),
+        parameters: tensors(&trainer.spec, &params),
+        batch: Batch {
+            inputs: rows.iter().map(|&r| data.point(r as usize).to_vec()).collect(),
+            labels: rows.iter().map(|&r| data.y[r as usize]).collect(),
+        },
+        loss,
+        gradients: tensors(&trainer.spec, &grads),
+    })
+}
+
+/// Convenience for the command line: a fresh trainer from `config`, exported before any update.
+pub async fn export_first_step(
+    config: TrainConfig,
+    gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
+) -> Result<StepExport, String> {
+    let mut trainer = Trainer::new(config, gpu, 1).await?;
+    export_step(&mut trainer).await
+}

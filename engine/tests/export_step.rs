@@ -1,0 +1,104 @@
+//! The step export re-checked the way an outsider would: parse the JSON, run the network in f64
+//! from the formulas in DOMAIN.md §1 (no engine code), and compare the loss and, by central finite
+//! differences in f64, every exported gradient.
+
+mod common;
+
+use engine::export::{export_first_step, StepExport};
+use engine::ops::activation::Activation;
+use engine::train::TrainConfig;
+
+fn act(kind: Activation, x: f64) -> f64 {
+    match kind {
+        Activation::Linear => x,
+        Activation::Relu => x.max(0.0),
+        Activation::Tanh => x.tanh(),
+        Activation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        Activation::LeakyRelu => {
+            if x > 0.0 {
+                x
+            } else {
+                0.01 * x
+            }
+        }
+    }
+}
+
+/// Mean softmax cross-entropy of the batch for flat parameters `p` (in the export's layout).
+fn loss(e: &StepExport, p: &[f64]) -> f64 {
+    let layers = e.parameters.len() / 2;
+    let mut total = 0.0;
+    for (x, &y) in e.batch.inputs.iter().zip(&e.batch.labels) {
+        let mut h: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        for l in 0..layers {
+            let (w, b) = (&e.parameters[2 * l], &e.parameters[2 * l + 1]);
+            let (outs, ins) = (w.shape[0], w.shape[1]);
+            let z: Vec<f64> = (0..outs)
+                .map(|o| p[b.offset + o] + (0..ins).map(|i| p[w.offset + o * ins + i] * h[i]).sum::<f64>())
+                .collect();
+            h = if l + 1 < layers {
+                z.iter().map(|&v| act(e.model.activation, v)).collect()
+            } else {
+                z
+            };
+        }
+        let m = h.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let lse = m + h.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+        total += lse - h[y as usize];
+    }
+    total / e.batch.labels.len() as f64
+}
+
+fn recheck(e: &StepExport) {
+    assert_eq!(e.format, engine::export::FORMAT);
+    let mut flat = vec![0.0f64; e.parameters.iter().map(|t| t.values.len()).sum()];
+    for t in &e.parameters {
+        assert_eq!(t.values.len(), t.shape.iter().product::<usize>(), "{}", t.name);
+        for (i, &v) in t.values.iter().enumerate() {
+            flat[t.offset + i] = v as f64;
+        }
+    }
+    let l = loss(e, &flat);
+    assert!(
+        (l - e.loss as f64).abs() < 1e-5 * (1.0 + l),
+        "loss: export {} vs f64 {l}",
+        e.loss
+    );
+    let h = 1e-6;
+    for g in &e.gradients {
+        for (i, &value) in g.values.iter().enumerate() {
+            let k = g.offset + i;
+            let mut p = flat.clone();
+            p[k] += h;
+            let up = loss(e, &p);
+            p[k] -= 2.0 * h;
+            let numeric = (up - loss(e, &p)) / (2.0 * h);
+            assert!(
+                (numeric - value as f64).abs() < 1e-4 + 1e-3 * numeric.abs(),
+                "{}[{i}]: exported {value} vs f64 finite difference {numeric}",
+                g.name
+            );
+        }
+    }
+}
+
+#[test]
+fn exported_steps_recheck_in_f64_on_both_backends() {
+    let ctx = common::gpu();
+    for activation in [Activation::Tanh, Activation::Sigmoid] {
+        let config = TrainConfig {
+            hidden: vec![7, 5],
+            activation,
+            batch: 12,
+            ..Default::default()
+        };
+        for gpu in [None, Some(ctx.clone())] {
+            let e = pollster::block_on(export_first_step(config.clone(), gpu)).unwrap();
+            let json = serde_json::to_string(&e).unwrap();
+            let parsed: StepExport = serde_json::from_str(&json).unwrap();
+            assert_eq!(parsed.batch.inputs.len(), 12);
+            assert_eq!(parsed.parameters.len(), 6);
+            recheck(&parsed);
+        }
+    }
+}
