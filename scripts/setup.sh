@@ -10,6 +10,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$ROOT/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # Builds live outside the clone, so a fresh clone on the same machine reuses them.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/training-lab/target}"
+# Mesa's Vulkan loader warns on every device open without one.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 TRUNK_VERSION=0.21.14
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
