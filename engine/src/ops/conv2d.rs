@@ -52,14 +52,18 @@ impl ConvGeom {
             .u(self.b_off as u32)
     }
 
-    /// Input value under kernel element (ky, kx) for output (b, c, oy, ox), zero in the padding.
-    fn input_at(&self, input: &[f32], b: usize, c: usize, oy: usize, ox: usize, ky: usize, kx: usize) -> f32 {
+    /// Index of the input a term [b, f, oy, ox, c, ky, kx] reads, None in the zero padding.
+    fn input_index(&self, [b, _, oy, ox, c, ky, kx]: [usize; 7]) -> Option<usize> {
         let y = (oy * self.stride + ky) as isize - self.pad as isize;
         let x = (ox * self.stride + kx) as isize - self.pad as isize;
         if y < 0 || x < 0 || y >= self.in_h as isize || x >= self.in_w as isize {
-            return 0.0;
+            return None;
         }
-        input[((b * self.in_c + c) * self.in_h + y as usize) * self.in_w + x as usize]
+        Some(((b * self.in_c + c) * self.in_h + y as usize) * self.in_w + x as usize)
+    }
+
+    fn input_at(&self, input: &[f32], term: [usize; 7]) -> f32 {
+        self.input_index(term).map_or(0.0, |i| input[i])
     }
 
     fn w_index(&self, f: usize, c: usize, ky: usize, kx: usize) -> usize {
@@ -129,11 +133,8 @@ pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], gr
 /// CPU twin of `backward_input`: each term's gradient flows back to the input it read.
 pub fn conv2d_backward_input_cpu(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
     d_in[..g.in_len()].fill(0.0);
-    g.for_each_term(|[b, f, oy, ox, c, ky, kx]| {
-        let y = (oy * g.stride + ky) as isize - g.pad as isize;
-        let x = (ox * g.stride + kx) as isize - g.pad as isize;
-        if y >= 0 && x >= 0 && y < g.in_h as isize && x < g.in_w as isize {
-            let i = ((b * g.in_c + c) * g.in_h + y as usize) * g.in_w + x as usize;
+    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
+        if let Some(i) = g.input_index(t) {
             d_in[i] += d_out[g.out_index(b, f, oy, ox)] * params[g.w_index(f, c, ky, kx)];
         }
     });
