@@ -105,9 +105,8 @@ pub fn conv2d_forward_cpu(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut
             }
         }
     }
-    g.for_each_term(|[b, f, oy, ox, c, ky, kx]| {
-        out[g.out_index(b, f, oy, ox)] +=
-            params[g.w_index(f, c, ky, kx)] * g.input_at(input, b, c, oy, ox, ky, kx);
+    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
+        out[g.out_index(b, f, oy, ox)] += params[g.w_index(f, c, ky, kx)] * g.input_at(input, t);
     });
 }
 
@@ -115,9 +114,8 @@ pub fn conv2d_forward_cpu(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut
 pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
     grads[g.w_off..g.w_off + g.out_c * g.patch_len()].fill(0.0);
     grads[g.b_off..g.b_off + g.out_c].fill(0.0);
-    g.for_each_term(|[b, f, oy, ox, c, ky, kx]| {
-        grads[g.w_index(f, c, ky, kx)] +=
-            d_out[g.out_index(b, f, oy, ox)] * g.input_at(input, b, c, oy, ox, ky, kx);
+    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
+        grads[g.w_index(f, c, ky, kx)] += d_out[g.out_index(b, f, oy, ox)] * g.input_at(input, t);
     });
     for b in 0..g.batch {
         for f in 0..g.out_c {
