@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use engine::data::toy::{ToyConfig, ToyKind, EXTENT};
 use engine::data::Dataset;
 use engine::gpu::GpuContext;
-use engine::train::{TrainConfig, Trainer};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 use crate::draw;
 use crate::frame::{next_frame, now_ms};
@@ -103,18 +103,25 @@ impl Lab {
     pub fn config(&self) -> TrainConfig {
         let s = &self.settings;
         TrainConfig {
-            data: ToyConfig {
-                kind: s.dataset.get_untracked(),
-                ..Default::default()
+            data: DataConfig::Toy(self.toy()),
+            model: ModelConfig::Mlp {
+                hidden: vec![s.width.get_untracked(); s.layers.get_untracked()],
+                activation: Default::default(),
             },
-            hidden: vec![s.width.get_untracked(); s.layers.get_untracked()],
             learning_rate: s.learning_rate.get_untracked(),
             ..Default::default()
         }
     }
 
+    fn toy(&self) -> ToyConfig {
+        ToyConfig {
+            kind: self.settings.dataset.get_untracked(),
+            ..Default::default()
+        }
+    }
+
     fn data(&self) -> Dataset {
-        self.config().data.generate()
+        self.toy().generate()
     }
 
     /// Looks for WebGPU once; without it the lab says so and uses the CPU path.

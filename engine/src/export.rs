@@ -4,15 +4,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::MlpSpec;
+use crate::model::{Compiled, ModelSpec};
 use crate::train::{TrainConfig, Trainer};
 
 pub const FORMAT: &str = "training-lab step export v1";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tensor {
-    /// "layer{i}.weight" (shape [outputs, inputs], row-major: one row per output neuron) or
-    /// "layer{i}.bias" (shape [outputs]).
+    /// "layer{i}.weight" (dense: [units, inputs], one row per output neuron; conv:
+    /// [filters, channels, kernel, kernel]) or "layer{i}.bias", row-major; i counts the model's
+    /// layers from 0, including those without parameters.
     pub name: String,
     pub shape: Vec<usize>,
     /// Where the tensor starts in the flat parameter (and gradient) vector.
@@ -31,7 +32,7 @@ pub struct Batch {
 pub struct StepExport {
     pub format: String,
     pub config: TrainConfig,
-    pub model: MlpSpec,
+    pub model: ModelSpec,
     /// How the numbers below relate, in words.
     pub forward: String,
     pub parameters: Vec<Tensor>,
@@ -40,23 +41,26 @@ pub struct StepExport {
     pub gradients: Vec<Tensor>,
 }
 
-const FORWARD: &str = "h0 = inputs; for each layer i: z = h W_iᵀ + b_i; h = activation(z) for hidden layers, \
-logits = z for the last; loss = mean over the batch of −log softmax(logits)[label]; gradients = d loss / d parameter";
+const FORWARD: &str = "h = inputs (one [C, H, W] sample per row, NCHW); each layer in model.layers maps h: \
+dense h = h Wᵀ + b (h flattened); conv2d h = cross-correlation with W (stride, zero padding) + b; \
+pool = max or mean over each window; activation element-wise; flatten keeps the values. \
+The last h are the logits; loss = mean over the batch of −log softmax(logits)[label]; gradients = d loss / d parameter";
 
-fn tensors(spec: &MlpSpec, flat: &[f32]) -> Vec<Tensor> {
+fn tensors(model: &Compiled, flat: &[f32]) -> Vec<Tensor> {
     let mut out = Vec::new();
-    for (i, l) in spec.layout().layers.iter().enumerate() {
+    for (i, l) in model.layers.iter().enumerate().filter(|(_, l)| l.has_params()) {
         out.push(Tensor {
             name: format!("layer{i}.weight"),
-            shape: vec![l.outputs, l.inputs],
+            shape: l.w_shape(),
             offset: l.w_off,
             values: flat[l.w_off..l.b_off].to_vec(),
         });
+        let units = l.out_shape[0];
         out.push(Tensor {
             name: format!("layer{i}.bias"),
-            shape: vec![l.outputs],
+            shape: vec![units],
             offset: l.b_off,
-            values: flat[l.b_off..l.b_off + l.outputs].to_vec(),
+            values: flat[l.b_off..l.b_off + units].to_vec(),
         });
     }
     out
@@ -73,13 +77,13 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
         config: trainer.config.clone(),
         model: trainer.spec.clone(),
         forward: FORWARD.into(),
-        parameters: tensors(&trainer.spec, &params),
+        parameters: tensors(&trainer.compiled, &params),
         batch: Batch {
             inputs: rows.iter().map(|&r| data.point(r as usize).to_vec()).collect(),
             labels: rows.iter().map(|&r| data.y[r as usize]).collect(),
         },
         loss,
-        gradients: tensors(&trainer.spec, &grads),
+        gradients: tensors(&trainer.compiled, &grads),
     })
 }
 

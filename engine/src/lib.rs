@@ -5,6 +5,7 @@
 //! or the CPU. [`train::Trainer`] drives a session and streams its metrics.
 
 pub mod backend;
+pub mod bench;
 pub mod data;
 pub mod export;
 pub mod gpu;

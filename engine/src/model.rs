@@ -1,88 +1,221 @@
-//! An MLP as data: a spec (inputs → hidden widths → classes) compiled to offsets into one flat
-//! parameter buffer, llm.c style. Gradients and optimizer state use the same layout.
+//! Models as data: a serde list of layers, compiled into per-layer shapes and offsets into one flat
+//! parameter buffer (llm.c style). Gradients and optimizer state use the same layout.
+//!
+//! Tensors are NCHW; a sample's features are its [C, H, W] values in that order, so a dense layer
+//! after a convolution reads them flattened without any copy (`Flatten` only renames the shape).
 
 use serde::{Deserialize, Serialize};
 
 use crate::ops::activation::Activation;
+use crate::ops::pool::PoolKind;
 use crate::rng::Rng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MlpSpec {
-    pub inputs: usize,
-    pub hidden: Vec<usize>,
-    pub classes: usize,
-    pub activation: Activation,
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Layer {
+    /// Fully connected: W [units, inputs] (one row per output neuron), bias [units].
+    Dense {
+        units: usize,
+    },
+    /// W [filters, channels, kernel, kernel], bias [filters]; zero padding.
+    Conv2d {
+        filters: usize,
+        kernel: usize,
+        stride: usize,
+        padding: usize,
+    },
+    /// Window `size`, step `stride`, no padding.
+    Pool {
+        kind: PoolKind,
+        size: usize,
+        stride: usize,
+    },
+    Activation {
+        kind: Activation,
+    },
+    Flatten,
 }
 
-/// One dense layer's place in the flat buffer: W is out×in (row-major, one row per output neuron),
-/// then the bias of length out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DenseLayout {
-    pub inputs: usize,
-    pub outputs: usize,
+/// A model: the shape of one input sample, [C, H, W] ([features, 1, 1] for flat data), and its
+/// layers. The last layer's outputs are the class logits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    pub input: [usize; 3],
+    pub layers: Vec<Layer>,
+}
+
+/// One layer with its shapes and, for dense and conv layers, where W and the bias live.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompiledLayer {
+    pub layer: Layer,
+    pub in_shape: [usize; 3],
+    pub out_shape: [usize; 3],
     pub w_off: usize,
+    pub w_len: usize,
     pub b_off: usize,
 }
 
+impl CompiledLayer {
+    pub fn has_params(&self) -> bool {
+        matches!(self.layer, Layer::Dense { .. } | Layer::Conv2d { .. })
+    }
+    pub fn in_len(&self) -> usize {
+        self.in_shape.iter().product()
+    }
+    pub fn out_len(&self) -> usize {
+        self.out_shape.iter().product()
+    }
+    /// (fan in, fan out) of a weight, for initialization.
+    fn fans(&self) -> (usize, usize) {
+        match self.layer {
+            Layer::Dense { units } => (self.in_len(), units),
+            Layer::Conv2d { filters, kernel, .. } => {
+                (self.in_shape[0] * kernel * kernel, filters * kernel * kernel)
+            }
+            _ => (1, 1),
+        }
+    }
+    /// Shape of W as exported: [units, inputs] or [filters, channels, kernel, kernel].
+    pub fn w_shape(&self) -> Vec<usize> {
+        match self.layer {
+            Layer::Dense { units } => vec![units, self.in_len()],
+            Layer::Conv2d { filters, kernel, .. } => vec![filters, self.in_shape[0], kernel, kernel],
+            _ => vec![],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
-pub struct Layout {
-    pub layers: Vec<DenseLayout>,
+pub struct Compiled {
+    pub layers: Vec<CompiledLayer>,
     pub n_params: usize,
 }
 
-impl MlpSpec {
-    pub fn widths(&self) -> Vec<usize> {
-        let mut w = vec![self.inputs];
-        w.extend(&self.hidden);
-        w.push(self.classes);
-        w
+impl Compiled {
+    pub fn classes(&self) -> usize {
+        self.layers.last().map_or(0, |l| l.out_len())
+    }
+    pub fn input_len(&self) -> usize {
+        self.layers.first().map_or(0, |l| l.in_len())
+    }
+}
+
+/// Multiply-accumulates of one forward pass of one sample (training costs about 3×).
+pub fn forward_macs(c: &Compiled) -> usize {
+    c.layers
+        .iter()
+        .map(|l| match l.layer {
+            Layer::Dense { units } => units * l.in_len(),
+            Layer::Conv2d { .. } => l.out_len() * l.in_shape[0] * l.w_shape()[2] * l.w_shape()[3],
+            _ => 0,
+        })
+        .sum()
+}
+
+impl ModelSpec {
+    /// An MLP: dense layers of the given widths with `activation` between them.
+    pub fn mlp(inputs: usize, hidden: &[usize], classes: usize, activation: Activation) -> Self {
+        let mut layers = Vec::new();
+        for &units in hidden {
+            layers.push(Layer::Dense { units });
+            layers.push(Layer::Activation { kind: activation });
+        }
+        layers.push(Layer::Dense { units: classes });
+        Self {
+            input: [inputs, 1, 1],
+            layers,
+        }
     }
 
-    pub fn layout(&self) -> Layout {
-        let mut layers = Vec::new();
-        let mut off = 0;
-        for pair in self.widths().windows(2) {
-            let (i, o) = (pair[0], pair[1]);
-            layers.push(DenseLayout {
-                inputs: i,
-                outputs: o,
-                w_off: off,
-                b_off: off + i * o,
-            });
-            off += i * o + o;
+    /// Checks every shape and lays the parameters out.
+    pub fn compile(&self) -> Result<Compiled, String> {
+        if self.input.contains(&0) {
+            return Err("the input shape has a zero dimension".into());
         }
-        Layout {
+        let mut shape = self.input;
+        let mut off = 0;
+        let mut layers = Vec::new();
+        for (i, layer) in self.layers.iter().enumerate() {
+            let [c, h, w] = shape;
+            let bad = |msg: String| Err(format!("layer {} ({layer:?}): {msg}", i + 1));
+            let (out, w_len, b_len) = match *layer {
+                Layer::Dense { units } if units == 0 => return bad("needs at least one unit".into()),
+                Layer::Dense { units } => ([units, 1, 1], units * c * h * w, units),
+                Layer::Conv2d {
+                    filters,
+                    kernel,
+                    stride,
+                    padding,
+                } => {
+                    if filters == 0 || kernel == 0 || stride == 0 {
+                        return bad("filters, kernel and stride must be at least 1".into());
+                    }
+                    if kernel > h + 2 * padding || kernel > w + 2 * padding {
+                        return bad(format!("a {kernel}×{kernel} kernel does not fit a {h}×{w} input"));
+                    }
+                    let oh = (h + 2 * padding - kernel) / stride + 1;
+                    let ow = (w + 2 * padding - kernel) / stride + 1;
+                    ([filters, oh, ow], filters * c * kernel * kernel, filters)
+                }
+                Layer::Pool { size, stride, .. } => {
+                    if size == 0 || stride == 0 || size > h || size > w {
+                        return bad(format!("a {size}×{size} window does not fit a {h}×{w} input"));
+                    }
+                    ([c, (h - size) / stride + 1, (w - size) / stride + 1], 0, 0)
+                }
+                Layer::Activation { .. } => (shape, 0, 0),
+                Layer::Flatten => ([c * h * w, 1, 1], 0, 0),
+            };
+            layers.push(CompiledLayer {
+                layer: layer.clone(),
+                in_shape: shape,
+                out_shape: out,
+                w_off: off,
+                w_len,
+                b_off: off + w_len,
+            });
+            off += w_len + b_len;
+            shape = out;
+        }
+        let compiled = Compiled {
             layers,
             n_params: off,
+        };
+        if compiled.classes() < 2 {
+            return Err("the last layer must output at least two class scores".into());
         }
+        if off == 0 {
+            return Err("the model has no layer with parameters".into());
+        }
+        Ok(compiled)
     }
 
-    /// Seeded initial weights: He (std √(2/in)) before ReLU-like activations, Glorot
-    /// (std √(2/(in+out))) otherwise; biases zero.
-    pub fn init(&self, seed: u64) -> Vec<f32> {
-        let layout = self.layout();
+    /// Seeded initial weights: He (std √(2/fan_in)) when a ReLU-like activation follows the layer,
+    /// Glorot (std √(2/(fan_in + fan_out))) otherwise; biases zero.
+    pub fn init(&self, compiled: &Compiled, seed: u64) -> Vec<f32> {
         let mut rng = Rng::new(seed);
-        let mut params = vec![0.0; layout.n_params];
-        for l in &layout.layers {
-            let std = match self.activation {
-                Activation::Relu | Activation::LeakyRelu => (2.0 / l.inputs as f32).sqrt(),
-                _ => (2.0 / (l.inputs + l.outputs) as f32).sqrt(),
+        let mut params = vec![0.0; compiled.n_params];
+        for (i, l) in compiled.layers.iter().enumerate() {
+            if !l.has_params() {
+                continue;
+            }
+            let relu_next = matches!(
+                self.layers.get(i + 1),
+                Some(Layer::Activation {
+                    kind: Activation::Relu | Activation::LeakyRelu
+                })
+            );
+            let (fan_in, fan_out) = l.fans();
+            let std = if relu_next {
+                (2.0 / fan_in as f32).sqrt()
+            } else {
+                (2.0 / (fan_in + fan_out) as f32).sqrt()
             };
             for w in &mut params[l.w_off..l.b_off] {
                 *w = rng.normal() * std;
             }
         }
         params
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        if self.inputs == 0 || self.classes < 2 {
-            return Err("a model needs at least one input and two classes".into());
-        }
-        if self.hidden.contains(&0) {
-            return Err("every hidden layer needs at least one neuron".into());
-        }
-        Ok(())
     }
 }
 
@@ -91,28 +224,77 @@ mod tests {
     use super::*;
 
     #[test]
-    fn layout_is_contiguous() {
-        let spec = MlpSpec {
-            inputs: 2,
-            hidden: vec![8, 3],
-            classes: 2,
-            activation: Activation::Tanh,
-        };
-        let l = spec.layout();
-        assert_eq!(l.layers.len(), 3);
-        assert_eq!(
-            l.layers[0],
-            DenseLayout {
-                inputs: 2,
-                outputs: 8,
-                w_off: 0,
-                b_off: 16
-            }
-        );
-        assert_eq!(l.layers[1].w_off, 24);
-        assert_eq!(l.n_params, (2 * 8 + 8) + (8 * 3 + 3) + (3 * 2 + 2));
-        let p = spec.init(1);
-        assert_eq!(p, spec.init(1));
+    fn mlp_layout_is_contiguous() {
+        let spec = ModelSpec::mlp(2, &[8, 3], 2, Activation::Tanh);
+        let c = spec.compile().unwrap();
+        let dense: Vec<&CompiledLayer> = c.layers.iter().filter(|l| l.has_params()).collect();
+        assert_eq!(dense.len(), 3);
+        assert_eq!((dense[0].w_off, dense[0].b_off), (0, 16));
+        assert_eq!(dense[1].w_off, 24);
+        assert_eq!(c.n_params, (2 * 8 + 8) + (8 * 3 + 3) + (3 * 2 + 2));
+        assert_eq!(c.classes(), 2);
+        let p = spec.init(&c, 1);
+        assert_eq!(p, spec.init(&c, 1));
         assert!(p[16..24].iter().all(|&b| b == 0.0));
+    }
+
+    #[test]
+    fn lenet_shapes() {
+        let relu = Layer::Activation {
+            kind: Activation::Relu,
+        };
+        let pool = Layer::Pool {
+            kind: PoolKind::Max,
+            size: 2,
+            stride: 2,
+        };
+        let spec = ModelSpec {
+            input: [1, 28, 28],
+            layers: vec![
+                Layer::Conv2d {
+                    filters: 8,
+                    kernel: 5,
+                    stride: 1,
+                    padding: 0,
+                },
+                relu.clone(),
+                pool.clone(),
+                Layer::Conv2d {
+                    filters: 16,
+                    kernel: 5,
+                    stride: 1,
+                    padding: 0,
+                },
+                relu,
+                pool,
+                Layer::Flatten,
+                Layer::Dense { units: 10 },
+            ],
+        };
+        let c = spec.compile().unwrap();
+        let shapes: Vec<[usize; 3]> = c.layers.iter().map(|l| l.out_shape).collect();
+        assert_eq!(shapes[0], [8, 24, 24]);
+        assert_eq!(shapes[2], [8, 12, 12]);
+        assert_eq!(shapes[5], [16, 4, 4]);
+        assert_eq!(shapes[6], [256, 1, 1]);
+        assert_eq!(c.n_params, (8 * 25 + 8) + (16 * 8 * 25 + 16) + (10 * 256 + 10));
+    }
+
+    #[test]
+    fn impossible_models_are_refused_with_the_layer_named() {
+        let err = ModelSpec {
+            input: [1, 4, 4],
+            layers: vec![Layer::Conv2d {
+                filters: 2,
+                kernel: 7,
+                stride: 1,
+                padding: 0,
+            }],
+        }
+        .compile()
+        .unwrap_err();
+        assert!(err.starts_with("layer 1"), "{err}");
+        assert!(ModelSpec::mlp(2, &[0], 2, Activation::Relu).compile().is_err());
+        assert!(ModelSpec::mlp(2, &[], 1, Activation::Relu).compile().is_err());
     }
 }

@@ -3,12 +3,16 @@
 //! path a faithful reference for the GPU one.
 
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};
-use crate::model::{Layout, MlpSpec};
-use crate::ops::activation::{ActBackward, ActForward, Activation};
+use crate::model::{Compiled, CompiledLayer, Layer};
+use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
+use crate::ops::conv2d::{
+    Conv2dBackwardBias, Conv2dBackwardInput, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
+};
 use crate::ops::gather::Gather;
 use crate::ops::matmul::{Matmul, MatmulDims};
+use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
 use crate::optim::{self, Optimizer, OptimizerBuffers};
 
@@ -32,16 +36,6 @@ pub struct HostBuffers {
     pub segment_bounds: BufId,
 }
 
-/// The [start, end) bounds of every tensor in the flat buffer (W then b, layer by layer).
-pub fn segment_bounds(layout: &Layout) -> Vec<u32> {
-    let mut b = vec![0u32];
-    for l in &layout.layers {
-        b.push(l.b_off as u32);
-        b.push((l.b_off + l.outputs) as u32);
-    }
-    b
-}
-
 pub struct Plan {
     pub table: BufferTable,
     /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
@@ -54,102 +48,300 @@ pub struct Plan {
 }
 
 pub struct PlanConfig<'a> {
-    pub spec: &'a MlpSpec,
+    pub model: &'a Compiled,
     pub optimizer: Optimizer,
     pub batch: usize,
     pub data_rows: usize,
     pub predict_rows: usize,
 }
 
-/// The network a forward pass runs: its layout, activation and parameter buffer.
-struct Net<'a> {
-    layout: &'a Layout,
-    act: Activation,
-    params: BufId,
+/// The [start, end) bounds of every parameter tensor in the flat buffer (W then bias, layer by
+/// layer): LARS gives each its own trust ratio.
+pub fn segment_bounds(model: &Compiled) -> Vec<u32> {
+    let mut b = vec![0u32];
+    for l in model.layers.iter().filter(|l| l.has_params()) {
+        b.push(l.b_off as u32);
+        b.push((l.b_off + l.out_shape[0]) as u32);
+    }
+    b
 }
 
-/// Forward pass over `rows` samples in `input`; returns (pre-activations, activations) per layer.
-/// The last layer's activations are its logits (no activation).
+fn conv_geom(l: &CompiledLayer, rows: usize) -> ConvGeom {
+    let Layer::Conv2d {
+        filters,
+        kernel,
+        stride,
+        padding,
+    } = l.layer
+    else {
+        unreachable!("not a conv layer")
+    };
+    let [c, h, w] = l.in_shape;
+    ConvGeom {
+        batch: rows,
+        in_c: c,
+        in_h: h,
+        in_w: w,
+        out_c: filters,
+        k_h: kernel,
+        k_w: kernel,
+        stride,
+        pad: padding,
+        w_off: l.w_off,
+        b_off: l.b_off,
+    }
+}
+
+fn pool_geom(l: &CompiledLayer, rows: usize) -> PoolGeom {
+    let Layer::Pool { size, stride, .. } = l.layer else {
+        unreachable!("not a pool layer")
+    };
+    let [c, h, w] = l.in_shape;
+    PoolGeom {
+        planes: rows * c,
+        in_h: h,
+        in_w: w,
+        size,
+        stride,
+    }
+}
+
+/// What the forward pass leaves for the backward pass: each layer's input and output buffer
+/// (acts[i] → layer i → acts[i + 1]) and the arg-max of every max-pool.
+struct Forward {
+    acts: Vec<BufId>,
+    argmax: Vec<Option<BufId>>,
+}
+
+/// Forward pass over `rows` samples in `input`; the last buffer holds the logits.
 fn forward(
-    table: &mut BufferTable,
+    t: &mut BufferTable,
     ops: &mut KernelList,
-    net: &Net,
+    model: &Compiled,
+    params: BufId,
     input: BufId,
     rows: usize,
     tag: &str,
-) -> (Vec<BufId>, Vec<BufId>) {
-    let Net { layout, act, params } = *net;
-    let (mut zs, mut hs) = (Vec::new(), Vec::new());
-    let mut h_prev = input;
-    let last = layout.layers.len() - 1;
-    for (i, l) in layout.layers.iter().enumerate() {
-        let z = table.add(&format!("{tag}.z{i}"), Elem::F32, rows * l.outputs);
-        ops.push(Box::new(Matmul {
-            a: h_prev,
-            b: params,
-            c: z,
-            // Z = H · Wᵀ: B[k = input j, n = output o] = W[o·in + j].
-            dims: MatmulDims {
-                m: rows,
-                n: l.outputs,
-                k: l.inputs,
-                a_rs: l.inputs,
-                a_cs: 1,
-                b_off: l.w_off,
-                b_rs: 1,
-                b_cs: l.inputs,
-                ..Default::default()
-            },
-        }));
-        ops.push(Box::new(AddBias {
-            params,
-            bias_off: l.b_off,
-            z,
-            rows,
-            cols: l.outputs,
-        }));
-        let h = if i == last {
-            z
-        } else {
-            let h = table.add(&format!("{tag}.h{i}"), Elem::F32, rows * l.outputs);
-            ops.push(Box::new(ActForward {
-                kind: act,
-                z,
-                h,
-                n: rows * l.outputs,
-            }));
-            h
-        };
-        zs.push(z);
-        hs.push(h);
-        h_prev = h;
+) -> Forward {
+    let mut acts = vec![input];
+    let mut argmax = Vec::new();
+    for (i, l) in model.layers.iter().enumerate() {
+        let x = acts[i];
+        if matches!(l.layer, Layer::Flatten) {
+            // Same memory, new shape.
+            acts.push(x);
+            argmax.push(None);
+            continue;
+        }
+        let y = t.add(&format!("{tag}.act{}", i + 1), Elem::F32, rows * l.out_len());
+        let mut arg = None;
+        match l.layer {
+            Layer::Dense { units } => {
+                let inputs = l.in_len();
+                ops.push(Box::new(Matmul {
+                    a: x,
+                    b: params,
+                    c: y,
+                    // Y = X · Wᵀ: B[k = input j, n = output o] = W[o·in + j].
+                    dims: MatmulDims {
+                        m: rows,
+                        n: units,
+                        k: inputs,
+                        a_rs: inputs,
+                        a_cs: 1,
+                        b_off: l.w_off,
+                        b_rs: 1,
+                        b_cs: inputs,
+                        ..Default::default()
+                    },
+                }));
+                ops.push(Box::new(AddBias {
+                    params,
+                    bias_off: l.b_off,
+                    z: y,
+                    rows,
+                    cols: units,
+                }));
+            }
+            Layer::Conv2d { .. } => ops.push(Box::new(Conv2dForward {
+                input: x,
+                params,
+                output: y,
+                g: conv_geom(l, rows),
+            })),
+            Layer::Pool { kind, .. } => {
+                let g = pool_geom(l, rows);
+                let a = t.add(&format!("{tag}.argmax{}", i + 1), Elem::U32, g.out_len());
+                ops.push(Box::new(PoolForward {
+                    kind,
+                    input: x,
+                    output: y,
+                    argmax: a,
+                    g,
+                }));
+                arg = Some(a);
+            }
+            Layer::Activation { kind } => ops.push(Box::new(ActForward {
+                kind,
+                z: x,
+                h: y,
+                n: rows * l.out_len(),
+            })),
+            Layer::Flatten => unreachable!(),
+        }
+        acts.push(y);
+        argmax.push(arg);
     }
-    (zs, hs)
+    Forward { acts, argmax }
+}
+
+/// Backward pass: from the gradient of the logits, every parameter's gradient into `grads`.
+#[allow(clippy::too_many_arguments)]
+fn backward(
+    t: &mut BufferTable,
+    ops: &mut KernelList,
+    model: &Compiled,
+    params: BufId,
+    grads: BufId,
+    fwd: &Forward,
+    d_logits: BufId,
+    rows: usize,
+) {
+    let n = model.layers.len();
+    let mut d_out = d_logits; // gradient w.r.t. acts[i + 1]
+    for i in (0..n).rev() {
+        let l = &model.layers[i];
+        let x = fwd.acts[i];
+        // The first layer's input is the data: its gradient is never needed.
+        let needs_d_in = i > 0;
+        if matches!(l.layer, Layer::Flatten) {
+            continue; // d_out already is the gradient of the same memory
+        }
+        let d_in = if needs_d_in {
+            Some(t.add(&format!("train.d_act{i}"), Elem::F32, rows * l.in_len()))
+        } else {
+            None
+        };
+        match l.layer {
+            Layer::Dense { units } => {
+                let inputs = l.in_len();
+                // dW = dYᵀ · X: A[m = o, k = r] = dY[r·out + o], B[k = r, n = j] = X[r·in + j].
+                ops.push(Box::new(Matmul {
+                    a: d_out,
+                    b: x,
+                    c: grads,
+                    dims: MatmulDims {
+                        m: units,
+                        n: inputs,
+                        k: rows,
+                        a_rs: 1,
+                        a_cs: units,
+                        b_rs: inputs,
+                        b_cs: 1,
+                        c_off: l.w_off,
+                        ..Default::default()
+                    },
+                }));
+                ops.push(Box::new(BiasGrad {
+                    dz: d_out,
+                    grads,
+                    bias_off: l.b_off,
+                    rows,
+                    cols: units,
+                }));
+                if let Some(d_in) = d_in {
+                    // dX = dY · W.
+                    ops.push(Box::new(Matmul {
+                        a: d_out,
+                        b: params,
+                        c: d_in,
+                        dims: MatmulDims {
+                            m: rows,
+                            n: inputs,
+                            k: units,
+                            a_rs: units,
+                            a_cs: 1,
+                            b_off: l.w_off,
+                            b_rs: inputs,
+                            b_cs: 1,
+                            ..Default::default()
+                        },
+                    }));
+                }
+            }
+            Layer::Conv2d { .. } => {
+                let g = conv_geom(l, rows);
+                ops.push(Box::new(Conv2dBackwardWeight {
+                    input: x,
+                    d_out,
+                    grads,
+                    g,
+                }));
+                ops.push(Box::new(Conv2dBackwardBias { d_out, grads, g }));
+                if let Some(d_in) = d_in {
+                    ops.push(Box::new(Conv2dBackwardInput {
+                        params,
+                        d_out,
+                        d_in,
+                        g,
+                    }));
+                }
+            }
+            Layer::Pool { kind, .. } => {
+                if let Some(d_in) = d_in {
+                    let argmax = fwd.argmax[i].expect("pool layers record their arg-max");
+                    ops.push(Box::new(PoolBackward {
+                        kind,
+                        d_out,
+                        argmax,
+                        d_in,
+                        g: pool_geom(l, rows),
+                    }));
+                }
+            }
+            Layer::Activation { kind } => {
+                if let Some(d_in) = d_in {
+                    ops.push(Box::new(ActBackward {
+                        kind,
+                        z: x,
+                        dh: d_out,
+                        dz: d_in,
+                        n: rows * l.in_len(),
+                    }));
+                }
+            }
+            Layer::Flatten => unreachable!(),
+        }
+        if let Some(d_in) = d_in {
+            d_out = d_in;
+        }
+    }
 }
 
 impl Plan {
     pub fn new(cfg: &PlanConfig) -> Self {
-        let spec = cfg.spec;
-        let layout = spec.layout();
-        let n = layout.n_params;
+        let model = cfg.model;
+        let n = model.n_params;
         let b = cfg.batch;
+        let (inputs, classes) = (model.input_len(), model.classes());
         let mut t = BufferTable::default();
         let params = t.add("params", Elem::F32, n);
         let grads = t.add("grads", Elem::F32, n);
-        let opt_a = t.add("optimizer.m", Elem::F32, n);
-        let opt_b = t.add("optimizer.v", Elem::F32, n);
-        let data_x = t.add("data.x", Elem::F32, cfg.data_rows * spec.inputs);
+        let opt_a = t.add("optimizer.a", Elem::F32, n);
+        let opt_b = t.add("optimizer.b", Elem::F32, n);
+        let data_x = t.add("data.x", Elem::F32, cfg.data_rows * inputs);
         let data_y = t.add("data.y", Elem::U32, cfg.data_rows);
         let indices = t.add("batch.indices", Elem::U32, b);
-        let batch_x = t.add("batch.x", Elem::F32, b * spec.inputs);
+        let batch_x = t.add("batch.x", Elem::F32, b * inputs);
         let batch_y = t.add("batch.y", Elem::U32, b);
         let loss = t.add("batch.loss", Elem::F32, b);
         let correct = t.add("batch.correct", Elem::F32, b);
+        let d_logits = t.add("batch.d_logits", Elem::F32, b * classes);
         let log_loss = t.add("log.loss", Elem::F32, LOG_CAPACITY);
         let log_accuracy = t.add("log.accuracy", Elem::F32, LOG_CAPACITY);
-        // Each weight matrix and each bias is one tensor for LARS's per-tensor trust ratio.
-        let segment_bounds = t.add("optimizer.bounds", Elem::U32, layout.layers.len() * 2 + 1);
-        let segment_norms = t.add("optimizer.norms", Elem::F32, layout.layers.len() * 4);
+        let bounds = segment_bounds(model);
+        let segment_bounds = t.add("optimizer.bounds", Elem::U32, bounds.len());
+        let segment_norms = t.add("optimizer.norms", Elem::F32, 2 * (bounds.len() - 1));
 
         let mut train: KernelList = Vec::new();
         train.push(Box::new(Gather {
@@ -159,30 +351,18 @@ impl Plan {
             batch_x,
             batch_y,
             rows: b,
-            dim: spec.inputs,
+            dim: inputs,
         }));
-        let net = Net {
-            layout: &layout,
-            act: spec.activation,
-            params,
-        };
-        let (zs, hs) = forward(&mut t, &mut train, &net, batch_x, b, "train");
-        let last = layout.layers.len() - 1;
-        // Gradients w.r.t. each layer's pre-activation, dZ, and w.r.t. each hidden activation, dH.
-        let dzs: Vec<BufId> = layout
-            .layers
-            .iter()
-            .enumerate()
-            .map(|(i, l)| t.add(&format!("train.dz{i}"), Elem::F32, b * l.outputs))
-            .collect();
+        let fwd = forward(&mut t, &mut train, model, params, batch_x, b, "train");
+        let logits = *fwd.acts.last().expect("a model has layers");
         train.push(Box::new(SoftmaxXent {
-            logits: zs[last],
+            logits,
             labels: batch_y,
             loss,
             correct,
-            dlogits: dzs[last],
+            dlogits: d_logits,
             rows: b,
-            classes: spec.classes,
+            classes,
         }));
         train.push(Box::new(BatchMean {
             loss,
@@ -191,61 +371,7 @@ impl Plan {
             log_accuracy,
             rows: b,
         }));
-        for i in (0..=last).rev() {
-            let l = layout.layers[i];
-            let h_prev = if i == 0 { batch_x } else { hs[i - 1] };
-            // dW = dZᵀ · H_prev: A[m = o, k = r] = dZ[r·out + o], B[k = r, n = j] = H[r·in + j].
-            train.push(Box::new(Matmul {
-                a: dzs[i],
-                b: h_prev,
-                c: grads,
-                dims: MatmulDims {
-                    m: l.outputs,
-                    n: l.inputs,
-                    k: b,
-                    a_rs: 1,
-                    a_cs: l.outputs,
-                    b_rs: l.inputs,
-                    b_cs: 1,
-                    c_off: l.w_off,
-                    ..Default::default()
-                },
-            }));
-            train.push(Box::new(BiasGrad {
-                dz: dzs[i],
-                grads,
-                bias_off: l.b_off,
-                rows: b,
-                cols: l.outputs,
-            }));
-            if i > 0 {
-                // dH_prev = dZ · W, then through the previous layer's activation.
-                let dh = t.add(&format!("train.dh{}", i - 1), Elem::F32, b * l.inputs);
-                train.push(Box::new(Matmul {
-                    a: dzs[i],
-                    b: params,
-                    c: dh,
-                    dims: MatmulDims {
-                        m: b,
-                        n: l.inputs,
-                        k: l.outputs,
-                        a_rs: l.outputs,
-                        a_cs: 1,
-                        b_off: l.w_off,
-                        b_rs: l.inputs,
-                        b_cs: 1,
-                        ..Default::default()
-                    },
-                }));
-                train.push(Box::new(ActBackward {
-                    kind: spec.activation,
-                    z: zs[i - 1],
-                    dh,
-                    dz: dzs[i - 1],
-                    n: b * l.inputs,
-                }));
-            }
-        }
+        backward(&mut t, &mut train, model, params, grads, &fwd, d_logits, b);
         let optimizer_start = train.len();
         train.extend(optim::kernels(
             cfg.optimizer,
@@ -257,20 +383,21 @@ impl Plan {
                 bounds: segment_bounds,
                 norms: segment_norms,
                 n,
-                segments: layout.layers.len() * 2,
+                segments: bounds.len() - 1,
             },
         ));
 
         let p = cfg.predict_rows;
-        let predict_x = t.add("predict.x", Elem::F32, p * spec.inputs);
-        let probs = t.add("predict.probs", Elem::F32, p * spec.classes);
+        let predict_x = t.add("predict.x", Elem::F32, p * inputs);
+        let probs = t.add("predict.probs", Elem::F32, p * classes);
         let mut predict: KernelList = Vec::new();
-        let (pz, _) = forward(&mut t, &mut predict, &net, predict_x, p, "predict");
+        let pf = forward(&mut t, &mut predict, model, params, predict_x, p, "predict");
+        let logits = *pf.acts.last().expect("a model has layers");
         predict.push(Box::new(Softmax {
-            logits: pz[last],
+            logits,
             probs,
             rows: p,
-            classes: spec.classes,
+            classes,
         }));
 
         Plan {

@@ -6,26 +6,113 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::data::images::ImageSet;
 use crate::data::sampler::BatchSampler;
 use crate::data::toy::ToyConfig;
 use crate::data::Dataset;
 use crate::gpu::GpuContext;
 use crate::kernel::StepScalars;
-use crate::model::MlpSpec;
+use crate::model::{Compiled, Layer, ModelSpec};
 use crate::ops::activation::Activation;
 use crate::optim::{Optimizer, Schedule};
 use crate::plan::{HostBuffers, Plan, PlanConfig, LOG_CAPACITY};
 
+/// Where the training data comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataConfig {
+    /// A generated 2-D set.
+    Toy(ToyConfig),
+    /// MNIST or Fashion-MNIST from the files setup prepares (`public/data/{set}-{train,test}.bin`).
+    Images(ImageConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImageConfig {
+    /// "mnist" or "fashion".
+    pub set: String,
+    /// The first `train_limit` training images (in file order) and `test_limit` test images.
+    pub train_limit: usize,
+    pub test_limit: usize,
+}
+
+impl Default for DataConfig {
+    fn default() -> Self {
+        DataConfig::Toy(ToyConfig::default())
+    }
+}
+
+impl DataConfig {
+    /// Training and test data; `read` gives the bytes of a file in the data directory (image sets only).
+    pub fn load(
+        &self,
+        read: impl Fn(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<(Dataset, Option<Dataset>), String> {
+        match self {
+            DataConfig::Toy(t) => Ok((t.generate(), None)),
+            DataConfig::Images(c) => {
+                if c.set != "mnist" && c.set != "fashion" {
+                    return Err(format!("unknown image set '{}' (mnist or fashion)", c.set));
+                }
+                let load = |split: &str, limit: usize| -> Result<Dataset, String> {
+                    let name = format!("{}-{split}.bin", c.set);
+                    let set = ImageSet::parse(&read(&name)?).map_err(|e| format!("{name}: {e}"))?;
+                    Ok(set.to_dataset(limit))
+                };
+                Ok((load("train", c.train_limit)?, Some(load("test", c.test_limit)?)))
+            }
+        }
+    }
+
+    /// Shape of one sample, [C, H, W].
+    pub fn sample_shape(&self) -> [usize; 3] {
+        match self {
+            DataConfig::Toy(_) => [2, 1, 1],
+            DataConfig::Images(_) => [1, 28, 28],
+        }
+    }
+
+    fn rows(&self) -> usize {
+        match self {
+            DataConfig::Toy(t) => t.points,
+            DataConfig::Images(c) => c.train_limit,
+        }
+    }
+}
+
+/// The network: an MLP by its hidden widths, or any list of layers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelConfig {
+    Mlp {
+        hidden: Vec<usize>,
+        activation: Activation,
+    },
+    Layers {
+        layers: Vec<Layer>,
+    },
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig::Mlp {
+            hidden: vec![16, 16],
+            activation: Activation::Tanh,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TrainConfig {
-    pub data: ToyConfig,
-    pub hidden: Vec<usize>,
-    pub activation: Activation,
+    pub data: DataConfig,
+    pub model: ModelConfig,
     pub optimizer: Optimizer,
     pub learning_rate: f32,
     pub schedule: Schedule,
     pub batch: usize,
+    /// Reshuffle the training set every epoch (false: batches in file order, as benchmarks want).
+    pub shuffle: bool,
     /// Seeds the initial weights and the batch order (the data has its own seed).
     pub seed: u64,
 }
@@ -33,13 +120,13 @@ pub struct TrainConfig {
 impl Default for TrainConfig {
     fn default() -> Self {
         Self {
-            data: ToyConfig::default(),
-            hidden: vec![16, 16],
-            activation: Activation::Tanh,
+            data: DataConfig::default(),
+            model: ModelConfig::default(),
             optimizer: Optimizer::adam(),
             learning_rate: 0.03,
             schedule: Schedule::default(),
             batch: 32,
+            shuffle: true,
             seed: 1,
         }
     }
@@ -53,21 +140,28 @@ impl TrainConfig {
                 self.learning_rate
             ));
         }
-        if self.batch == 0 || self.batch > self.data.points {
+        if self.batch == 0 || self.batch > self.data.rows() {
             return Err(format!(
-                "batch size must be between 1 and the {} data points",
-                self.data.points
+                "batch size must be between 1 and the {} training samples",
+                self.data.rows()
             ));
         }
-        self.spec(2).validate()
+        self.spec(10).compile().map(|_| ())
     }
 
-    fn spec(&self, classes: usize) -> MlpSpec {
-        MlpSpec {
-            inputs: 2,
-            hidden: self.hidden.clone(),
-            classes,
-            activation: self.activation,
+    /// The model for data with `classes` classes.
+    pub fn spec(&self, classes: usize) -> ModelSpec {
+        let input = self.data.sample_shape();
+        match &self.model {
+            ModelConfig::Mlp { hidden, activation } => {
+                let mut spec = ModelSpec::mlp(input.iter().product(), hidden, classes, *activation);
+                spec.input = input;
+                spec
+            }
+            ModelConfig::Layers { layers } => ModelSpec {
+                input,
+                layers: layers.clone(),
+            },
         }
     }
 }
@@ -105,7 +199,8 @@ pub struct Trainer {
     backend: Backend,
     host: HostBuffers,
     pub config: TrainConfig,
-    pub spec: MlpSpec,
+    pub spec: ModelSpec,
+    pub compiled: Compiled,
     pub data: Dataset,
     sampler: BatchSampler,
     predict_rows: usize,
@@ -113,17 +208,53 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    /// Builds a trainer on the GPU when a context is given, else on the CPU.
+    /// Builds a trainer on the GPU when a context is given, else on the CPU, for a generated
+    /// (toy) data set; image data is loaded by the caller and given to [`Trainer::with_data`].
     pub async fn new(
         config: TrainConfig,
         gpu: Option<Rc<GpuContext>>,
         predict_rows: usize,
     ) -> Result<Self, String> {
+        let DataConfig::Toy(toy) = &config.data else {
+            return Err("image data sets are loaded by the caller: use Trainer::with_data".into());
+        };
+        let data = toy.generate();
+        Self::with_data(config, data, gpu, predict_rows).await
+    }
+
+    /// Builds a trainer on `data` (the training set), the model and optimizer from `config`.
+    pub async fn with_data(
+        config: TrainConfig,
+        data: Dataset,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+    ) -> Result<Self, String> {
         config.validate()?;
-        let data = config.data.generate();
+        if data.len() < config.batch {
+            return Err(format!(
+                "the batch of {} is larger than the {} samples",
+                config.batch,
+                data.len()
+            ));
+        }
         let spec = config.spec(data.classes);
+        let compiled = spec.compile()?;
+        if compiled.classes() < data.classes {
+            return Err(format!(
+                "the model scores {} classes, the data has {}",
+                compiled.classes(),
+                data.classes
+            ));
+        }
+        if compiled.input_len() != data.dim {
+            return Err(format!(
+                "the model reads {} features, the data has {}",
+                compiled.input_len(),
+                data.dim
+            ));
+        }
         let plan = Plan::new(&PlanConfig {
-            spec: &spec,
+            model: &compiled,
             optimizer: config.optimizer,
             batch: config.batch,
             data_rows: data.len(),
@@ -134,15 +265,16 @@ impl Trainer {
             Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
             None => Backend::Cpu(CpuBackend::new(plan)),
         };
-        backend.write_f32(host.params, &spec.init(config.seed));
-        backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&spec.layout()));
+        backend.write_f32(host.params, &spec.init(&compiled, config.seed));
+        backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         backend.write_f32(host.data_x, &data.x);
         backend.write_u32(host.data_y, &data.y);
-        let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4);
+        let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4, config.shuffle);
         Ok(Self {
             backend,
             host,
             spec,
+            compiled,
             data,
             sampler,
             predict_rows: predict_rows.max(1),
@@ -209,10 +341,10 @@ impl Trainer {
         Ok(out)
     }
 
-    /// Class probabilities (rows × classes) for 2-D points (x, y interleaved), at most the
-    /// `predict_rows` given at construction.
+    /// Class probabilities (rows × classes) for samples given row after row (for 2-D data: x, y
+    /// interleaved), at most the `predict_rows` given at construction.
     pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, String> {
-        let rows = points.len() / self.spec.inputs;
+        let rows = points.len() / self.compiled.input_len();
         if rows > self.predict_rows {
             return Err(format!(
                 "{rows} points exceed the {} this trainer predicts at once",
@@ -222,7 +354,7 @@ impl Trainer {
         self.backend.write_f32(self.host.predict_x, points);
         self.backend.run(Pass::Predict, &StepScalars::default());
         self.backend
-            .read_f32(self.host.probs, rows * self.spec.classes)
+            .read_f32(self.host.probs, rows * self.compiled.classes())
             .await
     }
 
@@ -241,14 +373,14 @@ impl Trainer {
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
         let grads = self
             .backend
-            .read_f32(self.host.grads, self.spec.layout().n_params)
+            .read_f32(self.host.grads, self.compiled.n_params)
             .await?;
         Ok((loss, grads))
     }
 
     /// Replaces the weights (same layout as `params`).
     pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
-        let n = self.spec.layout().n_params;
+        let n = self.compiled.n_params;
         if params.len() != n {
             return Err(format!("{} values given for {n} parameters", params.len()));
         }
@@ -261,10 +393,28 @@ impl Trainer {
         self.sampler.next_batch(self.config.batch).to_vec()
     }
 
-    /// The current flat parameter vector (layout from `spec.layout()`).
+    /// Mean cross-entropy loss and accuracy over a whole data set, predicted in chunks.
+    pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), String> {
+        let classes = self.compiled.classes();
+        let (mut loss, mut correct) = (0.0f64, 0usize);
+        for start in (0..data.len()).step_by(self.predict_rows) {
+            let end = (start + self.predict_rows).min(data.len());
+            let probs = self.predict(&data.x[start * data.dim..end * data.dim]).await?;
+            for (r, p) in probs.chunks(classes).enumerate() {
+                let y = data.y[start + r] as usize;
+                loss -= (p[y].max(1e-12) as f64).ln();
+                let best = (0..classes).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+                correct += (best == y) as usize;
+            }
+        }
+        let n = data.len().max(1) as f64;
+        Ok(((loss / n) as f32, (correct as f64 / n) as f32))
+    }
+
+    /// The current flat parameter vector (layout from `compiled`).
     pub async fn params(&self) -> Result<Vec<f32>, String> {
         self.backend
-            .read_f32(self.host.params, self.spec.layout().n_params)
+            .read_f32(self.host.params, self.compiled.n_params)
             .await
     }
 }

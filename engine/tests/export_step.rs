@@ -5,8 +5,9 @@
 mod common;
 
 use engine::export::{export_first_step, StepExport};
+use engine::model::Layer;
 use engine::ops::activation::Activation;
-use engine::train::TrainConfig;
+use engine::train::{ModelConfig, TrainConfig};
 
 fn act(kind: Activation, x: f64) -> f64 {
     match kind {
@@ -24,23 +25,28 @@ fn act(kind: Activation, x: f64) -> f64 {
     }
 }
 
-/// Mean softmax cross-entropy of the batch for flat parameters `p` (in the export's layout).
+/// Mean softmax cross-entropy of the batch for flat parameters `p` (in the export's layout),
+/// walking the model's layers (dense and activation layers; this reference has no convolution).
 fn loss(e: &StepExport, p: &[f64]) -> f64 {
-    let layers = e.parameters.len() / 2;
     let mut total = 0.0;
     for (x, &y) in e.batch.inputs.iter().zip(&e.batch.labels) {
         let mut h: Vec<f64> = x.iter().map(|&v| v as f64).collect();
-        for l in 0..layers {
-            let (w, b) = (&e.parameters[2 * l], &e.parameters[2 * l + 1]);
-            let (outs, ins) = (w.shape[0], w.shape[1]);
-            let z: Vec<f64> = (0..outs)
-                .map(|o| p[b.offset + o] + (0..ins).map(|i| p[w.offset + o * ins + i] * h[i]).sum::<f64>())
-                .collect();
-            h = if l + 1 < layers {
-                z.iter().map(|&v| act(e.model.activation, v)).collect()
-            } else {
-                z
-            };
+        let mut tensors = e.parameters.iter();
+        for layer in &e.model.layers {
+            match layer {
+                Layer::Dense { units } => {
+                    let (w, b) = (tensors.next().unwrap(), tensors.next().unwrap());
+                    let ins = w.shape[1];
+                    h = (0..*units)
+                        .map(|o| {
+                            p[b.offset + o] + (0..ins).map(|i| p[w.offset + o * ins + i] * h[i]).sum::<f64>()
+                        })
+                        .collect();
+                }
+                Layer::Activation { kind } => h = h.iter().map(|&v| act(*kind, v)).collect(),
+                Layer::Flatten => {}
+                other => panic!("the f64 reference has no {other:?}"),
+            }
         }
         let m = h.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let lse = m + h.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
@@ -87,8 +93,10 @@ fn exported_steps_recheck_in_f64_on_both_backends() {
     let ctx = common::gpu();
     for activation in [Activation::Tanh, Activation::Sigmoid] {
         let config = TrainConfig {
-            hidden: vec![7, 5],
-            activation,
+            model: ModelConfig::Mlp {
+                hidden: vec![7, 5],
+                activation,
+            },
             batch: 12,
             ..Default::default()
         };

@@ -7,7 +7,7 @@ mod common;
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
-use engine::train::{TrainConfig, Trainer};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 // Small enough that ReLU kinks are rarely straddled, large enough for f32 losses.
 const H: f32 = 1e-3;
@@ -50,14 +50,16 @@ fn check(trainer: &mut Trainer, what: &str) {
 
 fn config(activation: Activation) -> TrainConfig {
     TrainConfig {
-        data: ToyConfig {
+        data: DataConfig::Toy(ToyConfig {
             kind: ToyKind::Moons,
             points: 64,
             noise: 0.1,
             seed: 9,
+        }),
+        model: ModelConfig::Mlp {
+            hidden: vec![5, 4],
+            activation,
         },
-        hidden: vec![5, 4],
-        activation,
         optimizer: Optimizer::Sgd,
         batch: 16,
         seed: 11,

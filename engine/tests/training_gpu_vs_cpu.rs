@@ -4,8 +4,9 @@ mod common;
 
 use common::gpu;
 use engine::data::toy::{ToyConfig, ToyKind};
+use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
-use engine::train::{TrainConfig, Trainer};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 /// Per-step losses may differ by float summation order only; over 100 Adam steps that stays
 /// within this (absolute + relative to the loss) tolerance.
@@ -23,13 +24,16 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
         (ToyKind::Xor, Optimizer::Momentum { momentum: 0.9 }),
     ] {
         let config = TrainConfig {
-            data: ToyConfig {
+            data: DataConfig::Toy(ToyConfig {
                 kind,
                 points: 300,
                 noise: 0.05,
                 seed: 3,
+            }),
+            model: ModelConfig::Mlp {
+                hidden: vec![8, 8],
+                activation: Activation::Tanh,
             },
-            hidden: vec![8, 8],
             optimizer,
             learning_rate: if matches!(optimizer, Optimizer::Adam { .. }) {
                 0.03
@@ -79,7 +83,10 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
 fn divergence_stops_with_the_step_it_happened_at() {
     let config = TrainConfig {
         learning_rate: 1e30,
-        activation: engine::ops::activation::Activation::Relu,
+        model: ModelConfig::Mlp {
+            hidden: vec![16, 16],
+            activation: Activation::Relu,
+        },
         optimizer: Optimizer::Sgd,
         ..Default::default()
     };
@@ -95,7 +102,10 @@ fn divergence_stops_with_the_step_it_happened_at() {
 fn too_large_a_model_is_refused_before_allocating() {
     let ctx = gpu();
     let config = TrainConfig {
-        hidden: vec![20_000, 20_000],
+        model: ModelConfig::Mlp {
+            hidden: vec![20_000, 20_000],
+            activation: Activation::Tanh,
+        },
         ..Default::default()
     };
     let err = pollster::block_on(Trainer::new(config, Some(ctx.clone()), 1))
@@ -116,7 +126,10 @@ fn invalid_configs_are_refused_with_a_reason() {
             ..Default::default()
         },
         TrainConfig {
-            hidden: vec![0],
+            model: ModelConfig::Mlp {
+                hidden: vec![0],
+                activation: Activation::Tanh,
+            },
             ..Default::default()
         },
     ] {
@@ -129,13 +142,16 @@ fn every_optimizer_trains_alike_on_gpu_and_cpu() {
     let ctx = gpu();
     for optimizer in Optimizer::all() {
         let config = TrainConfig {
-            data: ToyConfig {
+            data: DataConfig::Toy(ToyConfig {
                 kind: ToyKind::Gaussians,
                 points: 200,
                 noise: 0.05,
                 seed: 4,
+            }),
+            model: ModelConfig::Mlp {
+                hidden: vec![6],
+                activation: Activation::Tanh,
             },
-            hidden: vec![6],
             optimizer,
             learning_rate: optimizer.default_learning_rate() * 3.0,
             schedule: engine::optim::Schedule {

@@ -6,12 +6,15 @@
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
 //!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
+//!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N]
+//!       trains the fixed benchmark workloads and prints samples/s and test accuracy
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
 use engine::data::images::{split_by_class, ImageSet};
+use engine::data::Dataset;
 use engine::gpu::GpuContext;
 use engine::train::{TrainConfig, Trainer};
 
@@ -21,6 +24,7 @@ fn main() -> ExitCode {
         Some("prepare-data") => prepare_data(&args[1..]),
         Some("train") => train(&args[1..]),
         Some("export-step") => export_step(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         _ => Err(USAGE.into()),
     };
     match result {
@@ -35,7 +39,9 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage:
   lab prepare-data --mnist DIR --fashion DIR --out DIR
   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
-  lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json";
+  lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
+  lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N]
+  (image data sets are read from --data DIR, default public/data)";
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter()
@@ -92,17 +98,34 @@ fn config_and_backend(args: &[String]) -> Result<(TrainConfig, Option<Rc<GpuCont
         None => TrainConfig::default(),
     };
     let gpu = match flag(args, "--backend").unwrap_or("gpu") {
-        "gpu" => Some(Rc::new(pollster::block_on(GpuContext::new())?)),
+        "gpu" => Some(gpu_context()?),
         "cpu" => None,
         other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
     };
     Ok((config, gpu))
 }
 
+fn gpu_context() -> Result<Rc<GpuContext>, String> {
+    Ok(Rc::new(pollster::block_on(GpuContext::new())?))
+}
+
+/// Loads the config's data (image sets from `--data DIR`, default public/data) and builds a trainer.
+fn build(
+    args: &[String],
+    config: TrainConfig,
+    gpu: Option<Rc<GpuContext>>,
+) -> Result<(Trainer, Option<Dataset>), String> {
+    let dir = PathBuf::from(flag(args, "--data").unwrap_or("public/data"));
+    let (train, test) = config.data.load(|name| read(&dir.join(name)))?;
+    let trainer = pollster::block_on(Trainer::with_data(config, train, gpu, 1000))?;
+    Ok((trainer, test))
+}
+
 fn export_step(args: &[String]) -> Result<(), String> {
     let out = flag(args, "--out").ok_or("missing --out STEP.json")?;
     let (config, gpu) = config_and_backend(args)?;
-    let step = pollster::block_on(engine::export::export_first_step(config, gpu))?;
+    let (mut trainer, _) = build(args, config, gpu)?;
+    let step = pollster::block_on(engine::export::export_step(&mut trainer))?;
     let json = serde_json::to_string_pretty(&step).map_err(|e| e.to_string())?;
     std::fs::write(out, json).map_err(|e| format!("{out}: {e}"))?;
     println!(
@@ -119,7 +142,7 @@ fn train(args: &[String]) -> Result<(), String> {
         .unwrap_or("200")
         .parse()
         .map_err(|_| "--steps wants a number")?;
-    let mut trainer = pollster::block_on(Trainer::new(config, gpu, 1))?;
+    let (mut trainer, test) = build(args, config, gpu)?;
     eprintln!("training on {}", trainer.backend_name());
     let mut done = 0;
     while done < steps {
@@ -129,6 +152,39 @@ fn train(args: &[String]) -> Result<(), String> {
             println!("{}", serde_json::to_string(m).expect("metrics serialize"));
         }
         done += metrics.len();
+    }
+    if let Some(test) = test {
+        let (loss, accuracy) = pollster::block_on(trainer.evaluate(&test))?;
+        println!(
+            "{}",
+            serde_json::json!({ "test_loss": loss, "test_accuracy": accuracy, "test_samples": test.len() })
+        );
+    }
+    Ok(())
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let which = flag(args, "--workload").unwrap_or("all");
+    let backends = match flag(args, "--backend").unwrap_or("both") {
+        "both" => vec!["gpu", "cpu"],
+        "gpu" => vec!["gpu"],
+        "cpu" => vec!["cpu"],
+        other => return Err(format!("unknown backend '{other}' (gpu, cpu or both)")),
+    };
+    let epochs: usize = flag(args, "--epochs")
+        .unwrap_or("1")
+        .parse()
+        .map_err(|_| "--epochs wants a number")?;
+    for w in engine::bench::WORKLOADS
+        .iter()
+        .filter(|w| which == "all" || which == w.name)
+    {
+        for &b in &backends {
+            let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
+            let (mut trainer, test) = build(args, (w.config)(), gpu)?;
+            let r = pollster::block_on(engine::bench::run(&mut trainer, test.as_ref(), w.name, epochs))?;
+            println!("{}", serde_json::to_string(&r).expect("results serialize"));
+        }
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! Seeded mini-batches: each epoch is a fresh permutation; a batch never straddles two epochs,
-//! so every batch has the same size (the kernels are compiled for one batch size).
+//! Seeded mini-batches: each epoch is a fresh permutation (or file order, unshuffled); a batch never
+//! straddles two epochs, so every batch has the same size (the kernels are compiled for one batch size).
 
 use crate::rng::Rng;
 
@@ -9,17 +9,21 @@ pub struct BatchSampler {
     pos: usize,
     pub epoch: u64,
     rng: Rng,
+    shuffle: bool,
 }
 
 impl BatchSampler {
-    pub fn new(len: usize, seed: u64) -> Self {
+    pub fn new(len: usize, seed: u64, shuffle: bool) -> Self {
         let mut s = Self {
             order: (0..len as u32).collect(),
             pos: 0,
             epoch: 0,
             rng: Rng::new(seed),
+            shuffle,
         };
-        s.rng.shuffle(&mut s.order);
+        if shuffle {
+            s.rng.shuffle(&mut s.order);
+        }
         s
     }
 
@@ -27,7 +31,9 @@ impl BatchSampler {
     pub fn next_batch(&mut self, batch: usize) -> &[u32] {
         assert!(batch <= self.order.len(), "batch larger than the data set");
         if self.pos + batch > self.order.len() {
-            self.rng.shuffle(&mut self.order);
+            if self.shuffle {
+                self.rng.shuffle(&mut self.order);
+            }
             self.pos = 0;
             self.epoch += 1;
         }
@@ -43,12 +49,16 @@ mod tests {
 
     #[test]
     fn an_epoch_visits_every_row_once() {
-        let mut s = BatchSampler::new(10, 3);
+        let mut s = BatchSampler::new(10, 3, true);
         let mut seen: Vec<u32> = (0..5).flat_map(|_| s.next_batch(2).to_vec()).collect();
         seen.sort();
         assert_eq!(seen, (0..10).collect::<Vec<_>>());
         assert_eq!(s.epoch, 0);
         s.next_batch(4);
         assert_eq!(s.epoch, 1);
+        let mut f = BatchSampler::new(5, 3, false);
+        assert_eq!(f.next_batch(2), &[0, 1]);
+        assert_eq!(f.next_batch(2), &[2, 3]);
+        assert_eq!(f.next_batch(2), &[0, 1], "the remainder is dropped, order kept");
     }
 }

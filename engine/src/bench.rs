@@ -1,0 +1,157 @@
+//! The fixed benchmark workloads (issue "Engine", section Speed), so results compare with other
+//! systems: W1 an MLP and W2 a small CNN on the first 10,000 MNIST training images in file order.
+
+use serde::Serialize;
+
+use crate::data::Dataset;
+use crate::model::{forward_macs, Layer};
+use crate::ops::activation::Activation;
+use crate::ops::pool::PoolKind;
+use crate::optim::Optimizer;
+use crate::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+
+pub struct Workload {
+    pub name: &'static str,
+    pub config: fn() -> TrainConfig,
+}
+
+fn mnist_10k() -> DataConfig {
+    DataConfig::Images(ImageConfig {
+        set: "mnist".into(),
+        train_limit: 10_000,
+        test_limit: 10_000,
+    })
+}
+
+/// W1: 784-128 (ReLU) -10, softmax cross-entropy, SGD lr 0.1, batch 64, file order.
+pub fn w1() -> TrainConfig {
+    TrainConfig {
+        data: mnist_10k(),
+        model: ModelConfig::Mlp {
+            hidden: vec![128],
+            activation: Activation::Relu,
+        },
+        optimizer: Optimizer::Sgd,
+        learning_rate: 0.1,
+        batch: 64,
+        shuffle: false,
+        ..Default::default()
+    }
+}
+
+/// W2: conv 5×5×8 + ReLU + max-pool 2 → conv 5×5×16 + ReLU + max-pool 2 → dense 256→10; SGD lr 0.05.
+pub fn w2() -> TrainConfig {
+    let relu = Layer::Activation {
+        kind: Activation::Relu,
+    };
+    let pool = Layer::Pool {
+        kind: PoolKind::Max,
+        size: 2,
+        stride: 2,
+    };
+    TrainConfig {
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::Conv2d {
+                    filters: 8,
+                    kernel: 5,
+                    stride: 1,
+                    padding: 0,
+                },
+                relu.clone(),
+                pool.clone(),
+                Layer::Conv2d {
+                    filters: 16,
+                    kernel: 5,
+                    stride: 1,
+                    padding: 0,
+                },
+                relu,
+                pool,
+                Layer::Flatten,
+                Layer::Dense { units: 10 },
+            ],
+        },
+        learning_rate: 0.05,
+        ..w1()
+    }
+}
+
+pub const WORKLOADS: [Workload; 2] = [
+    Workload {
+        name: "W1",
+        config: w1,
+    },
+    Workload {
+        name: "W2",
+        config: w2,
+    },
+];
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BenchResult {
+    pub workload: String,
+    pub backend: String,
+    pub steps: usize,
+    pub batch: usize,
+    pub first_step_ms: f64,
+    /// Samples per second over every step but the first (pipelines compiled, buffers warm).
+    pub samples_per_sec_steady: f64,
+    /// Samples per second including the first step.
+    pub samples_per_sec_total: f64,
+    /// Achieved training GFLOP/s (2 FLOPs per multiply-accumulate, forward + backward ≈ 3× forward).
+    pub gflops: f64,
+    pub final_loss: f32,
+    pub test_accuracy: Option<f32>,
+}
+
+fn now_ms() -> f64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        0.0
+    }
+}
+
+/// Trains `epochs` epochs of full batches and measures; evaluates on `test` after.
+pub async fn run(
+    trainer: &mut Trainer,
+    test: Option<&Dataset>,
+    name: &str,
+    epochs: usize,
+) -> Result<BenchResult, String> {
+    let batch = trainer.config.batch;
+    let steps = (trainer.data.len() / batch * epochs).max(2);
+    let t0 = now_ms();
+    let mut metrics = trainer.train(1).await.map_err(|e| e.to_string())?;
+    let t1 = now_ms();
+    while metrics.len() < steps {
+        let chunk = (steps - metrics.len()).min(crate::plan::LOG_CAPACITY);
+        metrics.extend(trainer.train(chunk).await.map_err(|e| e.to_string())?);
+    }
+    let t2 = now_ms();
+    let test_accuracy = match test {
+        Some(t) => Some(trainer.evaluate(t).await?.1),
+        None => None,
+    };
+    let steady = (steps - 1) as f64 * batch as f64 / ((t2 - t1) / 1000.0);
+    let flops = 3.0 * 2.0 * forward_macs(&trainer.compiled) as f64 * steady;
+    Ok(BenchResult {
+        workload: name.into(),
+        backend: trainer.backend_name(),
+        steps,
+        batch,
+        first_step_ms: t1 - t0,
+        samples_per_sec_steady: steady,
+        samples_per_sec_total: steps as f64 * batch as f64 / ((t2 - t0) / 1000.0),
+        gflops: flops / 1e9,
+        final_loss: metrics.last().map_or(f32::NAN, |m| m.loss),
+        test_accuracy,
+    })
+}
