@@ -139,7 +139,7 @@ impl ModelSpec {
             let [c, h, w] = shape;
             let bad = |msg: String| Err(format!("layer {} ({layer:?}): {msg}", i + 1));
             let (out, w_len, b_len) = match *layer {
-                Layer::Dense { units } if units == 0 => return bad("needs at least one unit".into()),
+                Layer::Dense { units: 0 } => return bad("needs at least one unit".into()),
                 Layer::Dense { units } => ([units, 1, 1], units * c * h * w, units),
                 Layer::Conv2d {
                     filters,
