@@ -34,6 +34,10 @@ pub enum Layer {
         kind: Activation,
     },
     Flatten,
+    /// Inverted dropout while training (each value zeroed with probability `rate`); identity when predicting.
+    Dropout {
+        rate: f32,
+    },
 }
 
 /// A model: the shape of one input sample, [C, H, W] ([features, 1, 1] for flat data), and its
@@ -164,6 +168,10 @@ impl ModelSpec {
                     ([c, (h - size) / stride + 1, (w - size) / stride + 1], 0, 0)
                 }
                 Layer::Activation { .. } => (shape, 0, 0),
+                Layer::Dropout { rate } if !(0.0..1.0).contains(&rate) => {
+                    return bad(format!("the dropout rate must be in [0, 1), got {rate}"))
+                }
+                Layer::Dropout { .. } => (shape, 0, 0),
                 Layer::Flatten => ([c * h * w, 1, 1], 0, 0),
             };
             layers.push(CompiledLayer {

@@ -10,9 +10,12 @@ use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{
     Conv2dBackwardBias, Conv2dBackwardInput, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
 };
+use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
 use crate::ops::matmul::{Matmul, MatmulDims};
+use crate::ops::mse::Mse;
 use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
+use crate::ops::regularize::Regularize;
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
 use crate::optim::{self, Optimizer, OptimizerBuffers};
 
@@ -47,8 +50,31 @@ pub struct Plan {
     pub predict_rows: usize,
 }
 
+/// The training loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Loss {
+    /// Softmax cross-entropy (DOMAIN.md §1).
+    #[default]
+    CrossEntropy,
+    /// Mean squared error of the raw outputs against one-hot targets.
+    Mse,
+}
+
+/// L1 / L2 penalties on the weights (not the biases), added to their gradients in the update.
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Regularization {
+    pub l1: f32,
+    pub l2: f32,
+}
+
 pub struct PlanConfig<'a> {
     pub model: &'a Compiled,
+    pub loss: Loss,
+    pub regularization: Regularization,
+    /// Seeds the dropout masks.
+    pub seed: u32,
     pub optimizer: Optimizer,
     pub batch: usize,
     pub data_rows: usize,
@@ -113,7 +139,9 @@ struct Forward {
     argmax: Vec<Option<BufId>>,
 }
 
-/// Forward pass over `rows` samples in `input`; the last buffer holds the logits.
+/// Forward pass over `rows` samples in `input`; the last buffer holds the logits. Dropout runs
+/// only when `dropout_seed` is given (training).
+#[allow(clippy::too_many_arguments)]
 fn forward(
     t: &mut BufferTable,
     ops: &mut KernelList,
@@ -122,13 +150,16 @@ fn forward(
     input: BufId,
     rows: usize,
     tag: &str,
+    dropout_seed: Option<u32>,
 ) -> Forward {
     let mut acts = vec![input];
     let mut argmax = Vec::new();
     for (i, l) in model.layers.iter().enumerate() {
         let x = acts[i];
-        if matches!(l.layer, Layer::Flatten) {
-            // Same memory, new shape.
+        if matches!(l.layer, Layer::Flatten)
+            || (matches!(l.layer, Layer::Dropout { .. }) && dropout_seed.is_none())
+        {
+            // Same memory (new shape, or dropout off when predicting).
             acts.push(x);
             argmax.push(None);
             continue;
@@ -187,6 +218,13 @@ fn forward(
                 h: y,
                 n: rows * l.out_len(),
             })),
+            Layer::Dropout { rate } => ops.push(Box::new(Dropout {
+                x,
+                y,
+                n: rows * l.out_len(),
+                seed: dropout_seed.unwrap_or(0) ^ dropout::hash(i as u32),
+                keep: 1.0 - rate,
+            })),
             Layer::Flatten => unreachable!(),
         }
         acts.push(y);
@@ -206,6 +244,7 @@ fn backward(
     fwd: &Forward,
     d_logits: BufId,
     rows: usize,
+    dropout_seed: u32,
 ) {
     let n = model.layers.len();
     let mut d_out = d_logits; // gradient w.r.t. acts[i + 1]
@@ -310,6 +349,18 @@ fn backward(
                     }));
                 }
             }
+            Layer::Dropout { rate } => {
+                if let Some(d_in) = d_in {
+                    // The same mask as the forward pass: same seed, step and indices.
+                    ops.push(Box::new(Dropout {
+                        x: d_out,
+                        y: d_in,
+                        n: rows * l.in_len(),
+                        seed: dropout_seed ^ dropout::hash(i as u32),
+                        keep: 1.0 - rate,
+                    }));
+                }
+            }
             Layer::Flatten => unreachable!(),
         }
         if let Some(d_in) = d_in {
@@ -353,17 +404,37 @@ impl Plan {
             rows: b,
             dim: inputs,
         }));
-        let fwd = forward(&mut t, &mut train, model, params, batch_x, b, "train");
+        let fwd = forward(
+            &mut t,
+            &mut train,
+            model,
+            params,
+            batch_x,
+            b,
+            "train",
+            Some(cfg.seed),
+        );
         let logits = *fwd.acts.last().expect("a model has layers");
-        train.push(Box::new(SoftmaxXent {
-            logits,
-            labels: batch_y,
-            loss,
-            correct,
-            dlogits: d_logits,
-            rows: b,
-            classes,
-        }));
+        train.push(match cfg.loss {
+            Loss::CrossEntropy => Box::new(SoftmaxXent {
+                logits,
+                labels: batch_y,
+                loss,
+                correct,
+                dlogits: d_logits,
+                rows: b,
+                classes,
+            }) as Box<dyn Kernel>,
+            Loss::Mse => Box::new(Mse {
+                outputs: logits,
+                labels: batch_y,
+                loss,
+                correct,
+                d_outputs: d_logits,
+                rows: b,
+                classes,
+            }),
+        });
         train.push(Box::new(BatchMean {
             loss,
             correct,
@@ -371,8 +442,22 @@ impl Plan {
             log_accuracy,
             rows: b,
         }));
-        backward(&mut t, &mut train, model, params, grads, &fwd, d_logits, b);
+        backward(
+            &mut t, &mut train, model, params, grads, &fwd, d_logits, b, cfg.seed,
+        );
         let optimizer_start = train.len();
+        let r = cfg.regularization;
+        if r.l1 != 0.0 || r.l2 != 0.0 {
+            train.push(Box::new(Regularize {
+                weights: params,
+                grads,
+                bounds: segment_bounds,
+                n,
+                segments: bounds.len() - 1,
+                l1: r.l1,
+                l2: r.l2,
+            }));
+        }
         train.extend(optim::kernels(
             cfg.optimizer,
             OptimizerBuffers {
@@ -391,7 +476,7 @@ impl Plan {
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
         let probs = t.add("predict.probs", Elem::F32, p * classes);
         let mut predict: KernelList = Vec::new();
-        let pf = forward(&mut t, &mut predict, model, params, predict_x, p, "predict");
+        let pf = forward(&mut t, &mut predict, model, params, predict_x, p, "predict", None);
         let logits = *pf.acts.last().expect("a model has layers");
         predict.push(Box::new(Softmax {
             logits,

@@ -15,7 +15,7 @@ use crate::kernel::StepScalars;
 use crate::model::{Compiled, Layer, ModelSpec};
 use crate::ops::activation::Activation;
 use crate::optim::{Optimizer, Schedule};
-use crate::plan::{HostBuffers, Plan, PlanConfig, LOG_CAPACITY};
+use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, Regularization, LOG_CAPACITY};
 
 /// Where the training data comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,6 +107,8 @@ impl Default for ModelConfig {
 pub struct TrainConfig {
     pub data: DataConfig,
     pub model: ModelConfig,
+    pub loss: Loss,
+    pub regularization: Regularization,
     pub optimizer: Optimizer,
     pub learning_rate: f32,
     pub schedule: Schedule,
@@ -122,6 +124,8 @@ impl Default for TrainConfig {
         Self {
             data: DataConfig::default(),
             model: ModelConfig::default(),
+            loss: Loss::default(),
+            regularization: Regularization::default(),
             optimizer: Optimizer::adam(),
             learning_rate: 0.03,
             schedule: Schedule::default(),
@@ -147,6 +151,14 @@ impl TrainConfig {
             ));
         }
         self.spec(10).compile().map(|_| ())
+    }
+
+    /// "MLP" or "layers", for messages.
+    pub fn model_label(&self) -> &'static str {
+        match self.model {
+            ModelConfig::Mlp { .. } => "MLP",
+            ModelConfig::Layers { .. } => "layers",
+        }
     }
 
     /// The model for data with `classes` classes.
@@ -255,6 +267,9 @@ impl Trainer {
         }
         let plan = Plan::new(&PlanConfig {
             model: &compiled,
+            loss: config.loss,
+            regularization: config.regularization,
+            seed: config.seed as u32,
             optimizer: config.optimizer,
             batch: config.batch,
             data_rows: data.len(),

@@ -86,3 +86,50 @@ fn backprop_matches_finite_differences_on_the_gpu() {
         check(&mut t, &format!("GPU {act:?}"));
     }
 }
+
+#[test]
+fn backprop_matches_finite_differences_with_mse_and_dropout() {
+    use engine::model::Layer;
+    use engine::plan::Loss;
+    let ctx = common::gpu();
+    let layers = vec![
+        Layer::Dense { units: 6 },
+        Layer::Activation {
+            kind: Activation::Tanh,
+        },
+        Layer::Dropout { rate: 0.3 },
+        Layer::Dense { units: 2 },
+    ];
+    for (loss, model) in [
+        (
+            Loss::Mse,
+            ModelConfig::Mlp {
+                hidden: vec![5, 4],
+                activation: Activation::Sigmoid,
+            },
+        ),
+        (
+            Loss::CrossEntropy,
+            ModelConfig::Layers {
+                layers: layers.clone(),
+            },
+        ),
+        (Loss::Mse, ModelConfig::Layers { layers }),
+    ] {
+        let cfg = TrainConfig {
+            loss,
+            model,
+            ..config(Activation::Tanh)
+        };
+        for gpu in [None, Some(ctx.clone())] {
+            let what = format!(
+                "{loss:?} {} on {}",
+                cfg.model_label(),
+                if gpu.is_some() { "GPU" } else { "CPU" }
+            );
+            let mut t = pollster::block_on(Trainer::new(cfg.clone(), gpu, 1)).unwrap();
+            pollster::block_on(t.train(5)).unwrap();
+            check(&mut t, &what);
+        }
+    }
+}

@@ -337,3 +337,103 @@ fn every_optimizer_matches_cpu() {
         }
     }
 }
+
+#[test]
+fn mse_regularize_and_dropout_match_cpu() {
+    use engine::ops::dropout::Dropout;
+    use engine::ops::mse::Mse;
+    use engine::ops::regularize::Regularize;
+    let ctx = gpu();
+    for &(rows, classes) in &[(1, 2), (3, 3), (17, 10), (1000, 5)] {
+        let mut t = BufferTable::default();
+        let outputs = t.add("outputs", Elem::F32, rows * classes);
+        let labels = t.add("labels", Elem::U32, rows);
+        let loss = t.add("loss", Elem::F32, rows);
+        let correct = t.add("correct", Elem::F32, rows);
+        let d = t.add("d", Elem::F32, rows * classes);
+        let inits = vec![
+            Init::F32(random(rows * classes, 20)),
+            Init::U32((0..rows).map(|r| (r % classes) as u32).collect()),
+            Init::F32(vec![0.0; rows]),
+            Init::F32(vec![0.0; rows]),
+            Init::F32(vec![0.0; rows * classes]),
+        ];
+        let out = run_both(
+            &ctx,
+            t,
+            inits,
+            || {
+                Box::new(Mse {
+                    outputs,
+                    labels,
+                    loss,
+                    correct,
+                    d_outputs: d,
+                    rows,
+                    classes,
+                })
+            },
+            StepScalars::default(),
+            &[loss, correct, d],
+        );
+        for (name, (g, c)) in ["mse loss", "mse correct", "mse gradient"].iter().zip(&out) {
+            assert_close(name, g, c, TOL, TOL);
+        }
+    }
+    for &n in &[1, 3, 17, 1000] {
+        let mut t = BufferTable::default();
+        let w = t.add("w", Elem::F32, n);
+        let g = t.add("g", Elem::F32, n);
+        let bounds = t.add("bounds", Elem::U32, 4);
+        let mut wv = random(n, 21);
+        wv[0] = 0.0; // sign(0) = 0 on both sides
+        let inits = vec![
+            Init::F32(wv),
+            Init::F32(random(n, 22)),
+            Init::U32(vec![0, n as u32 / 2, (3 * n / 4) as u32, n as u32]),
+        ];
+        let out = run_both(
+            &ctx,
+            t,
+            inits,
+            || {
+                Box::new(Regularize {
+                    weights: w,
+                    grads: g,
+                    bounds,
+                    n,
+                    segments: 3,
+                    l1: 0.01,
+                    l2: 0.1,
+                })
+            },
+            StepScalars::default(),
+            &[g],
+        );
+        assert_close("regularize", &out[0].0, &out[0].1, TOL, TOL);
+
+        let mut t = BufferTable::default();
+        let x = t.add("x", Elem::F32, n);
+        let y = t.add("y", Elem::F32, n);
+        let out = run_both(
+            &ctx,
+            t,
+            vec![Init::F32(random(n, 23)), Init::F32(vec![0.0; n])],
+            || {
+                Box::new(Dropout {
+                    x,
+                    y,
+                    n,
+                    seed: 7,
+                    keep: 0.7,
+                })
+            },
+            StepScalars {
+                t: 5,
+                ..Default::default()
+            },
+            &[y],
+        );
+        assert_close("dropout", &out[0].0, &out[0].1, TOL, TOL);
+    }
+}
