@@ -1,0 +1,237 @@
+//! A whole training step — forward, loss, backward and an Adam update — of an MLP and of a CNN,
+//! from the same weights and batch, against burn (CPU backend `flex` with autodiff) as an
+//! independent reference: loss, every gradient and every updated weight within 1e-4 relative.
+
+use std::path::PathBuf;
+
+use burn::tensor::activation::{log_softmax, relu};
+use burn::tensor::module::{conv2d, max_pool2d};
+use burn::tensor::ops::{ConvOptions, MaxPoolOptions};
+use burn::tensor::{Device, Tensor, TensorData};
+use engine::data::toy::{ToyConfig, ToyKind};
+use engine::data::Dataset;
+use engine::model::{Compiled, Layer};
+use engine::ops::activation::Activation;
+use engine::ops::pool::PoolKind;
+use engine::optim::Optimizer;
+use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+
+const LR: f32 = 0.01;
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+// Adam's first step is w − η·g/(|g| + ε): with the usual ε = 1e-8 a gradient that is rounding noise
+// around zero (seen: −5.6e-9 here, −5.7e-9 in burn) moves its weight by a random fraction of η, so
+// the comparison would test the noise. ε = 1e-4 keeps the step a smooth function of the gradient.
+const EPS: f32 = 1e-4;
+
+/// The step as burn computes it: (loss, gradient of every parameter, parameters after one Adam step).
+fn burn_step(compiled: &Compiled, params: &[f32], data: &Dataset, rows: usize) -> (f32, Vec<f32>, Vec<f32>) {
+    let device = Device::flex().autodiff();
+    let leaf = |off: usize, shape: Vec<usize>| {
+        let len: usize = shape.iter().product();
+        Tensor::<1>::from_data(TensorData::new(params[off..off + len].to_vec(), [len]), &device)
+            .require_grad()
+    };
+    let [c, h, w] = compiled.layers[0].in_shape;
+    let x = Tensor::<1>::from_data(
+        TensorData::new(data.x[..rows * data.dim].to_vec(), [rows * data.dim]),
+        &device,
+    );
+    let mut act4: Option<Tensor<4>> = Some(x.clone().reshape([rows, c, h, w]));
+    let mut act2: Option<Tensor<2>> = None;
+    let mut leaves = Vec::new(); // (offset, tensor) of every parameter leaf
+    for l in &compiled.layers {
+        match l.layer {
+            Layer::Dense { units } => {
+                let inputs = l.in_len();
+                let x2 = act2
+                    .take()
+                    .unwrap_or_else(|| act4.take().unwrap().reshape([rows, inputs]));
+                let (wt, bt) = (leaf(l.w_off, vec![units * inputs]), leaf(l.b_off, vec![units]));
+                leaves.push((l.w_off, wt.clone()));
+                leaves.push((l.b_off, bt.clone()));
+                let wm: Tensor<2> = wt.reshape([units, inputs]);
+                act2 = Some(x2.matmul(wm.transpose()) + bt.reshape([1, units]));
+            }
+            Layer::Conv2d {
+                filters,
+                kernel,
+                stride,
+                padding,
+            } => {
+                let (wt, bt) = (leaf(l.w_off, vec![l.w_len]), leaf(l.b_off, vec![filters]));
+                leaves.push((l.w_off, wt.clone()));
+                leaves.push((l.b_off, bt.clone()));
+                let w4: Tensor<4> = wt.reshape([filters, l.in_shape[0], kernel, kernel]);
+                let opts = ConvOptions::new([stride, stride], [padding, padding], [1, 1], 1);
+                act4 = Some(conv2d(act4.take().unwrap(), w4, Some(bt), opts));
+            }
+            Layer::Pool {
+                kind: PoolKind::Max,
+                size,
+                stride,
+            } => {
+                act4 = Some(max_pool2d(
+                    act4.take().unwrap(),
+                    MaxPoolOptions::new([size, size]).with_stride([stride, stride]),
+                ));
+            }
+            Layer::Activation {
+                kind: Activation::Relu,
+            } => {
+                act4 = act4.take().map(relu);
+                act2 = act2.take().map(relu);
+            }
+            Layer::Activation {
+                kind: Activation::Tanh,
+            } => {
+                act4 = act4.take().map(|t| t.tanh());
+                act2 = act2.take().map(|t| t.tanh());
+            }
+            Layer::Flatten => {}
+            ref other => panic!("this reference does not build {other:?}"),
+        }
+    }
+    let logits = act2.expect("the model ends in a dense layer");
+    let classes = compiled.classes();
+    let mut onehot = vec![0.0f32; rows * classes];
+    for r in 0..rows {
+        onehot[r * classes + data.y[r] as usize] = 1.0;
+    }
+    let target = Tensor::<2>::from_data(TensorData::new(onehot, [rows, classes]), &device);
+    let loss = (log_softmax(logits, 1) * target).sum().neg() / rows as f32;
+    let loss_value = loss.clone().into_data().to_vec::<f32>().unwrap()[0];
+    let grads = loss.backward();
+    let mut g = vec![0.0f32; params.len()];
+    for (off, t) in &leaves {
+        let values = t
+            .grad(&grads)
+            .expect("every parameter has a gradient")
+            .into_data()
+            .to_vec::<f32>()
+            .unwrap();
+        g[*off..*off + values.len()].copy_from_slice(&values);
+    }
+    // Adam, step 1 (DOMAIN.md §2), in f64 on burn's gradients.
+    let (bc1, bc2) = (1.0 - BETA1 as f64, 1.0 - BETA2 as f64);
+    let updated = params
+        .iter()
+        .zip(&g)
+        .map(|(&w, &g)| {
+            let (m, v) = (
+                (1.0 - BETA1 as f64) * g as f64,
+                (1.0 - BETA2 as f64) * (g as f64).powi(2),
+            );
+            (w as f64 - LR as f64 * (m / bc1) / ((v / bc2).sqrt() + EPS as f64)) as f32
+        })
+        .collect();
+    (loss_value, g, updated)
+}
+
+fn compare(what: &str, ours: &[f32], burn: &[f32]) {
+    let scale = burn.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    for (i, (a, b)) in ours.iter().zip(burn).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-4 * b.abs().max(1e-2 * scale) + 1e-7,
+            "{what}[{i}]: engine {a} vs burn {b}"
+        );
+    }
+}
+
+fn check(config: TrainConfig, data: Dataset) {
+    let rows = config.batch;
+    for gpu in [false, true] {
+        let ctx =
+            gpu.then(|| std::rc::Rc::new(pollster::block_on(engine::gpu::GpuContext::new()).expect("GPU")));
+        let mut t = pollster::block_on(Trainer::with_data(config.clone(), data.clone(), ctx, 1)).unwrap();
+        let params = pollster::block_on(t.params()).unwrap();
+        let batch: Vec<u32> = (0..rows as u32).collect();
+        let (loss, grads) = pollster::block_on(t.loss_and_gradient(&batch)).unwrap();
+        // With shuffling off and the batch the whole set, the first step uses rows 0..B too.
+        pollster::block_on(t.train(1)).unwrap();
+        let after = pollster::block_on(t.params()).unwrap();
+        let (b_loss, b_grads, b_after) = burn_step(&t.compiled, &params, &data, rows);
+        let what = format!("{} on {}", config.model_label(), t.backend_name());
+        assert!(
+            (loss - b_loss).abs() <= 1e-4 * b_loss.abs(),
+            "{what} loss: engine {loss} vs burn {b_loss}"
+        );
+        compare(&format!("{what} gradient"), &grads, &b_grads);
+        compare(&format!("{what} Adam update"), &after, &b_after);
+        eprintln!(
+            "{what}: loss {loss} (burn {b_loss}); {} gradients and weights agree",
+            params.len()
+        );
+    }
+}
+
+fn base(batch: usize) -> TrainConfig {
+    TrainConfig {
+        optimizer: Optimizer::Adam {
+            beta1: BETA1,
+            beta2: BETA2,
+            eps: EPS,
+        },
+        learning_rate: LR,
+        batch,
+        shuffle: false,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn mlp_step_matches_burn() {
+    let toy = ToyConfig {
+        kind: ToyKind::Spiral,
+        points: 24,
+        noise: 0.05,
+        seed: 2,
+    };
+    let config = TrainConfig {
+        data: DataConfig::Toy(toy.clone()),
+        model: ModelConfig::Mlp {
+            hidden: vec![8, 6],
+            activation: Activation::Tanh,
+        },
+        ..base(24)
+    };
+    check(config, toy.generate());
+}
+
+#[test]
+fn cnn_step_matches_burn() {
+    let data_config = DataConfig::Images(ImageConfig {
+        set: "mnist".into(),
+        train_limit: 8,
+        test_limit: 1,
+    });
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let (data, _) = data_config
+        .load(|n| std::fs::read(dir.join(n)).map_err(|e| format!("{n}: {e} (run scripts/setup.sh)")))
+        .unwrap();
+    let config = TrainConfig {
+        data: data_config,
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::Conv2d {
+                    filters: 4,
+                    kernel: 5,
+                    stride: 2,
+                    padding: 1,
+                },
+                Layer::Activation {
+                    kind: Activation::Relu,
+                },
+                Layer::Pool {
+                    kind: PoolKind::Max,
+                    size: 2,
+                    stride: 2,
+                },
+                Layer::Flatten,
+                Layer::Dense { units: 10 },
+            ],
+        },
+        ..base(8)
+    };
+    check(config, data);
+}
