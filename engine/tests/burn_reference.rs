@@ -100,7 +100,7 @@ fn burn_step(compiled: &Compiled, params: &[f32], data: &Dataset, rows: usize) -
     }
     let target = Tensor::<2>::from_data(TensorData::new(onehot, [rows, classes]), &device);
     let loss = (log_softmax(logits, 1) * target).sum().neg() / rows as f32;
-    let loss_value = loss.clone().into_data().to_vec::<f32>().unwrap()[0];
+    let loss_value = loss.clone().into_data().try_to_vec::<f32>().unwrap()[0];
     let grads = loss.backward();
     let mut g = vec![0.0f32; params.len()];
     for (off, t) in &leaves {
@@ -108,7 +108,7 @@ fn burn_step(compiled: &Compiled, params: &[f32], data: &Dataset, rows: usize) -
             .grad(&grads)
             .expect("every parameter has a gradient")
             .into_data()
-            .to_vec::<f32>()
+            .try_to_vec::<f32>()
             .unwrap();
         g[*off..*off + values.len()].copy_from_slice(&values);
     }
