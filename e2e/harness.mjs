@@ -28,6 +28,8 @@ export function serve(dir = path.join(root, 'dist')) {
     let file = path.join(dir, clean);
     if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    // Routes such as /bench are pages of the single-page app, as under `trunk serve`.
+    if (!fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
     res.writeHead(200, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream' });
     fs.createReadStream(file).pipe(res);

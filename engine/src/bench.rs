@@ -103,31 +103,34 @@ pub struct BenchResult {
     /// Achieved training GFLOP/s (2 FLOPs per multiply-accumulate, forward + backward ≈ 3× forward).
     pub gflops: f64,
     pub final_loss: f32,
+    pub losses: Vec<f32>,
     pub test_accuracy: Option<f32>,
 }
 
-fn now_ms() -> f64 {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use std::sync::OnceLock;
-        static START: OnceLock<std::time::Instant> = OnceLock::new();
-        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        0.0
-    }
+/// Full batches in `epochs` epochs of the trainer's data.
+pub fn epoch_steps(trainer: &Trainer, epochs: usize) -> usize {
+    trainer.data.len() / trainer.config.batch * epochs
 }
 
-/// Trains `epochs` epochs of full batches and measures; evaluates on `test` after.
+/// Milliseconds from a fixed start, natively (the browser passes `performance.now`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn native_now_ms() -> f64 {
+    use std::sync::OnceLock;
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
+/// Trains `steps` full batches (at least 2) and measures with the clock `now_ms`; evaluates on
+/// `test` after. `losses` in the result has one entry per step.
 pub async fn run(
     trainer: &mut Trainer,
     test: Option<&Dataset>,
     name: &str,
-    epochs: usize,
+    steps: usize,
+    now_ms: &dyn Fn() -> f64,
 ) -> Result<BenchResult, String> {
     let batch = trainer.config.batch;
-    let steps = (trainer.data.len() / batch * epochs).max(2);
+    let steps = steps.max(2);
     let t0 = now_ms();
     let mut metrics = trainer.train(1).await.map_err(|e| e.to_string())?;
     let t1 = now_ms();
@@ -152,6 +155,7 @@ pub async fn run(
         samples_per_sec_total: steps as f64 * batch as f64 / ((t2 - t0) / 1000.0),
         gflops: flops / 1e9,
         final_loss: metrics.last().map_or(f32::NAN, |m| m.loss),
+        losses: metrics.iter().map(|m| m.loss).collect(),
         test_accuracy,
     })
 }

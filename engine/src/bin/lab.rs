@@ -182,7 +182,16 @@ fn bench(args: &[String]) -> Result<(), String> {
         for &b in &backends {
             let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
             let (mut trainer, test) = build(args, (w.config)(), gpu)?;
-            let r = pollster::block_on(engine::bench::run(&mut trainer, test.as_ref(), w.name, epochs))?;
+            let steps = engine::bench::epoch_steps(&trainer, epochs);
+            let now = engine::bench::native_now_ms;
+            let mut r = pollster::block_on(engine::bench::run(
+                &mut trainer,
+                test.as_ref(),
+                w.name,
+                steps,
+                &now,
+            ))?;
+            r.losses.clear(); // one line per run: the per-step losses are for the browser's chart
             println!("{}", serde_json::to_string(&r).expect("results serialize"));
         }
     }

@@ -1,0 +1,192 @@
+//! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images on
+//! WebGPU or the CPU path and reports samples/s, first-step time, the loss curve and test accuracy.
+//! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`) and read the result
+//! from `window.__labBench` (or `{error}` on failure).
+
+use std::rc::Rc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use engine::bench::{epoch_steps, BenchResult, WORKLOADS};
+use engine::gpu::GpuContext;
+use engine::train::Trainer;
+
+use crate::{draw, fetch, frame};
+
+#[derive(Clone, Debug, PartialEq)]
+struct Query {
+    workload: String,
+    webgpu: bool,
+    autostart: bool,
+    steps: Option<usize>,
+    /// Test images to evaluate on (default all 10,000).
+    test: Option<usize>,
+}
+
+fn query() -> Query {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
+    let get = |k: &str| params.as_ref().and_then(|p| p.get(k));
+    Query {
+        workload: get("workload")
+            .filter(|w| w == "W1" || w == "W2")
+            .unwrap_or_else(|| "W1".into()),
+        webgpu: get("backend").as_deref() != Some("cpu"),
+        autostart: get("autostart").as_deref() == Some("1"),
+        steps: get("steps")
+            .and_then(|s| s.parse().ok())
+            .filter(|&n: &usize| n >= 2),
+        test: get("test")
+            .and_then(|s| s.parse().ok())
+            .filter(|&n: &usize| n >= 1),
+    }
+}
+
+/// Publishes the outcome for scripts.
+fn publish(value: &serde_json::Value) {
+    if let (Some(window), Ok(js)) = (web_sys::window(), js_sys::JSON::parse(&value.to_string())) {
+        let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__labBench"), &js);
+    }
+}
+
+async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
+    let workload = WORKLOADS
+        .iter()
+        .find(|w| w.name == q.workload)
+        .ok_or("unknown workload")?;
+    let mut config = (workload.config)();
+    if let (Some(n), engine::train::DataConfig::Images(images)) = (q.test, &mut config.data) {
+        images.test_limit = n;
+    }
+    status.set("loading MNIST…".into());
+    let read = |name: String| async move { fetch::bytes(&format!("data/{name}")).await };
+    let (train, test) = (
+        read("mnist-train.bin".into()).await?,
+        read("mnist-test.bin".into()).await?,
+    );
+    let (train, test) = config.data.load(|name| {
+        if name.ends_with("train.bin") {
+            Ok(train.clone())
+        } else {
+            Ok(test.clone())
+        }
+    })?;
+    let gpu = if q.webgpu {
+        status.set("opening WebGPU…".into());
+        Some(Rc::new(GpuContext::new().await?))
+    } else {
+        None
+    };
+    let mut trainer = Trainer::with_data(config, train, gpu, 1000).await?;
+    let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
+    status.set(format!(
+        "training {} for {steps} steps on {}…",
+        q.workload,
+        trainer.backend_name()
+    ));
+    frame::next_frame().await; // let the status paint before the CPU path blocks
+    engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await
+}
+
+#[component]
+pub fn BenchPage() -> impl IntoView {
+    let q = query();
+    let workload = RwSignal::new(q.workload.clone());
+    let webgpu = RwSignal::new(q.webgpu);
+    let status = RwSignal::new("ready".to_string());
+    let result = RwSignal::new(None::<BenchResult>);
+    let running = RwSignal::new(false);
+    let chart = NodeRef::<Canvas>::new();
+    let (steps, autostart, test) = (q.steps, q.autostart, q.test);
+    let start = move || {
+        if running.get_untracked() {
+            return;
+        }
+        running.set(true);
+        result.set(None);
+        let q = Query {
+            workload: workload.get_untracked(),
+            webgpu: webgpu.get_untracked(),
+            autostart,
+            steps,
+            test,
+        };
+        leptos::task::spawn_local(async move {
+            match run(q, status).await {
+                Ok(r) => {
+                    status.set("done".into());
+                    if let Some(c) = chart.get_untracked() {
+                        draw::loss_chart::draw(c, &r.losses);
+                    }
+                    // `backend` echoes the URL's vocabulary; `device` names the adapter.
+                    let mut json = serde_json::to_value(&r).unwrap_or_default();
+                    json["device"] = r.backend.clone().into();
+                    json["backend"] = if webgpu.get_untracked() { "webgpu" } else { "cpu" }.into();
+                    publish(&json);
+                    result.set(Some(r));
+                }
+                Err(e) => {
+                    status.set(format!("failed: {e}"));
+                    publish(&serde_json::json!({ "error": e }));
+                }
+            }
+            running.set(false);
+        });
+    };
+    if autostart {
+        leptos::task::spawn_local(async move {
+            frame::next_frame().await;
+            start();
+        });
+    }
+    let row = |label: &'static str, value: String| view! { <tr><th>{label}</th><td>{value}</td></tr> };
+    view! {
+        <header class="top">
+            <h1>"Training Lab · benchmark"</h1>
+            <p class="tagline">"W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order"</p>
+            <a href="./">"back to the lab"</a>
+        </header>
+        <main class="lab">
+            <section class="controls">
+                <label>"Workload"
+                    <select data-testid="bench-workload" on:change=move |ev| workload.set(event_target_value(&ev))>
+                        {["W1", "W2"].map(|w| view! { <option value=w selected=move || workload.get() == w>{w}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Backend"
+                    <select data-testid="bench-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
+                        <option value="webgpu" selected=move || webgpu.get()>"WebGPU"</option>
+                        <option value="cpu" selected=move || !webgpu.get()>"CPU"</option>
+                    </select>
+                </label>
+                <div class="buttons">
+                    <button class="primary" data-testid="bench-run" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                </div>
+                <p data-testid="bench-status">{move || status.get()}</p>
+            </section>
+            <section class="views">
+                <figure>
+                    <table class="results" data-testid="bench-results">
+                        {move || result.get().map(|r| view! {
+                            {row("backend", r.backend.clone())}
+                            {row("steps × batch", format!("{} × {}", r.steps, r.batch))}
+                            {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
+                            {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}
+                            {row("first step", format!("{:.0} ms", r.first_step_ms))}
+                            {row("GFLOP/s", format!("{:.2}", r.gflops))}
+                            {row("test accuracy", r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0)))}
+                        })}
+                    </table>
+                </figure>
+                <figure>
+                    <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
+                    <figcaption>"Training loss per step."</figcaption>
+                </figure>
+            </section>
+        </main>
+    }
+}

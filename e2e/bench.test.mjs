@@ -1,0 +1,42 @@
+// End-to-end: the benchmark page runs W1 and W2 (shortened by `steps`) on WebGPU and on the CPU
+// path, driven by URL, and publishes its figures in window.__labBench.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, screenshot } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+async function bench(page, query) {
+  await page.goto(`${server.url}bench?${query}&autostart=1`);
+  await page.waitForFunction(() => window.__labBench !== undefined, null, { timeout: 240_000, polling: 500 });
+  return page.evaluate(() => window.__labBench);
+}
+
+test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    // SwiftShader emulates the GPU on the CPU: W2 runs a few steps and a small test set here.
+    for (const [workload, backend, steps, testImages] of [
+      ['W1', 'webgpu', 20, 2000], ['W1', 'cpu', 40, 2000], ['W2', 'webgpu', 3, 200], ['W2', 'cpu', 3, 200],
+    ]) {
+      const r = await bench(page, `workload=${workload}&backend=${backend}&steps=${steps}&test=${testImages}`);
+      assert.equal(r.error, undefined, `${workload}/${backend}: ${r.error}`);
+      console.log(`${workload} ${r.backend} (${r.device}): ${r.samplesPerSecSteady.toFixed(0)} samples/s steady, ` +
+        `${r.samplesPerSecTotal.toFixed(0)} total, first step ${r.firstStepMs.toFixed(0)} ms, test accuracy ${r.testAccuracy}`);
+      assert.equal(r.workload, workload);
+      assert.equal(r.backend, backend);
+      assert.match(r.device, backend === 'webgpu' ? /WebGPU/ : /CPU/);
+      assert.equal(r.losses.length, steps);
+      assert.ok(r.samplesPerSecSteady > 0 && r.samplesPerSecTotal > 0 && r.firstStepMs > 0);
+      assert.ok(r.testAccuracy >= 0 && r.testAccuracy <= 1);
+      assert.ok(r.losses.every(Number.isFinite));
+      if (workload === 'W1') await screenshot(page, `bench-${workload}-${backend}.png`);
+    }
+    assert.match(await page.locator(byId('bench-results')).textContent(), /samples\/s/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
