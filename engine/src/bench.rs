@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::backend::KernelTime;
 use crate::data::Dataset;
 use crate::model::{forward_macs, Layer};
 use crate::ops::activation::Activation;
@@ -105,6 +106,40 @@ pub struct BenchResult {
     pub final_loss: f32,
     pub losses: Vec<f32>,
     pub test_accuracy: Option<f32>,
+    /// Achieved GFLOP/s of the matrix-product kernels (matmul, and convolution as implicit GEMM),
+    /// from the per-kernel profile.
+    pub matmul_gflops: f64,
+    /// Per-kernel milliseconds of one step, summed by kernel name, slowest first.
+    pub kernels: Vec<KernelTime>,
+}
+
+/// Sums a step's profile by kernel name, slowest first.
+pub fn summarize(profile: &[KernelTime]) -> Vec<KernelTime> {
+    let mut out: Vec<KernelTime> = Vec::new();
+    for k in profile {
+        match out.iter_mut().find(|o| o.name == k.name) {
+            Some(o) => {
+                o.ms += k.ms;
+                o.flops += k.flops;
+            }
+            None => out.push(k.clone()),
+        }
+    }
+    out.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+    out
+}
+
+/// GFLOP/s over the kernels that do arithmetic (those reporting FLOPs).
+pub fn gemm_gflops(profile: &[KernelTime]) -> f64 {
+    let (flops, ms) = profile
+        .iter()
+        .filter(|k| k.flops > 0.0)
+        .fold((0.0, 0.0), |(f, t), k| (f + k.flops, t + k.ms));
+    if ms > 0.0 {
+        flops / ms / 1e6
+    } else {
+        0.0
+    }
 }
 
 /// Full batches in `epochs` epochs of the trainer's data.
@@ -143,6 +178,7 @@ pub async fn run(
         Some(t) => Some(trainer.evaluate(t).await?.1),
         None => None,
     };
+    let profile = summarize(&trainer.profile_step(3, now_ms).await?);
     let steady = (steps - 1) as f64 * batch as f64 / ((t2 - t1) / 1000.0);
     let flops = 3.0 * 2.0 * forward_macs(&trainer.compiled) as f64 * steady;
     Ok(BenchResult {
@@ -157,5 +193,7 @@ pub async fn run(
         final_loss: metrics.last().map_or(f32::NAN, |m| m.loss),
         losses: metrics.iter().map(|m| m.loss).collect(),
         test_accuracy,
+        matmul_gflops: gemm_gflops(&profile),
+        kernels: profile,
     })
 }

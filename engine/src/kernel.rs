@@ -162,6 +162,21 @@ pub trait Kernel {
     }
     /// The CPU twin: the same computation in plain Rust.
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars);
+    /// Floating-point operations of one run (a multiply-add counts 2), for GFLOP/s figures;
+    /// 0 for kernels whose cost is memory traffic rather than arithmetic.
+    fn flops(&self) -> f64 {
+        0.0
+    }
+    /// A short name for profiles: the shader file, and the entry point when it is not `main`.
+    fn name(&self) -> String {
+        let s = self.shader();
+        let file = s.file.trim_end_matches(".wgsl");
+        if s.entry == "main" {
+            file.to_string()
+        } else {
+            format!("{file}:{}", s.entry)
+        }
+    }
 }
 
 /// Workgroups for a 1-D grid of `n` invocations in groups of `size`.

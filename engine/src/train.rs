@@ -314,6 +314,21 @@ impl Trainer {
         self.sampler.epoch
     }
 
+    /// Times each kernel of a training step on the current batch, `reps` runs each. It repeats
+    /// the update too, so the weights move: profile after a run, not in the middle of one.
+    pub async fn profile_step(
+        &mut self,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Result<Vec<crate::backend::KernelTime>, String> {
+        let scalars = StepScalars {
+            slot: 0,
+            t: self.step.max(1) as u32,
+            lr: self.config.learning_rate,
+        };
+        self.backend.profile(Pass::Train, &scalars, reps, now_ms).await
+    }
+
     /// Runs up to `steps` training steps (at most the log capacity) and returns their metrics.
     /// Stops early, with an error, at the first step whose loss is not finite.
     pub async fn train(&mut self, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {

@@ -30,15 +30,51 @@ impl CpuBackend {
         }
     }
 
+    /// How many kernels of the training list `pass` runs.
+    fn count(&self, pass: Pass) -> usize {
+        match pass {
+            Pass::Train => self.plan.train.len(),
+            Pass::Gradient => self.plan.optimizer_start,
+            Pass::Predict => self.plan.predict.len(),
+        }
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
         let kernels = match pass {
-            Pass::Train => &self.plan.train[..],
-            Pass::Gradient => &self.plan.train[..self.plan.optimizer_start],
             Pass::Predict => &self.plan.predict[..],
+            _ => &self.plan.train[..self.count(pass)],
         };
         for k in kernels {
             k.run_cpu(&mut self.bufs, step);
         }
+    }
+
+    /// Times every kernel of `pass` over `reps` runs; ms per run.
+    pub fn profile(
+        &mut self,
+        pass: Pass,
+        step: &StepScalars,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Vec<f64> {
+        let kernels = match pass {
+            Pass::Predict => &self.plan.predict[..],
+            _ => &self.plan.train[..self.count(pass)],
+        };
+        kernels
+            .iter()
+            .map(|k| {
+                let t0 = now_ms();
+                for _ in 0..reps {
+                    k.run_cpu(&mut self.bufs, step);
+                }
+                (now_ms() - t0) / reps as f64
+            })
+            .collect()
     }
 
     /// The first `len` elements as raw 32-bit words, like a GPU readback.

@@ -104,11 +104,11 @@ impl GpuBackend {
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
-        let (dispatches, kernels) = match pass {
-            Pass::Train => (&self.train[..], &self.plan.train),
-            Pass::Gradient => (&self.train[..self.plan.optimizer_start], &self.plan.train),
-            Pass::Predict => (&self.predict[..], &self.plan.predict),
+        let kernels = match pass {
+            Pass::Predict => &self.plan.predict,
+            _ => &self.plan.train,
         };
+        let dispatches = self.dispatches(pass);
         for d in dispatches {
             if let Some(i) = d.per_step {
                 let words = kernels[i].params(step).padded();
@@ -130,6 +130,56 @@ impl GpuBackend {
             }
         }
         self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Times every dispatch of `pass` on its own: `reps` copies in one submission, then a one-word
+    /// readback to wait for them, minus the time of the readback alone. Returns ms per dispatch.
+    pub async fn profile(
+        &mut self,
+        pass: Pass,
+        step: &StepScalars,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Result<Vec<f64>, String> {
+        let sync = self.plan.host.log_loss;
+        self.run(pass, step); // uniforms for this step
+        self.read(sync, 1).await?;
+        let t0 = now_ms();
+        for _ in 0..reps {
+            self.read(sync, 1).await?;
+        }
+        let readback = (now_ms() - t0) / reps as f64;
+        let count = self.dispatches(pass).len();
+        let mut times = Vec::with_capacity(count);
+        for i in 0..count {
+            let t0 = now_ms();
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let d = &self.dispatches(pass)[i];
+                let mut cp = enc.begin_compute_pass(&Default::default());
+                cp.set_pipeline(&d.pipeline);
+                cp.set_bind_group(0, &d.bind_group, &[]);
+                for _ in 0..reps {
+                    cp.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+                }
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            self.read(sync, 1).await?;
+            times.push(((now_ms() - t0 - readback) / reps as f64).max(0.0));
+        }
+        Ok(times)
+    }
+
+    fn dispatches(&self, pass: Pass) -> &[Dispatch] {
+        match pass {
+            Pass::Train => &self.train[..],
+            Pass::Gradient => &self.train[..self.plan.optimizer_start],
+            Pass::Predict => &self.predict[..],
+        }
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, String> {

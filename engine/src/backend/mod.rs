@@ -18,6 +18,14 @@ pub enum Pass {
     Predict,
 }
 
+/// How long one kernel of a pass took.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct KernelTime {
+    pub name: String,
+    pub ms: f64,
+    pub flops: f64,
+}
+
 pub enum Backend {
     Gpu(GpuBackend),
     Cpu(CpuBackend),
@@ -59,6 +67,39 @@ impl Backend {
             Backend::Gpu(g) => g.ctx.adapter.label(),
             Backend::Cpu(_) => "CPU".to_string(),
         }
+    }
+
+    /// Per-kernel times of one run of `pass` (see the backends' `profile`), with each kernel's
+    /// name and FLOPs.
+    pub async fn profile(
+        &mut self,
+        pass: Pass,
+        step: &StepScalars,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Result<Vec<KernelTime>, String> {
+        let reps = reps.max(1);
+        let times = match self {
+            Backend::Gpu(g) => g.profile(pass, step, reps, now_ms).await?,
+            Backend::Cpu(c) => c.profile(pass, step, reps, now_ms),
+        };
+        let plan = match self {
+            Backend::Gpu(g) => g.plan(),
+            Backend::Cpu(c) => c.plan(),
+        };
+        let kernels = match pass {
+            Pass::Predict => &plan.predict,
+            _ => &plan.train,
+        };
+        Ok(kernels
+            .iter()
+            .zip(times)
+            .map(|(k, ms)| KernelTime {
+                name: k.name(),
+                ms,
+                flops: k.flops(),
+            })
+            .collect())
     }
 
     pub fn is_gpu(&self) -> bool {

@@ -6,7 +6,7 @@
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
 //!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
-//!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N]
+//!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
 //!       trains the fixed benchmark workloads and prints samples/s and test accuracy
 
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ const USAGE: &str = "usage:
   lab prepare-data --mnist DIR --fashion DIR --out DIR
   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
-  lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N]
+  lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
   (image data sets are read from --data DIR, default public/data)";
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -182,7 +182,10 @@ fn bench(args: &[String]) -> Result<(), String> {
         for &b in &backends {
             let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
             let (mut trainer, test) = build(args, (w.config)(), gpu)?;
-            let steps = engine::bench::epoch_steps(&trainer, epochs);
+            let steps = match flag(args, "--steps") {
+                Some(n) => n.parse().map_err(|_| "--steps wants a number")?,
+                None => engine::bench::epoch_steps(&trainer, epochs),
+            };
             let now = engine::bench::native_now_ms;
             let mut r = pollster::block_on(engine::bench::run(
                 &mut trainer,
@@ -192,6 +195,14 @@ fn bench(args: &[String]) -> Result<(), String> {
                 &now,
             ))?;
             r.losses.clear(); // one line per run: the per-step losses are for the browser's chart
+            for k in &r.kernels {
+                let rate = if k.flops > 0.0 {
+                    format!("{:8.2} GFLOP/s", k.flops / k.ms / 1e6)
+                } else {
+                    String::new()
+                };
+                eprintln!("  {:>3} {:>4}  {:28} {:9.3} ms{rate}", w.name, b, k.name, k.ms);
+            }
             println!("{}", serde_json::to_string(&r).expect("results serialize"));
         }
     }

@@ -1,5 +1,7 @@
 //! 2-D convolution with stride and zero padding over NCHW tensors (`shaders/conv2d.wgsl`).
 
+use super::gemm_cpu::gemm;
+use super::matmul::MatmulDims;
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 /// Shapes of one convolution; weights [out_c, in_c, k_h, k_w] at `w_off`, bias [out_c] at `b_off`.
@@ -33,6 +35,10 @@ impl ConvGeom {
     }
     pub fn patch_len(&self) -> usize {
         self.in_c * self.k_h * self.k_w
+    }
+    /// FLOPs of the forward pass, which each of the two backward GEMMs repeats.
+    pub fn gemm_flops(&self) -> f64 {
+        2.0 * (self.out_len() * self.patch_len()) as f64
     }
 
     fn words(&self) -> Words {
@@ -94,8 +100,128 @@ impl ConvGeom {
     }
 }
 
-/// CPU twin of `forward`.
+/// Unfolds image `b` into `col` (patch_len × out pixels): col[p, pix] is the input value that
+/// filter tap p = (c, ky, kx) sees at output pixel pix = (oy, ox), zero in the padding. A
+/// convolution is then one matrix product per image (im2col).
+fn im2col(g: &ConvGeom, input: &[f32], b: usize, col: &mut [f32]) {
+    let pix = g.out_h() * g.out_w();
+    let mut p = 0;
+    for c in 0..g.in_c {
+        for ky in 0..g.k_h {
+            for kx in 0..g.k_w {
+                let row = &mut col[p * pix..(p + 1) * pix];
+                for oy in 0..g.out_h() {
+                    for ox in 0..g.out_w() {
+                        row[oy * g.out_w() + ox] = g.input_at(input, [b, 0, oy, ox, c, ky, kx]);
+                    }
+                }
+                p += 1;
+            }
+        }
+    }
+}
+
+/// The reverse of `im2col`: adds every col[p, pix] into the input value it came from.
+fn col2im_add(g: &ConvGeom, col: &[f32], b: usize, d_in: &mut [f32]) {
+    let pix = g.out_h() * g.out_w();
+    let mut p = 0;
+    for c in 0..g.in_c {
+        for ky in 0..g.k_h {
+            for kx in 0..g.k_w {
+                for oy in 0..g.out_h() {
+                    for ox in 0..g.out_w() {
+                        if let Some(i) = g.input_index([b, 0, oy, ox, c, ky, kx]) {
+                            d_in[i] += col[p * pix + oy * g.out_w() + ox];
+                        }
+                    }
+                }
+                p += 1;
+            }
+        }
+    }
+}
+
+/// CPU twin of `forward`: per image, out[f, pix] = bias[f] + W[f, ·] · col[·, pix].
 pub fn conv2d_forward_cpu(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut [f32]) {
+    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
+    let mut col = vec![0.0; patch * pix];
+    for b in 0..g.batch {
+        im2col(g, input, b, &mut col);
+        let c_off = b * g.out_c * pix;
+        for f in 0..g.out_c {
+            out[c_off + f * pix..c_off + (f + 1) * pix].fill(params[g.b_off + f]);
+        }
+        let d = MatmulDims {
+            m: g.out_c,
+            n: pix,
+            k: patch,
+            a_off: g.w_off,
+            a_rs: patch,
+            a_cs: 1,
+            b_rs: pix,
+            b_cs: 1,
+            c_off,
+            accumulate: true,
+            ..Default::default()
+        };
+        gemm(params, &col, out, &d);
+    }
+}
+
+/// CPU twin of `backward_weight` and `backward_bias`: dW[f, p] = Σ_images dOut[f, ·] · col[p, ·].
+pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
+    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
+    grads[g.w_off..g.w_off + g.out_c * patch].fill(0.0);
+    grads[g.b_off..g.b_off + g.out_c].fill(0.0);
+    let mut col = vec![0.0; patch * pix];
+    for b in 0..g.batch {
+        im2col(g, input, b, &mut col);
+        let a_off = b * g.out_c * pix;
+        let d = MatmulDims {
+            m: g.out_c,
+            n: patch,
+            k: pix,
+            a_off,
+            a_rs: pix,
+            a_cs: 1,
+            b_rs: 1,
+            b_cs: pix,
+            c_off: g.w_off,
+            accumulate: true,
+            ..Default::default()
+        };
+        gemm(d_out, &col, grads, &d);
+        for f in 0..g.out_c {
+            grads[g.b_off + f] += d_out[a_off + f * pix..a_off + (f + 1) * pix].iter().sum::<f32>();
+        }
+    }
+}
+
+/// CPU twin of `backward_input`: per image, dCol = Wᵀ · dOut, folded back onto the input.
+pub fn conv2d_backward_input_cpu(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
+    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
+    d_in[..g.in_len()].fill(0.0);
+    let mut d_col = vec![0.0; patch * pix];
+    for b in 0..g.batch {
+        let d = MatmulDims {
+            m: patch,
+            n: pix,
+            k: g.out_c,
+            a_off: g.w_off,
+            a_rs: 1,
+            a_cs: patch,
+            b_off: b * g.out_c * pix,
+            b_rs: pix,
+            b_cs: 1,
+            ..Default::default()
+        };
+        gemm(params, d_out, &mut d_col, &d);
+        col2im_add(g, &d_col, b, d_in);
+    }
+}
+
+/// The definition of `forward`, term by term: what the fast twin is tested against.
+pub fn conv2d_forward_reference(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut [f32]) {
     for b in 0..g.batch {
         for f in 0..g.out_c {
             for oy in 0..g.out_h() {
@@ -110,8 +236,8 @@ pub fn conv2d_forward_cpu(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut
     });
 }
 
-/// CPU twin of `backward_weight` and `backward_bias`.
-pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
+/// The definition of `backward_weight` and `backward_bias`, term by term.
+pub fn conv2d_backward_params_reference(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
     grads[g.w_off..g.w_off + g.out_c * g.patch_len()].fill(0.0);
     grads[g.b_off..g.b_off + g.out_c].fill(0.0);
     g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
@@ -128,8 +254,8 @@ pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], gr
     }
 }
 
-/// CPU twin of `backward_input`: each term's gradient flows back to the input it read.
-pub fn conv2d_backward_input_cpu(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
+/// The definition of `backward_input`: each term's gradient flows back to the input it read.
+pub fn conv2d_backward_input_reference(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
     d_in[..g.in_len()].fill(0.0);
     g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
         if let Some(i) = g.input_index(t) {
@@ -174,6 +300,9 @@ fn tiles(cols: usize, rows: usize) -> [u32; 3] {
 }
 
 impl Kernel for Conv2dForward {
+    fn flops(&self) -> f64 {
+        self.g.gemm_flops()
+    }
     fn shader(&self) -> Shader {
         wgsl!("conv2d.wgsl", "forward")
     }
@@ -194,6 +323,9 @@ impl Kernel for Conv2dForward {
 }
 
 impl Kernel for Conv2dBackwardWeight {
+    fn flops(&self) -> f64 {
+        self.g.gemm_flops()
+    }
     fn shader(&self) -> Shader {
         wgsl!("conv2d.wgsl", "backward_weight")
     }
@@ -233,6 +365,9 @@ impl Kernel for Conv2dBackwardBias {
 }
 
 impl Kernel for Conv2dBackwardInput {
+    fn flops(&self) -> f64 {
+        self.g.gemm_flops()
+    }
     fn shader(&self) -> Shader {
         wgsl!("conv2d.wgsl", "backward_input")
     }
@@ -249,5 +384,63 @@ impl Kernel for Conv2dBackwardInput {
         let mut d_in = bufs.take_f32(self.d_in);
         conv2d_backward_input_cpu(&self.g, bufs.f32(self.params), bufs.f32(self.d_out), &mut d_in);
         bufs.put_f32(self.d_in, d_in);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) % 997) as f32 / 498.0 - 1.0)
+            .collect()
+    }
+
+    fn close(got: &[f32], want: &[f32], what: &str) {
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "{what}[{i}]: {g} vs {w}");
+        }
+    }
+
+    /// The im2col + GEMM twins against the term-by-term definitions.
+    #[test]
+    fn fast_twins_match_the_definitions() {
+        // (batch, in_c, h, w, out_c, kernel, stride, pad)
+        for &(batch, in_c, h, w, out_c, k, stride, pad) in &[
+            (1, 1, 1, 1, 1, 1, 1, 0),
+            (2, 3, 7, 5, 4, 3, 2, 1),
+            (3, 2, 9, 9, 5, 5, 3, 2),
+            (2, 8, 12, 12, 16, 5, 1, 0),
+        ] {
+            let g = ConvGeom {
+                batch,
+                in_c,
+                in_h: h,
+                in_w: w,
+                out_c,
+                k_h: k,
+                k_w: k,
+                stride,
+                pad,
+                w_off: 2,
+                b_off: 2 + out_c * in_c * k * k,
+            };
+            let input = values(g.in_len(), 1);
+            let params = values(g.b_off + out_c, 2);
+            let d_out = values(g.out_len(), 3);
+            let (mut fast, mut slow) = (vec![0.0; g.out_len()], vec![0.0; g.out_len()]);
+            conv2d_forward_cpu(&g, &input, &params, &mut fast);
+            conv2d_forward_reference(&g, &input, &params, &mut slow);
+            close(&fast, &slow, "forward");
+            let (mut fast, mut slow) = (vec![0.0; params.len()], vec![0.0; params.len()]);
+            conv2d_backward_params_cpu(&g, &input, &d_out, &mut fast);
+            conv2d_backward_params_reference(&g, &input, &d_out, &mut slow);
+            close(&fast, &slow, "weight and bias gradients");
+            let (mut fast, mut slow) = (vec![0.0; g.in_len()], vec![0.0; g.in_len()]);
+            conv2d_backward_input_cpu(&g, &params, &d_out, &mut fast);
+            conv2d_backward_input_reference(&g, &params, &d_out, &mut slow);
+            close(&fast, &slow, "input gradient");
+        }
     }
 }

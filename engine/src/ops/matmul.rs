@@ -25,8 +25,8 @@ pub struct Matmul {
     pub dims: MatmulDims,
 }
 
-/// The CPU twin.
-pub fn matmul_cpu(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
+/// The textbook triple loop: the definition the fast CPU twin (`gemm_cpu::gemm`) is tested against.
+pub fn matmul_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
     for m in 0..d.m {
         for n in 0..d.n {
             let mut acc = 0.0f32;
@@ -72,9 +72,13 @@ impl Kernel for Matmul {
         ]
     }
 
+    fn flops(&self) -> f64 {
+        2.0 * (self.dims.m * self.dims.n * self.dims.k) as f64
+    }
+
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut c = bufs.take_f32(self.c);
-        matmul_cpu(bufs.f32(self.a), bufs.f32(self.b), &mut c, &self.dims);
+        super::gemm_cpu::gemm(bufs.f32(self.a), bufs.f32(self.b), &mut c, &self.dims);
         bufs.put_f32(self.c, c);
     }
 }

@@ -8,6 +8,7 @@ pub mod bias;
 pub mod conv2d;
 pub mod dropout;
 pub mod gather;
+pub mod gemm_cpu;
 pub mod lars;
 pub mod matmul;
 pub mod mse;
