@@ -8,15 +8,20 @@
 //   backward_input:  dIn[b,c,y,x]   = Σ_{f,ky,kx} dOut[b,f,oy,ox] · W[f,c,ky,kx]  where y = oy·s+ky−pad
 //                    (the "full" correlation of dOut with the flipped kernel, DOMAIN.md §1)
 //
-// forward and backward_weight are implicit GEMMs: the im2col matrix (one row per output position,
-// one column per (c, ky, kx)) is never stored; tiles of it are read straight from the input into
-// workgroup memory, 16×16 at a time, like matmul.wgsl.
+// forward and backward_weight are implicit GEMMs: the im2col matrix (one row per output position
+// r = (b, oy, ox), one column per kernel element q = (c, ky, kx)) is never stored; tiles of it are
+// read straight from the input into workgroup memory. Like matmul.wgsl, each workgroup of 64
+// invocations computes a 64×16 tile and each invocation a 4×4 block of it in registers.
+//
+// backward_weight sums over every output position of the batch (tens of thousands): so that many
+// workgroups share that work, each sums one chunk of `chunk` positions into its own slot of
+// `partials` ("split-K"), and backward_reduce adds the slots up.
 
 struct Params {
     batch: u32, in_c: u32, in_h: u32, in_w: u32,
     out_c: u32, out_h: u32, out_w: u32, k_h: u32,
     k_w: u32, stride: u32, pad: u32, w_off: u32,
-    b_off: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+    b_off: u32, chunk: u32, _pad1: u32, _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -26,24 +31,20 @@ struct Params {
 @group(0) @binding(4) var<storage, read> d_out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> d_in: array<f32>;
 @group(0) @binding(6) var<storage, read_write> grads: array<f32>;
+@group(0) @binding(7) var<storage, read_write> partials: array<f32>;
 
-const TILE: u32 = 16u;
-var<workgroup> tile_a: array<array<f32, 16>, 16>;
-var<workgroup> tile_b: array<array<f32, 16>, 16>;
+// tile_a[k][i]: four consecutive rows (4i..4i+3) of the 64-row operand at step k;
+// tile_b[k][j]: four consecutive filters (4j..4j+3) of the 16-filter operand at step k.
+var<workgroup> tile_a: array<array<vec4<f32>, 16>, 16>;
+var<workgroup> tile_b: array<array<vec4<f32>, 4>, 16>;
 
 fn patch_len() -> u32 { return p.in_c * p.k_h * p.k_w; }
 fn out_plane() -> u32 { return p.out_h * p.out_w; }
+fn positions() -> u32 { return p.batch * out_plane(); }
+fn weight_len() -> u32 { return p.out_c * patch_len(); }
 
-// im2col[row, col]: row = output position (b, oy, ox), col = kernel element (c, ky, kx).
-fn im2col(row: u32, col: u32) -> f32 {
-    let b = row / out_plane();
-    let r = row % out_plane();
-    let oy = r / p.out_w;
-    let ox = r % p.out_w;
-    let c = col / (p.k_h * p.k_w);
-    let kk = col % (p.k_h * p.k_w);
-    let y = i32(oy * p.stride + kk / p.k_w) - i32(p.pad);
-    let x = i32(ox * p.stride + kk % p.k_w) - i32(p.pad);
+// in[b, c, y, x], zero in the padding (coordinates outside the image).
+fn input_at(b: u32, c: u32, y: i32, x: i32) -> f32 {
     if (y < 0 || x < 0 || y >= i32(p.in_h) || x >= i32(p.in_w)) { return 0.0; }
     return input[((b * p.in_c + c) * p.in_h + u32(y)) * p.in_w + u32(x)];
 }
@@ -54,90 +55,208 @@ fn d_out_at(row: u32, f: u32) -> f32 {
     return d_out[(b * p.out_c + f) * out_plane() + row % out_plane()];
 }
 
-@compute @workgroup_size(16, 16)
+// acc[i] += a[i] · b for the 16 steps in the tiles.
+fn multiply_tiles(acc: ptr<function, array<vec4<f32>, 4>>, i: u32, j: u32) {
+    for (var k = 0u; k < 16u; k = k + 1u) {
+        let av = tile_a[k][i];
+        let bv = tile_b[k][j];
+        (*acc)[0] = (*acc)[0] + av.x * bv;
+        (*acc)[1] = (*acc)[1] + av.y * bv;
+        (*acc)[2] = (*acc)[2] + av.z * bv;
+        (*acc)[3] = (*acc)[3] + av.w * bv;
+    }
+}
+
+// out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]: 64 positions × 16 filters per workgroup.
+@compute @workgroup_size(4, 16)
 fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let m = p.batch * out_plane();
     let k = patch_len();
-    let row = wg.y * TILE + lid.y; // output position
-    let col = wg.x * TILE + lid.x; // filter
-    var acc = 0.0;
-    for (var t = 0u; t < (k + TILE - 1u) / TILE; t = t + 1u) {
-        let ka = t * TILE + lid.x;
-        var va = 0.0;
-        if (row < m && ka < k) { va = im2col(row, ka); }
-        tile_a[lid.y][lid.x] = va;
-        let kb = t * TILE + lid.y;
-        var vb = 0.0;
-        if (kb < k && col < p.out_c) { vb = weights[p.w_off + col * k + kb]; }
-        tile_b[lid.y][lid.x] = vb;
+    let row0 = wg.y * 64u;
+    let f0 = wg.x * 16u;
+    let flat = lid.y * 4u + lid.x;
+    // This invocation copies im2col row `mine`: locate its window once, then walk (c, ky, kx).
+    let mine = row0 + flat;
+    let b = mine / out_plane();
+    let pix = mine % out_plane();
+    let y0 = i32((pix / p.out_w) * p.stride) - i32(p.pad);
+    let x0 = i32((pix % p.out_w) * p.stride) - i32(p.pad);
+    var c = 0u;
+    var ky = 0u;
+    var kx = 0u;
+    var acc: array<vec4<f32>, 4>;
+    for (var k0 = 0u; k0 < k; k0 = k0 + 16u) {
+        for (var e = 0u; e < 16u; e = e + 1u) {
+            var v = 0.0;
+            if (mine < positions() && k0 + e < k) {
+                v = input_at(b, c, y0 + i32(ky), x0 + i32(kx));
+            }
+            tile_a[e][flat / 4u][flat % 4u] = v;
+            kx = kx + 1u;
+            if (kx == p.k_w) { kx = 0u; ky = ky + 1u; }
+            if (ky == p.k_h) { ky = 0u; c = c + 1u; }
+        }
+        for (var e = 0u; e < 4u; e = e + 1u) {
+            let idx = e * 64u + flat;
+            let ff = idx % 16u;
+            let kk = idx / 16u;
+            var v = 0.0;
+            if (f0 + ff < p.out_c && k0 + kk < k) { v = weights[p.w_off + (f0 + ff) * k + k0 + kk]; }
+            tile_b[kk][ff / 4u][ff % 4u] = v;
+        }
         workgroupBarrier();
-        for (var i = 0u; i < TILE; i = i + 1u) { acc = acc + tile_a[lid.y][i] * tile_b[i][lid.x]; }
-        workgroupBarrier();
-    }
-    if (row < m && col < p.out_c) {
-        let b = row / out_plane();
-        output[(b * p.out_c + col) * out_plane() + row % out_plane()] = acc + weights[p.b_off + col];
-    }
-}
-
-@compute @workgroup_size(16, 16)
-fn backward_weight(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let inner = p.batch * out_plane(); // summed over: every output position
-    let k = patch_len();
-    let f = wg.y * TILE + lid.y;
-    let col = wg.x * TILE + lid.x; // kernel element (c, ky, kx)
-    var acc = 0.0;
-    for (var t = 0u; t < (inner + TILE - 1u) / TILE; t = t + 1u) {
-        let ja = t * TILE + lid.x;
-        var va = 0.0;
-        if (f < p.out_c && ja < inner) { va = d_out_at(ja, f); }
-        tile_a[lid.y][lid.x] = va;
-        let jb = t * TILE + lid.y;
-        var vb = 0.0;
-        if (jb < inner && col < k) { vb = im2col(jb, col); }
-        tile_b[lid.y][lid.x] = vb;
-        workgroupBarrier();
-        for (var i = 0u; i < TILE; i = i + 1u) { acc = acc + tile_a[lid.y][i] * tile_b[i][lid.x]; }
+        multiply_tiles(&acc, lid.y, lid.x);
         workgroupBarrier();
     }
-    if (f < p.out_c && col < k) {
-        grads[p.w_off + f * k + col] = acc;
-    }
-}
-
-@compute @workgroup_size(64)
-fn backward_bias(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let f = gid.x;
-    if (f >= p.out_c) { return; }
-    var s = 0.0;
-    for (var j = 0u; j < p.batch * out_plane(); j = j + 1u) { s = s + d_out_at(j, f); }
-    grads[p.b_off + f] = s;
-}
-
-@compute @workgroup_size(256)
-fn backward_input(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.batch * p.in_c * p.in_h * p.in_w) { return; }
-    let x = i % p.in_w;
-    let y = (i / p.in_w) % p.in_h;
-    let c = (i / (p.in_w * p.in_h)) % p.in_c;
-    let b = i / (p.in_w * p.in_h * p.in_c);
-    var s = 0.0;
-    for (var ky = 0u; ky < p.k_h; ky = ky + 1u) {
-        let ty = i32(y + p.pad) - i32(ky);
-        if (ty < 0 || ty % i32(p.stride) != 0) { continue; }
-        let oy = u32(ty) / p.stride;
-        if (oy >= p.out_h) { continue; }
-        for (var kx = 0u; kx < p.k_w; kx = kx + 1u) {
-            let tx = i32(x + p.pad) - i32(kx);
-            if (tx < 0 || tx % i32(p.stride) != 0) { continue; }
-            let ox = u32(tx) / p.stride;
-            if (ox >= p.out_w) { continue; }
-            for (var f = 0u; f < p.out_c; f = f + 1u) {
-                let w = weights[p.w_off + ((f * p.in_c + c) * p.k_h + ky) * p.k_w + kx];
-                s = s + d_out[((b * p.out_c + f) * p.out_h + oy) * p.out_w + ox] * w;
+    for (var i = 0u; i < 4u; i = i + 1u) {
+        let r = row0 + lid.y * 4u + i;
+        if (r >= positions()) { break; }
+        let rb = r / out_plane();
+        let rp = r % out_plane();
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let f = f0 + lid.x * 4u + j;
+            if (f < p.out_c) {
+                output[(rb * p.out_c + f) * out_plane() + rp] = acc[i][j] + weights[p.b_off + f];
             }
         }
     }
-    d_in[i] = s;
+}
+
+// partials[s, f, q] = Σ_{r in chunk s} dOut[r, f] · im2col[r, q], and partials[s, bias f] =
+// Σ_{r in chunk s} dOut[r, f]: 64 kernel elements × 16 filters per workgroup, chunk s = wg.z.
+@compute @workgroup_size(4, 16)
+fn backward_weight(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let k = patch_len();
+    let q0 = wg.y * 64u;
+    let f0 = wg.x * 16u;
+    let flat = lid.y * 4u + lid.x;
+    let first = wg.z * p.chunk;
+    let last = min(first + p.chunk, positions());
+    // This invocation copies im2col column `mine` = (c, ky, kx) and walks the positions.
+    let mine = q0 + flat;
+    let c = mine / (p.k_h * p.k_w);
+    let ky = i32((mine / p.k_w) % p.k_h) - i32(p.pad);
+    let kx = i32(mine % p.k_w) - i32(p.pad);
+    var b = first / out_plane();
+    var oy = (first % out_plane()) / p.out_w;
+    var ox = first % p.out_w;
+    var acc: array<vec4<f32>, 4>;
+    var bias = vec4<f32>(0.0);
+    for (var r0 = first; r0 < last; r0 = r0 + 16u) {
+        for (var e = 0u; e < 16u; e = e + 1u) {
+            var v = 0.0;
+            if (mine < k && r0 + e < last) {
+                v = input_at(b, c, i32(oy * p.stride) + ky, i32(ox * p.stride) + kx);
+            }
+            tile_a[e][flat / 4u][flat % 4u] = v;
+            ox = ox + 1u;
+            if (ox == p.out_w) { ox = 0u; oy = oy + 1u; }
+            if (oy == p.out_h) { oy = 0u; b = b + 1u; }
+        }
+        for (var e = 0u; e < 4u; e = e + 1u) {
+            let idx = e * 64u + flat;
+            let ff = idx % 16u;
+            let rr = idx / 16u;
+            var v = 0.0;
+            if (f0 + ff < p.out_c && r0 + rr < last) { v = d_out_at(r0 + rr, f0 + ff); }
+            tile_b[rr][ff / 4u][ff % 4u] = v;
+        }
+        workgroupBarrier();
+        multiply_tiles(&acc, lid.y, lid.x);
+        if (lid.y == 0u) {
+            for (var kk = 0u; kk < 16u; kk = kk + 1u) { bias = bias + tile_b[kk][lid.x]; }
+        }
+        workgroupBarrier();
+    }
+    let slot = wg.z * (weight_len() + p.out_c);
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        let f = f0 + lid.x * 4u + j;
+        if (f >= p.out_c) { break; }
+        for (var i = 0u; i < 4u; i = i + 1u) {
+            let q = q0 + lid.y * 4u + i;
+            if (q < k) { partials[slot + f * k + q] = acc[i][j]; }
+        }
+        if (lid.y == 0u && wg.y == 0u) { partials[slot + weight_len() + f] = bias[j]; }
+    }
+}
+
+// grads[weights, then bias] = Σ_s partials[s, ·]: one invocation per weight or bias.
+@compute @workgroup_size(64)
+fn backward_reduce(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let len = weight_len() + p.out_c;
+    if (i >= len) { return; }
+    let chunks = (positions() + p.chunk - 1u) / p.chunk;
+    var s = 0.0;
+    for (var c = 0u; c < chunks; c = c + 1u) { s = s + partials[c * len + i]; }
+    if (i < weight_len()) {
+        grads[p.w_off + i] = s;
+    } else {
+        grads[p.b_off + i - weight_len()] = s;
+    }
+}
+
+// dIn[b, c, y, x] = Σ_{f, ky, kx} dOut[b, f, oy, ox] · W[f, c, ky, kx] over the (oy, ox) whose
+// window covers (y, x): oy·s + ky − pad = y. Also an implicit GEMM: rows = input positions
+// (b, y, x), columns = channels c, summed over (f, ky, kx); 64 positions × 16 channels per workgroup.
+@compute @workgroup_size(4, 16)
+fn backward_input(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let plane = p.in_h * p.in_w;
+    let rows = p.batch * plane;
+    let taps = p.k_h * p.k_w;
+    let k = p.out_c * taps;
+    let row0 = wg.y * 64u;
+    let c0 = wg.x * 16u;
+    let flat = lid.y * 4u + lid.x;
+    // This invocation copies row `mine` = (b, y, x) and walks (f, ky, kx).
+    let mine = row0 + flat;
+    let b = mine / plane;
+    let y = i32((mine % plane) / p.in_w + p.pad);
+    let x = i32(mine % p.in_w + p.pad);
+    let s = i32(p.stride);
+    var f = 0u;
+    var ky = 0u;
+    var kx = 0u;
+    var acc: array<vec4<f32>, 4>;
+    for (var k0 = 0u; k0 < k; k0 = k0 + 16u) {
+        for (var e = 0u; e < 16u; e = e + 1u) {
+            var v = 0.0;
+            let ty = y - i32(ky);
+            let tx = x - i32(kx);
+            if (mine < rows && k0 + e < k && ty >= 0 && tx >= 0 && ty % s == 0 && tx % s == 0) {
+                let oy = u32(ty / s);
+                let ox = u32(tx / s);
+                if (oy < p.out_h && ox < p.out_w) {
+                    v = d_out[((b * p.out_c + f) * p.out_h + oy) * p.out_w + ox];
+                }
+            }
+            tile_a[e][flat / 4u][flat % 4u] = v;
+            kx = kx + 1u;
+            if (kx == p.k_w) { kx = 0u; ky = ky + 1u; }
+            if (ky == p.k_h) { ky = 0u; f = f + 1u; }
+        }
+        for (var e = 0u; e < 4u; e = e + 1u) {
+            let idx = e * 64u + flat;
+            let cc = idx % 16u;
+            let kk = idx / 16u;
+            var v = 0.0;
+            if (c0 + cc < p.in_c && k0 + kk < k) {
+                let q = k0 + kk;
+                v = weights[p.w_off + ((q / taps) * p.in_c + c0 + cc) * taps + q % taps];
+            }
+            tile_b[kk][cc / 4u][cc % 4u] = v;
+        }
+        workgroupBarrier();
+        multiply_tiles(&acc, lid.y, lid.x);
+        workgroupBarrier();
+    }
+    for (var i = 0u; i < 4u; i = i + 1u) {
+        let r = row0 + lid.y * 4u + i;
+        if (r >= rows) { break; }
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let c = c0 + lid.x * 4u + j;
+            if (c < p.in_c) {
+                d_in[((r / plane) * p.in_c + c) * plane + r % plane] = acc[i][j];
+            }
+        }
+    }
 }

@@ -4,8 +4,11 @@
 //   C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs]
 //   C is M×N, stored densely from c_off.
 //
-// Tiled: each 16×16 workgroup loads a 16×16 tile of A and of B into workgroup memory, so every
-// value read from global memory is reused 16 times.
+// Tiled twice over. Each workgroup of 8×8 invocations computes a 32×32 tile of C: per step it
+// copies a 32×32 slice of A and of B into workgroup memory (every value read from global memory
+// is then used 32 times), and each invocation accumulates a 4×4 block of C in registers (every
+// value read from workgroup memory is used 4 times, as a vec4). Fewer, larger steps also mean
+// fewer barriers, which matters on GPUs emulated on the CPU.
 
 struct Params {
     m: u32, n: u32, k: u32, accumulate: u32,
@@ -18,42 +21,59 @@ struct Params {
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 
-const TILE: u32 = 16u;
-var<workgroup> tile_a: array<array<f32, 16>, 16>;
-var<workgroup> tile_b: array<array<f32, 16>, 16>;
+const TILE: u32 = 32u;
+// tile_a[k][i] holds A rows 4i..4i+3 at column k; tile_b[k][j] holds B columns 4j..4j+3 at row k.
+var<workgroup> tile_a: array<array<vec4<f32>, 8>, 32>;
+var<workgroup> tile_b: array<array<vec4<f32>, 8>, 32>;
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let row = wg.y * TILE + lid.y; // m
-    let col = wg.x * TILE + lid.x; // n
-    var acc = 0.0;
-    let tiles = (p.k + TILE - 1u) / TILE;
-    for (var t = 0u; t < tiles; t = t + 1u) {
-        // Each invocation loads one element of each tile (zero outside the matrix).
-        let ka = t * TILE + lid.x;
-        var va = 0.0;
-        if (row < p.m && ka < p.k) {
-            va = a[p.a_off + row * p.a_rs + ka * p.a_cs];
+    let row0 = wg.y * TILE; // first m of this tile
+    let col0 = wg.x * TILE; // first n of this tile
+    let flat = lid.y * 8u + lid.x;
+    var acc: array<vec4<f32>, 4>; // acc[i] = C[row0 + 4·lid.y + i, col0 + 4·lid.x .. +3]
+    for (var k0 = 0u; k0 < p.k; k0 = k0 + TILE) {
+        // 64 invocations copy 32×32 values of each operand: 16 each, zero outside the matrices.
+        for (var e = 0u; e < 16u; e = e + 1u) {
+            let idx = e * 64u + flat;
+            let kk = idx % TILE;
+            let mm = idx / TILE;
+            var va = 0.0;
+            if (row0 + mm < p.m && k0 + kk < p.k) {
+                va = a[p.a_off + (row0 + mm) * p.a_rs + (k0 + kk) * p.a_cs];
+            }
+            tile_a[kk][mm / 4u][mm % 4u] = va;
+            let nn = idx % TILE;
+            let kb = idx / TILE;
+            var vb = 0.0;
+            if (k0 + kb < p.k && col0 + nn < p.n) {
+                vb = b[p.b_off + (k0 + kb) * p.b_rs + (col0 + nn) * p.b_cs];
+            }
+            tile_b[kb][nn / 4u][nn % 4u] = vb;
         }
-        tile_a[lid.y][lid.x] = va;
-        let kb = t * TILE + lid.y;
-        var vb = 0.0;
-        if (kb < p.k && col < p.n) {
-            vb = b[p.b_off + kb * p.b_rs + col * p.b_cs];
-        }
-        tile_b[lid.y][lid.x] = vb;
         workgroupBarrier();
-        for (var i = 0u; i < TILE; i = i + 1u) {
-            acc = acc + tile_a[lid.y][i] * tile_b[i][lid.x];
+        for (var kk = 0u; kk < TILE; kk = kk + 1u) {
+            let av = tile_a[kk][lid.y];
+            let bv = tile_b[kk][lid.x];
+            acc[0] = acc[0] + av.x * bv;
+            acc[1] = acc[1] + av.y * bv;
+            acc[2] = acc[2] + av.z * bv;
+            acc[3] = acc[3] + av.w * bv;
         }
         workgroupBarrier();
     }
-    if (row < p.m && col < p.n) {
-        let idx = p.c_off + row * p.n + col;
-        if (p.accumulate != 0u) {
-            c[idx] = c[idx] + acc;
-        } else {
-            c[idx] = acc;
+    for (var i = 0u; i < 4u; i = i + 1u) {
+        let row = row0 + lid.y * 4u + i;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let col = col0 + lid.x * 4u + j;
+            if (row < p.m && col < p.n) {
+                let idx = p.c_off + row * p.n + col;
+                if (p.accumulate != 0u) {
+                    c[idx] = c[idx] + acc[i][j];
+                } else {
+                    c[idx] = acc[i][j];
+                }
+            }
         }
     }
 }

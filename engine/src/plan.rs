@@ -8,7 +8,7 @@ use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{
-    Conv2dBackwardBias, Conv2dBackwardInput, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
+    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
 };
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
@@ -310,13 +310,18 @@ fn backward(
             }
             Layer::Conv2d { .. } => {
                 let g = conv_geom(l, rows);
+                let partials = t.add(
+                    &format!("train.conv_partials{i}"),
+                    Elem::F32,
+                    g.chunks() * g.partial_len(),
+                );
                 ops.push(Box::new(Conv2dBackwardWeight {
                     input: x,
                     d_out,
-                    grads,
+                    partials,
                     g,
                 }));
-                ops.push(Box::new(Conv2dBackwardBias { d_out, grads, g }));
+                ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
                 if let Some(d_in) = d_in {
                     ops.push(Box::new(Conv2dBackwardInput {
                         params,

@@ -44,6 +44,7 @@ fn conv2d_kernels_match_cpu() {
         let d_out = t.add("d_out", Elem::F32, g.out_len());
         let d_in = t.add("d_in", Elem::F32, g.in_len());
         let grads = t.add("grads", Elem::F32, n_params);
+        let partials = t.add("partials", Elem::F32, g.chunks() * g.partial_len());
         let inits = vec![
             Init::F32(random(g.in_len(), 1)),
             Init::F32(random(n_params, 2)),
@@ -51,6 +52,7 @@ fn conv2d_kernels_match_cpu() {
             Init::F32(random(g.out_len(), 3)),
             Init::F32(vec![0.0; g.in_len()]),
             Init::F32(vec![0.0; n_params]),
+            Init::F32(vec![0.0; g.chunks() * g.partial_len()]),
         ];
         let kernels = || -> Vec<Box<dyn Kernel>> {
             vec![
@@ -63,10 +65,10 @@ fn conv2d_kernels_match_cpu() {
                 Box::new(Conv2dBackwardWeight {
                     input,
                     d_out,
-                    grads,
+                    partials,
                     g,
                 }),
-                Box::new(Conv2dBackwardBias { d_out, grads, g }),
+                Box::new(Conv2dBackwardReduce { partials, grads, g }),
                 Box::new(Conv2dBackwardInput {
                     params,
                     d_out,

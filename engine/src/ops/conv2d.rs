@@ -4,6 +4,10 @@ use super::gemm_cpu::gemm;
 use super::matmul::MatmulDims;
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+/// Output positions per workgroup chunk of the weight gradient: enough work per workgroup to
+/// hide its start-up, enough chunks to keep every core busy.
+pub const GRAD_CHUNK: usize = 512;
+
 /// Shapes of one convolution; weights [out_c, in_c, k_h, k_w] at `w_off`, bias [out_c] at `b_off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct ConvGeom {
@@ -36,6 +40,18 @@ impl ConvGeom {
     pub fn patch_len(&self) -> usize {
         self.in_c * self.k_h * self.k_w
     }
+    /// Output positions (b, oy, ox) of the batch: the rows of the implicit GEMM.
+    pub fn positions(&self) -> usize {
+        self.batch * self.out_h() * self.out_w()
+    }
+    /// Chunks of positions the weight gradient is split into on the GPU (see `shaders/conv2d.wgsl`).
+    pub fn chunks(&self) -> usize {
+        self.positions().div_ceil(GRAD_CHUNK).max(1)
+    }
+    /// One chunk's partial gradients: the weights, then the biases.
+    pub fn partial_len(&self) -> usize {
+        self.out_c * self.patch_len() + self.out_c
+    }
     /// FLOPs of the forward pass, which each of the two backward GEMMs repeats.
     pub fn gemm_flops(&self) -> f64 {
         2.0 * (self.out_len() * self.patch_len()) as f64
@@ -56,6 +72,7 @@ impl ConvGeom {
             .u(self.pad as u32)
             .u(self.w_off as u32)
             .u(self.b_off as u32)
+            .u(GRAD_CHUNK as u32)
     }
 
     /// Index of the input a term [b, f, oy, ox, c, ky, kx] reads, None in the zero padding.
@@ -271,15 +288,17 @@ pub struct Conv2dForward {
     pub g: ConvGeom,
 }
 
+/// Weight and bias gradients, chunk by chunk, into `partials` (chunks × partial_len).
 pub struct Conv2dBackwardWeight {
     pub input: BufId,
     pub d_out: BufId,
-    pub grads: BufId,
+    pub partials: BufId,
     pub g: ConvGeom,
 }
 
-pub struct Conv2dBackwardBias {
-    pub d_out: BufId,
+/// Sums the chunks of `partials` into the weight and bias gradients.
+pub struct Conv2dBackwardReduce {
+    pub partials: BufId,
     pub grads: BufId,
     pub g: ConvGeom,
 }
@@ -291,11 +310,12 @@ pub struct Conv2dBackwardInput {
     pub g: ConvGeom,
 }
 
-fn tiles(cols: usize, rows: usize) -> [u32; 3] {
+/// Workgroups of 64 rows × 16 filters (see `shaders/conv2d.wgsl`).
+fn tiles(filters: usize, rows: usize, chunks: usize) -> [u32; 3] {
     [
-        (cols as u32).div_ceil(16).max(1),
-        (rows as u32).div_ceil(16).max(1),
-        1,
+        (filters as u32).div_ceil(16).max(1),
+        (rows as u32).div_ceil(64).max(1),
+        chunks as u32,
     ]
 }
 
@@ -313,7 +333,7 @@ impl Kernel for Conv2dForward {
         vec![(1, self.input), (2, self.params), (3, self.output)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.out_c, self.g.batch * self.g.out_h() * self.g.out_w())
+        tiles(self.g.out_c, self.g.positions(), 1)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
@@ -333,34 +353,53 @@ impl Kernel for Conv2dBackwardWeight {
         self.g.words()
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.input), (4, self.d_out), (6, self.grads)]
+        vec![(1, self.input), (4, self.d_out), (7, self.partials)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.patch_len(), self.g.out_c)
+        tiles(self.g.out_c, self.g.patch_len(), self.g.chunks())
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
-        // The twin computes weight and bias gradients together (see Conv2dBackwardBias).
-        let mut grads = bufs.take_f32(self.grads);
-        conv2d_backward_params_cpu(&self.g, bufs.f32(self.input), bufs.f32(self.d_out), &mut grads);
-        bufs.put_f32(self.grads, grads);
+        // The twin sums every position at once: the whole gradient goes in chunk 0.
+        let mut partials = bufs.take_f32(self.partials);
+        partials.fill(0.0);
+        let g = ConvGeom {
+            w_off: 0,
+            b_off: self.g.out_c * self.g.patch_len(),
+            ..self.g
+        };
+        conv2d_backward_params_cpu(&g, bufs.f32(self.input), bufs.f32(self.d_out), &mut partials);
+        bufs.put_f32(self.partials, partials);
     }
 }
 
-impl Kernel for Conv2dBackwardBias {
+impl Kernel for Conv2dBackwardReduce {
     fn shader(&self) -> Shader {
-        wgsl!("conv2d.wgsl", "backward_bias")
+        wgsl!("conv2d.wgsl", "backward_reduce")
     }
     fn params(&self, _: &StepScalars) -> Words {
         self.g.words()
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(4, self.d_out), (6, self.grads)]
+        vec![(7, self.partials), (6, self.grads)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        groups_1d(self.g.out_c, 64)
+        groups_1d(self.g.partial_len(), 64)
     }
-    fn run_cpu(&self, _: &mut CpuBuffers, _: &StepScalars) {
-        // Done by Conv2dBackwardWeight's twin, which always runs with it.
+    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+        let len = self.g.partial_len();
+        let weights = self.g.out_c * self.g.patch_len();
+        let mut grads = bufs.take_f32(self.grads);
+        let partials = bufs.f32(self.partials);
+        for i in 0..len {
+            let sum = (0..self.g.chunks()).map(|c| partials[c * len + i]).sum();
+            let at = if i < weights {
+                self.g.w_off + i
+            } else {
+                self.g.b_off + i - weights
+            };
+            grads[at] = sum;
+        }
+        bufs.put_f32(self.grads, grads);
     }
 }
 
@@ -378,7 +417,7 @@ impl Kernel for Conv2dBackwardInput {
         vec![(2, self.params), (4, self.d_out), (5, self.d_in)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        groups_1d(self.g.in_len(), 256)
+        tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);

@@ -66,8 +66,8 @@ impl Kernel for Matmul {
 
     fn workgroups(&self) -> [u32; 3] {
         [
-            (self.dims.n as u32).div_ceil(16).max(1),
-            (self.dims.m as u32).div_ceil(16).max(1),
+            (self.dims.n as u32).div_ceil(32).max(1),
+            (self.dims.m as u32).div_ceil(32).max(1),
             1,
         ]
     }
