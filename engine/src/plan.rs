@@ -78,6 +78,8 @@ pub struct PlanConfig<'a> {
     pub optimizer: Optimizer,
     pub batch: usize,
     pub data_rows: usize,
+    /// The data's features are bytes, stored four to a word (`Dataset::packed_u8`).
+    pub data_packed: bool,
     pub predict_rows: usize,
 }
 
@@ -385,7 +387,11 @@ impl Plan {
         let grads = t.add("grads", Elem::F32, n);
         let opt_a = t.add("optimizer.a", Elem::F32, n);
         let opt_b = t.add("optimizer.b", Elem::F32, n);
-        let data_x = t.add("data.x", Elem::F32, cfg.data_rows * inputs);
+        let data_x = if cfg.data_packed {
+            t.add("data.x (bytes)", Elem::U32, (cfg.data_rows * inputs).div_ceil(4))
+        } else {
+            t.add("data.x", Elem::F32, cfg.data_rows * inputs)
+        };
         let data_y = t.add("data.y", Elem::U32, cfg.data_rows);
         let indices = t.add("batch.indices", Elem::U32, b);
         let batch_x = t.add("batch.x", Elem::F32, b * inputs);
@@ -408,6 +414,7 @@ impl Plan {
             batch_y,
             rows: b,
             dim: inputs,
+            packed: cfg.data_packed,
         }));
         let fwd = forward(
             &mut t,

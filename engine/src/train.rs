@@ -265,6 +265,7 @@ impl Trainer {
                 data.dim
             ));
         }
+        let packed = data.packed_u8();
         let plan = Plan::new(&PlanConfig {
             model: &compiled,
             loss: config.loss,
@@ -273,6 +274,7 @@ impl Trainer {
             optimizer: config.optimizer,
             batch: config.batch,
             data_rows: data.len(),
+            data_packed: packed.is_some(),
             predict_rows: predict_rows.max(1),
         });
         let host = plan.host;
@@ -282,7 +284,10 @@ impl Trainer {
         };
         backend.write_f32(host.params, &spec.init(&compiled, config.seed));
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
-        backend.write_f32(host.data_x, &data.x);
+        match &packed {
+            Some(words) => backend.write_u32(host.data_x, words),
+            None => backend.write_f32(host.data_x, &data.x),
+        }
         backend.write_u32(host.data_y, &data.y);
         let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4, config.shuffle);
         Ok(Self {

