@@ -10,6 +10,21 @@ use crate::ops::activation::Activation;
 use crate::ops::pool::PoolKind;
 use crate::rng::Rng;
 
+/// How the weights start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Init {
+    /// He where a ReLU-like activation follows the layer, Glorot elsewhere.
+    #[default]
+    Auto,
+    /// Glorot (Xavier) normal: std √(2 / (fan_in + fan_out)), for tanh and sigmoid.
+    Glorot,
+    /// He (Kaiming) normal: std √(2 / fan_in), for ReLU.
+    He,
+    /// All zero: every neuron of a layer stays identical (a lesson in symmetry breaking).
+    Zero,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Layer {
@@ -189,8 +204,9 @@ impl ModelSpec {
             layers,
             n_params: off,
         };
-        if compiled.classes() < 2 {
-            return Err("the last layer must output at least two class scores".into());
+        // One output is a regression model; classifiers are checked against their data's classes.
+        if compiled.classes() < 1 {
+            return Err("the last layer must output at least one value".into());
         }
         if off == 0 {
             return Err("the model has no layer with parameters".into());
@@ -198,9 +214,14 @@ impl ModelSpec {
         Ok(compiled)
     }
 
-    /// Seeded initial weights: He (std √(2/fan_in)) when a ReLU-like activation follows the layer,
-    /// Glorot (std √(2/(fan_in + fan_out))) otherwise; biases zero.
+    /// Seeded initial weights with the automatic scheme (`Init::Auto`).
     pub fn init(&self, compiled: &Compiled, seed: u64) -> Vec<f32> {
+        self.init_with(compiled, seed, Init::Auto)
+    }
+
+    /// Seeded initial weights (normal, zero mean) with the standard deviation of `scheme`;
+    /// biases zero.
+    pub fn init_with(&self, compiled: &Compiled, seed: u64, scheme: Init) -> Vec<f32> {
         let mut rng = Rng::new(seed);
         let mut params = vec![0.0; compiled.n_params];
         for (i, l) in compiled.layers.iter().enumerate() {
@@ -214,10 +235,13 @@ impl ModelSpec {
                 })
             );
             let (fan_in, fan_out) = l.fans();
-            let std = if relu_next {
-                (2.0 / fan_in as f32).sqrt()
-            } else {
-                (2.0 / (fan_in + fan_out) as f32).sqrt()
+            let he = (2.0 / fan_in as f32).sqrt();
+            let glorot = (2.0 / (fan_in + fan_out) as f32).sqrt();
+            let std = match scheme {
+                Init::Auto if relu_next => he,
+                Init::Auto | Init::Glorot => glorot,
+                Init::He => he,
+                Init::Zero => 0.0,
             };
             for w in &mut params[l.w_off..l.b_off] {
                 *w = rng.normal() * std;
@@ -230,6 +254,30 @@ impl ModelSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn init_schemes_have_their_standard_deviations() {
+        let spec = ModelSpec::mlp(300, &[200], 2, Activation::Tanh);
+        let c = spec.compile().unwrap();
+        let l = &c.layers[0];
+        let std = |scheme| {
+            let p = spec.init_with(&c, 3, scheme);
+            let w = &p[l.w_off..l.b_off];
+            assert!(
+                p[l.b_off..l.b_off + 200].iter().all(|&b| b == 0.0),
+                "biases start at zero"
+            );
+            (w.iter().map(|v| v * v).sum::<f32>() / w.len() as f32).sqrt()
+        };
+        let (he, glorot) = ((2.0f32 / 300.0).sqrt(), (2.0f32 / 500.0).sqrt());
+        assert!((std(Init::He) / he - 1.0).abs() < 0.02);
+        assert!((std(Init::Glorot) / glorot - 1.0).abs() < 0.02);
+        assert!(
+            (std(Init::Auto) / glorot - 1.0).abs() < 0.02,
+            "tanh follows: Glorot"
+        );
+        assert_eq!(std(Init::Zero), 0.0);
+    }
 
     #[test]
     fn mlp_layout_is_contiguous() {
@@ -303,6 +351,10 @@ mod tests {
         .unwrap_err();
         assert!(err.starts_with("layer 1"), "{err}");
         assert!(ModelSpec::mlp(2, &[0], 2, Activation::Relu).compile().is_err());
-        assert!(ModelSpec::mlp(2, &[], 1, Activation::Relu).compile().is_err());
+        assert!(ModelSpec::mlp(2, &[], 0, Activation::Relu).compile().is_err());
+        assert!(
+            ModelSpec::mlp(2, &[], 1, Activation::Relu).compile().is_ok(),
+            "regression: one output"
+        );
     }
 }

@@ -80,6 +80,8 @@ pub struct PlanConfig<'a> {
     pub data_rows: usize,
     /// The data's features are bytes, stored four to a word (`Dataset::packed_u8`).
     pub data_packed: bool,
+    /// Real targets (their f32 bits in the label buffer) instead of classes; needs `Loss::Mse`.
+    pub regression: bool,
     pub predict_rows: usize,
 }
 
@@ -445,6 +447,7 @@ impl Plan {
                 d_outputs: d_logits,
                 rows: b,
                 classes,
+                regression: cfg.regression,
             }),
         });
         train.push(Box::new(BatchMean {
@@ -486,16 +489,24 @@ impl Plan {
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
-        let probs = t.add("predict.probs", Elem::F32, p * classes);
         let mut predict: KernelList = Vec::new();
         let pf = forward(&mut t, &mut predict, model, params, predict_x, p, "predict", None);
         let logits = *pf.acts.last().expect("a model has layers");
-        predict.push(Box::new(Softmax {
-            logits,
-            probs,
-            rows: p,
-            classes,
-        }));
+        // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
+        // what that loss compares with its targets.
+        let probs = match cfg.loss {
+            Loss::CrossEntropy => {
+                let probs = t.add("predict.probs", Elem::F32, p * classes);
+                predict.push(Box::new(Softmax {
+                    logits,
+                    probs,
+                    rows: p,
+                    classes,
+                }));
+                probs
+            }
+            Loss::Mse => logits,
+        };
 
         Plan {
             table: t,

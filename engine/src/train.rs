@@ -12,7 +12,7 @@ use crate::data::toy::ToyConfig;
 use crate::data::Dataset;
 use crate::gpu::GpuContext;
 use crate::kernel::StepScalars;
-use crate::model::{Compiled, Layer, ModelSpec};
+use crate::model::{Compiled, Init, Layer, ModelSpec};
 use crate::ops::activation::Activation;
 use crate::optim::{Optimizer, Schedule};
 use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, Regularization, LOG_CAPACITY};
@@ -25,6 +25,20 @@ pub enum DataConfig {
     Toy(ToyConfig),
     /// MNIST or Fashion-MNIST from the files setup prepares (`public/data/{set}-{train,test}.bin`).
     Images(ImageConfig),
+    /// A user's 2-D labelled points (`data::csv`).
+    Csv(CsvConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CsvConfig {
+    /// The file, read through the loader's `read` (the CLI: relative to the working directory,
+    /// or else to the data directory).
+    pub file: String,
+    /// Share of the points held out as a test set (0: none), chosen with `seed`.
+    #[serde(default)]
+    pub test_fraction: f32,
+    #[serde(default)]
+    pub seed: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,13 +57,24 @@ impl Default for DataConfig {
 }
 
 impl DataConfig {
-    /// Training and test data; `read` gives the bytes of a file in the data directory (image sets only).
+    /// Training and test data (toy sets have a test part when their `test_fraction` is above 0);
+    /// `read` gives the bytes of a file in the data directory (image sets only).
     pub fn load(
         &self,
         read: impl Fn(&str) -> Result<Vec<u8>, String>,
     ) -> Result<(Dataset, Option<Dataset>), String> {
         match self {
-            DataConfig::Toy(t) => Ok((t.generate(), None)),
+            DataConfig::Toy(t) => Ok(t.generate_split()),
+            DataConfig::Csv(c) => {
+                let bytes = read(&c.file)?;
+                let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", c.file))?;
+                let all = crate::data::csv::parse_points(&text).map_err(|e| format!("{}: {e}", c.file))?;
+                if c.test_fraction <= 0.0 {
+                    return Ok((all, None));
+                }
+                let (train, test) = all.split(c.test_fraction, c.seed);
+                Ok((train, Some(test)))
+            }
             DataConfig::Images(c) => {
                 if c.set != "mnist" && c.set != "fashion" {
                     return Err(format!("unknown image set '{}' (mnist or fashion)", c.set));
@@ -67,15 +92,20 @@ impl DataConfig {
     /// Shape of one sample, [C, H, W].
     pub fn sample_shape(&self) -> [usize; 3] {
         match self {
-            DataConfig::Toy(_) => [2, 1, 1],
+            DataConfig::Toy(_) | DataConfig::Csv(_) => [2, 1, 1],
             DataConfig::Images(_) => [1, 28, 28],
         }
     }
 
-    fn rows(&self) -> usize {
+    /// Training samples, when known before loading.
+    fn rows(&self) -> Option<usize> {
         match self {
-            DataConfig::Toy(t) => t.points,
-            DataConfig::Images(c) => c.train_limit,
+            DataConfig::Toy(t) => {
+                let n = t.points.max(2);
+                Some(n - ((n as f32 * t.test_fraction.clamp(0.0, 1.0)).round() as usize).min(n))
+            }
+            DataConfig::Images(c) => Some(c.train_limit),
+            DataConfig::Csv(_) => None,
         }
     }
 }
@@ -117,6 +147,8 @@ pub struct TrainConfig {
     pub shuffle: bool,
     /// Seeds the initial weights and the batch order (the data has its own seed).
     pub seed: u64,
+    /// Weight initialization.
+    pub init: Init,
 }
 
 impl Default for TrainConfig {
@@ -132,6 +164,7 @@ impl Default for TrainConfig {
             batch: 32,
             shuffle: true,
             seed: 1,
+            init: Init::Auto,
         }
     }
 }
@@ -144,10 +177,10 @@ impl TrainConfig {
                 self.learning_rate
             ));
         }
-        if self.batch == 0 || self.batch > self.data.rows() {
+        let rows = self.data.rows().unwrap_or(usize::MAX);
+        if self.batch == 0 || self.batch > rows {
             return Err(format!(
-                "batch size must be between 1 and the {} training samples",
-                self.data.rows()
+                "batch size must be between 1 and the {rows} training samples"
             ));
         }
         self.spec(10).compile().map(|_| ())
@@ -258,6 +291,13 @@ impl Trainer {
                 data.classes
             ));
         }
+        if data.is_regression() && (compiled.classes() != 1 || config.loss != Loss::Mse) {
+            return Err(format!(
+                "regression data trains a model with one output on the mse loss (this one has {} outputs and the {:?} loss)",
+                compiled.classes(),
+                config.loss
+            ));
+        }
         if compiled.input_len() != data.dim {
             return Err(format!(
                 "the model reads {} features, the data has {}",
@@ -275,6 +315,7 @@ impl Trainer {
             batch: config.batch,
             data_rows: data.len(),
             data_packed: packed.is_some(),
+            regression: data.is_regression(),
             predict_rows: predict_rows.max(1),
         });
         let host = plan.host;
@@ -282,13 +323,18 @@ impl Trainer {
             Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
             None => Backend::Cpu(CpuBackend::new(plan)),
         };
-        backend.write_f32(host.params, &spec.init(&compiled, config.seed));
+        backend.write_f32(host.params, &spec.init_with(&compiled, config.seed, config.init));
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         match &packed {
             Some(words) => backend.write_u32(host.data_x, words),
             None => backend.write_f32(host.data_x, &data.x),
         }
-        backend.write_u32(host.data_y, &data.y);
+        if data.is_regression() {
+            let bits: Vec<u32> = data.targets.iter().map(|t| t.to_bits()).collect();
+            backend.write_u32(host.data_y, &bits);
+        } else {
+            backend.write_u32(host.data_y, &data.y);
+        }
         let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4, config.shuffle);
         Ok(Self {
             backend,
@@ -428,17 +474,29 @@ impl Trainer {
         self.sampler.next_batch(self.config.batch).to_vec()
     }
 
-    /// Mean cross-entropy loss and accuracy over a whole data set, predicted in chunks.
+    /// Mean loss (the training loss: cross-entropy, or MSE as in training) and accuracy (0 for
+    /// regression) over a whole data set, predicted in chunks.
     pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), String> {
         let classes = self.compiled.classes();
         let (mut loss, mut correct) = (0.0f64, 0usize);
         for start in (0..data.len()).step_by(self.predict_rows) {
             let end = (start + self.predict_rows).min(data.len());
-            let probs = self.predict(&data.x[start * data.dim..end * data.dim]).await?;
-            for (r, p) in probs.chunks(classes).enumerate() {
-                let y = data.y[start + r] as usize;
-                loss -= (p[y].max(1e-12) as f64).ln();
-                let best = (0..classes).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+            let out = self.predict(&data.x[start * data.dim..end * data.dim]).await?;
+            for (r, o) in out.chunks(classes).enumerate() {
+                let row = start + r;
+                if data.is_regression() {
+                    loss += ((o[0] - data.targets[row]) as f64).powi(2);
+                    continue;
+                }
+                let y = data.y[row] as usize;
+                loss += match self.config.loss {
+                    Loss::CrossEntropy => -(o[y].max(1e-12) as f64).ln(),
+                    Loss::Mse => {
+                        let sq = |c: usize| (o[c] as f64 - (c == y) as u8 as f64).powi(2);
+                        (0..classes).map(sq).sum::<f64>() / classes as f64
+                    }
+                };
+                let best = (0..classes).fold(0, |b, c| if o[c] > o[b] { c } else { b });
                 correct += (best == y) as usize;
             }
         }
@@ -451,5 +509,48 @@ impl Trainer {
         self.backend
             .read_f32(self.host.params, self.compiled.n_params)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csv_config(test_fraction: f32) -> DataConfig {
+        DataConfig::Csv(CsvConfig {
+            file: "mine.csv".into(),
+            test_fraction,
+            seed: 2,
+        })
+    }
+
+    #[test]
+    fn csv_data_loads_splits_and_reports_bad_lines_with_the_file() {
+        let text = "x,y,label\n0.1,0.2,0\n0.3,0.4,1\n-0.5,0.6,2\n0.7,-0.8,1\n";
+        let read = |name: &str| -> Result<Vec<u8>, String> {
+            assert_eq!(name, "mine.csv");
+            Ok(text.as_bytes().to_vec())
+        };
+        let (all, none) = csv_config(0.0).load(read).unwrap();
+        assert_eq!((all.len(), all.classes, none), (4, 3, None));
+        let (train, test) = csv_config(0.5).load(read).unwrap();
+        assert_eq!((train.len(), test.map(|t| t.len())), (2, Some(2)));
+        let bad = |_: &str| Ok(b"0.1,0.2,0\n0.3,oops,1\n".to_vec());
+        let err = csv_config(0.0).load(bad).unwrap_err();
+        assert!(err.starts_with("mine.csv: line 2:"), "{err}");
+    }
+
+    #[test]
+    fn a_toy_test_split_leaves_fewer_training_rows() {
+        let config = TrainConfig {
+            data: DataConfig::Toy(ToyConfig {
+                points: 100,
+                test_fraction: 0.3,
+                ..Default::default()
+            }),
+            batch: 71,
+            ..Default::default()
+        };
+        assert!(config.validate().unwrap_err().contains("70 training samples"));
     }
 }

@@ -186,6 +186,7 @@ fn mlp_step_matches_burn() {
         points: 24,
         noise: 0.05,
         seed: 2,
+        test_fraction: 0.0,
     };
     let config = TrainConfig {
         data: DataConfig::Toy(toy.clone()),

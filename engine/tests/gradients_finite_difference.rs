@@ -55,6 +55,7 @@ fn config(activation: Activation) -> TrainConfig {
             points: 64,
             noise: 0.1,
             seed: 9,
+            test_fraction: 0.0,
         }),
         model: ModelConfig::Mlp {
             hidden: vec![5, 4],
@@ -125,6 +126,34 @@ fn backprop_matches_finite_differences_with_mse_and_dropout() {
             let what = format!(
                 "{loss:?} {} on {}",
                 cfg.model_label(),
+                if gpu.is_some() { "GPU" } else { "CPU" }
+            );
+            let mut t = pollster::block_on(Trainer::new(cfg.clone(), gpu, 1)).unwrap();
+            pollster::block_on(t.train(5)).unwrap();
+            check(&mut t, &what);
+        }
+    }
+}
+
+#[test]
+fn backprop_matches_finite_differences_for_regression() {
+    use engine::plan::Loss;
+    let ctx = common::gpu();
+    for kind in ToyKind::REGRESSION {
+        let cfg = TrainConfig {
+            data: DataConfig::Toy(ToyConfig {
+                kind,
+                points: 64,
+                noise: 0.05,
+                seed: 4,
+                test_fraction: 0.0,
+            }),
+            loss: Loss::Mse,
+            ..config(Activation::Tanh)
+        };
+        for gpu in [None, Some(ctx.clone())] {
+            let what = format!(
+                "regression {kind:?} on {}",
                 if gpu.is_some() { "GPU" } else { "CPU" }
             );
             let mut t = pollster::block_on(Trainer::new(cfg.clone(), gpu, 1)).unwrap();

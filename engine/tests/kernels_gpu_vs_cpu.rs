@@ -306,6 +306,7 @@ fn packed_gather_matches_cpu_and_the_bytes() {
             y: (0..data_rows as u32).map(|i| i % 3).collect(),
             dim,
             classes: 3,
+            targets: Vec::new(),
         };
         let words = data.packed_u8().expect("bytes over 255 pack");
         let mut t = BufferTable::default();
@@ -354,6 +355,7 @@ fn packed_gather_matches_cpu_and_the_bytes() {
         y: vec![0],
         dim: 2,
         classes: 1,
+        targets: Vec::new(),
     };
     assert_eq!(not_bytes.packed_u8(), None, "0.5 is not a byte over 255");
 }
@@ -409,7 +411,17 @@ fn mse_regularize_and_dropout_match_cpu() {
     use engine::ops::mse::Mse;
     use engine::ops::regularize::Regularize;
     let ctx = gpu();
-    for &(rows, classes) in &[(1, 2), (3, 3), (17, 10), (1000, 5)] {
+    // (rows, classes, regression): a regression row has one output and a real target, whose
+    // f32 bits ride in the label buffer.
+    for &(rows, classes, regression) in &[
+        (1, 2, false),
+        (3, 3, false),
+        (17, 10, false),
+        (1000, 5, false),
+        (1, 1, true),
+        (17, 1, true),
+        (1000, 1, true),
+    ] {
         let mut t = BufferTable::default();
         let outputs = t.add("outputs", Elem::F32, rows * classes);
         let labels = t.add("labels", Elem::U32, rows);
@@ -418,7 +430,11 @@ fn mse_regularize_and_dropout_match_cpu() {
         let d = t.add("d", Elem::F32, rows * classes);
         let inits = vec![
             Init::F32(random(rows * classes, 20)),
-            Init::U32((0..rows).map(|r| (r % classes) as u32).collect()),
+            Init::U32(if regression {
+                random(rows, 23).iter().map(|t| t.to_bits()).collect()
+            } else {
+                (0..rows).map(|r| (r % classes) as u32).collect()
+            }),
             Init::F32(vec![0.0; rows]),
             Init::F32(vec![0.0; rows]),
             Init::F32(vec![0.0; rows * classes]),
@@ -436,6 +452,7 @@ fn mse_regularize_and_dropout_match_cpu() {
                     d_outputs: d,
                     rows,
                     classes,
+                    regression,
                 })
             },
             StepScalars::default(),

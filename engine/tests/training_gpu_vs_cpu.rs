@@ -29,6 +29,7 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
                 points: 300,
                 noise: 0.05,
                 seed: 3,
+                test_fraction: 0.0,
             }),
             model: ModelConfig::Mlp {
                 hidden: vec![8, 8],
@@ -147,6 +148,7 @@ fn every_optimizer_trains_alike_on_gpu_and_cpu() {
                 points: 200,
                 noise: 0.05,
                 seed: 4,
+                test_fraction: 0.0,
             }),
             model: ModelConfig::Mlp {
                 hidden: vec![6],
@@ -178,5 +180,65 @@ fn every_optimizer_trains_alike_on_gpu_and_cpu() {
         let pg = pollster::block_on(on_gpu.params()).unwrap();
         let pc = pollster::block_on(on_cpu.params()).unwrap();
         common::assert_close(&format!("{} weights", optimizer.label()), &pg, &pc, 1e-3, 1e-3);
+    }
+}
+
+/// The regression sets: one output on MSE against real targets, alike on both backends, and the
+/// held-out test loss ends far below the targets' variance (what predicting their mean scores).
+#[test]
+fn regression_trains_alike_on_gpu_and_cpu_and_generalizes() {
+    use engine::plan::Loss;
+    let ctx = gpu();
+    for kind in ToyKind::REGRESSION {
+        let config = TrainConfig {
+            data: DataConfig::Toy(ToyConfig {
+                kind,
+                points: 400,
+                noise: 0.02,
+                seed: 5,
+                test_fraction: 0.25,
+            }),
+            model: ModelConfig::Mlp {
+                hidden: vec![8, 8],
+                activation: Activation::Tanh,
+            },
+            loss: Loss::Mse,
+            optimizer: Optimizer::adam(),
+            learning_rate: 0.02,
+            batch: 25,
+            ..Default::default()
+        };
+        let (_, test) = config.data.load(|_| Err("no files".into())).unwrap();
+        let test = test.expect("a test split");
+        let m = mean(&test.targets);
+        let variance = mean(&test.targets.iter().map(|t| (t - m).powi(2)).collect::<Vec<_>>());
+        let mut on_gpu = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 16)).unwrap();
+        let mut on_cpu = pollster::block_on(Trainer::new(config, None, 16)).unwrap();
+        let (mut g, mut c) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            g.extend(pollster::block_on(on_gpu.train(100)).unwrap());
+            c.extend(pollster::block_on(on_cpu.train(100)).unwrap());
+        }
+        for (a, b) in g.iter().zip(&c).take(100) {
+            assert!(
+                (a.loss - b.loss).abs() <= LOSS_TOL * (1.0 + b.loss),
+                "{kind:?} step {}: GPU loss {} vs CPU {}",
+                a.step,
+                a.loss,
+                b.loss
+            );
+        }
+        let (gpu_test, _) = pollster::block_on(on_gpu.evaluate(&test)).unwrap();
+        let (cpu_test, _) = pollster::block_on(on_cpu.evaluate(&test)).unwrap();
+        eprintln!(
+            "{kind:?}: train loss {:.4} → {:.4}, test MSE GPU {gpu_test:.4} CPU {cpu_test:.4}, target variance {variance:.4}",
+            g[0].loss,
+            g[g.len() - 1].loss
+        );
+        assert!((gpu_test - cpu_test).abs() <= 0.1 * cpu_test + 1e-3);
+        assert!(
+            cpu_test < 0.1 * variance,
+            "{kind:?}: test MSE {cpu_test} vs variance {variance}"
+        );
     }
 }

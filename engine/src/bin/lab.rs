@@ -120,7 +120,11 @@ fn build(
     gpu: Option<Rc<GpuContext>>,
 ) -> Result<(Trainer, Option<Dataset>), String> {
     let dir = PathBuf::from(flag(args, "--data").unwrap_or("public/data"));
-    let (train, test) = config.data.load(|name| read(&dir.join(name)))?;
+    // Image sets live in the data directory; a CSV path is taken as given when it exists.
+    let (train, test) = config.data.load(|name| {
+        let given = PathBuf::from(name);
+        read(&if given.exists() { given } else { dir.join(name) })
+    })?;
     let trainer = pollster::block_on(Trainer::with_data(config, train, gpu, 1000))?;
     Ok((trainer, test))
 }

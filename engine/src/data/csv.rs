@@ -62,6 +62,7 @@ pub fn parse_points(text: &str) -> Result<Dataset, String> {
         y,
         dim: 2,
         classes,
+        targets: Vec::new(),
     })
 }
 

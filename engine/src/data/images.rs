@@ -165,6 +165,7 @@ impl ImageSet {
             y,
             dim: self.pixels_per_image(),
             classes: self.classes,
+            targets: Vec::new(),
         }
     }
 }

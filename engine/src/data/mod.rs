@@ -5,13 +5,16 @@ pub mod images;
 pub mod sampler;
 pub mod toy;
 
-/// Labelled points: row-major features (len × dim) and a class per row.
-#[derive(Clone, Debug, PartialEq)]
+/// Labelled points: row-major features (len × dim) and a class per row, or for regression a
+/// target value per row (then `y` is all zeros and `classes` is 1, the one output).
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Dataset {
     pub x: Vec<f32>,
     pub y: Vec<u32>,
     pub dim: usize,
     pub classes: usize,
+    /// Regression targets; empty for classification.
+    pub targets: Vec<f32>,
 }
 
 impl Dataset {
@@ -34,15 +37,41 @@ impl Dataset {
         Some(words)
     }
 
+    pub fn is_regression(&self) -> bool {
+        !self.targets.is_empty()
+    }
+
     /// The first `n` samples (all of them when there are fewer).
     pub fn head(&self, n: usize) -> Dataset {
-        let n = n.min(self.len());
+        self.rows(&(0..n.min(self.len())).collect::<Vec<_>>())
+    }
+
+    /// The given rows, in that order.
+    pub fn rows(&self, rows: &[usize]) -> Dataset {
         Dataset {
-            x: self.x[..n * self.dim].to_vec(),
-            y: self.y[..n].to_vec(),
+            x: rows.iter().flat_map(|&r| self.point(r).to_vec()).collect(),
+            y: rows.iter().map(|&r| self.y[r]).collect(),
             dim: self.dim,
             classes: self.classes,
+            targets: if self.is_regression() {
+                rows.iter().map(|&r| self.targets[r]).collect()
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    /// A seeded random split into (train, test), `test_fraction` of the rows (rounded) in test;
+    /// each part keeps the original row order.
+    pub fn split(&self, test_fraction: f32, seed: u64) -> (Dataset, Dataset) {
+        let n = self.len();
+        let n_test = ((n as f32 * test_fraction.clamp(0.0, 1.0)).round() as usize).min(n);
+        let mut order: Vec<usize> = (0..n).collect();
+        crate::rng::Rng::new(seed).shuffle(&mut order);
+        let (mut test, mut train) = (order[..n_test].to_vec(), order[n_test..].to_vec());
+        test.sort_unstable();
+        train.sort_unstable();
+        (self.rows(&train), self.rows(&test))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -1,4 +1,5 @@
-//! Seeded 2-D classification sets in the square [-1, 1]², as in TensorFlow Playground.
+//! Seeded 2-D data sets in the square [-1, 1]², as in TensorFlow Playground: five classification
+//! sets and two regression sets (a plane and two gaussian bumps).
 
 use serde::{Deserialize, Serialize};
 
@@ -17,9 +18,14 @@ pub enum ToyKind {
     Xor,
     Gaussians,
     Moons,
+    /// Regression: target (x + y) / 2.
+    Plane,
+    /// Regression: a positive bump around (0.4, 0.4) and a negative one around (−0.4, −0.4).
+    RegGaussian,
 }
 
 impl ToyKind {
+    /// The classification sets.
     pub const ALL: [ToyKind; 5] = [
         ToyKind::Spiral,
         ToyKind::Circle,
@@ -27,6 +33,11 @@ impl ToyKind {
         ToyKind::Gaussians,
         ToyKind::Moons,
     ];
+    pub const REGRESSION: [ToyKind; 2] = [ToyKind::Plane, ToyKind::RegGaussian];
+
+    pub fn is_regression(self) -> bool {
+        Self::REGRESSION.contains(&self)
+    }
 
     pub fn label(self) -> &'static str {
         match self {
@@ -35,6 +46,8 @@ impl ToyKind {
             ToyKind::Xor => "xor",
             ToyKind::Gaussians => "two gaussians",
             ToyKind::Moons => "moons",
+            ToyKind::Plane => "plane (regression)",
+            ToyKind::RegGaussian => "gaussian (regression)",
         }
     }
 
@@ -45,11 +58,16 @@ impl ToyKind {
             ToyKind::Xor => "xor",
             ToyKind::Gaussians => "gaussians",
             ToyKind::Moons => "moons",
+            ToyKind::Plane => "plane",
+            ToyKind::RegGaussian => "reg_gaussian",
         }
     }
 
     pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.key() == key)
+        Self::ALL
+            .into_iter()
+            .chain(Self::REGRESSION)
+            .find(|k| k.key() == key)
     }
 }
 
@@ -57,9 +75,13 @@ impl ToyKind {
 pub struct ToyConfig {
     pub kind: ToyKind,
     pub points: usize,
-    /// Standard deviation of the Gaussian noise added to each coordinate.
+    /// Standard deviation of the Gaussian noise added to each coordinate (classification) or to
+    /// the target (regression).
     pub noise: f32,
     pub seed: u64,
+    /// Share of the points held out as a test set (0: none).
+    #[serde(default)]
+    pub test_fraction: f32,
 }
 
 impl Default for ToyConfig {
@@ -69,12 +91,16 @@ impl Default for ToyConfig {
             points: 400,
             noise: 0.05,
             seed: 1,
+            test_fraction: 0.0,
         }
     }
 }
 
 impl ToyConfig {
     pub fn generate(&self) -> Dataset {
+        if self.kind.is_regression() {
+            return self.generate_regression();
+        }
         let mut rng = Rng::new(self.seed);
         let n = self.points.max(2);
         let mut x = Vec::with_capacity(n * 2);
@@ -86,7 +112,7 @@ impl ToyConfig {
                 ToyKind::Circle => circle(&mut rng, class),
                 ToyKind::Xor => xor(&mut rng, class),
                 ToyKind::Gaussians => gaussians(&mut rng, class),
-                ToyKind::Moons => moons(&mut rng, class),
+                _ => moons(&mut rng, class),
             };
             x.push((px + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
             x.push((py + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
@@ -97,7 +123,47 @@ impl ToyConfig {
             y,
             dim: 2,
             classes: 2,
+            targets: Vec::new(),
         }
+    }
+
+    /// Points uniform in the square, each with a target value plus noise.
+    fn generate_regression(&self) -> Dataset {
+        let mut rng = Rng::new(self.seed);
+        let n = self.points.max(2);
+        let (mut x, mut targets) = (Vec::with_capacity(2 * n), Vec::with_capacity(n));
+        for _ in 0..n {
+            let (px, py) = (rng.range(-EXTENT, EXTENT), rng.range(-EXTENT, EXTENT));
+            x.extend([px, py]);
+            targets.push(regression_target(self.kind, px, py) + self.noise * rng.normal());
+        }
+        Dataset {
+            x,
+            y: vec![0; n],
+            dim: 2,
+            classes: 1,
+            targets,
+        }
+    }
+
+    /// The generated set and its held-out test part (`None` when `test_fraction` is 0).
+    pub fn generate_split(&self) -> (Dataset, Option<Dataset>) {
+        let all = self.generate();
+        if self.test_fraction <= 0.0 {
+            return (all, None);
+        }
+        let (train, test) = all.split(self.test_fraction, self.seed ^ 0x5EED);
+        (train, Some(test))
+    }
+}
+
+/// The noiseless target of a regression set at (x, y).
+pub fn regression_target(kind: ToyKind, x: f32, y: f32) -> f32 {
+    let bump = |cx: f32, cy: f32| (-((x - cx).powi(2) + (y - cy).powi(2)) / (2.0 * 0.3 * 0.3)).exp();
+    match kind {
+        ToyKind::Plane => (x + y) / 2.0,
+        ToyKind::RegGaussian => bump(0.4, 0.4) - bump(-0.4, -0.4),
+        _ => 0.0,
     }
 }
 
@@ -158,6 +224,7 @@ mod tests {
                 points: 200,
                 noise: 0.1,
                 seed: 5,
+                test_fraction: 0.0,
             };
             let d = cfg.generate();
             assert_eq!(d.len(), 200);
@@ -169,12 +236,48 @@ mod tests {
     }
 
     #[test]
+    fn regression_sets_follow_their_formula_and_split_is_seeded_and_disjoint() {
+        for kind in ToyKind::REGRESSION {
+            let cfg = ToyConfig {
+                kind,
+                points: 300,
+                noise: 0.0,
+                seed: 3,
+                test_fraction: 0.25,
+            };
+            let d = cfg.generate();
+            assert!(d.is_regression() && d.classes == 1 && d.len() == 300);
+            for i in 0..d.len() {
+                let p = d.point(i);
+                assert_eq!(d.targets[i], regression_target(kind, p[0], p[1]));
+                assert!(d.targets[i].abs() <= 1.0);
+            }
+            let (train, test) = cfg.generate_split();
+            let test = test.expect("a test part");
+            assert_eq!((train.len(), test.len()), (225, 75));
+            assert_eq!((train.clone(), Some(test.clone())), cfg.generate_split());
+            // Every point lands in exactly one part.
+            let mut all: Vec<[u32; 2]> = train
+                .x
+                .chunks(2)
+                .chain(test.x.chunks(2))
+                .map(|p| [p[0].to_bits(), p[1].to_bits()])
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), 300);
+            assert_eq!(ToyKind::from_key(kind.key()), Some(kind));
+        }
+    }
+
+    #[test]
     fn circle_and_xor_follow_their_rules_without_noise() {
         let d = ToyConfig {
             kind: ToyKind::Circle,
             points: 100,
             noise: 0.0,
             seed: 2,
+            test_fraction: 0.0,
         }
         .generate();
         for i in 0..d.len() {
@@ -187,6 +290,7 @@ mod tests {
             points: 100,
             noise: 0.0,
             seed: 2,
+            test_fraction: 0.0,
         }
         .generate();
         for i in 0..d.len() {

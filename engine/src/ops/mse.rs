@@ -10,6 +10,25 @@ pub struct Mse {
     pub d_outputs: BufId,
     pub rows: usize,
     pub classes: usize,
+    /// One output against a real target (its f32 bits in `labels`) instead of one-hot classes.
+    pub regression: bool,
+}
+
+/// CPU twin of `regression`.
+pub fn mse_regression_cpu(
+    o: &[f32],
+    target_bits: &[u32],
+    loss: &mut [f32],
+    correct: &mut [f32],
+    d: &mut [f32],
+    rows: usize,
+) {
+    for r in 0..rows {
+        let diff = o[r] - f32::from_bits(target_bits[r]);
+        loss[r] = diff * diff;
+        d[r] = 2.0 * diff / rows as f32;
+        correct[r] = 0.0;
+    }
 }
 
 pub fn mse_cpu(
@@ -39,7 +58,11 @@ pub fn mse_cpu(
 
 impl Kernel for Mse {
     fn shader(&self) -> Shader {
-        wgsl!("mse.wgsl", "main")
+        if self.regression {
+            wgsl!("mse.wgsl", "regression")
+        } else {
+            wgsl!("mse.wgsl", "main")
+        }
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u(self.rows as u32).u(self.classes as u32)
@@ -63,7 +86,11 @@ impl Kernel for Mse {
             bufs.take_f32(self.d_outputs),
         );
         let (o, y) = (bufs.f32(self.outputs), bufs.u32(self.labels));
-        mse_cpu(o, y, &mut loss, &mut correct, &mut d, self.rows, self.classes);
+        if self.regression {
+            mse_regression_cpu(o, y, &mut loss, &mut correct, &mut d, self.rows);
+        } else {
+            mse_cpu(o, y, &mut loss, &mut correct, &mut d, self.rows, self.classes);
+        }
         bufs.put_f32(self.loss, loss);
         bufs.put_f32(self.correct, correct);
         bufs.put_f32(self.d_outputs, d);
