@@ -177,10 +177,24 @@ pub fn BenchPage() -> impl IntoView {
                             {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
                             {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}
                             {row("first step", format!("{:.0} ms", r.first_step_ms))}
-                            {row("GFLOP/s", format!("{:.2}", r.gflops))}
+                            {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
+                            {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
                             {row("test accuracy", r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0)))}
                         })}
                     </table>
+                </figure>
+                <figure>
+                    <table class="results kernels" data-testid="bench-kernels">
+                        <tr><th>"kernel"</th><th>"ms per step"</th><th>"GFLOP/s"</th></tr>
+                        {move || result.get().map(|r| r.kernels.iter().map(|k| view! {
+                            <tr>
+                                <td>{k.name.clone()}</td>
+                                <td>{format!("{:.2}", k.ms)}</td>
+                                <td>{if k.flops > 0.0 && k.ms > 0.0 { format!("{:.2}", k.flops / k.ms / 1e6) } else { String::new() }}</td>
+                            </tr>
+                        }).collect_view())}
+                    </table>
+                    <figcaption>"Each kernel of one step timed on its own (3 runs)."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>

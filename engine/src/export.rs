@@ -25,7 +25,11 @@ pub struct Tensor {
 pub struct Batch {
     /// One row of input features per sample.
     pub inputs: Vec<Vec<f32>>,
+    /// Class indices (all 0 for regression).
     pub labels: Vec<u32>,
+    /// Regression targets, one per sample (absent for classification).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,8 +83,16 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
         forward: FORWARD.into(),
         parameters: tensors(&trainer.compiled, &params),
         batch: Batch {
-            inputs: rows.iter().map(|&r| data.point(r as usize).to_vec()).collect(),
+            inputs: rows
+                .iter()
+                .map(|&r| trainer.config.inputs(data.point(r as usize)))
+                .collect(),
             labels: rows.iter().map(|&r| data.y[r as usize]).collect(),
+            targets: if data.is_regression() {
+                rows.iter().map(|&r| data.targets[r as usize]).collect()
+            } else {
+                Vec::new()
+            },
         },
         loss,
         gradients: tensors(&trainer.compiled, &grads),

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::data::features::{self, Feature};
 use crate::data::images::ImageSet;
 use crate::data::sampler::BatchSampler;
 use crate::data::toy::ToyConfig;
@@ -149,6 +150,8 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Weight initialization.
     pub init: Init,
+    /// For 2-D data: the features the network sees, computed from each point (empty: x and y).
+    pub features: Vec<Feature>,
 }
 
 impl Default for TrainConfig {
@@ -165,6 +168,7 @@ impl Default for TrainConfig {
             shuffle: true,
             seed: 1,
             init: Init::Auto,
+            features: Vec::new(),
         }
     }
 }
@@ -183,6 +187,9 @@ impl TrainConfig {
                 "batch size must be between 1 and the {rows} training samples"
             ));
         }
+        if !self.features.is_empty() && self.data.sample_shape() != [2, 1, 1] {
+            return Err("input features are computed from 2-D points: this data is not 2-D".into());
+        }
         self.spec(10).compile().map(|_| ())
     }
 
@@ -195,8 +202,26 @@ impl TrainConfig {
     }
 
     /// The model for data with `classes` classes.
+    /// The shape of what the network reads: the data's sample, or the chosen features.
+    pub fn input_shape(&self) -> [usize; 3] {
+        if self.features.is_empty() {
+            self.data.sample_shape()
+        } else {
+            [self.features.len(), 1, 1]
+        }
+    }
+
+    /// The network's input rows for raw samples (2-D points become their features).
+    pub fn inputs(&self, raw: &[f32]) -> Vec<f32> {
+        if self.features.is_empty() {
+            raw.to_vec()
+        } else {
+            features::expand(raw, &self.features)
+        }
+    }
+
     pub fn spec(&self, classes: usize) -> ModelSpec {
-        let input = self.data.sample_shape();
+        let input = self.input_shape();
         match &self.model {
             ModelConfig::Mlp { hidden, activation } => {
                 let mut spec = ModelSpec::mlp(input.iter().product(), hidden, classes, *activation);
@@ -298,14 +323,27 @@ impl Trainer {
                 config.loss
             ));
         }
-        if compiled.input_len() != data.dim {
+        let dim = config.input_shape().iter().product::<usize>();
+        if compiled.input_len() != dim {
             return Err(format!(
                 "the model reads {} features, the data has {}",
                 compiled.input_len(),
+                dim
+            ));
+        }
+        if !config.features.is_empty() && data.dim != 2 {
+            return Err(format!(
+                "input features are computed from 2-D points, this data has {} values per sample",
                 data.dim
             ));
         }
-        let packed = data.packed_u8();
+        // The device holds what the network reads; `data` keeps the raw samples.
+        let device_x = config.inputs(&data.x);
+        let packed = if config.features.is_empty() {
+            data.packed_u8()
+        } else {
+            None
+        };
         let plan = Plan::new(&PlanConfig {
             model: &compiled,
             loss: config.loss,
@@ -327,7 +365,7 @@ impl Trainer {
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         match &packed {
             Some(words) => backend.write_u32(host.data_x, words),
-            None => backend.write_f32(host.data_x, &data.x),
+            None => backend.write_f32(host.data_x, &device_x),
         }
         if data.is_regression() {
             let bits: Vec<u32> = data.targets.iter().map(|t| t.to_bits()).collect();
@@ -422,9 +460,12 @@ impl Trainer {
         Ok(out)
     }
 
-    /// Class probabilities (rows × classes) for samples given row after row (for 2-D data: x, y
-    /// interleaved), at most the `predict_rows` given at construction.
+    /// Class probabilities (rows × classes; raw outputs under MSE) for raw samples given row after
+    /// row (for 2-D data: x, y interleaved; features are computed here), at most the
+    /// `predict_rows` given at construction.
     pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, String> {
+        let inputs = self.config.inputs(points);
+        let points = &inputs[..];
         let rows = points.len() / self.compiled.input_len();
         if rows > self.predict_rows {
             return Err(format!(

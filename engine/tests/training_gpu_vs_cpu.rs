@@ -242,3 +242,44 @@ fn regression_trains_alike_on_gpu_and_cpu_and_generalizes() {
         );
     }
 }
+
+/// Input features: with x² and y² a network without hidden layers separates the circle, which it
+/// cannot from x and y alone; both backends agree.
+#[test]
+fn input_features_let_a_linear_model_learn_the_circle() {
+    use engine::data::features::Feature;
+    let ctx = gpu();
+    let config = |features: Vec<Feature>| TrainConfig {
+        data: DataConfig::Toy(ToyConfig {
+            kind: ToyKind::Circle,
+            points: 200,
+            noise: 0.02,
+            seed: 8,
+            test_fraction: 0.0,
+        }),
+        model: ModelConfig::Mlp {
+            hidden: vec![],
+            activation: Activation::Tanh,
+        },
+        optimizer: Optimizer::adam(),
+        learning_rate: 0.1,
+        batch: 20,
+        features,
+        ..Default::default()
+    };
+    let accuracy = |config: TrainConfig, gpu| {
+        let mut t = pollster::block_on(Trainer::new(config.clone(), gpu, 200)).unwrap();
+        pollster::block_on(t.train(200)).unwrap();
+        let (data, _) = config.data.load(|_| Err("no files".into())).unwrap();
+        pollster::block_on(t.evaluate(&data)).unwrap().1
+    };
+    let squares = vec![Feature::XSquared, Feature::YSquared];
+    let (on_gpu, on_cpu) = (
+        accuracy(config(squares.clone()), Some(ctx.clone())),
+        accuracy(config(squares), None),
+    );
+    let plain = accuracy(config(vec![]), None);
+    eprintln!("circle without hidden layers: x², y² → {on_cpu} (GPU {on_gpu}); x, y → {plain}");
+    assert!(on_cpu >= 0.97 && on_gpu >= 0.97, "x², y²: {on_cpu} / {on_gpu}");
+    assert!(plain < 0.8, "x, y alone: {plain}");
+}

@@ -1,6 +1,7 @@
 //! Data sets: 2-D toy generators and the image sets (MNIST, Fashion-MNIST) prepared at setup.
 
 pub mod csv;
+pub mod features;
 pub mod images;
 pub mod sampler;
 pub mod toy;
