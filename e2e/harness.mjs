@@ -43,10 +43,10 @@ export function serve(dir = path.join(root, 'dist')) {
 }
 
 /** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter). */
-export async function launch({ webgpu }) {
+export async function launch({ webgpu, extraArgs = [] }) {
   const args = [
     '--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--no-first-run', '--disable-quic',
+    '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs,
   ];
   if (webgpu) args.push('--enable-unsafe-webgpu');
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });

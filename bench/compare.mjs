@@ -1,0 +1,62 @@
+// The lab against its peers on W1 and W2, side by side in one headless Chromium session on this
+// machine: the lab's /bench page (WebGPU and the CPU path) and bench/peers/peers.html (TensorFlow.js
+// 4.22 on WebGPU, WebGL and wasm; ConvNetJS 0.3). Prints one JSON line per run, then a table of
+// samples/s and the ratios the issue's targets ask for. Run through scripts/compare-peers.sh.
+//   node bench/compare.mjs [steps] [W1,W2]
+import fs from 'node:fs';
+import path from 'node:path';
+import { serve, launch, root } from '../e2e/harness.mjs';
+
+const [stepsArg, workloadsArg = 'W1,W2'] = process.argv.slice(2);
+const steps = stepsArg ? `&steps=${stepsArg}` : '';
+
+// One site: the built app (dist/) with the peers' page beside it under /peers/.
+const site = path.join(root, 'target', 'peers-site');
+fs.rmSync(site, { recursive: true, force: true });
+fs.mkdirSync(site, { recursive: true });
+for (const entry of fs.readdirSync(path.join(root, 'dist'))) {
+  fs.symlinkSync(path.join(root, 'dist', entry), path.join(site, entry));
+}
+fs.symlinkSync(path.join(root, 'bench', 'peers'), path.join(site, 'peers'));
+
+const server = await serve(site);
+// SwiftShader backs WebGL only with this flag in current Chromium.
+const { browser, page } = await launch({ webgpu: true, extraArgs: ['--enable-unsafe-swiftshader'] });
+const results = [];
+async function run(url, global, label) {
+  await page.goto(url);
+  await page.waitForFunction((g) => window[g] !== undefined, global, { timeout: 1_800_000, polling: 1000 });
+  const r = await page.evaluate((g) => window[g], global);
+  r.label = label;
+  if (r.losses) r.losses = r.losses.length;
+  delete r.kernels;
+  console.log(JSON.stringify(r));
+  results.push(r);
+}
+try {
+  for (const w of workloadsArg.split(',')) {
+    await run(`${server.url}bench?workload=${w}&backend=webgpu&autostart=1${steps}`, '__labBench', 'lab WebGPU');
+    await run(`${server.url}bench?workload=${w}&backend=cpu&autostart=1${steps}`, '__labBench', 'lab CPU path');
+    for (const b of ['webgpu', 'webgl', 'wasm']) {
+      await run(`${server.url}peers/peers.html?lib=tfjs&backend=${b}&workload=${w}${steps}`, '__peerBench', `TF.js ${b}`);
+    }
+    await run(`${server.url}peers/peers.html?lib=convnetjs&workload=${w}${steps}`, '__peerBench', 'ConvNetJS');
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+for (const w of workloadsArg.split(',')) {
+  const rows = results.filter((r) => r.workload === w);
+  const rate = (label) => rows.find((r) => r.label === label && !r.error)?.samplesPerSecSteady;
+  console.log(`\n${w}: training samples/s (steady)`);
+  for (const r of rows) console.log(`  ${r.label.padEnd(14)} ${r.error ? `error: ${r.error}` : r.samplesPerSecSteady.toFixed(0).padStart(7)}`);
+  const peers = ['TF.js webgpu', 'TF.js webgl', 'TF.js wasm', 'ConvNetJS'].map(rate).filter(Boolean);
+  const fastestPeer = Math.max(...peers);
+  const ours = Math.max(rate('lab WebGPU') ?? 0, rate('lab CPU path') ?? 0);
+  const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}×` : 'n/a');
+  console.log(`  WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
+  console.log(`  faster path vs fastest peer: ${ratio(ours, fastestPeer)} (target 2×)`);
+  console.log(`  CPU path vs ConvNetJS: ${ratio(rate('lab CPU path'), rate('ConvNetJS'))} (target 2×)`);
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Benchmarks the lab against TensorFlow.js 4.22 and ConvNetJS 0.3 on W1 and W2 in headless
+# Chromium, side by side in one session (README, "Benchmarks"). Not part of the tests: it installs
+# the peers from npm into bench/peers/node_modules on first use.
+#   bash scripts/compare-peers.sh [steps] [W1,W2]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+if [ ! -d bench/peers/node_modules/@tensorflow/tfjs ]; then
+  (cd bench/peers && npm install --no-audit --no-fund --loglevel=error)
+fi
+trunk build --release
+node bench/compare.mjs "$@"
