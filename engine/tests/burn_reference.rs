@@ -187,6 +187,7 @@ fn mlp_step_matches_burn() {
         noise: 0.05,
         seed: 2,
         test_fraction: 0.0,
+        classes: 2,
     };
     let config = TrainConfig {
         data: DataConfig::Toy(toy.clone()),

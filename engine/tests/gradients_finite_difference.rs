@@ -56,6 +56,7 @@ fn config(activation: Activation) -> TrainConfig {
             noise: 0.1,
             seed: 9,
             test_fraction: 0.0,
+            classes: 2,
         }),
         model: ModelConfig::Mlp {
             hidden: vec![5, 4],
@@ -147,6 +148,7 @@ fn backprop_matches_finite_differences_for_regression() {
                 noise: 0.05,
                 seed: 4,
                 test_fraction: 0.0,
+                classes: 2,
             }),
             loss: Loss::Mse,
             ..config(Activation::Tanh)

@@ -30,6 +30,7 @@ fn gpu_and_cpu_give_the_same_falling_loss_curve_over_100_steps() {
                 noise: 0.05,
                 seed: 3,
                 test_fraction: 0.0,
+                classes: 2,
             }),
             model: ModelConfig::Mlp {
                 hidden: vec![8, 8],
@@ -149,6 +150,7 @@ fn every_optimizer_trains_alike_on_gpu_and_cpu() {
                 noise: 0.05,
                 seed: 4,
                 test_fraction: 0.0,
+                classes: 2,
             }),
             model: ModelConfig::Mlp {
                 hidden: vec![6],
@@ -197,6 +199,7 @@ fn regression_trains_alike_on_gpu_and_cpu_and_generalizes() {
                 noise: 0.02,
                 seed: 5,
                 test_fraction: 0.25,
+                classes: 2,
             }),
             model: ModelConfig::Mlp {
                 hidden: vec![8, 8],
@@ -256,6 +259,7 @@ fn input_features_let_a_linear_model_learn_the_circle() {
             noise: 0.02,
             seed: 8,
             test_fraction: 0.0,
+            classes: 2,
         }),
         model: ModelConfig::Mlp {
             hidden: vec![],

@@ -8,6 +8,8 @@ use crate::rng::Rng;
 
 /// Half-width of the square the points (and the decision-boundary heatmap) live in.
 pub const EXTENT: f32 = 1.0;
+/// Most classes a generated set has.
+pub const MAX_CLASSES: usize = 5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -37,6 +39,16 @@ impl ToyKind {
 
     pub fn is_regression(self) -> bool {
         Self::REGRESSION.contains(&self)
+    }
+
+    /// Most classes the set can have: spirals, rings and blobs take up to five; xor and moons two;
+    /// regression sets one output.
+    pub fn max_classes(self) -> usize {
+        match self {
+            ToyKind::Spiral | ToyKind::Circle | ToyKind::Gaussians => MAX_CLASSES,
+            ToyKind::Xor | ToyKind::Moons => 2,
+            ToyKind::Plane | ToyKind::RegGaussian => 1,
+        }
     }
 
     pub fn label(self) -> &'static str {
@@ -82,6 +94,13 @@ pub struct ToyConfig {
     /// Share of the points held out as a test set (0: none).
     #[serde(default)]
     pub test_fraction: f32,
+    /// Classes, 2 up to the set's `max_classes` (clamped); ignored by regression sets.
+    #[serde(default = "two")]
+    pub classes: usize,
+}
+
+fn two() -> usize {
+    2
 }
 
 impl Default for ToyConfig {
@@ -92,6 +111,7 @@ impl Default for ToyConfig {
             noise: 0.05,
             seed: 1,
             test_fraction: 0.0,
+            classes: 2,
         }
     }
 }
@@ -102,16 +122,17 @@ impl ToyConfig {
             return self.generate_regression();
         }
         let mut rng = Rng::new(self.seed);
-        let n = self.points.max(2);
+        let k = self.classes.clamp(2, self.kind.max_classes());
+        let n = self.points.max(k);
         let mut x = Vec::with_capacity(n * 2);
         let mut y = Vec::with_capacity(n);
         for i in 0..n {
-            let class = (i % 2) as u32;
+            let class = (i % k) as u32;
             let (px, py) = match self.kind {
-                ToyKind::Spiral => spiral(i / 2, n.div_ceil(2), class),
-                ToyKind::Circle => circle(&mut rng, class),
+                ToyKind::Spiral => spiral(i / k, n.div_ceil(k), class, k),
+                ToyKind::Circle => circle(&mut rng, class, k),
                 ToyKind::Xor => xor(&mut rng, class),
-                ToyKind::Gaussians => gaussians(&mut rng, class),
+                ToyKind::Gaussians => gaussians(&mut rng, class, k),
                 _ => moons(&mut rng, class),
             };
             x.push((px + self.noise * rng.normal()).clamp(-EXTENT, EXTENT));
@@ -122,7 +143,7 @@ impl ToyConfig {
             x,
             y,
             dim: 2,
-            classes: 2,
+            classes: k,
             targets: Vec::new(),
         }
     }
@@ -167,19 +188,25 @@ pub fn regression_target(kind: ToyKind, x: f32, y: f32) -> f32 {
     }
 }
 
-/// Two interleaved arms: radius grows with the position along the arm, the second arm is turned by π.
-fn spiral(i: usize, per_class: usize, class: u32) -> (f32, f32) {
+/// k interleaved arms: radius grows with the position along the arm, arm c is turned by 2πc/k.
+fn spiral(i: usize, per_class: usize, class: u32, k: usize) -> (f32, f32) {
     let r = 0.05 + 0.9 * i as f32 / per_class as f32;
-    let theta = 1.75 * std::f32::consts::TAU * r + std::f32::consts::PI * class as f32;
+    let theta = 1.75 * std::f32::consts::TAU * r + std::f32::consts::TAU * class as f32 / k as f32;
     (r * theta.cos(), r * theta.sin())
 }
 
-/// Class 0 inside radius 0.4, class 1 on a ring from 0.6 to 0.95.
-fn circle(rng: &mut Rng, class: u32) -> (f32, f32) {
-    let r = if class == 0 {
-        rng.range(0.0, 0.4)
+/// Two classes: inside radius 0.4, and a ring from 0.6 to 0.95. More: k rings of equal width
+/// with a gap between neighbours.
+fn circle(rng: &mut Rng, class: u32, k: usize) -> (f32, f32) {
+    let r = if k == 2 {
+        if class == 0 {
+            rng.range(0.0, 0.4)
+        } else {
+            rng.range(0.6, 0.95)
+        }
     } else {
-        rng.range(0.6, 0.95)
+        let band = 0.95 / k as f32;
+        rng.range(band * class as f32, band * (class as f32 + 0.7))
     };
     let a = rng.range(0.0, std::f32::consts::TAU);
     (r * a.cos(), r * a.sin())
@@ -197,9 +224,13 @@ fn xor(rng: &mut Rng, class: u32) -> (f32, f32) {
     (sx * mag(rng), sy * mag(rng))
 }
 
-fn gaussians(rng: &mut Rng, class: u32) -> (f32, f32) {
-    let c = if class == 0 { 0.45 } else { -0.45 };
-    (c + 0.18 * rng.normal(), c + 0.18 * rng.normal())
+/// Blobs on a circle of radius 0.45·√2 (two classes: at (0.45, 0.45) and (−0.45, −0.45)).
+fn gaussians(rng: &mut Rng, class: u32, k: usize) -> (f32, f32) {
+    let a = std::f32::consts::FRAC_PI_4 + std::f32::consts::TAU * class as f32 / k as f32;
+    let radius = 0.45 * std::f32::consts::SQRT_2;
+    let (cx, cy) = (radius * a.cos(), radius * a.sin());
+    let spread = if k == 2 { 0.18 } else { 0.13 };
+    (cx + spread * rng.normal(), cy + spread * rng.normal())
 }
 
 /// Two interleaving half circles.
@@ -225,6 +256,7 @@ mod tests {
                 noise: 0.1,
                 seed: 5,
                 test_fraction: 0.0,
+                classes: 2,
             };
             let d = cfg.generate();
             assert_eq!(d.len(), 200);
@@ -244,6 +276,7 @@ mod tests {
                 noise: 0.0,
                 seed: 3,
                 test_fraction: 0.25,
+                classes: 2,
             };
             let d = cfg.generate();
             assert!(d.is_regression() && d.classes == 1 && d.len() == 300);
@@ -271,6 +304,30 @@ mod tests {
     }
 
     #[test]
+    fn multi_class_sets_have_balanced_classes_and_clamp_to_what_the_set_allows() {
+        for kind in ToyKind::ALL {
+            for k in 2..=MAX_CLASSES {
+                let d = ToyConfig {
+                    kind,
+                    points: 300,
+                    classes: k,
+                    ..Default::default()
+                }
+                .generate();
+                let want = k.min(kind.max_classes());
+                assert_eq!(d.classes, want, "{kind:?} asked {k}");
+                for c in 0..want as u32 {
+                    assert_eq!(
+                        d.y.iter().filter(|&&y| y == c).count(),
+                        300 / want,
+                        "{kind:?} class {c}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn circle_and_xor_follow_their_rules_without_noise() {
         let d = ToyConfig {
             kind: ToyKind::Circle,
@@ -278,6 +335,7 @@ mod tests {
             noise: 0.0,
             seed: 2,
             test_fraction: 0.0,
+            classes: 2,
         }
         .generate();
         for i in 0..d.len() {
@@ -291,6 +349,7 @@ mod tests {
             noise: 0.0,
             seed: 2,
             test_fraction: 0.0,
+            classes: 2,
         }
         .generate();
         for i in 0..d.len() {

@@ -1,0 +1,7 @@
+//! What a lab's page shows, as data: serde structs that round-trip through the URL (so a teacher
+//! can share a link to an exact setup, and lock controls with `<name>_hide=true`) and through JSON.
+//! Parsing never fails: bad or out-of-range values are ignored or clamped, each with a notice the
+//! page shows. UI-free, so it is tested natively.
+
+pub mod playground;
+pub mod query;

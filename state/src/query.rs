@@ -1,0 +1,95 @@
+//! Reading URL query values with notices: every field keeps its default (or is clamped) when the
+//! URL gives something it cannot use, and says so.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+/// A parsed query string: the last value of each key, and what went wrong while reading it.
+pub struct Query {
+    values: BTreeMap<String, String>,
+    pub notices: Vec<String>,
+}
+
+impl Query {
+    pub fn parse(query: &str) -> Self {
+        let values = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        Self {
+            values,
+            notices: Vec::new(),
+        }
+    }
+
+    pub fn raw(&self, key: &str) -> Option<&str> {
+        self.values.get(key).map(String::as_str)
+    }
+
+    /// Keys the URL set, for spotting unknown ones.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
+    pub fn notice(&mut self, text: String) {
+        self.notices.push(text);
+    }
+
+    /// A number in [lo, hi]: unparsable or non-finite values are ignored, others clamped.
+    pub fn number<T>(&mut self, key: &str, lo: T, hi: T, default: T) -> T
+    where
+        T: FromStr + PartialOrd + Copy + std::fmt::Display,
+    {
+        let Some(raw) = self.raw(key).map(str::to_owned) else {
+            return default;
+        };
+        match raw.trim().parse::<T>() {
+            Ok(v) if v.partial_cmp(&v).is_some() => {
+                if v < lo || v > hi {
+                    let c = if v < lo { lo } else { hi };
+                    self.notice(format!("{key}={raw} is outside {lo}–{hi}: using {c}"));
+                    c
+                } else {
+                    v
+                }
+            }
+            _ => {
+                self.notice(format!("{key}={raw} is not a number: using {default}"));
+                default
+            }
+        }
+    }
+
+    /// One of a set of named choices.
+    pub fn choice<T: Copy>(&mut self, key: &str, from_key: impl Fn(&str) -> Option<T>, default: T) -> T {
+        let Some(raw) = self.raw(key).map(str::to_owned) else {
+            return default;
+        };
+        from_key(raw.trim()).unwrap_or_else(|| {
+            self.notice(format!("{key}={raw} is not a known choice: ignored"));
+            default
+        })
+    }
+
+    pub fn flag(&mut self, key: &str, default: bool) -> bool {
+        match self.raw(key).map(str::to_owned) {
+            None => default,
+            Some(v) => match v.as_str() {
+                "1" | "true" | "yes" => true,
+                "0" | "false" | "no" => false,
+                _ => {
+                    self.notice(format!("{key}={v} should be true or false: ignored"));
+                    default
+                }
+            },
+        }
+    }
+}
+
+/// Builds a query string from (key, value) pairs, percent-encoding as needed.
+pub fn encode(pairs: impl IntoIterator<Item = (String, String)>) -> String {
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        out.append_pair(&k, &v);
+    }
+    out.finish()
+}
