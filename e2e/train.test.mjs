@@ -33,6 +33,8 @@ test('trains on WebGPU: loss falls, pause holds, reset clears', async () => {
     }, 60_000, 'WebGPU detection');
     assert.match(backend, /WebGPU/, `backend shown: ${backend}`);
     assert.equal(await page.locator(byId('backend-notice')).count(), 0);
+    // "auto" would pick the CPU for this small model (it is faster there): ask for WebGPU.
+    await page.selectOption(byId('backend-choice'), 'webgpu');
     const { first, last, step } = await trainUntilLossFalls(page);
     console.log(`WebGPU: loss ${first} -> ${last} by step ${step}; device: ${await text(page, 'device')}`);
     assert.match(await text(page, 'device'), /WebGPU/);

@@ -120,7 +120,7 @@ pub fn BenchPage() -> impl IntoView {
                 Ok(r) => {
                     status.set("done".into());
                     if let Some(c) = chart.get_untracked() {
-                        draw::loss_chart::draw(c, &r.losses);
+                        draw::loss_chart::draw(c, &r.losses, &[]);
                     }
                     // `backend` echoes the URL's vocabulary; `device` names the adapter.
                     let mut json = serde_json::to_value(&r).unwrap_or_default();

@@ -1,5 +1,6 @@
-//! The lab's controller: settings and readouts as signals, and the training loop that runs the
-//! engine a chunk of steps per animation frame so the page stays responsive.
+//! The playground's controller: the state (from the URL, written back to it), the data, and the
+//! training loop that runs the engine a chunk of steps per animation frame so the page stays
+//! responsive.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -7,18 +8,19 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::data::toy::{ToyConfig, ToyKind, EXTENT};
+use engine::data::toy::EXTENT;
 use engine::data::Dataset;
 use engine::gpu::GpuContext;
-use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+use engine::model::Layer;
+use engine::train::{ModelConfig, TrainConfig, Trainer};
+use lab_state::playground::{BackendChoice, Playground};
 
+use crate::browser;
 use crate::draw;
 use crate::frame::{next_frame, now_ms};
 
 /// Cells per side of the decision-boundary heatmap.
 pub const GRID: usize = 48;
-/// Time per frame spent training; the rest of the frame is for drawing and input.
-const TRAIN_MS_PER_FRAME: f64 = 12.0;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum GpuStatus {
@@ -27,13 +29,11 @@ pub enum GpuStatus {
     Unavailable(String),
 }
 
-/// Settings a student can change; a change starts a fresh session.
-#[derive(Clone, Copy)]
-pub struct Settings {
-    pub dataset: RwSignal<ToyKind>,
-    pub layers: RwSignal<usize>,
-    pub width: RwSignal<usize>,
-    pub learning_rate: RwSignal<f32>,
+/// How fast training runs: steps per animation frame, or as many as fit a frame's budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Speed {
+    Steps(usize),
+    Max,
 }
 
 /// What the page shows.
@@ -41,6 +41,8 @@ pub struct Settings {
 pub struct Readouts {
     pub gpu: RwSignal<GpuStatus>,
     pub backend: RwSignal<String>,
+    /// Why this backend: the auto choice's measurement.
+    pub backend_reason: RwSignal<Option<String>>,
     pub running: RwSignal<bool>,
     pub step: RwSignal<u64>,
     pub epoch: RwSignal<u64>,
@@ -48,13 +50,28 @@ pub struct Readouts {
     /// The first step's loss, so the fall is visible at a glance.
     pub first_loss: RwSignal<Option<f32>>,
     pub accuracy: RwSignal<Option<f32>>,
+    pub test_loss: RwSignal<Option<f32>>,
+    pub test_accuracy: RwSignal<Option<f32>>,
     pub steps_per_second: RwSignal<Option<f64>>,
     pub error: RwSignal<Option<String>>,
+    /// The data is the user's own (uploaded or clicked), not the generator's.
+    pub custom_data: RwSignal<bool>,
+}
+
+#[derive(Default)]
+struct History {
+    train: Vec<f32>,
+    /// (step, loss) on the test set, once per frame.
+    test: Vec<(usize, f32)>,
 }
 
 pub struct Lab {
-    pub settings: Settings,
+    pub state: RwSignal<Playground>,
+    pub notices: RwSignal<Vec<String>>,
     pub readouts: Readouts,
+    pub speed: RwSignal<Speed>,
+    /// The class a click on the heatmap adds.
+    pub add_class: RwSignal<u32>,
     pub heatmap: NodeRef<Canvas>,
     pub chart: NodeRef<Canvas>,
     gpu: RefCell<Option<Rc<GpuContext>>>,
@@ -62,66 +79,153 @@ pub struct Lab {
     /// Bumped by every reset; a loop or build that sees a newer value drops its work.
     generation: Cell<u64>,
     loop_active: Cell<bool>,
-    losses: RefCell<Vec<f32>>,
+    history: RefCell<History>,
     steps_per_frame: Cell<usize>,
     grid: Vec<f32>,
+    /// The user's own points, when there are any.
+    custom: RefCell<Option<Dataset>>,
+    /// Train and test data of the session.
+    data: RefCell<(Dataset, Option<Dataset>)>,
+    probs: RefCell<Option<Vec<f32>>>,
+    /// The auto backend's last measurement: (model key, use WebGPU, reason).
+    auto_choice: RefCell<Option<(String, bool, String)>>,
 }
 
 impl Lab {
     pub fn new() -> Rc<Self> {
+        let (state, notices) = Playground::from_query(&browser::query());
+        let data = state.toy().generate_split();
         Rc::new(Self {
-            settings: Settings {
-                dataset: RwSignal::new(ToyKind::Spiral),
-                layers: RwSignal::new(2),
-                width: RwSignal::new(16),
-                learning_rate: RwSignal::new(0.03),
-            },
+            state: RwSignal::new(state),
+            notices: RwSignal::new(notices),
             readouts: Readouts {
                 gpu: RwSignal::new(GpuStatus::Detecting),
                 backend: RwSignal::new("detecting…".into()),
+                backend_reason: RwSignal::new(None),
                 running: RwSignal::new(false),
                 step: RwSignal::new(0),
                 epoch: RwSignal::new(0),
                 loss: RwSignal::new(None),
                 first_loss: RwSignal::new(None),
                 accuracy: RwSignal::new(None),
+                test_loss: RwSignal::new(None),
+                test_accuracy: RwSignal::new(None),
                 steps_per_second: RwSignal::new(None),
                 error: RwSignal::new(None),
+                custom_data: RwSignal::new(false),
             },
+            speed: RwSignal::new(Speed::Max),
+            add_class: RwSignal::new(0),
             heatmap: NodeRef::new(),
             chart: NodeRef::new(),
             gpu: RefCell::new(None),
             trainer: RefCell::new(None),
             generation: Cell::new(0),
             loop_active: Cell::new(false),
-            losses: RefCell::new(Vec::new()),
+            history: RefCell::new(History::default()),
             steps_per_frame: Cell::new(4),
             grid: engine::heatmap_grid(GRID, EXTENT),
+            custom: RefCell::new(None),
+            data: RefCell::new(data),
+            probs: RefCell::new(None),
+            auto_choice: RefCell::new(None),
         })
     }
 
-    pub fn config(&self) -> TrainConfig {
-        let s = &self.settings;
-        TrainConfig {
-            data: DataConfig::Toy(self.toy()),
-            model: ModelConfig::Mlp {
-                hidden: vec![s.width.get_untracked(); s.layers.get_untracked()],
-                activation: Default::default(),
-            },
-            learning_rate: s.learning_rate.get_untracked(),
-            ..Default::default()
+    /// Applies a change to the state: the URL follows, and a fresh model starts (the data is
+    /// regenerated when `data_changed`).
+    pub fn update(self: &Rc<Self>, change: impl FnOnce(&mut Playground)) {
+        let mut s = self.state.get_untracked();
+        change(&mut s);
+        // Values from the controls pass through the same checks as the URL's.
+        let (checked, notices) = Playground::from_query(&s.to_query());
+        if !notices.is_empty() {
+            self.notices.set(notices);
+        }
+        browser::set_query(&checked.to_query());
+        self.state.set(checked);
+        self.refresh_data();
+        self.reset();
+    }
+
+    /// Regenerates the data from the state (or re-splits the user's points).
+    fn refresh_data(&self) {
+        let s = self.state.get_untracked();
+        let data = match self.custom.borrow().as_ref() {
+            Some(points) if s.test_ratio > 0.0 && points.len() >= 4 => {
+                let (train, test) = points.split(s.test_ratio, s.seed);
+                (train, Some(test))
+            }
+            Some(points) => (points.clone(), None),
+            None => s.toy().generate_split(),
+        };
+        *self.data.borrow_mut() = data;
+    }
+
+    /// A new seed for the generator.
+    pub fn regenerate(self: &Rc<Self>) {
+        self.update(|s| s.seed = (s.seed % 1_000_000) + 1);
+    }
+
+    /// Uses the user's points (a CSV) instead of the generator's; a bad file changes nothing.
+    pub fn use_points(self: &Rc<Self>, name: &str, text: &str) {
+        match engine::data::csv::parse_points(text) {
+            Ok(points) => {
+                *self.custom.borrow_mut() = Some(points);
+                self.readouts.custom_data.set(true);
+                self.readouts.error.set(None);
+                self.refresh_data();
+                self.reset();
+            }
+            Err(e) => self
+                .readouts
+                .error
+                .set(Some(format!("{name}: {e}. The data you had is kept."))),
         }
     }
 
-    fn toy(&self) -> ToyConfig {
-        ToyConfig {
-            kind: self.settings.dataset.get_untracked(),
-            ..Default::default()
+    /// Adds a point of the selected class where the student clicked ([-1, 1]² coordinates).
+    pub fn add_point(self: &Rc<Self>, x: f32, y: f32) {
+        if self.state.get_untracked().dataset.is_regression() {
+            return;
         }
+        let mut custom = self.custom.borrow_mut();
+        let points = custom.get_or_insert_with(|| self.data.borrow().0.clone());
+        let class = self
+            .add_class
+            .get_untracked()
+            .min(engine::data::csv::MAX_CLASSES as u32 - 1);
+        points.x.extend([x, y]);
+        points.y.push(class);
+        points.classes = points.classes.max(class as usize + 1);
+        drop(custom);
+        self.readouts.custom_data.set(true);
+        self.refresh_data();
+        self.reset();
     }
 
-    fn data(&self) -> Dataset {
-        self.toy().generate()
+    /// Back to the generated data.
+    pub fn forget_points(self: &Rc<Self>) {
+        *self.custom.borrow_mut() = None;
+        self.readouts.custom_data.set(false);
+        self.refresh_data();
+        self.reset();
+    }
+
+    pub fn classes(&self) -> usize {
+        self.data.borrow().0.classes
+    }
+
+    fn config(&self) -> TrainConfig {
+        let mut config = self.state.get_untracked().to_config();
+        // The user's points may have more classes than the generator's setting.
+        let classes = self.classes();
+        if let ModelConfig::Layers { layers } = &mut config.model {
+            if let Some(Layer::Dense { units }) = layers.last_mut() {
+                *units = (*units).max(classes);
+            }
+        }
+        config
     }
 
     /// Looks for WebGPU once; without it the lab says so and uses the CPU path.
@@ -154,20 +258,36 @@ impl Lab {
         self.readouts.running.set(false);
     }
 
+    /// One training step while paused.
+    pub fn step(self: &Rc<Self>) {
+        if self.readouts.running.get_untracked() || self.loop_active.get() {
+            return;
+        }
+        let lab = self.clone();
+        leptos::task::spawn_local(async move {
+            lab.loop_active.set(true);
+            lab.chunk(1).await;
+            lab.loop_active.set(false);
+        });
+    }
+
     /// Stops training, forgets the session and shows the fresh model's boundary.
     pub fn reset(self: &Rc<Self>) {
         self.readouts.running.set(false);
         self.generation.set(self.generation.get() + 1);
         *self.trainer.borrow_mut() = None;
-        self.losses.borrow_mut().clear();
+        *self.history.borrow_mut() = History::default();
+        *self.probs.borrow_mut() = None;
         let r = &self.readouts;
         r.step.set(0);
         r.epoch.set(0);
         r.loss.set(None);
         r.first_loss.set(None);
         r.accuracy.set(None);
+        r.test_loss.set(None);
+        r.test_accuracy.set(None);
         r.steps_per_second.set(None);
-        self.redraw(None);
+        self.redraw();
         let lab = self.clone();
         leptos::task::spawn_local(async move {
             let generation = lab.generation.get();
@@ -177,12 +297,73 @@ impl Lab {
         });
     }
 
-    fn redraw(&self, probs: Option<&[f32]>) {
+    pub fn redraw(&self) {
+        let s = self.state.get_untracked();
+        let (train, test) = &*self.data.borrow();
         if let Some(canvas) = self.heatmap.get_untracked() {
-            draw::heatmap::draw(&canvas, GRID, 2, probs, &self.data(), EXTENT);
+            let test = if s.show_test { test.as_ref() } else { None };
+            let probs = self.probs.borrow();
+            let view = draw::heatmap::View {
+                grid: GRID,
+                classes: if s.dataset.is_regression() {
+                    1
+                } else {
+                    train.classes
+                },
+                probs: probs.as_deref(),
+                train,
+                test,
+                extent: EXTENT,
+            };
+            draw::heatmap::draw(&canvas, &view);
         }
         if let Some(canvas) = self.chart.get_untracked() {
-            draw::loss_chart::draw(canvas, &self.losses.borrow());
+            let h = self.history.borrow();
+            draw::loss_chart::draw(canvas, &h.train, &h.test);
+        }
+    }
+
+    /// The backend for this model: the student's choice, or for "auto" the faster of the two,
+    /// measured on a few steps of this very model (small networks usually train faster on the
+    /// CPU: a GPU step has a fixed cost that only large layers amortize).
+    async fn pick_gpu(&self, config: &TrainConfig, train: &Dataset) -> Option<Rc<GpuContext>> {
+        let gpu = self.gpu.borrow().clone()?;
+        match self.state.get_untracked().backend {
+            BackendChoice::Cpu => {
+                self.readouts.backend_reason.set(Some("chosen: CPU".into()));
+                None
+            }
+            BackendChoice::Webgpu => {
+                self.readouts.backend_reason.set(Some("chosen: WebGPU".into()));
+                Some(gpu)
+            }
+            BackendChoice::Auto => {
+                let key = format!("{:?}|{:?}|{}", config.model, config.features, config.batch);
+                if let Some((k, use_gpu, reason)) = self.auto_choice.borrow().clone() {
+                    if k == key {
+                        self.readouts.backend_reason.set(Some(reason));
+                        return use_gpu.then_some(gpu);
+                    }
+                }
+                let rate = |gpu: Option<Rc<GpuContext>>| async move {
+                    let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1)
+                        .await
+                        .ok()?;
+                    t.train(3).await.ok()?; // warm-up: pipelines and buffers
+                    let t0 = now_ms();
+                    t.train(20).await.ok()?;
+                    Some(20.0 * 1000.0 / (now_ms() - t0).max(0.1))
+                };
+                let on_gpu = rate(Some(gpu.clone())).await.unwrap_or(0.0);
+                let on_cpu = rate(None).await.unwrap_or(0.0);
+                let use_gpu = on_gpu > on_cpu;
+                let reason = format!(
+                    "auto: measured {on_cpu:.0} steps/s on the CPU, {on_gpu:.0} on WebGPU for this model"
+                );
+                self.readouts.backend_reason.set(Some(reason.clone()));
+                *self.auto_choice.borrow_mut() = Some((key, use_gpu, reason));
+                use_gpu.then_some(gpu)
+            }
         }
     }
 
@@ -192,8 +373,13 @@ impl Lab {
         if self.trainer.borrow().is_some() {
             return true;
         }
-        let gpu = self.gpu.borrow().clone();
-        match Trainer::new(self.config(), gpu, GRID * GRID).await {
+        let config = self.config();
+        let train = self.data.borrow().0.clone();
+        let gpu = self.pick_gpu(&config, &train).await;
+        if self.generation.get() != generation {
+            return false;
+        }
+        match Trainer::with_data(config, train, gpu, GRID * GRID).await {
             Ok(t) if self.generation.get() == generation => {
                 self.readouts.backend.set(t.backend_name());
                 *self.trainer.borrow_mut() = Some(t);
@@ -208,73 +394,145 @@ impl Lab {
         }
     }
 
+    /// Predicts the heatmap and evaluates the test set, then redraws.
     async fn show_prediction(&self, generation: u64) {
         let Some(mut trainer) = self.trainer.borrow_mut().take() else {
             return;
         };
         let probs = trainer.predict(&self.grid).await;
+        let test = self.data.borrow().1.clone();
+        let evaluated = match &test {
+            Some(t) if !t.is_empty() => Some(trainer.evaluate(t).await),
+            _ => None,
+        };
         if self.generation.get() != generation {
             return;
         }
+        let step = trainer.step() as usize;
         *self.trainer.borrow_mut() = Some(trainer);
+        if let Some(Ok((loss, accuracy))) = evaluated {
+            self.readouts.test_loss.set(Some(loss));
+            self.readouts.test_accuracy.set(Some(accuracy));
+            let mut h = self.history.borrow_mut();
+            if step > 0 && h.test.last().is_none_or(|&(s, _)| s < step) {
+                h.test.push((step, loss));
+            }
+        }
         match probs {
-            Ok(p) => self.redraw(Some(&p)),
+            Ok(p) => *self.probs.borrow_mut() = Some(p),
             Err(e) => self.readouts.error.set(Some(e)),
         }
+        self.redraw();
+    }
+
+    /// Trains `steps` steps and updates the readouts; false when training must stop.
+    async fn chunk(&self, steps: usize) -> bool {
+        let generation = self.generation.get();
+        if !self.ensure_trainer(generation).await {
+            return self.readouts.error.get_untracked().is_none();
+        }
+        // Another task (a prediction after reset) may hold the session for a moment.
+        let Some(mut trainer) = self.trainer.borrow_mut().take() else {
+            return true;
+        };
+        let started = now_ms();
+        let result = trainer.train(steps).await;
+        let elapsed = (now_ms() - started).max(0.1);
+        if self.generation.get() != generation {
+            return true; // reset while the chunk ran: drop this session
+        }
+        let r = self.readouts;
+        match result {
+            Ok(metrics) => {
+                if r.first_loss.get_untracked().is_none() {
+                    r.first_loss.set(metrics.first().map(|m| m.loss));
+                }
+                self.history
+                    .borrow_mut()
+                    .train
+                    .extend(metrics.iter().map(|m| m.loss));
+                if let Some(m) = metrics.last() {
+                    r.step.set(m.step);
+                    r.loss.set(Some(m.loss));
+                    r.accuracy.set(Some(m.accuracy));
+                }
+                r.epoch.set(trainer.epoch());
+                r.steps_per_second.set(Some(steps as f64 * 1000.0 / elapsed));
+                *self.trainer.borrow_mut() = Some(trainer);
+                self.adapt_chunk(steps, elapsed);
+                self.show_prediction(generation).await;
+                true
+            }
+            Err(e) => {
+                r.step.set(trainer.step());
+                r.error.set(Some(e.to_string()));
+                *self.trainer.borrow_mut() = Some(trainer);
+                false
+            }
+        }
+    }
+
+    /// Aims the next chunk at the frame's training budget (12 ms of a 16 ms frame).
+    fn adapt_chunk(&self, steps: usize, elapsed: f64) {
+        let next = (steps as f64 * 12.0 / elapsed).clamp(1.0, 200.0);
+        self.steps_per_frame
+            .set(((steps as f64 + next) / 2.0).ceil() as usize);
     }
 
     /// The training loop: a chunk of steps, then draw, then yield until the next frame.
     async fn run(self: Rc<Self>) {
         self.loop_active.set(true);
         while self.readouts.running.get_untracked() {
-            let generation = self.generation.get();
-            if !self.ensure_trainer(generation).await {
-                next_frame().await;
-                continue;
-            }
-            // Another task (a prediction after reset) may hold the session for a moment.
-            let Some(mut trainer) = self.trainer.borrow_mut().take() else {
-                next_frame().await;
-                continue;
+            let steps = match self.speed.get_untracked() {
+                Speed::Steps(n) => n,
+                Speed::Max => self.steps_per_frame.get(),
             };
-            let steps = self.steps_per_frame.get();
-            let started = now_ms();
-            let result = trainer.train(steps).await;
-            let elapsed = (now_ms() - started).max(0.1);
-            if self.generation.get() != generation {
-                continue; // reset while the chunk ran: drop this session (reset stopped the loop)
-            }
-            let r = self.readouts;
-            match result {
-                Ok(metrics) => {
-                    // Aim the next chunk at the frame's training budget.
-                    let next = (steps as f64 * TRAIN_MS_PER_FRAME / elapsed).clamp(1.0, 200.0);
-                    self.steps_per_frame
-                        .set(((steps as f64 + next) / 2.0).ceil() as usize);
-                    let last = metrics.last().copied();
-                    if r.first_loss.get_untracked().is_none() {
-                        r.first_loss.set(metrics.first().map(|m| m.loss));
-                    }
-                    self.losses.borrow_mut().extend(metrics.iter().map(|m| m.loss));
-                    if let Some(m) = last {
-                        r.step.set(m.step);
-                        r.loss.set(Some(m.loss));
-                        r.accuracy.set(Some(m.accuracy));
-                    }
-                    r.epoch.set(trainer.epoch());
-                    r.steps_per_second.set(Some(steps as f64 * 1000.0 / elapsed));
-                    *self.trainer.borrow_mut() = Some(trainer);
-                    self.show_prediction(generation).await;
-                }
-                Err(e) => {
-                    r.step.set(trainer.step());
-                    r.error.set(Some(e.to_string()));
-                    r.running.set(false);
-                    *self.trainer.borrow_mut() = Some(trainer);
-                }
+            if !self.chunk(steps).await {
+                self.readouts.running.set(false);
             }
             next_frame().await;
         }
         self.loop_active.set(false);
+    }
+
+    /// Downloads the trained weights with the config and the lab state as JSON.
+    pub fn export_weights(self: &Rc<Self>) {
+        let lab = self.clone();
+        leptos::task::spawn_local(async move {
+            let Some(trainer) = lab.trainer.borrow_mut().take() else {
+                return;
+            };
+            let model = engine::export::export_model(&trainer).await;
+            *lab.trainer.borrow_mut() = Some(trainer);
+            match model {
+                Ok(m) => {
+                    let json = serde_json::json!({ "state": lab.state.get_untracked(), "model": m });
+                    browser::download("playground-model.json", "application/json", &json.to_string());
+                }
+                Err(e) => lab.readouts.error.set(Some(e)),
+            }
+        });
+    }
+
+    /// Downloads the loss curves as CSV: step, training loss, test loss (where measured).
+    pub fn export_losses(&self) {
+        let h = self.history.borrow();
+        let mut csv = String::from("step,train_loss,test_loss\n");
+        for (i, loss) in h.train.iter().enumerate() {
+            let step = i + 1;
+            let test = h
+                .test
+                .iter()
+                .find(|(s, _)| *s == step)
+                .map_or(String::new(), |(_, l)| l.to_string());
+            csv.push_str(&format!("{step},{loss},{test}\n"));
+        }
+        browser::download("playground-loss.csv", "text/csv", &csv);
+    }
+
+    pub fn export_heatmap(&self) {
+        if let Some(canvas) = self.heatmap.get_untracked() {
+            browser::download_canvas("playground-heatmap.png", &canvas);
+        }
     }
 }

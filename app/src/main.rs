@@ -2,6 +2,7 @@
 //! all the math lives in `engine`.
 
 mod bench;
+mod browser;
 mod draw;
 mod fetch;
 mod frame;

@@ -107,3 +107,28 @@ pub async fn export_first_step(
     let mut trainer = Trainer::new(config, gpu, 1).await?;
     export_step(&mut trainer).await
 }
+
+/// A trained model: its config, its layers and every parameter tensor, as JSON-friendly data
+/// (the same tensor layout as the step export).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelExport {
+    pub format: String,
+    pub step: u64,
+    pub config: TrainConfig,
+    pub model: ModelSpec,
+    pub parameters: Vec<Tensor>,
+}
+
+pub const MODEL_FORMAT: &str = "training-lab model v1";
+
+/// The trainer's current weights with their config and layer list.
+pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, String> {
+    let params = trainer.params().await?;
+    Ok(ModelExport {
+        format: MODEL_FORMAT.into(),
+        step: trainer.step(),
+        config: trainer.config.clone(),
+        model: trainer.spec.clone(),
+        parameters: tensors(&trainer.compiled, &params),
+    })
+}

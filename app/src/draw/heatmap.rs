@@ -29,6 +29,19 @@ fn cell_color(probs: &[f32]) -> (u8, u8, u8) {
     (mix(r), mix(g), mix(b))
 }
 
+/// Regression: the value's sign picks the colour (orange above zero, blue below), its size the
+/// strength; values beyond ±1 saturate.
+fn value_color(v: f32) -> (u8, u8, u8) {
+    let col = if v >= 0.0 {
+        CLASS_COLORS[0]
+    } else {
+        CLASS_COLORS[1]
+    };
+    let t = v.abs().min(1.0) * 0.8;
+    let mix = |c: u8| (255.0 * (1.0 - t) + c as f32 * t) as u8;
+    (mix(col.0), mix(col.1), mix(col.2))
+}
+
 /// A grid × grid canvas with one pixel per heatmap cell.
 fn cells_canvas(probs: &[f32], grid: usize, classes: usize) -> Option<HtmlCanvasElement> {
     let doc = web_sys::window()?.document()?;
@@ -37,7 +50,13 @@ fn cells_canvas(probs: &[f32], grid: usize, classes: usize) -> Option<HtmlCanvas
     canvas.set_height(grid as u32);
     let mut rgba = Vec::with_capacity(grid * grid * 4);
     for cell in probs.chunks(classes).take(grid * grid) {
-        let (r, g, b) = cell_color(cell);
+        let (r, g, b) = if classes == 1 {
+            value_color(cell[0])
+        } else {
+            // Raw MSE outputs are not probabilities: clamp them into [0, 1] for the colour.
+            let p: Vec<f32> = cell.iter().map(|v| v.clamp(0.0, 1.0)).collect();
+            cell_color(&p)
+        };
         rgba.extend_from_slice(&[r, g, b, 255]);
     }
     let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), grid as u32, grid as u32).ok()?;
@@ -45,35 +64,58 @@ fn cells_canvas(probs: &[f32], grid: usize, classes: usize) -> Option<HtmlCanvas
     Some(canvas)
 }
 
-/// Draws `probs` (grid × grid × classes, rows from the top) over the square [-extent, extent]²,
-/// or a blank field when there are no predictions yet, then the data points.
-pub fn draw(
-    canvas: &HtmlCanvasElement,
-    grid: usize,
-    classes: usize,
-    probs: Option<&[f32]>,
-    data: &Dataset,
-    extent: f32,
-) {
+/// What the heatmap shows.
+pub struct View<'a> {
+    pub grid: usize,
+    /// Outputs per cell: the classes, or 1 for a regression value.
+    pub classes: usize,
+    /// grid × grid × classes predictions, rows from the top; None before the first prediction.
+    pub probs: Option<&'a [f32]>,
+    pub train: &'a Dataset,
+    /// Drawn hollow when given.
+    pub test: Option<&'a Dataset>,
+    pub extent: f32,
+}
+
+/// Draws the predictions over the square [-extent, extent]² (a blank field before there are
+/// any), then the training points (filled) and the test points (hollow).
+pub fn draw(canvas: &HtmlCanvasElement, v: &View) {
     let Some(ctx) = context(canvas) else { return };
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, w, h);
-    if let Some(cells) = probs.and_then(|p| cells_canvas(p, grid, classes)) {
+    if let Some(cells) = v.probs.and_then(|p| cells_canvas(p, v.grid, v.classes)) {
         // One pixel per cell, scaled up with smoothing: a smooth boundary from a coarse grid.
         ctx.set_image_smoothing_enabled(true);
         let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&cells, 0.0, 0.0, w, h);
     }
-    for i in 0..data.len() {
-        let p = data.point(i);
-        let x = (p[0] / extent + 1.0) as f64 / 2.0 * w;
-        let y = (1.0 - p[1] / extent) as f64 / 2.0 * h;
-        ctx.begin_path();
-        let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
-        ctx.set_fill_style_str(&css(CLASS_COLORS[data.y[i] as usize % CLASS_COLORS.len()]));
-        ctx.fill();
-        ctx.set_stroke_style_str("#ffffff");
-        ctx.set_line_width(1.0);
-        ctx.stroke();
+    let color = |d: &Dataset, i: usize| {
+        if d.is_regression() {
+            value_color(d.targets[i])
+        } else {
+            CLASS_COLORS[d.y[i] as usize % CLASS_COLORS.len()]
+        }
+    };
+    let sets = [(Some(v.train), false), (v.test, true)];
+    for (data, hollow) in sets.iter().filter_map(|(d, h)| d.map(|d| (d, *h))) {
+        for i in 0..data.len() {
+            let p = data.point(i);
+            let x = (p[0] / v.extent + 1.0) as f64 / 2.0 * w;
+            let y = (1.0 - p[1] / v.extent) as f64 / 2.0 * h;
+            ctx.begin_path();
+            let _ = ctx.arc(x, y, 3.5, 0.0, std::f64::consts::TAU);
+            if hollow {
+                ctx.set_fill_style_str("#ffffff");
+                ctx.fill();
+                ctx.set_stroke_style_str(&css(color(data, i)));
+                ctx.set_line_width(2.0);
+            } else {
+                ctx.set_fill_style_str(&css(color(data, i)));
+                ctx.fill();
+                ctx.set_stroke_style_str("#ffffff");
+                ctx.set_line_width(1.0);
+            }
+            ctx.stroke();
+        }
     }
 }

@@ -5,8 +5,8 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 /// Draws per-step training loss (and its running mean, which is easier to read than the noisy
-/// mini-batch values).
-pub fn draw(canvas: HtmlCanvasElement, losses: &[f32]) {
+/// mini-batch values), and the test loss where it was measured.
+pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
     let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
         return;
     };
@@ -15,6 +15,7 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32]) {
     let steps = losses.len().max(10);
     let top = losses
         .iter()
+        .chain(test.iter().map(|(_, l)| l))
         .copied()
         .filter(|l| l.is_finite())
         .fold(0.1f32, f32::max)
@@ -39,19 +40,22 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32]) {
         losses.iter().enumerate().map(|(i, &l)| (i + 1, l)),
         &raw,
     ));
+    // Exponential moving average with Adam's bias correction, so it does not lag the start.
     let mut smooth = Vec::with_capacity(losses.len());
-    let mut ema = None;
+    let (mut ema, mut weight) = (0.0f32, 0.0f32);
     for (i, &l) in losses.iter().enumerate() {
-        let e = match ema {
-            None => l,
-            Some(prev) => 0.95 * prev + 0.05 * l,
-        };
-        ema = Some(e);
-        smooth.push((i + 1, e));
+        ema = 0.95 * ema + 0.05 * l;
+        weight = 0.95 * weight + 0.05;
+        smooth.push((i + 1, ema / weight));
     }
     let _ = chart.draw_series(LineSeries::new(
         smooth,
         ShapeStyle::from(&RGBColor(0, 114, 178)).stroke_width(2),
+    ));
+    // Test loss in the palette's orange, dashed by its sparser points.
+    let _ = chart.draw_series(LineSeries::new(
+        test.iter().copied(),
+        ShapeStyle::from(&RGBColor(213, 94, 0)).stroke_width(2),
     ));
     let _ = root.present();
 }

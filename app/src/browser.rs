@@ -1,0 +1,69 @@
+//! Small browser chores: the URL's query (read it, and rewrite it without a reload), file
+//! downloads, and reading an uploaded file.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+pub fn query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the query in the address bar (no reload, no history entry), so the link always
+/// reproduces what the page shows.
+pub fn set_query(query: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let path = window.location().pathname().unwrap_or_default();
+    let url = if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Offers `bytes` as a file download.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
+        click_link(name, &url);
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
+}
+
+/// Offers a canvas as a PNG download.
+pub fn download_canvas(name: &str, canvas: &web_sys::HtmlCanvasElement) {
+    if let Ok(url) = canvas.to_data_url_with_type("image/png") {
+        click_link(name, &url);
+    }
+}
+
+fn click_link(name: &str, href: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = doc.create_element("a") else { return };
+    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(href);
+    a.set_download(name);
+    a.click();
+}
+
+/// The text of the first file chosen in an `<input type=file>`.
+pub async fn read_file(input: &web_sys::HtmlInputElement) -> Result<(String, String), String> {
+    let file = input.files().and_then(|f| f.get(0)).ok_or("no file chosen")?;
+    let text = JsFuture::from(file.text())
+        .await
+        .map_err(|_| format!("{}: could not be read", file.name()))?;
+    Ok((file.name(), text.as_string().unwrap_or_default()))
+}

@@ -1,0 +1,119 @@
+// End-to-end: the playground's state lives in the URL (loads, survives a reload, follows the
+// controls), hidden controls are absent, a malformed link shows a notice instead of breaking the
+// page, a CSV with a bad line is reported by line and keeps the data, exports download, and the
+// frame rate while training is measured. Screenshots land in target/e2e/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+const num = async (page, id) => Number.parseFloat(await text(page, id));
+const ready = (page) => until(async () => !(await text(page, 'backend')).startsWith('Looking'), 60_000, 'WebGPU detection');
+
+test('a link with state loads it, trains, and survives a reload; hidden controls are absent', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    const query = 'dataset=circle&classes=3&hidden=6,6&activation=relu&lr=0.1&test=0.4&show_test=true&seed=7&features=x,y,x_squared,y_squared&lr_hide=true&backend=webgpu';
+    await page.goto(`${server.url}?${query}`);
+    await ready(page);
+    assert.equal(await page.locator(byId('dataset')).inputValue(), 'circle');
+    assert.equal(await page.locator(byId('classes')).inputValue(), '3');
+    assert.equal(await text(page, 'layers'), '2 hidden layers');
+    assert.equal(await page.locator(byId('neurons-1')).inputValue(), '6');
+    assert.equal(await page.locator(byId('activation')).inputValue(), 'relu');
+    assert.ok(await page.locator(byId('feature-x_squared')).isChecked());
+    assert.ok(!(await page.locator(byId('feature-sin_x')).isChecked()));
+    assert.equal(await page.locator(byId('learning-rate')).isVisible(), false, 'lr_hide hides the learning rate');
+    assert.equal(await page.locator(byId('url-notice')).count(), 0);
+
+    await page.click(byId('train'));
+    const first = await until(async () => ((await num(page, 'step')) > 0 ? num(page, 'loss-start') : null), 60_000, 'a first step');
+    const last = await until(async () => {
+      const l = await num(page, 'loss');
+      return l < 0.3 * first ? l : null;
+    }, 120_000, `the loss to fall below 30% of ${first}`);
+    assert.match(await text(page, 'device'), /WebGPU/);
+    assert.ok(Number.isFinite(await num(page, 'test-loss')), 'the test loss is shown');
+    console.log(`3-class circle from the URL: loss ${first} -> ${last}, test accuracy ${await text(page, 'test-accuracy')}`);
+
+    // Frame rate while training (a measurement, not an assertion: machines here are shared).
+    const fps = await page.evaluate(() => new Promise((done) => {
+      let frames = 0;
+      const t0 = performance.now();
+      const tick = () => { frames++; if (performance.now() - t0 < 3000) requestAnimationFrame(tick); else done(frames / ((performance.now() - t0) / 1000)); };
+      requestAnimationFrame(tick);
+    }));
+    console.log(`frame rate while a 2-6-6-3 network trains on WebGPU: ${fps.toFixed(1)} frames/s`);
+    await screenshot(page, 'playground-from-url.png');
+    await page.click(byId('pause'));
+
+    // A control changes the URL; a reload restores it.
+    await page.click(byId('add-layer'));
+    await until(async () => page.url().includes('hidden=6%2C6%2C6') || page.url().includes('hidden=6,6,6'), 5_000, 'the URL to follow');
+    assert.ok(page.url().includes('lr_hide=true'));
+    await page.reload();
+    await ready(page);
+    assert.equal(await text(page, 'layers'), '3 hidden layers');
+    assert.equal(await page.locator(byId('dataset')).inputValue(), 'circle');
+    assert.equal(await page.locator(byId('learning-rate')).isVisible(), false);
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a malformed link shows a notice and the page still trains', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    await page.goto(`${server.url}?dataset=banana&lr=abc&hidden=999&noise=-3&mystery=1`);
+    await ready(page);
+    const notice = await text(page, 'url-notice');
+    for (const part of ['dataset=banana', 'lr=abc', 'hidden=999', 'noise=-3', "'mystery'"]) {
+      assert.ok(notice.includes(part), `notice mentions ${part}: ${notice}`);
+    }
+    assert.equal(await page.locator(byId('neurons-0')).inputValue(), '64', 'clamped to 64 neurons');
+    await page.click(byId('train'));
+    await until(async () => (await num(page, 'step')) > 20, 60_000, 'training to run');
+    await screenshot(page, 'playground-bad-link.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a CSV with a bad line is reported by line and keeps the data; exports download', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    await page.goto(server.url);
+    await ready(page);
+    const upload = (name, body) => page.locator(byId('upload')).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(body) });
+    await upload('bad.csv', 'x,y,label\n0.1,0.2,0\n0.3,oops,1\n');
+    const error = await until(async () => (await page.locator(byId('error')).count()) && text(page, 'error'), 10_000, 'the error');
+    assert.match(error, /bad\.csv: line 3: x and y must be numbers/);
+    assert.equal(await page.locator(byId('forget-points')).isVisible(), false, 'the generated data is kept');
+
+    const rows = ['x,y,label'];
+    for (let i = 0; i < 40; i++) rows.push(`${(i % 2 ? 0.5 : -0.5) + (i % 7) * 0.02},${(i % 5) * 0.1 - 0.2},${i % 2}`);
+    await upload('good.csv', rows.join('\n'));
+    await page.locator(byId('forget-points')).waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await page.locator(byId('error')).count(), 0, 'a good file clears the error');
+    await page.click(byId('step-once'));
+    await until(async () => (await num(page, 'step')) === 1, 30_000, 'one step');
+
+    for (const [id, pattern] of [['export-loss', /^step,train_loss,test_loss\n1,/], ['export-weights', /"format":"training-lab model v1"/]]) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);
+      const body = fs.readFileSync(await download.path(), 'utf8');
+      assert.match(body, pattern, `${id}: ${body.slice(0, 80)}`);
+    }
+    const [png] = await Promise.all([page.waitForEvent('download'), page.click(byId('export-heatmap'))]);
+    assert.equal(fs.readFileSync(await png.path()).subarray(1, 4).toString(), 'PNG');
+    await screenshot(page, 'playground-own-points.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
