@@ -13,7 +13,7 @@ use engine::data::toy::ToyKind;
 use engine::model::Init;
 use engine::ops::activation::Activation;
 use engine::plan::Loss;
-use lab_state::playground::{BackendChoice, Playground, MAX_LAYERS, MAX_NEURONS, OPTIMIZERS};
+use lab_state::playground::{BackendChoice, Playground, DECAYS, MAX_LAYERS, MAX_NEURONS, OPTIMIZERS};
 
 use crate::browser;
 use crate::lab::{GpuStatus, Lab, Speed};
@@ -133,6 +133,10 @@ pub fn App() -> impl IntoView {
         },
     );
     let optimizers = OPTIMIZERS
+        .iter()
+        .map(|o| (o.to_string(), o.to_string(), o.to_string()))
+        .collect();
+    let decays = DECAYS
         .iter()
         .map(|o| (o.to_string(), o.to_string(), o.to_string()))
         .collect();
@@ -328,11 +332,26 @@ pub fn App() -> impl IntoView {
                 <label class:hidden=move || !shown("momentum")()>"Momentum / β₁"
                     {number(&lab, "momentum", "0.05", |s| s.momentum, |s, v| s.momentum = v)}
                 </label>
+                <label class:hidden=move || !shown("beta2")()>"β₂ (Adam, AdamW) / β (RMSProp)"
+                    {number(&lab, "beta2", "0.001", |s| s.beta2, |s, v| s.beta2 = v)}
+                </label>
+                <label class:hidden=move || !shown("eps")()>"ε"
+                    {number(&lab, "eps", "any", |s| s.eps, |s, v| s.eps = v)}
+                </label>
+                <label class:hidden=move || !shown("weight_decay")()>"Weight decay (AdamW, LARS)"
+                    {number(&lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
+                </label>
                 <label class:hidden=move || !shown("lr")()>"Learning rate"
                     {choice(&lab, "learning-rate", rates, |s| s.learning_rate, |s, v| s.learning_rate = v)}
                 </label>
                 <label class:hidden=move || !shown("warmup")()>"Warmup steps"
                     {number(&lab, "warmup", "10", |s| s.warmup as f32, |s, v| s.warmup = v.max(0.0) as u32)}
+                </label>
+                <label class:hidden=move || !shown("decay")()>"Schedule after warmup"
+                    {choice(&lab, "decay", decays, |s| s.decay.clone(), |s, v| s.decay = v)}
+                </label>
+                <label class:hidden=move || !shown("decay")()>"… over steps (step: halve every; exponential: half-life; cosine: to zero)"
+                    {number(&lab, "decay-steps", "100", |s| s.decay_steps as f32, |s, v| s.decay_steps = v.max(1.0) as u32)}
                 </label>
                 <label class:hidden=move || !shown("batch")()>"Batch size"
                     {choice(&lab, "batch", batches, |s| s.batch, |s, v| s.batch = v)}

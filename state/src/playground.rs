@@ -23,7 +23,7 @@ pub const MAX_LAYERS: usize = 8;
 pub const MAX_NEURONS: usize = 64;
 
 /// Every control the page has, by the name `<name>_hide=true` hides it with.
-pub const CONTROLS: [&str; 25] = [
+pub const CONTROLS: [&str; 29] = [
     "dataset",
     "classes",
     "noise",
@@ -38,17 +38,52 @@ pub const CONTROLS: [&str; 25] = [
     "loss",
     "optimizer",
     "momentum",
+    "beta2",
+    "eps",
+    "weight_decay",
     "lr",
     "batch",
     "l1",
     "l2",
     "dropout",
     "warmup",
+    "decay",
     "backend",
     "show_test",
     "speed",
     "step",
     "export",
+];
+
+/// Every setting the URL may carry (and `embed`, which the page itself reads).
+const QUERY_KEYS: [&str; 27] = [
+    "dataset",
+    "classes",
+    "points",
+    "noise",
+    "test",
+    "seed",
+    "hidden",
+    "activation",
+    "features",
+    "init",
+    "loss",
+    "optimizer",
+    "momentum",
+    "beta2",
+    "eps",
+    "weight_decay",
+    "lr",
+    "batch",
+    "l1",
+    "l2",
+    "dropout",
+    "warmup",
+    "decay",
+    "decay_steps",
+    "backend",
+    "show_test",
+    "embed",
 ];
 
 /// Where training runs.
@@ -83,14 +118,24 @@ pub struct Playground {
     pub optimizer: String,
     /// Momentum of momentum, Nesterov and LARS; β₁ of Adam and AdamW.
     pub momentum: f32,
+    /// β₂ of Adam and AdamW; the decay β of RMSProp.
+    pub beta2: f32,
+    /// ε of AdaGrad, RMSProp, Adam and AdamW.
+    pub eps: f32,
+    /// Decoupled weight decay of AdamW and LARS.
+    pub weight_decay: f32,
     pub learning_rate: f32,
     pub batch: usize,
     pub l1: f32,
     pub l2: f32,
     /// Dropout after every hidden layer (0: none).
     pub dropout: f32,
-    /// Linear warmup steps in front of the constant rate.
+    /// Linear warmup steps in front of the decay.
     pub warmup: u32,
+    /// `constant`, `step` (halve every `decay_steps`), `exponential` (half-life `decay_steps`),
+    /// `cosine` (to zero over `decay_steps`).
+    pub decay: String,
+    pub decay_steps: u32,
     pub backend: BackendChoice,
     pub show_test: bool,
     /// Controls the instructor hid.
@@ -114,12 +159,17 @@ impl Default for Playground {
             loss: Loss::CrossEntropy,
             optimizer: "adam".into(),
             momentum: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.01,
             learning_rate: 0.03,
             batch: 16,
             l1: 0.0,
             l2: 0.0,
             dropout: 0.0,
             warmup: 0,
+            decay: "constant".into(),
+            decay_steps: 1000,
             backend: BackendChoice::Auto,
             show_test: false,
             hide: BTreeSet::new(),
@@ -130,6 +180,7 @@ impl Default for Playground {
 pub const OPTIMIZERS: [&str; 8] = [
     "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw", "lars",
 ];
+pub const DECAYS: [&str; 4] = ["constant", "step", "exponential", "cosine"];
 
 /// A unit enum's serde name ("leaky_relu"), and back.
 fn key_of<T: Serialize>(v: &T) -> String {
@@ -163,28 +214,49 @@ impl Playground {
     }
 
     pub fn optimizer(&self) -> Optimizer {
-        let m = self.momentum;
+        let (m, b2, eps, wd) = (self.momentum, self.beta2, self.eps, self.weight_decay);
         match self.optimizer.as_str() {
             "sgd" => Optimizer::Sgd,
             "momentum" => Optimizer::Momentum { momentum: m },
             "nesterov" => Optimizer::Nesterov { momentum: m },
-            "adagrad" => Optimizer::AdaGrad { eps: 1e-8 },
-            "rmsprop" => Optimizer::RmsProp { beta: 0.9, eps: 1e-7 },
+            "adagrad" => Optimizer::AdaGrad { eps },
+            "rmsprop" => Optimizer::RmsProp { beta: b2, eps },
             "adamw" => Optimizer::AdamW {
                 beta1: m,
-                beta2: 0.999,
-                eps: 1e-8,
-                weight_decay: 0.01,
+                beta2: b2,
+                eps,
+                weight_decay: wd,
             },
             "lars" => Optimizer::Lars {
                 momentum: m,
-                weight_decay: 1e-4,
+                weight_decay: wd,
             },
             _ => Optimizer::Adam {
                 beta1: m,
-                beta2: 0.999,
-                eps: 1e-8,
+                beta2: b2,
+                eps,
             },
+        }
+    }
+
+    /// Warmup, then the chosen decay (`decay_steps` sets its pace).
+    pub fn schedule(&self) -> Schedule {
+        let n = self.decay_steps.max(1);
+        let decay = match self.decay.as_str() {
+            "step" => Decay::Step { every: n, gamma: 0.5 },
+            "exponential" => Decay::Exponential {
+                gamma: 0.5f32.powf(1.0 / n as f32),
+            },
+            "cosine" => Decay::Cosine {
+                total_steps: n,
+                min_factor: 0.0,
+            },
+            _ => Decay::Constant,
+        };
+        Schedule {
+            warmup_steps: self.warmup,
+            warmup_start: 0.0,
+            decay,
         }
     }
 
@@ -230,11 +302,7 @@ impl Playground {
             },
             optimizer: self.optimizer(),
             learning_rate: self.learning_rate,
-            schedule: Schedule {
-                warmup_steps: self.warmup,
-                warmup_start: 0.0,
-                decay: Decay::Constant,
-            },
+            schedule: self.schedule(),
             batch: self.batch,
             shuffle: true,
             seed: self.seed,
@@ -267,12 +335,25 @@ impl Playground {
         put("loss", key_of(&self.loss), key_of(&d.loss));
         put("optimizer", self.optimizer.clone(), d.optimizer.clone());
         put("momentum", self.momentum.to_string(), d.momentum.to_string());
+        put("beta2", self.beta2.to_string(), d.beta2.to_string());
+        put("eps", self.eps.to_string(), d.eps.to_string());
+        put(
+            "weight_decay",
+            self.weight_decay.to_string(),
+            d.weight_decay.to_string(),
+        );
         put("lr", self.learning_rate.to_string(), d.learning_rate.to_string());
         put("batch", self.batch.to_string(), d.batch.to_string());
         put("l1", self.l1.to_string(), d.l1.to_string());
         put("l2", self.l2.to_string(), d.l2.to_string());
         put("dropout", self.dropout.to_string(), d.dropout.to_string());
         put("warmup", self.warmup.to_string(), d.warmup.to_string());
+        put("decay", self.decay.clone(), d.decay.clone());
+        put(
+            "decay_steps",
+            self.decay_steps.to_string(),
+            d.decay_steps.to_string(),
+        );
         put("backend", key_of(&self.backend), key_of(&d.backend));
         put("show_test", self.show_test.to_string(), d.show_test.to_string());
         for name in self.hide.iter().filter(|n| CONTROLS.contains(&n.as_str())) {
@@ -306,12 +387,19 @@ impl Playground {
                 )
                 .to_string(),
             momentum: q.number("momentum", 0.0, 0.999, d.momentum),
+            beta2: q.number("beta2", 0.0, 0.99999, d.beta2),
+            eps: q.number("eps", 1e-12, 1.0, d.eps),
+            weight_decay: q.number("weight_decay", 0.0, 1.0, d.weight_decay),
             learning_rate: q.number("lr", 1e-5, 10.0, d.learning_rate),
             batch: q.number("batch", 1, 256, d.batch),
             l1: q.number("l1", 0.0, 1.0, d.l1),
             l2: q.number("l2", 0.0, 1.0, d.l2),
             dropout: q.number("dropout", 0.0, 0.9, d.dropout),
             warmup: q.number("warmup", 0, 100_000, d.warmup),
+            decay: q
+                .choice("decay", |k| DECAYS.iter().find(|o| **o == k).copied(), "constant")
+                .to_string(),
+            decay_steps: q.number("decay_steps", 1, 1_000_000, d.decay_steps),
             backend: q.choice("backend", from_key, d.backend),
             show_test: q.flag("show_test", d.show_test),
             ..d.clone()
@@ -335,32 +423,11 @@ impl Playground {
                 s.hide.insert(c.to_string());
             }
         }
-        let known: Vec<String> = [
-            "dataset",
-            "classes",
-            "points",
-            "noise",
-            "test",
-            "seed",
-            "hidden",
-            "activation",
-        ]
-        .iter()
-        .chain(&[
-            "features",
-            "init",
-            "loss",
-            "optimizer",
-            "momentum",
-            "lr",
-            "batch",
-            "l1",
-            "l2",
-        ])
-        .chain(&["dropout", "warmup", "backend", "show_test", "embed"])
-        .map(|k| k.to_string())
-        .chain(CONTROLS.iter().map(|c| format!("{c}_hide")))
-        .collect();
+        let known: Vec<String> = QUERY_KEYS
+            .iter()
+            .map(|k| k.to_string())
+            .chain(CONTROLS.iter().map(|c| format!("{c}_hide")))
+            .collect();
         let unknown: Vec<String> = q
             .keys()
             .filter(|k| !known.iter().any(|n| n == k))
@@ -454,6 +521,11 @@ mod tests {
             l2: 0.01,
             dropout: 0.25,
             warmup: 50,
+            decay: "cosine".into(),
+            decay_steps: 400,
+            beta2: 0.99,
+            eps: 1e-6,
+            weight_decay: 0.05,
             backend: BackendChoice::Cpu,
             show_test: true,
             hide: ["dataset".to_string(), "lr".to_string()].into(),
@@ -539,6 +611,36 @@ mod tests {
         assert_eq!(c.optimizer, Optimizer::Nesterov { momentum: 0.8 });
         assert_eq!(c.features, vec![Feature::XSquared, Feature::SinY]);
         assert_eq!(c.schedule.warmup_steps, 50);
+        assert_eq!(
+            c.schedule.decay,
+            Decay::Cosine {
+                total_steps: 400,
+                min_factor: 0.0
+            }
+        );
+        let halves = Playground {
+            decay: "exponential".into(),
+            decay_steps: 100,
+            ..Default::default()
+        }
+        .schedule();
+        assert!(
+            (halves.lr_at(1.0, 101) - 0.5).abs() < 1e-4,
+            "half-life of 100 steps"
+        );
+        let adamw = Playground {
+            optimizer: "adamw".into(),
+            ..custom()
+        };
+        assert_eq!(
+            adamw.optimizer(),
+            Optimizer::AdamW {
+                beta1: 0.8,
+                beta2: 0.99,
+                eps: 1e-6,
+                weight_decay: 0.05
+            }
+        );
         let ModelConfig::Layers { layers } = &c.model else {
             panic!("dropout needs a layer list")
         };
