@@ -48,8 +48,12 @@ test('a link with state loads it, trains, and survives a reload; hidden controls
       requestAnimationFrame(tick);
     }));
     console.log(`frame rate while a 2-6-6-3 network trains on WebGPU: ${fps.toFixed(1)} frames/s`);
-    await screenshot(page, 'playground-from-url.png');
     await page.click(byId('pause'));
+    // Hover the first neuron of the first hidden layer: the diagram enlarges it.
+    const box = await page.locator(byId('network')).boundingBox();
+    await page.mouse.move(box.x + 157, box.y + 119);
+    await page.waitForTimeout(300);
+    await screenshot(page, 'playground-from-url.png');
 
     // A control changes the URL; a reload restores it.
     await page.click(byId('add-layer'));

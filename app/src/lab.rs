@@ -74,6 +74,11 @@ pub struct Lab {
     pub add_class: RwSignal<u32>,
     pub heatmap: NodeRef<Canvas>,
     pub chart: NodeRef<Canvas>,
+    pub network: NodeRef<Canvas>,
+    diagram: RefCell<Option<draw::network::Diagram>>,
+    hovered: Cell<Option<(usize, usize)>>,
+    /// Chunks since the diagram was last rebuilt (it costs a readback per layer).
+    since_diagram: Cell<u32>,
     gpu: RefCell<Option<Rc<GpuContext>>>,
     trainer: RefCell<Option<Trainer>>,
     /// Bumped by every reset; a loop or build that sees a newer value drops its work.
@@ -118,6 +123,10 @@ impl Lab {
             add_class: RwSignal::new(0),
             heatmap: NodeRef::new(),
             chart: NodeRef::new(),
+            network: NodeRef::new(),
+            diagram: RefCell::new(None),
+            hovered: Cell::new(None),
+            since_diagram: Cell::new(0),
             gpu: RefCell::new(None),
             trainer: RefCell::new(None),
             generation: Cell::new(0),
@@ -278,6 +287,8 @@ impl Lab {
         *self.trainer.borrow_mut() = None;
         *self.history.borrow_mut() = History::default();
         *self.probs.borrow_mut() = None;
+        *self.diagram.borrow_mut() = None;
+        self.since_diagram.set(u32::MAX);
         let r = &self.readouts;
         r.step.set(0);
         r.epoch.set(0);
@@ -320,6 +331,97 @@ impl Lab {
         if let Some(canvas) = self.chart.get_untracked() {
             let h = self.history.borrow();
             draw::loss_chart::draw(canvas, &h.train, &h.test);
+        }
+        self.redraw_network();
+    }
+
+    fn redraw_network(&self) {
+        if let (Some(canvas), Some(d)) = (self.network.get_untracked(), self.diagram.borrow().as_ref()) {
+            draw::network::draw(&canvas, d, self.hovered.get());
+        }
+    }
+
+    /// The pointer moved over the diagram: enlarge the neuron under it.
+    pub fn hover(&self, x: f64, y: f64) {
+        let hit = match (self.network.get_untracked(), self.diagram.borrow().as_ref()) {
+            (Some(canvas), Some(d)) => draw::network::hit(d, &canvas, x, y),
+            _ => None,
+        };
+        if hit != self.hovered.get() {
+            self.hovered.set(hit);
+            self.redraw_network();
+        }
+    }
+
+    /// The diagram's columns and links from one prediction: the input features, each hidden
+    /// layer after its activation, and the output; the weights of every dense layer.
+    fn build_diagram(
+        &self,
+        trainer: &Trainer,
+        probs: &[f32],
+        layers: &[Vec<f32>],
+        params: &[f32],
+    ) -> draw::network::Diagram {
+        use draw::network::{Column, Shade};
+        let s = self.state.get_untracked();
+        let rows = GRID * GRID;
+        let split = |values: &[f32], units: usize| -> Vec<Vec<f32>> {
+            (0..units)
+                .map(|j| (0..rows).map(|r| values[r * units + j]).collect())
+                .collect()
+        };
+        let mut columns = vec![Column {
+            title: "input".into(),
+            shade: Shade::Values,
+            neurons: s
+                .features
+                .iter()
+                .map(|f| engine::data::features::expand(&self.grid, &[*f]))
+                .collect(),
+        }];
+        let mut weights = Vec::new();
+        let compiled = &trainer.compiled.layers;
+        let dense: Vec<usize> = (0..compiled.len())
+            .filter(|&i| matches!(compiled[i].layer, Layer::Dense { .. }))
+            .collect();
+        for (n, &i) in dense.iter().enumerate() {
+            let l = &compiled[i];
+            let (inputs, units) = (l.in_len(), l.out_len());
+            weights.push(
+                (0..units)
+                    .map(|to| params[l.w_off + to * inputs..l.w_off + (to + 1) * inputs].to_vec())
+                    .collect(),
+            );
+            let last = n + 1 == dense.len();
+            let probabilities = last && trainer.config.loss == engine::plan::Loss::CrossEntropy;
+            let column = if probabilities {
+                Column {
+                    title: "output".into(),
+                    shade: Shade::Probabilities,
+                    neurons: split(probs, units),
+                }
+            } else {
+                // After the activation when one follows (hidden layers), else the raw output.
+                let out = match compiled.get(i + 1).map(|l| &l.layer) {
+                    Some(Layer::Activation { .. }) => &layers[i + 1],
+                    _ => &layers[i],
+                };
+                Column {
+                    title: if last {
+                        "output".into()
+                    } else {
+                        format!("layer {}", n + 1)
+                    },
+                    shade: Shade::Values,
+                    neurons: split(out, units),
+                }
+            };
+            columns.push(column);
+        }
+        draw::network::Diagram {
+            grid: GRID,
+            columns,
+            weights,
         }
     }
 
@@ -399,7 +501,21 @@ impl Lab {
         let Some(mut trainer) = self.trainer.borrow_mut().take() else {
             return;
         };
-        let probs = trainer.predict(&self.grid).await;
+        let with_diagram = self.since_diagram.get() >= 4 || !self.readouts.running.get_untracked();
+        let (probs, diagram) = if with_diagram {
+            match trainer.predict_layers(&self.grid).await {
+                Ok((probs, layers)) => {
+                    let diagram = match trainer.params().await {
+                        Ok(params) => Some(self.build_diagram(&trainer, &probs, &layers, &params)),
+                        Err(_) => None,
+                    };
+                    (Ok(probs), diagram)
+                }
+                Err(e) => (Err(e), None),
+            }
+        } else {
+            (trainer.predict(&self.grid).await, None)
+        };
         let test = self.data.borrow().1.clone();
         let evaluated = match &test {
             Some(t) if !t.is_empty() => Some(trainer.evaluate(t).await),
@@ -421,6 +537,12 @@ impl Lab {
         match probs {
             Ok(p) => *self.probs.borrow_mut() = Some(p),
             Err(e) => self.readouts.error.set(Some(e)),
+        }
+        if let Some(d) = diagram {
+            *self.diagram.borrow_mut() = Some(d);
+            self.since_diagram.set(0);
+        } else {
+            self.since_diagram.set(self.since_diagram.get().saturating_add(1));
         }
         self.redraw();
     }

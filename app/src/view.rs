@@ -421,6 +421,13 @@ pub fn App() -> impl IntoView {
                     }}</figcaption>
                 </figure>
                 <figure>
+                    <canvas node_ref=lab.network data-testid="network" width="560" height="380"
+                        on:mousemove={ let lab = lab.clone(); move |ev: MouseEvent| lab.hover(ev.offset_x() as f64, ev.offset_y() as f64) }
+                        on:mouseleave={ let lab = lab.clone(); move |_| lab.hover(-1.0, -1.0) }
+                        aria-label="the network: every neuron as the heatmap of what it computes, links coloured by the weight's sign"></canvas>
+                    <figcaption>"The network: each square is what one neuron computes over the plot (orange above zero, blue below); links are weights, orange positive, blue negative, thicker when larger. Hover a neuron to enlarge it."</figcaption>
+                </figure>
+                <figure>
                     <canvas node_ref=lab.chart data-testid="loss-chart" width="420" height="300"
                         aria-label="training and test loss per step"></canvas>
                     <figcaption>"Training loss per step (light), its moving average (blue) and the test loss (orange)."</figcaption>

@@ -48,6 +48,8 @@ pub struct Plan {
     pub host: HostBuffers,
     pub batch: usize,
     pub predict_rows: usize,
+    /// Each layer's output in the predict pass (layer i writes `predict_acts[i]`).
+    pub predict_acts: Vec<BufId>,
 }
 
 /// The training loss.
@@ -527,6 +529,7 @@ impl Plan {
             },
             batch: b,
             predict_rows: p,
+            predict_acts: pf.acts[1..].to_vec(),
         }
     }
 }

@@ -480,6 +480,19 @@ impl Trainer {
             .await
     }
 
+    /// Like `predict`, and also every layer's output for those samples (layer i's, rows ×
+    /// its output length): what each neuron computes, for drawing it.
+    pub async fn predict_layers(&mut self, points: &[f32]) -> Result<(Vec<f32>, Vec<Vec<f32>>), String> {
+        let probs = self.predict(points).await?;
+        let rows = probs.len() / self.compiled.classes().max(1);
+        let acts = self.backend.plan().predict_acts.clone();
+        let mut outputs = Vec::with_capacity(acts.len());
+        for (layer, id) in self.compiled.layers.iter().zip(acts) {
+            outputs.push(self.backend.read_f32(id, rows * layer.out_len()).await?);
+        }
+        Ok((probs, outputs))
+    }
+
     /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
     /// with respect to every parameter, at the current weights, without updating anything.
     pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), String> {

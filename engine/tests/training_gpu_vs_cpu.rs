@@ -287,3 +287,56 @@ fn input_features_let_a_linear_model_learn_the_circle() {
     assert!(on_cpu >= 0.97 && on_gpu >= 0.97, "x², y²: {on_cpu} / {on_gpu}");
     assert!(plain < 0.8, "x, y alone: {plain}");
 }
+
+/// Every layer's output in the predict pass: the same on both backends, the first layer equals
+/// x·Wᵀ + b by hand, and the last one's softmax is the prediction.
+#[test]
+fn layer_outputs_for_the_network_diagram() {
+    let ctx = gpu();
+    let config = TrainConfig {
+        data: DataConfig::Toy(ToyConfig {
+            kind: ToyKind::Spiral,
+            points: 100,
+            noise: 0.05,
+            seed: 2,
+            test_fraction: 0.0,
+            classes: 3,
+        }),
+        model: ModelConfig::Mlp {
+            hidden: vec![5, 4],
+            activation: Activation::Tanh,
+        },
+        batch: 10,
+        ..Default::default()
+    };
+    let points = engine::heatmap_grid(7, 1.0);
+    let mut outs = Vec::new();
+    for gpu in [Some(ctx.clone()), None] {
+        let mut t = pollster::block_on(Trainer::new(config.clone(), gpu, 49)).unwrap();
+        pollster::block_on(t.train(20)).unwrap();
+        let (probs, layers) = pollster::block_on(t.predict_layers(&points)).unwrap();
+        assert_eq!(layers.len(), 5, "dense, tanh, dense, tanh, dense");
+        let params = pollster::block_on(t.params()).unwrap();
+        let l0 = &t.compiled.layers[0];
+        for (row, p) in points.chunks(2).enumerate() {
+            for j in 0..5 {
+                let w = &params[l0.w_off + 2 * j..l0.w_off + 2 * j + 2];
+                let want = p[0] * w[0] + p[1] * w[1] + params[l0.b_off + j];
+                assert!((layers[0][row * 5 + j] - want).abs() < 1e-5);
+                assert!((layers[1][row * 5 + j] - want.tanh()).abs() < 1e-5);
+            }
+            let logits = &layers[4][row * 3..row * 3 + 3];
+            let m = logits.iter().copied().fold(f32::MIN, f32::max);
+            let z: f32 = logits.iter().map(|l| (l - m).exp()).sum();
+            for c in 0..3 {
+                assert!((probs[row * 3 + c] - (logits[c] - m).exp() / z).abs() < 1e-5);
+            }
+        }
+        outs.push(layers);
+    }
+    for (g, c) in outs[0].iter().zip(&outs[1]) {
+        for (a, b) in g.iter().zip(c) {
+            assert!((a - b).abs() < 1e-3, "GPU {a} vs CPU {b}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-use super::{css, CLASS_COLORS};
+use super::{css, value_color, CLASS_COLORS};
 use engine::data::Dataset;
 
 fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
@@ -27,19 +27,6 @@ fn cell_color(probs: &[f32]) -> (u8, u8, u8) {
     let confidence = ((max_p - 1.0 / c) / (1.0 - 1.0 / c)).clamp(0.0, 1.0) * 0.7;
     let mix = |v: f32| (255.0 * (1.0 - confidence) + v * confidence) as u8;
     (mix(r), mix(g), mix(b))
-}
-
-/// Regression: the value's sign picks the colour (orange above zero, blue below), its size the
-/// strength; values beyond ±1 saturate.
-fn value_color(v: f32) -> (u8, u8, u8) {
-    let col = if v >= 0.0 {
-        CLASS_COLORS[0]
-    } else {
-        CLASS_COLORS[1]
-    };
-    let t = v.abs().min(1.0) * 0.8;
-    let mix = |c: u8| (255.0 * (1.0 - t) + c as f32 * t) as u8;
-    (mix(col.0), mix(col.1), mix(col.2))
 }
 
 /// A grid × grid canvas with one pixel per heatmap cell.

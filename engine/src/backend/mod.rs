@@ -83,10 +83,7 @@ impl Backend {
             Backend::Gpu(g) => g.profile(pass, step, reps, now_ms).await?,
             Backend::Cpu(c) => c.profile(pass, step, reps, now_ms),
         };
-        let plan = match self {
-            Backend::Gpu(g) => g.plan(),
-            Backend::Cpu(c) => c.plan(),
-        };
+        let plan = self.plan();
         let kernels = match pass {
             Pass::Predict => &plan.predict,
             _ => &plan.train,
@@ -100,6 +97,13 @@ impl Backend {
                 flops: k.flops(),
             })
             .collect())
+    }
+
+    pub fn plan(&self) -> &crate::plan::Plan {
+        match self {
+            Backend::Gpu(g) => g.plan(),
+            Backend::Cpu(c) => c.plan(),
+        }
     }
 
     pub fn is_gpu(&self) -> bool {

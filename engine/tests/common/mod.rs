@@ -66,6 +66,7 @@ pub fn run_multi(
             },
             batch: 1,
             predict_rows: 1,
+            predict_acts: vec![],
         }
     };
     let mut gpu =
