@@ -55,6 +55,7 @@ fn engine_steps(opt: Optimizer) -> Vec<Vec<f64>> {
         },
         batch: 1,
         predict_rows: 1,
+        predict_acts: vec![],
     };
     let mut be = Backend::Cpu(CpuBackend::new(plan));
     be.write_u32(bounds, &[0, n as u32]);
