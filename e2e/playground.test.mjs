@@ -107,6 +107,12 @@ test('a CSV with a bad line is reported by line and keeps the data; exports down
     assert.equal(await page.locator(byId('error')).count(), 0, 'a good file clears the error');
     await page.click(byId('step-once'));
     await until(async () => (await num(page, 'step')) === 1, 30_000, 'one step');
+    // A click on the plot adds a point of the chosen class (and restarts the model).
+    await page.selectOption(byId('add-class'), '1');
+    await page.locator(byId('heatmap')).click({ position: { x: 40, y: 40 } });
+    await until(async () => (await text(page, 'step')) === '0', 10_000, 'a fresh model after the new point');
+    await page.click(byId('step-once'));
+    await until(async () => (await num(page, 'step')) === 1, 30_000, 'one step');
 
     for (const [id, pattern] of [['export-loss', /^step,train_loss,test_loss\n1,/], ['export-weights', /"format":"training-lab model v1"/]]) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);
@@ -116,6 +122,49 @@ test('a CSV with a bad line is reported by line and keeps the data; exports down
     const [png] = await Promise.all([page.waitForEvent('download'), page.click(byId('export-heatmap'))]);
     assert.equal(fs.readFileSync(await png.path()).subarray(1, 4).toString(), 'PNG');
     await screenshot(page, 'playground-own-points.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('live: frame rate and click latency while a 2-8-8-2 network trains on WebGPU; regression sets train', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    await page.goto(`${server.url}?hidden=8,8&backend=webgpu`);
+    await ready(page);
+    await page.click(byId('train'));
+    await until(async () => (await num(page, 'step')) > 50, 60_000, 'training to run');
+    const fps = await page.evaluate(() => new Promise((done) => {
+      let frames = 0;
+      const t0 = performance.now();
+      const tick = () => { frames++; if (performance.now() - t0 < 3000) requestAnimationFrame(tick); else done(frames / ((performance.now() - t0) / 1000)); };
+      requestAnimationFrame(tick);
+    }));
+    // Input latency: from a click on Pause to the page showing it paused.
+    const latency = await page.evaluate(() => new Promise((done) => {
+      const pause = document.querySelector('[data-testid="pause"]');
+      const t0 = performance.now();
+      pause.click();
+      const check = () => (pause.disabled ? done(performance.now() - t0) : requestAnimationFrame(check));
+      check();
+    }));
+    console.log(`2-8-8-2 on WebGPU: ${fps.toFixed(1)} frames/s while training, Pause answered in ${latency.toFixed(0)} ms`);
+    assert.match(await text(page, 'device'), /WebGPU/);
+
+    for (const set of ['plane', 'reg_gaussian']) {
+      await page.goto(`${server.url}?dataset=${set}&hidden=8,8&activation=tanh`);
+      await ready(page);
+      await page.click(byId('train'));
+      const first = await until(async () => ((await num(page, 'step')) > 0 ? num(page, 'loss-start') : null), 60_000, 'a first step');
+      const last = await until(async () => {
+        const l = await num(page, 'loss');
+        return l < 0.5 * first ? l : null;
+      }, 120_000, `the ${set} loss to halve from ${first}`);
+      console.log(`${set}: loss ${first} -> ${last}, test loss ${await text(page, 'test-loss')}`);
+      await page.click(byId('pause'));
+      await screenshot(page, `playground-${set}.png`);
+    }
     assert.deepEqual(errors, [], 'no page errors');
   } finally {
     await browser.close();

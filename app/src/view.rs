@@ -29,19 +29,21 @@ fn percent(v: Option<f32>) -> String {
     v.map_or("–".into(), |a| format!("{:.0} %", a * 100.0))
 }
 
-/// A `<select>` over `options` (value, label) bound to one field of the state.
+/// A `<select>` over `options` (value, label) bound to one field of the state; `off` says when
+/// the choice does not apply (it is then disabled).
 fn choice<T: Clone + PartialEq + Send + Sync + 'static>(
     lab: &Rc<Lab>,
     testid: &'static str,
     options: Vec<(String, String, T)>,
     get: fn(&Playground) -> T,
     set: fn(&mut Playground, T),
+    off: fn(&Playground) -> bool,
 ) -> impl IntoView {
     let state = lab.state;
     let lab = lab.clone();
     let values = options.clone();
     view! {
-        <select data-testid=testid on:change=move |ev| {
+        <select data-testid=testid prop:disabled=move || state.with(off) on:change=move |ev| {
             let v = event_target_value(&ev);
             if let Some((_, _, t)) = values.iter().find(|(k, _, _)| *k == v) {
                 let t = t.clone();
@@ -98,6 +100,8 @@ pub fn App() -> impl IntoView {
     leptos::task::spawn_local(lab.clone().detect_gpu());
     let shown = move |name: &'static str| move || !state.with(|s| s.hide.contains(name));
     let busy = move || r.gpu.get() == GpuStatus::Detecting;
+    // Regression has no classes: accuracy does not apply.
+    let regression = move || state.with(|s| s.dataset.is_regression());
 
     let datasets = ToyKind::ALL
         .into_iter()
@@ -218,10 +222,10 @@ pub fn App() -> impl IntoView {
             <section class="controls" aria-label="data">
                 <h2>"Data"</h2>
                 <label class:hidden=move || !shown("dataset")()>"Data set"
-                    {choice(&lab, "dataset", datasets, |s| s.dataset, |s, v| s.dataset = v)}
+                    {choice(&lab, "dataset", datasets, |s| s.dataset, |s, v| s.dataset = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("classes")()>"Classes"
-                    {choice(&lab, "classes", classes, |s| s.classes, |s, v| s.classes = v)}
+                    {choice(&lab, "classes", classes, |s| s.effective_classes(), |s, v| s.classes = v, |s| s.dataset.max_classes() < 3)}
                 </label>
                 <label class:hidden=move || !shown("noise")()>
                     {move || format!("Noise: {:.2}", state.with(|s| s.noise))}
@@ -314,20 +318,20 @@ pub fn App() -> impl IntoView {
                     }).collect_view()}
                 </div>
                 <label class:hidden=move || !shown("activation")()>"Activation"
-                    {choice(&lab, "activation", activations, |s| s.activation, |s, v| s.activation = v)}
+                    {choice(&lab, "activation", activations, |s| s.activation, |s, v| s.activation = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("init")()>"Initialization"
-                    {choice(&lab, "init", inits, |s| s.init, |s, v| s.init = v)}
+                    {choice(&lab, "init", inits, |s| s.init, |s, v| s.init = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("dropout")()>"Dropout rate"
                     {number(&lab, "dropout", "0.05", |s| s.dropout, |s, v| s.dropout = v)}
                 </label>
                 <h2>"Training"</h2>
                 <label class:hidden=move || !shown("loss")()>"Loss"
-                    {choice(&lab, "loss-kind", losses, |s| s.effective_loss(), |s, v| s.loss = v)}
+                    {choice(&lab, "loss-kind", losses, |s| s.effective_loss(), |s, v| s.loss = v, |s| s.dataset.is_regression())}
                 </label>
                 <label class:hidden=move || !shown("optimizer")()>"Optimizer"
-                    {choice(&lab, "optimizer", optimizers, |s| s.optimizer.clone(), |s, v| s.optimizer = v)}
+                    {choice(&lab, "optimizer", optimizers, |s| s.optimizer.clone(), |s, v| s.optimizer = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("momentum")()>"Momentum / β₁"
                     {number(&lab, "momentum", "0.05", |s| s.momentum, |s, v| s.momentum = v)}
@@ -342,19 +346,19 @@ pub fn App() -> impl IntoView {
                     {number(&lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
                 </label>
                 <label class:hidden=move || !shown("lr")()>"Learning rate"
-                    {choice(&lab, "learning-rate", rates, |s| s.learning_rate, |s, v| s.learning_rate = v)}
+                    {choice(&lab, "learning-rate", rates, |s| s.learning_rate, |s, v| s.learning_rate = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("warmup")()>"Warmup steps"
                     {number(&lab, "warmup", "10", |s| s.warmup as f32, |s, v| s.warmup = v.max(0.0) as u32)}
                 </label>
                 <label class:hidden=move || !shown("decay")()>"Schedule after warmup"
-                    {choice(&lab, "decay", decays, |s| s.decay.clone(), |s, v| s.decay = v)}
+                    {choice(&lab, "decay", decays, |s| s.decay.clone(), |s, v| s.decay = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("decay")()>"… over steps (step: halve every; exponential: half-life; cosine: to zero)"
                     {number(&lab, "decay-steps", "100", |s| s.decay_steps as f32, |s, v| s.decay_steps = v.max(1.0) as u32)}
                 </label>
                 <label class:hidden=move || !shown("batch")()>"Batch size"
-                    {choice(&lab, "batch", batches, |s| s.batch, |s, v| s.batch = v)}
+                    {choice(&lab, "batch", batches, |s| s.batch, |s, v| s.batch = v, |_| false)}
                 </label>
                 <label class:hidden=move || !shown("l1")()>"L1 rate"
                     {number(&lab, "l1", "0.001", |s| s.l1, |s, v| s.l1 = v)}
@@ -363,7 +367,7 @@ pub fn App() -> impl IntoView {
                     {number(&lab, "l2", "0.001", |s| s.l2, |s, v| s.l2 = v)}
                 </label>
                 <label class:hidden=move || !shown("backend")()>"Backend"
-                    {choice(&lab, "backend-choice", backends, |s| s.backend, |s, v| s.backend = v)}
+                    {choice(&lab, "backend-choice", backends, |s| s.backend, |s, v| s.backend = v, |_| false)}
                 </label>
             </section>
             <section class="controls" aria-label="run">
@@ -397,8 +401,8 @@ pub fn App() -> impl IntoView {
                     <dt>"Batch loss"</dt><dd data-testid="loss">{move || fmt_opt(r.loss.get(), 4)}</dd>
                     <dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd>
                     <dt>"Test loss"</dt><dd data-testid="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd>
-                    <dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get())}</dd>
-                    <dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get())}</dd>
+                    <dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd>
+                    <dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd>
                     <dt>"Steps / s"</dt>
                     <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd>
                     <dt>"Runs on"</dt><dd data-testid="device">{move || r.backend.get()}</dd>
