@@ -15,6 +15,7 @@ pub mod ops;
 pub mod optim;
 pub mod plan;
 pub mod rng;
+pub mod surfaces;
 pub mod train;
 
 /// Grid of points covering the data square, row by row from the top (y = +extent) — the inputs of

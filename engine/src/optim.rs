@@ -189,6 +189,42 @@ pub fn kernels(opt: Optimizer, b: OptimizerBuffers) -> Vec<Box<dyn Kernel>> {
     }
 }
 
+/// One update of `w` by `opt` with the kernels' CPU twins, for small problems run on the host
+/// (the optimizer lab's 2-D races): `a` and `b` are the optimizer's state vectors, `t` the step
+/// from 1. LARS treats `w` as one tensor.
+#[allow(clippy::too_many_arguments)]
+pub fn step_cpu(opt: Optimizer, g: &[f32], w: &mut [f32], a: &mut [f32], b: &mut [f32], lr: f32, t: u32) {
+    use crate::ops::{adam::adam_cpu, adaptive::adaptive_cpu, lars::lars_cpu, sgd::sgd_cpu};
+    match opt {
+        Optimizer::Sgd => sgd_cpu(g, w, a, lr, 0.0, SgdMode::Plain),
+        Optimizer::Momentum { momentum } => sgd_cpu(g, w, a, lr, momentum, SgdMode::Momentum),
+        Optimizer::Nesterov { momentum } => sgd_cpu(g, w, a, lr, momentum, SgdMode::Nesterov),
+        Optimizer::AdaGrad { eps } => adaptive_cpu(g, w, a, lr, AdaptiveRule::AdaGrad { eps }),
+        Optimizer::RmsProp { beta, eps } => adaptive_cpu(g, w, a, lr, AdaptiveRule::RmsProp { beta, eps }),
+        Optimizer::Adam { beta1, beta2, eps } => adam_cpu(g, w, a, b, lr, beta1, beta2, eps, 0.0, t),
+        Optimizer::AdamW {
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+        } => adam_cpu(g, w, a, b, lr, beta1, beta2, eps, weight_decay, t),
+        Optimizer::Lars {
+            momentum,
+            weight_decay,
+        } => lars_cpu(
+            g,
+            w,
+            a,
+            &[0, w.len() as u32],
+            lr,
+            LarsHyper {
+                momentum,
+                weight_decay,
+            },
+        ),
+    }
+}
+
 /// How the learning rate decays after warmup.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(tag = "kind", rename_all = "snake_case")]
