@@ -34,17 +34,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     var acc: array<vec4<f32>, 4>; // acc[i] = C[row0 + 4·lid.y + i, col0 + 4·lid.x .. +3]
     for (var k0 = 0u; k0 < p.k; k0 = k0 + TILE) {
         // 64 invocations copy 32×32 values of each operand: 16 each, zero outside the matrices.
+        // Neighbouring invocations read neighbouring addresses: along k where A's rows are
+        // contiguous (a_cs = 1), along m where its columns are (transposed reads); same for B.
         for (var e = 0u; e < 16u; e = e + 1u) {
             let idx = e * 64u + flat;
-            let kk = idx % TILE;
-            let mm = idx / TILE;
+            let kk = select(idx / TILE, idx % TILE, p.a_cs == 1u);
+            let mm = select(idx % TILE, idx / TILE, p.a_cs == 1u);
             var va = 0.0;
             if (row0 + mm < p.m && k0 + kk < p.k) {
                 va = a[p.a_off + (row0 + mm) * p.a_rs + (k0 + kk) * p.a_cs];
             }
             tile_a[kk][mm / 4u][mm % 4u] = va;
-            let nn = idx % TILE;
-            let kb = idx / TILE;
+            let nn = select(idx / TILE, idx % TILE, p.b_cs == 1u);
+            let kb = select(idx % TILE, idx / TILE, p.b_cs == 1u);
             var vb = 0.0;
             if (k0 + kb < p.k && col0 + nn < p.n) {
                 vb = b[p.b_off + (k0 + kb) * p.b_rs + (col0 + nn) * p.b_cs];

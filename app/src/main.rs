@@ -7,6 +7,7 @@ mod draw;
 mod fetch;
 mod frame;
 mod lab;
+mod optimizers;
 mod view;
 
 fn main() {
@@ -14,8 +15,11 @@ fn main() {
     let path = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
-    if path.trim_end_matches('/').ends_with("/bench") {
+    let path = path.trim_end_matches('/');
+    if path.ends_with("/bench") {
         leptos::mount::mount_to_body(bench::BenchPage);
+    } else if path.ends_with("/optimizers") {
+        leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {
         leptos::mount::mount_to_body(view::App);
     }

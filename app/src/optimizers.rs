@@ -1,0 +1,500 @@
+//! The optimizer lab (`/optimizers`): pick a 2-D surface, start every chosen optimizer from the
+//! same point (click the plot to move it), and watch their paths over the contours and their
+//! losses side by side. On the quadratic, Goh's theory (optimal step and momentum, predicted
+//! rates) sits beside the measured rates. The math is the engine's (`engine::surfaces`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use engine::optim::Optimizer;
+use engine::surfaces::{measured_rate, momentum_theory, race, Path, Racer, Surface};
+
+use crate::draw::{self, CLASS_COLORS};
+use crate::frame::next_frame;
+
+const KAPPAS: [f32; 7] = [2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
+const NOISES: [f32; 5] = [0.0, 0.1, 0.5, 1.0, 3.0];
+const STEPS: [usize; 4] = [50, 100, 200, 500];
+
+/// The racers a student can enter, with their usual settings.
+#[derive(Clone, Copy, PartialEq)]
+struct Entry {
+    name: &'static str,
+    on: bool,
+    lr: f32,
+    momentum: f32,
+}
+
+fn entries() -> Vec<Entry> {
+    let e = |name, on, lr, momentum| Entry {
+        name,
+        on,
+        lr,
+        momentum,
+    };
+    vec![
+        e("SGD", true, 0.05, 0.0),
+        e("Momentum", true, 0.05, 0.9),
+        e("Nesterov", false, 0.05, 0.9),
+        e("AdaGrad", false, 0.5, 0.0),
+        e("RMSProp", false, 0.05, 0.9),
+        e("Adam", true, 0.1, 0.9),
+        e("AdamW", false, 0.1, 0.9),
+    ]
+}
+
+fn optimizer(e: &Entry) -> Optimizer {
+    match e.name {
+        "SGD" => Optimizer::Sgd,
+        "Momentum" => Optimizer::Momentum { momentum: e.momentum },
+        "Nesterov" => Optimizer::Nesterov { momentum: e.momentum },
+        "AdaGrad" => Optimizer::AdaGrad { eps: 1e-8 },
+        "RMSProp" => Optimizer::RmsProp {
+            beta: e.momentum,
+            eps: 1e-7,
+        },
+        "AdamW" => Optimizer::AdamW {
+            beta1: e.momentum,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.01,
+        },
+        _ => Optimizer::Adam {
+            beta1: e.momentum,
+            beta2: 0.999,
+            eps: 1e-8,
+        },
+    }
+}
+
+fn color(i: usize) -> String {
+    // The palette's five colours, then black and vermilion.
+    match i {
+        5 => "rgb(0,0,0)".into(),
+        6 => "rgb(213,94,0)".into(),
+        _ => draw::css(CLASS_COLORS[i % CLASS_COLORS.len()]),
+    }
+}
+
+fn context(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+}
+
+/// The surface as bands of log-loss (a contour map), drawn once per surface into an image.
+fn draw_contours(canvas: &web_sys::HtmlCanvasElement, surface: Surface) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (canvas.width() as usize, canvas.height() as usize);
+    let [x0, x1, y0, y1] = surface.view();
+    let mut values = Vec::with_capacity(w * h);
+    for py in 0..h {
+        for px in 0..w {
+            let x = x0 + (px as f32 + 0.5) / w as f32 * (x1 - x0);
+            let y = y1 - (py as f32 + 0.5) / h as f32 * (y1 - y0);
+            values.push(surface.value(x, y));
+        }
+    }
+    let lo = values.iter().copied().fold(f32::INFINITY, f32::min);
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for v in values {
+        // log(1 + v − min) in bands of 0.5: equal steps of relative height.
+        let level = (1.0 + (v - lo).max(0.0)).ln();
+        let band = (level / 0.5).floor();
+        let shade = (level / 12.0).clamp(0.0, 1.0);
+        let stripe = if (band as i64) % 2 == 0 { 0.0 } else { 10.0 };
+        let c = |a: f32, b: f32| (a + (b - a) * shade - stripe).clamp(0.0, 255.0) as u8;
+        rgba.extend_from_slice(&[c(235.0, 40.0), c(244.0, 70.0), c(250.0, 110.0), 255]);
+    }
+    if let Ok(img) =
+        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&rgba), w as u32, h as u32)
+    {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+}
+
+fn draw_paths(
+    canvas: &web_sys::HtmlCanvasElement,
+    surface: Surface,
+    paths: &[(usize, Path)],
+    upto: usize,
+    start: [f32; 2],
+) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    let [x0, x1, y0, y1] = surface.view();
+    let to_px = |p: [f32; 2]| {
+        (
+            ((p[0] - x0) / (x1 - x0)) as f64 * w,
+            ((y1 - p[1]) / (y1 - y0)) as f64 * h,
+        )
+    };
+    for (i, path) in paths {
+        ctx.begin_path();
+        ctx.set_stroke_style_str(&color(*i));
+        ctx.set_line_width(2.0);
+        for (k, p) in path.points.iter().take(upto + 1).enumerate() {
+            let (px, py) = to_px(*p);
+            if k == 0 {
+                ctx.move_to(px, py);
+            } else {
+                ctx.line_to(px, py);
+            }
+        }
+        ctx.stroke();
+        if let Some(last) = path.points.get(upto.min(path.points.len().saturating_sub(1))) {
+            let (px, py) = to_px(*last);
+            ctx.begin_path();
+            let _ = ctx.arc(px, py, 4.0, 0.0, std::f64::consts::TAU);
+            ctx.set_fill_style_str(&color(*i));
+            ctx.fill();
+        }
+    }
+    let (sx, sy) = to_px(start);
+    ctx.set_stroke_style_str("#1d2330");
+    ctx.set_line_width(2.0);
+    ctx.stroke_rect(sx - 5.0, sy - 5.0, 10.0, 10.0);
+}
+
+fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], upto: usize, names: &[&str]) {
+    use plotters::prelude::*;
+    let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
+        return;
+    };
+    let root = backend.into_drawing_area();
+    let _ = root.fill(&WHITE);
+    let finite = |l: &&f32| l.is_finite();
+    let all: Vec<f32> = paths
+        .iter()
+        .flat_map(|(_, p)| p.losses.iter().filter(finite).copied())
+        .collect();
+    let start = paths
+        .first()
+        .and_then(|(_, p)| p.losses.first().copied())
+        .unwrap_or(1.0);
+    let lo = all.iter().copied().fold(f32::INFINITY, f32::min).min(0.0);
+    let hi = (start.abs() * 1.2).max(lo + 1e-3);
+    let steps = paths
+        .iter()
+        .map(|(_, p)| p.losses.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0usize..steps, lo..hi)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("loss")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    for (i, path) in paths {
+        let c = CLASS_COLORS
+            .get(*i)
+            .copied()
+            .unwrap_or(if *i == 5 { (0, 0, 0) } else { (213, 94, 0) });
+        let style = ShapeStyle::from(&RGBColor(c.0, c.1, c.2)).stroke_width(2);
+        let points = path
+            .losses
+            .iter()
+            .take(upto + 1)
+            .enumerate()
+            .map(|(k, &l)| (k, l.clamp(lo, hi)));
+        if let Ok(series) = chart.draw_series(LineSeries::new(points, style)) {
+            series
+                .label(names[*i])
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
+        }
+    }
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}
+
+#[component]
+pub fn OptimizersPage() -> impl IntoView {
+    let surface = RwSignal::new(Surface::Quadratic { kappa: 10.0 });
+    let noise = RwSignal::new(0.0f32);
+    let steps = RwSignal::new(100usize);
+    let start = RwSignal::new(surface.get_untracked().default_start());
+    let racers = RwSignal::new(entries());
+    let shown = RwSignal::new(0usize);
+    // (name, final loss, measured rate, diverged) per racer.
+    let rates = RwSignal::new(Vec::<(String, f32, f32, bool)>::new());
+    let contour = NodeRef::<Canvas>::new();
+    let chart = NodeRef::<Canvas>::new();
+    let paths: Rc<RefCell<Vec<(usize, Path)>>> = Rc::default();
+    let generation = Rc::new(std::cell::Cell::new(0u64));
+
+    let redraw = {
+        let paths = paths.clone();
+        move || {
+            let names: Vec<&str> = entries().iter().map(|e| e.name).collect();
+            if let Some(c) = contour.get_untracked() {
+                draw_contours(&c, surface.get_untracked());
+                draw_paths(
+                    &c,
+                    surface.get_untracked(),
+                    &paths.borrow(),
+                    shown.get_untracked(),
+                    start.get_untracked(),
+                );
+            }
+            if let Some(c) = chart.get_untracked() {
+                draw_losses(c, &paths.borrow(), shown.get_untracked(), &names);
+            }
+        }
+    };
+    // Runs the race and animates it: the paths grow over about two seconds.
+    let run = {
+        let (paths, redraw, generation) = (paths.clone(), redraw.clone(), generation.clone());
+        move || {
+            let list = racers.get_untracked();
+            let chosen: Vec<(usize, Racer)> = list
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.on)
+                .map(|(i, e)| {
+                    (
+                        i,
+                        Racer {
+                            optimizer: optimizer(e),
+                            learning_rate: e.lr,
+                        },
+                    )
+                })
+                .collect();
+            let s = surface.get_untracked();
+            let result = race(
+                s,
+                start.get_untracked(),
+                &chosen.iter().map(|(_, r)| *r).collect::<Vec<_>>(),
+                steps.get_untracked(),
+                noise.get_untracked(),
+                1,
+            );
+            rates.set(
+                chosen
+                    .iter()
+                    .zip(&result)
+                    .map(|((i, _), p)| {
+                        let last = p.losses.last().copied().unwrap_or(f32::NAN);
+                        (
+                            list[*i].name.to_string(),
+                            last,
+                            measured_rate(&p.points),
+                            p.diverged,
+                        )
+                    })
+                    .collect(),
+            );
+            *paths.borrow_mut() = chosen.iter().map(|(i, _)| *i).zip(result).collect();
+            generation.set(generation.get() + 1);
+            let (redraw, generation) = (redraw.clone(), generation.clone());
+            let mine = generation.get();
+            leptos::task::spawn_local(async move {
+                let total = steps.get_untracked();
+                let per_frame = (total / 120).max(1);
+                let mut k = 0;
+                while k < total && generation.get() == mine {
+                    k = (k + per_frame).min(total);
+                    shown.set(k);
+                    redraw();
+                    next_frame().await;
+                }
+            });
+        }
+    };
+    let run_now = run.clone();
+    request_animation_frame(run_now);
+    let on_surface = {
+        let run = run.clone();
+        move |ev| {
+            let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+            let mut s = Surface::ALL[i.min(Surface::ALL.len() - 1)];
+            if let (Surface::Quadratic { kappa }, Surface::Quadratic { .. }) = (surface.get_untracked(), s) {
+                s = Surface::Quadratic { kappa };
+            }
+            surface.set(s);
+            start.set(s.default_start());
+            run();
+        }
+    };
+    let on_kappa = {
+        let run = run.clone();
+        move |ev| {
+            if let Ok(k) = event_target_value(&ev).parse::<f32>() {
+                surface.set(Surface::Quadratic { kappa: k });
+                run();
+            }
+        }
+    };
+    let on_noise = {
+        let run = run.clone();
+        move |ev| {
+            noise.set(event_target_value(&ev).parse().unwrap_or(0.0));
+            run();
+        }
+    };
+    let on_steps = {
+        let run = run.clone();
+        move |ev| {
+            steps.set(event_target_value(&ev).parse().unwrap_or(100));
+            run();
+        }
+    };
+    let on_click = {
+        let run = run.clone();
+        move |ev: leptos::ev::MouseEvent| {
+            let Some(c) = contour.get_untracked() else { return };
+            let rect = c.get_bounding_client_rect();
+            let [x0, x1, y0, y1] = surface.get_untracked().view();
+            let fx = ((ev.client_x() as f64 - rect.left()) / rect.width()) as f32;
+            let fy = ((ev.client_y() as f64 - rect.top()) / rect.height()) as f32;
+            start.set([x0 + fx * (x1 - x0), y1 - fy * (y1 - y0)]);
+            run();
+        }
+    };
+    let on_goh = {
+        let run = run.clone();
+        move |_| {
+            let Surface::Quadratic { kappa } = surface.get_untracked() else {
+                return;
+            };
+            let th = momentum_theory(kappa);
+            racers.update(|list| {
+                for e in list.iter_mut() {
+                    match e.name {
+                        "SGD" => e.lr = th.gd_step,
+                        "Momentum" => {
+                            e.lr = th.alpha;
+                            e.momentum = th.beta;
+                        }
+                        _ => {}
+                    }
+                }
+            });
+            run();
+        }
+    };
+    let theory = move || match surface.get() {
+        Surface::Quadratic { kappa } => Some(momentum_theory(kappa)),
+        _ => None,
+    };
+
+    view! {
+        <header class="top">
+            <h1>"Training Lab · optimizers"</h1>
+            <p class="tagline">"Race optimizers on surfaces you can see. Click the map to move the start."</p>
+            <a href="./">"playground"</a>
+        </header>
+        <main class="lab">
+            <section class="controls" aria-label="surface and race">
+                <label>"Surface"
+                    <select data-testid="opt-surface" on:change=on_surface>
+                        {Surface::ALL.iter().enumerate().map(|(i, s)| view! { <option value=i.to_string()>{s.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class:hidden=move || theory().is_none()>"Condition number κ"
+                    <select data-testid="opt-kappa" on:change=on_kappa>
+                        {KAPPAS.iter().map(|k| view! { <option value=k.to_string() selected=*k == 10.0>{k.to_string()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Gradient noise (std of each component)"
+                    <select data-testid="opt-noise" on:change=on_noise>
+                        {NOISES.iter().map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Steps"
+                    <select data-testid="opt-steps" on:change=on_steps>
+                        {STEPS.iter().map(|n| view! { <option value=n.to_string() selected=*n == 100>{n.to_string()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <h2>"Racers"</h2>
+                {entries().into_iter().enumerate().map(|(i, e)| {
+                    let run = run.clone();
+                    let (run2, run3) = (run.clone(), run.clone());
+                    view! {
+                        <div class="racer">
+                            <label class="inline">
+                                <span class="swatch" style=format!("background:{}", color(i))></span>
+                                <input type="checkbox" data-testid=format!("opt-racer-{}", e.name.to_lowercase())
+                                    prop:checked=move || racers.with(|l| l[i].on)
+                                    on:change=move |ev| { let on = event_target_checked(&ev); racers.update(|l| l[i].on = on); run(); } />
+                                {e.name}
+                            </label>
+                            <label class="inline small">"η"
+                                <input type="number" step="any" min="0" data-testid=format!("opt-lr-{}", e.name.to_lowercase())
+                                    prop:value=move || racers.with(|l| l[i].lr.to_string())
+                                    on:change=move |ev| {
+                                        if let Ok(v) = event_target_value(&ev).parse::<f32>() {
+                                            if v.is_finite() && v > 0.0 { racers.update(|l| l[i].lr = v); run2(); }
+                                        }
+                                    } />
+                            </label>
+                            <label class="inline small" class:hidden=e.momentum == 0.0>{if e.name == "RMSProp" { "β" } else { "μ/β₁" }}
+                                <input type="number" step="any" min="0" max="0.999" data-testid=format!("opt-momentum-{}", e.name.to_lowercase())
+                                    prop:value=move || racers.with(|l| l[i].momentum.to_string())
+                                    on:change=move |ev| {
+                                        if let Ok(v) = event_target_value(&ev).parse::<f32>() {
+                                            if (0.0..1.0).contains(&v) { racers.update(|l| l[i].momentum = v); run3(); }
+                                        }
+                                    } />
+                            </label>
+                        </div>
+                    }
+                }).collect_view()}
+                <div class="buttons">
+                    <button class="primary" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
+                    <button data-testid="opt-goh" class:hidden=move || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
+                </div>
+            </section>
+            <section class="views">
+                <figure>
+                    <canvas node_ref=contour data-testid="opt-contour" width="440" height="440" on:click=on_click
+                        aria-label="contour map of the surface with each optimizer's path; click to set the start"></canvas>
+                    <figcaption>"Bands of equal log-loss; darker is higher. Each line is one optimizer's path from the square; the dot is where it is now."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=chart data-testid="opt-loss-chart" width="440" height="300"></canvas>
+                    <table class="results" data-testid="opt-rates">
+                        <tr><th>"optimizer"</th><td>"final loss"</td><td class:hidden=move || theory().is_none()>"measured rate"</td></tr>
+                        {move || rates.get().into_iter().map(|(name, last, rate, diverged)| view! {
+                            <tr>
+                                <th>{name}</th>
+                                <td>{if diverged { "diverged".to_string() } else { format!("{last:.4}") }}</td>
+                                <td class:hidden=move || theory().is_none()>{if diverged { String::new() } else { format!("{rate:.4}") }}</td>
+                            </tr>
+                        }).collect_view()}
+                    </table>
+                    <figcaption>"Loss per step. On the quadratic, the measured rate is the per-step shrink of the distance to the minimum over the second half of the path, to compare with the theory."</figcaption>
+                </figure>
+                {move || theory().map(|th| view! {
+                    <figure data-testid="opt-theory">
+                        <table class="results">
+                            <tr><th>"gradient descent: best η = 2/(1+κ)"</th><td>{format!("{:.4}", th.gd_step)}</td></tr>
+                            <tr><th>"… its rate (κ−1)/(κ+1)"</th><td>{format!("{:.4}", th.gd_rate)}</td></tr>
+                            <tr><th>"momentum: optimal η = (2/(1+√κ))²"</th><td>{format!("{:.4}", th.alpha)}</td></tr>
+                            <tr><th>"optimal μ = ((√κ−1)/(√κ+1))²"</th><td>{format!("{:.4}", th.beta)}</td></tr>
+                            <tr><th>"… its rate (√κ−1)/(√κ+1)"</th><td>{format!("{:.4}", th.rate)}</td></tr>
+                        </table>
+                        <figcaption>"Goh, “Why Momentum Really Works” (Distill 2017), for ½(x² + κy²). Press “Use Goh's optimal η, μ” and compare the measured rates."</figcaption>
+                    </figure>
+                })}
+            </section>
+        </main>
+    }
+}
