@@ -10,6 +10,7 @@ pub mod data;
 pub mod export;
 pub mod gpu;
 pub mod kernel;
+pub mod landscape;
 pub mod model;
 pub mod ops;
 pub mod optim;

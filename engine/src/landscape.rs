@@ -1,0 +1,215 @@
+//! The loss landscape of a trained network (DOMAIN.md §4): 1-D interpolation between two weight
+//! vectors (Goodfellow et al. 2015), 2-D slices along filter-normalized random directions (Li et
+//! al. 2018), the PCA plane of a training trajectory, and a sharpness number. Losses are evaluated
+//! by the trainer itself (its forward pass on the chosen backend) at each weight vector.
+
+use crate::data::Dataset;
+use crate::model::{Compiled, Layer};
+use crate::rng::Rng;
+use crate::train::Trainer;
+
+/// A random Gaussian direction in weight space, filter-normalized: each filter of `d` (a dense
+/// layer's row — one output neuron's weights — or a conv filter) is rescaled to the norm of the
+/// same filter of `weights`; biases are zero in `d`.
+pub fn filter_normalized_direction(model: &Compiled, weights: &[f32], seed: u64) -> Vec<f32> {
+    let mut rng = Rng::new(seed);
+    let mut d = vec![0.0f32; model.n_params];
+    for l in model.layers.iter().filter(|l| l.has_params()) {
+        let filters = match l.layer {
+            Layer::Dense { units } => units,
+            Layer::Conv2d { filters, .. } => filters,
+            _ => continue,
+        };
+        let per = (l.b_off - l.w_off) / filters;
+        for f in 0..filters {
+            let r = l.w_off + f * per..l.w_off + (f + 1) * per;
+            for v in &mut d[r.clone()] {
+                *v = rng.normal();
+            }
+            let wn = norm(&weights[r.clone()]);
+            let dn = norm(&d[r.clone()]).max(1e-12);
+            for v in &mut d[r] {
+                *v *= wn / dn;
+            }
+        }
+    }
+    d
+}
+
+fn norm(v: &[f32]) -> f32 {
+    v.iter().map(|x| (*x as f64) * (*x as f64)).sum::<f64>().sqrt() as f32
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum()
+}
+
+/// base + α·d1 + β·d2.
+pub fn offset(base: &[f32], d1: &[f32], alpha: f32, d2: &[f32], beta: f32) -> Vec<f32> {
+    base.iter()
+        .zip(d1)
+        .zip(d2)
+        .map(|((w, a), b)| w + alpha * a + beta * b)
+        .collect()
+}
+
+/// The loss on `data` at `weights` (the trainer's own weights are restored afterwards).
+pub async fn loss_at(trainer: &mut Trainer, weights: &[f32], data: &Dataset) -> Result<f32, String> {
+    let saved = trainer.params().await?;
+    trainer.set_params(weights)?;
+    let loss = trainer.evaluate(data).await.map(|(l, _)| l);
+    trainer.set_params(&saved)?;
+    loss
+}
+
+/// Losses along w(θ) = (1 − θ) w0 + θ w1 for each θ, on each data set given.
+pub async fn interpolate(
+    trainer: &mut Trainer,
+    w0: &[f32],
+    w1: &[f32],
+    thetas: &[f32],
+    sets: &[&Dataset],
+) -> Result<Vec<Vec<f32>>, String> {
+    let saved = trainer.params().await?;
+    let mut out = vec![Vec::with_capacity(thetas.len()); sets.len()];
+    for &t in thetas {
+        let w: Vec<f32> = w0.iter().zip(w1).map(|(a, b)| (1.0 - t) * a + t * b).collect();
+        trainer.set_params(&w)?;
+        for (k, set) in sets.iter().enumerate() {
+            out[k].push(trainer.evaluate(set).await?.0);
+        }
+    }
+    trainer.set_params(&saved)?;
+    Ok(out)
+}
+
+/// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
+/// rows go along β from −span (row 0), columns along α. `progress` is told each finished row and
+/// may stop the work by returning false (the rows done so far are returned).
+#[allow(clippy::too_many_arguments)]
+pub async fn slice(
+    trainer: &mut Trainer,
+    center: &[f32],
+    d1: &[f32],
+    d2: &[f32],
+    span: f32,
+    res: usize,
+    data: &Dataset,
+    mut progress: impl FnMut(usize) -> bool,
+) -> Result<Vec<f32>, String> {
+    let saved = trainer.params().await?;
+    let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
+    let mut out = Vec::with_capacity(res * res);
+    for row in 0..res {
+        for col in 0..res {
+            trainer.set_params(&offset(center, d1, coord(col), d2, coord(row)))?;
+            out.push(trainer.evaluate(data).await?.0);
+        }
+        if !progress(row + 1) {
+            break;
+        }
+    }
+    trainer.set_params(&saved)?;
+    Ok(out)
+}
+
+/// The plane of a training trajectory: the first two principal directions of the checkpoints'
+/// offsets from the final weights, their explained variance ratios, and each checkpoint's
+/// coordinates in that plane.
+pub struct TrajectoryPlane {
+    pub d1: Vec<f32>,
+    pub d2: Vec<f32>,
+    pub explained: [f32; 2],
+    pub coords: Vec<[f32; 2]>,
+}
+
+/// PCA through the checkpoints' Gram matrix (k × k for k checkpoints, far smaller than the weight
+/// count), its two leading eigenvectors by power iteration with deflation.
+pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> TrajectoryPlane {
+    let k = checkpoints.len();
+    let x: Vec<Vec<f32>> = checkpoints
+        .iter()
+        .map(|c| c.iter().zip(final_weights).map(|(a, b)| a - b).collect())
+        .collect();
+    let mut gram = vec![vec![0.0f64; k]; k];
+    for i in 0..k {
+        for j in i..k {
+            let v = dot(&x[i], &x[j]);
+            gram[i][j] = v;
+            gram[j][i] = v;
+        }
+    }
+    let total: f64 = (0..k).map(|i| gram[i][i]).sum::<f64>().max(1e-30);
+    let mut directions = Vec::new();
+    let mut explained = [0.0f32; 2];
+    for (slot, e) in explained.iter_mut().enumerate() {
+        // Power iteration on the deflated Gram matrix.
+        let mut u = vec![1.0f64; k];
+        u[slot % k.max(1)] += 1.0;
+        let mut lambda = 0.0;
+        for _ in 0..500 {
+            let mut next = vec![0.0; k];
+            for i in 0..k {
+                next[i] = (0..k).map(|j| gram[i][j] * u[j]).sum();
+            }
+            let n = next.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if n < 1e-30 {
+                break;
+            }
+            lambda = n;
+            u = next.into_iter().map(|v| v / n).collect();
+        }
+        // Direction in weight space: Xᵀu / ‖Xᵀu‖ (its norm² is λ).
+        let dim = final_weights.len();
+        let mut d = vec![0.0f64; dim];
+        for (i, xi) in x.iter().enumerate() {
+            for (dj, v) in d.iter_mut().zip(xi) {
+                *dj += u[i] * *v as f64;
+            }
+        }
+        let dn = d.iter().map(|v| v * v).sum::<f64>().sqrt();
+        // No variance left (fewer than two distinct checkpoints): a zero direction.
+        let scale = if lambda > 0.0 && dn > 0.0 { 1.0 / dn } else { 0.0 };
+        directions.push(d.iter().map(|v| (v * scale) as f32).collect::<Vec<f32>>());
+        *e = (lambda / total) as f32;
+        for i in 0..k {
+            for j in 0..k {
+                gram[i][j] -= lambda * u[i] * u[j];
+            }
+        }
+    }
+    let (d1, d2) = (directions.remove(0), directions.remove(0));
+    let coords = x
+        .iter()
+        .map(|xi| [dot(xi, &d1) as f32, dot(xi, &d2) as f32])
+        .collect();
+    TrajectoryPlane {
+        d1,
+        d2,
+        explained,
+        coords,
+    }
+}
+
+/// Sharpness (Keskar et al. 2017, in the filter-normalized form of DOMAIN.md §4): the mean rise of
+/// the loss at distance `radius` along `directions` random filter-normalized directions, both
+/// ways.
+pub async fn sharpness(
+    trainer: &mut Trainer,
+    data: &Dataset,
+    radius: f32,
+    directions: usize,
+    seed: u64,
+) -> Result<f32, String> {
+    let w = trainer.params().await?;
+    let base = loss_at(trainer, &w, data).await?;
+    let zero = vec![0.0; w.len()];
+    let mut rise = 0.0;
+    for i in 0..directions {
+        let d = filter_normalized_direction(&trainer.compiled, &w, seed + i as u64);
+        for sign in [1.0, -1.0] {
+            rise += loss_at(trainer, &offset(&w, &d, sign * radius, &zero, 0.0), data).await? - base;
+        }
+    }
+    Ok(rise / (2 * directions.max(1)) as f32)
+}
