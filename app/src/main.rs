@@ -7,6 +7,7 @@ mod draw;
 mod fetch;
 mod frame;
 mod lab;
+mod landscape;
 mod optimizers;
 mod view;
 
@@ -18,6 +19,8 @@ fn main() {
     let path = path.trim_end_matches('/');
     if path.ends_with("/bench") {
         leptos::mount::mount_to_body(bench::BenchPage);
+    } else if path.ends_with("/landscape") {
+        leptos::mount::mount_to_body(landscape::LandscapePage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {
