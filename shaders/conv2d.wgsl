@@ -21,7 +21,7 @@ struct Params {
     batch: u32, in_c: u32, in_h: u32, in_w: u32,
     out_c: u32, out_h: u32, out_w: u32, k_h: u32,
     k_w: u32, stride: u32, pad: u32, w_off: u32,
-    b_off: u32, chunk: u32, _pad1: u32, _pad2: u32,
+    b_off: u32, chunk: u32, row_groups: u32, _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -67,12 +67,20 @@ fn multiply_tiles(acc: ptr<function, array<vec4<f32>, 4>>, i: u32, j: u32) {
     }
 }
 
-// out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]: 64 positions × 16 filters per workgroup.
+// Workgroups along the rows take every row_groups-th tile of 64 (a grid-stride loop): a few
+// long-lived workgroups rather than hundreds of short ones whose start-up would dominate.
+fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
+
+// out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]: 64 positions × 16 filters per tile.
 @compute @workgroup_size(4, 16)
 fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
+        forward_tile(t * 64u, wg.x * 16u, lid);
+    }
+}
+
+fn forward_tile(row0: u32, f0: u32, lid: vec3<u32>) {
     let k = patch_len();
-    let row0 = wg.y * 64u;
-    let f0 = wg.x * 16u;
     let flat = lid.y * 4u + lid.x;
     // This invocation copies im2col row `mine`: locate its window once, then walk (c, ky, kx).
     let mine = row0 + flat;
@@ -197,15 +205,19 @@ fn backward_reduce(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // dIn[b, c, y, x] = Σ_{f, ky, kx} dOut[b, f, oy, ox] · W[f, c, ky, kx] over the (oy, ox) whose
 // window covers (y, x): oy·s + ky − pad = y. Also an implicit GEMM: rows = input positions
-// (b, y, x), columns = channels c, summed over (f, ky, kx); 64 positions × 16 channels per workgroup.
+// (b, y, x), columns = channels c, summed over (f, ky, kx); 64 positions × 16 channels per tile.
 @compute @workgroup_size(4, 16)
 fn backward_input(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    for (var t = wg.y; t < row_tiles(p.batch * p.in_h * p.in_w); t = t + p.row_groups) {
+        backward_input_tile(t * 64u, wg.x * 16u, lid);
+    }
+}
+
+fn backward_input_tile(row0: u32, c0: u32, lid: vec3<u32>) {
     let plane = p.in_h * p.in_w;
     let rows = p.batch * plane;
     let taps = p.k_h * p.k_w;
     let k = p.out_c * taps;
-    let row0 = wg.y * 64u;
-    let c0 = wg.x * 16u;
     let flat = lid.y * 4u + lid.x;
     // This invocation copies row `mine` = (b, y, x) and walks (f, ky, kx).
     let mine = row0 + flat;

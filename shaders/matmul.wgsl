@@ -13,7 +13,7 @@
 struct Params {
     m: u32, n: u32, k: u32, accumulate: u32,
     a_off: u32, a_rs: u32, a_cs: u32, b_off: u32,
-    b_rs: u32, b_cs: u32, c_off: u32, _pad: u32,
+    b_rs: u32, b_cs: u32, c_off: u32, n_groups: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -26,10 +26,18 @@ const TILE: u32 = 32u;
 var<workgroup> tile_a: array<array<vec4<f32>, 8>, 32>;
 var<workgroup> tile_b: array<array<vec4<f32>, 8>, 32>;
 
+// Workgroups along n take every n_groups-th column tile (a grid-stride loop), so a wide, shallow
+// product (a weight gradient: n = 784, k = the batch) runs as a few long-lived workgroups instead
+// of many short ones whose start-up would dominate.
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let row0 = wg.y * TILE; // first m of this tile
-    let col0 = wg.x * TILE; // first n of this tile
+    let n_tiles = (p.n + TILE - 1u) / TILE;
+    for (var tile = wg.x; tile < n_tiles; tile = tile + p.n_groups) {
+        product_tile(wg.y * TILE, tile * TILE, lid);
+    }
+}
+
+fn product_tile(row0: u32, col0: u32, lid: vec3<u32>) {
     let flat = lid.y * 8u + lid.x;
     var acc: array<vec4<f32>, 4>; // acc[i] = C[row0 + 4·lid.y + i, col0 + 4·lid.x .. +3]
     for (var k0 = 0u; k0 < p.k; k0 = k0 + TILE) {

@@ -4,9 +4,13 @@ use super::gemm_cpu::gemm;
 use super::matmul::MatmulDims;
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+/// Workgroups along the rows of the forward and input-gradient GEMMs at most; each takes every
+/// ROW_GROUPS-th tile of 64 rows (see `shaders/conv2d.wgsl`).
+pub const ROW_GROUPS: u32 = 16;
+
 /// Output positions per workgroup chunk of the weight gradient: enough work per workgroup to
 /// hide its start-up, enough chunks to keep every core busy.
-pub const GRAD_CHUNK: usize = 512;
+pub const GRAD_CHUNK: usize = 2048;
 
 /// Shapes of one convolution; weights [out_c, in_c, k_h, k_w] at `w_off`, bias [out_c] at `b_off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -73,6 +77,7 @@ impl ConvGeom {
             .u(self.w_off as u32)
             .u(self.b_off as u32)
             .u(GRAD_CHUNK as u32)
+            .u(ROW_GROUPS)
     }
 
     /// Index of the input a term [b, f, oy, ox, c, ky, kx] reads, None in the zero padding.
@@ -310,6 +315,11 @@ pub struct Conv2dBackwardInput {
     pub g: ConvGeom,
 }
 
+/// At most ROW_GROUPS workgroups along the rows; they loop over the rest.
+fn row_groups([x, y, z]: [u32; 3]) -> [u32; 3] {
+    [x, y.min(ROW_GROUPS), z]
+}
+
 /// Workgroups of 64 rows × 16 filters (see `shaders/conv2d.wgsl`).
 fn tiles(filters: usize, rows: usize, chunks: usize) -> [u32; 3] {
     [
@@ -333,7 +343,7 @@ impl Kernel for Conv2dForward {
         vec![(1, self.input), (2, self.params), (3, self.output)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.out_c, self.g.positions(), 1)
+        row_groups(tiles(self.g.out_c, self.g.positions(), 1))
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
@@ -417,7 +427,7 @@ impl Kernel for Conv2dBackwardInput {
         vec![(2, self.params), (4, self.d_out), (5, self.d_in)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1)
+        row_groups(tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1))
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);

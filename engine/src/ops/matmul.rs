@@ -39,6 +39,16 @@ pub fn matmul_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
     }
 }
 
+impl Matmul {
+    /// Workgroups along n: every column tile, or fewer (each taking several, see the shader)
+    /// while 16 workgroups in all still keep every core busy.
+    fn n_groups(&self) -> u32 {
+        let n_tiles = (self.dims.n as u32).div_ceil(32).max(1);
+        let m_tiles = (self.dims.m as u32).div_ceil(32).max(1);
+        n_tiles.min(16u32.div_ceil(m_tiles)).max(1)
+    }
+}
+
 impl Kernel for Matmul {
     fn shader(&self) -> Shader {
         wgsl!("matmul.wgsl", "main")
@@ -58,6 +68,7 @@ impl Kernel for Matmul {
             .u(d.b_rs as u32)
             .u(d.b_cs as u32)
             .u(d.c_off as u32)
+            .u(self.n_groups())
     }
 
     fn bindings(&self) -> Vec<(u32, BufId)> {
@@ -65,11 +76,7 @@ impl Kernel for Matmul {
     }
 
     fn workgroups(&self) -> [u32; 3] {
-        [
-            (self.dims.n as u32).div_ceil(32).max(1),
-            (self.dims.m as u32).div_ceil(32).max(1),
-            1,
-        ]
+        [self.n_groups(), (self.dims.m as u32).div_ceil(32).max(1), 1]
     }
 
     fn flops(&self) -> f64 {
