@@ -293,7 +293,10 @@ pub fn App() -> impl IntoView {
             <section class="controls" aria-label="network and training">
                 <h2>"Network"</h2>
                 <div class="layers" class:hidden=move || !shown("hidden")()>
-                    <span data-testid="layers">{move || format!("{} hidden layers", state.with(|s| s.hidden.len()))}</span>
+                    <span data-testid="layers">{move || match state.with(|s| s.hidden.len()) {
+                        1 => "1 hidden layer".to_string(),
+                        n => format!("{n} hidden layers"),
+                    }}</span>
                     <button data-testid="add-layer" aria-label="add a hidden layer"
                         disabled=move || state.with(|s| s.hidden.len() >= MAX_LAYERS)
                         on:click=move |_| l_add.update(|s| { let n = s.hidden.last().copied().unwrap_or(4); s.hidden.push(n) })>"+"</button>
