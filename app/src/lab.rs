@@ -428,23 +428,19 @@ impl Lab {
     /// The backend for this model: the student's choice, or for "auto" the faster of the two,
     /// measured on a few steps of this very model (small networks usually train faster on the
     /// CPU: a GPU step has a fixed cost that only large layers amortize).
-    async fn pick_gpu(&self, config: &TrainConfig, train: &Dataset) -> Option<Rc<GpuContext>> {
-        let gpu = self.gpu.borrow().clone()?;
+    /// Returns the GPU to use (None: the CPU path) and why.
+    async fn pick_gpu(&self, config: &TrainConfig, train: &Dataset) -> (Option<Rc<GpuContext>>, String) {
+        let Some(gpu) = self.gpu.borrow().clone() else {
+            return (None, "WebGPU is unavailable: CPU".into());
+        };
         match self.state.get_untracked().backend {
-            BackendChoice::Cpu => {
-                self.readouts.backend_reason.set(Some("chosen: CPU".into()));
-                None
-            }
-            BackendChoice::Webgpu => {
-                self.readouts.backend_reason.set(Some("chosen: WebGPU".into()));
-                Some(gpu)
-            }
+            BackendChoice::Cpu => (None, "chosen: CPU".into()),
+            BackendChoice::Webgpu => (Some(gpu), "chosen: WebGPU".into()),
             BackendChoice::Auto => {
                 let key = format!("{:?}|{:?}|{}", config.model, config.features, config.batch);
                 if let Some((k, use_gpu, reason)) = self.auto_choice.borrow().clone() {
                     if k == key {
-                        self.readouts.backend_reason.set(Some(reason));
-                        return use_gpu.then_some(gpu);
+                        return (use_gpu.then_some(gpu), reason);
                     }
                 }
                 let rate = |gpu: Option<Rc<GpuContext>>| async move {
@@ -462,9 +458,8 @@ impl Lab {
                 let reason = format!(
                     "auto: measured {on_cpu:.0} steps/s on the CPU, {on_gpu:.0} on WebGPU for this model"
                 );
-                self.readouts.backend_reason.set(Some(reason.clone()));
-                *self.auto_choice.borrow_mut() = Some((key, use_gpu, reason));
-                use_gpu.then_some(gpu)
+                *self.auto_choice.borrow_mut() = Some((key, use_gpu, reason.clone()));
+                (use_gpu.then_some(gpu), reason)
             }
         }
     }
@@ -477,10 +472,11 @@ impl Lab {
         }
         let config = self.config();
         let train = self.data.borrow().0.clone();
-        let gpu = self.pick_gpu(&config, &train).await;
+        let (gpu, reason) = self.pick_gpu(&config, &train).await;
         if self.generation.get() != generation {
-            return false;
+            return false; // settings changed while measuring: the newer session says why
         }
+        self.readouts.backend_reason.set(Some(reason));
         match Trainer::with_data(config, train, gpu, GRID * GRID).await {
             Ok(t) if self.generation.get() == generation => {
                 self.readouts.backend.set(t.backend_name());

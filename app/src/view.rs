@@ -192,6 +192,11 @@ pub fn App() -> impl IntoView {
         <header class="top">
             <h1>"Training Lab"</h1>
             <p class="tagline">"Train a neural network in your browser and watch it learn."</p>
+            <nav class="labs" aria-label="other labs">
+                <a href="optimizers" data-testid="nav-optimizers">"optimizers"</a>
+                <a href="landscape" data-testid="nav-landscape">"loss landscape"</a>
+                <a href="bench" data-testid="nav-bench">"benchmark"</a>
+            </nav>
             <span class="backend" data-testid="backend" title="where the training runs">
                 {move || match r.gpu.get() {
                     GpuStatus::Detecting => "Looking for WebGPU…".to_string(),
