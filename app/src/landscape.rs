@@ -10,14 +10,13 @@ use std::rc::Rc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::landscape::{filter_normalized_direction, interpolate, sharpness, slice, trajectory_plane};
 use engine::ops::activation::Activation;
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
-use crate::draw::{self, value_color};
+use crate::draw::{self, context, value_color};
 use crate::frame::next_frame;
 
 const STEPS: usize = 600;
@@ -47,10 +46,6 @@ fn config(kind: ToyKind, batch: usize) -> TrainConfig {
         batch,
         ..Default::default()
     }
-}
-
-fn context(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
 }
 
 /// The slice as a heatmap of log-loss (blue low, orange high) with the path on top.

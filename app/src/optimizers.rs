@@ -8,12 +8,11 @@ use std::rc::Rc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use engine::optim::Optimizer;
 use engine::surfaces::{measured_rate, momentum_theory, race, Path, Racer, Surface};
 
-use crate::draw::{self, CLASS_COLORS};
+use crate::draw::{self, context, CLASS_COLORS};
 use crate::frame::next_frame;
 
 const KAPPAS: [f32; 7] = [2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
@@ -71,17 +70,17 @@ fn optimizer(e: &Entry) -> Optimizer {
     }
 }
 
-fn color(i: usize) -> String {
-    // The palette's five colours, then black and vermilion.
+/// Racer i's colour: the palette's five colours, then black and vermilion.
+fn rgb(i: usize) -> (u8, u8, u8) {
     match i {
-        5 => "rgb(0,0,0)".into(),
-        6 => "rgb(213,94,0)".into(),
-        _ => draw::css(CLASS_COLORS[i % CLASS_COLORS.len()]),
+        5 => (0, 0, 0),
+        6 => (213, 94, 0),
+        _ => CLASS_COLORS[i % CLASS_COLORS.len()],
     }
 }
 
-fn context(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+fn color(i: usize) -> String {
+    draw::css(rgb(i))
 }
 
 /// The surface as bands of log-loss (a contour map), drawn once per surface into an image.
@@ -198,10 +197,7 @@ fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], upto
         .label_style(("sans-serif", 12))
         .draw();
     for (i, path) in paths {
-        let c = CLASS_COLORS
-            .get(*i)
-            .copied()
-            .unwrap_or(if *i == 5 { (0, 0, 0) } else { (213, 94, 0) });
+        let c = rgb(*i);
         let style = ShapeStyle::from(&RGBColor(c.0, c.1, c.2)).stroke_width(2);
         let points = path
             .losses

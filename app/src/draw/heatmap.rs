@@ -1,15 +1,10 @@
 //! The decision boundary: each grid cell coloured by the predicted class, paler where the model is
 //! unsure, with the training points on top.
 
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use web_sys::HtmlCanvasElement;
 
-use super::{css, value_color, CLASS_COLORS};
+use super::{context, css, pixels_canvas, value_color, CLASS_COLORS};
 use engine::data::Dataset;
-
-fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
-}
 
 /// Colour of one cell from its class probabilities: the probability-weighted class colour,
 /// blended towards white as confidence drops to chance.
@@ -31,24 +26,16 @@ fn cell_color(probs: &[f32]) -> (u8, u8, u8) {
 
 /// A grid × grid canvas with one pixel per heatmap cell.
 fn cells_canvas(probs: &[f32], grid: usize, classes: usize) -> Option<HtmlCanvasElement> {
-    let doc = web_sys::window()?.document()?;
-    let canvas: HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
-    canvas.set_width(grid as u32);
-    canvas.set_height(grid as u32);
-    let mut rgba = Vec::with_capacity(grid * grid * 4);
-    for cell in probs.chunks(classes).take(grid * grid) {
-        let (r, g, b) = if classes == 1 {
+    let colors = probs.chunks(classes).map(|cell| {
+        if classes == 1 {
             value_color(cell[0])
         } else {
             // Raw MSE outputs are not probabilities: clamp them into [0, 1] for the colour.
             let p: Vec<f32> = cell.iter().map(|v| v.clamp(0.0, 1.0)).collect();
             cell_color(&p)
-        };
-        rgba.extend_from_slice(&[r, g, b, 255]);
-    }
-    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), grid as u32, grid as u32).ok()?;
-    context(&canvas)?.put_image_data(&image, 0.0, 0.0).ok()?;
-    Some(canvas)
+        }
+    });
+    pixels_canvas(grid, colors)
 }
 
 /// What the heatmap shows.

@@ -1,5 +1,8 @@
 //! Drawing on canvases: the decision-boundary heatmap and the loss chart.
 
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+
 pub mod heatmap;
 pub mod loss_chart;
 pub mod network;
@@ -28,4 +31,25 @@ pub fn value_color(v: f32) -> (u8, u8, u8) {
     let t = v.abs().min(1.0) * 0.8;
     let mix = |c: u8| (255.0 * (1.0 - t) + c as f32 * t) as u8;
     (mix(col.0), mix(col.1), mix(col.2))
+}
+
+/// The 2-D drawing context of a canvas.
+pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
+}
+
+/// An offscreen `size × size` canvas with one pixel per colour (rows from the top), to be drawn
+/// scaled up: heatmaps computed on a coarse grid.
+pub fn pixels_canvas(size: usize, colors: impl Iterator<Item = (u8, u8, u8)>) -> Option<HtmlCanvasElement> {
+    let doc = web_sys::window()?.document()?;
+    let canvas: HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
+    canvas.set_width(size as u32);
+    canvas.set_height(size as u32);
+    let rgba: Vec<u8> = colors
+        .take(size * size)
+        .flat_map(|(r, g, b)| [r, g, b, 255])
+        .collect();
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), size as u32, size as u32).ok()?;
+    context(&canvas)?.put_image_data(&image, 0.0, 0.0).ok()?;
+    Some(canvas)
 }

@@ -2,10 +2,9 @@
 //! its own small heatmap (what that neuron computes over the input square), and links whose colour
 //! follows the weight's sign and whose thickness its size. Hovering a neuron shows it enlarged.
 
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use web_sys::HtmlCanvasElement;
 
-use super::{css, value_color, CLASS_COLORS};
+use super::{context, css, pixels_canvas, value_color, CLASS_COLORS};
 
 /// Neurons drawn per column; more are summarized as "+N".
 const MAX_SHOWN: usize = 10;
@@ -36,10 +35,6 @@ pub struct Diagram {
     pub weights: Vec<Vec<Vec<f32>>>,
 }
 
-fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into().ok()
-}
-
 /// Where neuron `i` of column `c` sits: (x, y) of its top-left corner.
 fn position(d: &Diagram, c: usize, i: usize, w: f64, h: f64) -> (f64, f64) {
     let cols = d.columns.len().max(1) as f64;
@@ -64,26 +59,16 @@ pub fn hit(d: &Diagram, canvas: &HtmlCanvasElement, x: f64, y: f64) -> Option<(u
 }
 
 fn image(values: &[f32], grid: usize, shade: Shade, class: usize) -> Option<HtmlCanvasElement> {
-    let doc = web_sys::window()?.document()?;
-    let canvas: HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
-    canvas.set_width(grid as u32);
-    canvas.set_height(grid as u32);
-    let mut rgba = Vec::with_capacity(grid * grid * 4);
-    for &v in values.iter().take(grid * grid) {
-        let (r, g, b) = match shade {
-            Shade::Values => value_color(v),
-            Shade::Probabilities => {
-                let col = CLASS_COLORS[class % CLASS_COLORS.len()];
-                let t = v.clamp(0.0, 1.0) * 0.85;
-                let mix = |c: u8| (255.0 * (1.0 - t) + c as f32 * t) as u8;
-                (mix(col.0), mix(col.1), mix(col.2))
-            }
-        };
-        rgba.extend_from_slice(&[r, g, b, 255]);
-    }
-    let data = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), grid as u32, grid as u32).ok()?;
-    context(&canvas)?.put_image_data(&data, 0.0, 0.0).ok()?;
-    Some(canvas)
+    let colors = values.iter().map(|&v| match shade {
+        Shade::Values => value_color(v),
+        Shade::Probabilities => {
+            let col = CLASS_COLORS[class % CLASS_COLORS.len()];
+            let t = v.clamp(0.0, 1.0) * 0.85;
+            let mix = |c: u8| (255.0 * (1.0 - t) + c as f32 * t) as u8;
+            (mix(col.0), mix(col.1), mix(col.2))
+        }
+    });
+    pixels_canvas(grid, colors)
 }
 
 pub fn draw(canvas: &HtmlCanvasElement, d: &Diagram, hovered: Option<(usize, usize)>) {
