@@ -18,6 +18,7 @@ test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
     // SwiftShader emulates the GPU on the CPU: W2 runs a few steps and a small test set here.
+    const losses = {};
     for (const [workload, backend, steps, testImages] of [
       ['W1', 'webgpu', 20, 2000], ['W1', 'cpu', 40, 2000], ['W2', 'webgpu', 3, 200], ['W2', 'cpu', 3, 200],
     ]) {
@@ -32,7 +33,14 @@ test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
       assert.ok(r.samplesPerSecSteady > 0 && r.samplesPerSecTotal > 0 && r.firstStepMs > 0);
       assert.ok(r.testAccuracy >= 0 && r.testAccuracy <= 1);
       assert.ok(r.losses.every(Number.isFinite));
+      losses[`${workload}/${backend}`] = r.losses;
       if (workload === 'W1') await screenshot(page, `bench-${workload}-${backend}.png`);
+    }
+    // The browser's CPU path (the wasm SIMD GEMM) and the WebGPU kernels are independent
+    // implementations of the same steps from the same batches: their loss curves must agree.
+    for (const w of ['W1', 'W2']) {
+      const [gpu, cpu] = [losses[`${w}/webgpu`], losses[`${w}/cpu`]];
+      gpu.forEach((l, i) => assert.ok(Math.abs(l - cpu[i]) <= 2e-3 * (1 + Math.abs(l)), `${w} step ${i + 1}: WebGPU ${l} vs CPU ${cpu[i]}`));
     }
     assert.match(await page.locator(byId('bench-results')).textContent(), /samples\/s/);
     assert.deepEqual(errors, []);

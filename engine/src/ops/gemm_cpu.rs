@@ -43,7 +43,44 @@ fn pack(lines: usize, k: usize, width: usize, at: impl Fn(usize, usize) -> f32) 
     out
 }
 
+/// One MR×NR block of A · B from an A panel and a B panel, in wasm SIMD: LLVM leaves the portable
+/// loop below scalar for wasm32, so the browser's CPU path spells the 4-lane vectors out. A
+/// multiply then an add (no fused multiply-add), in the same order: the result is bit-identical.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn block(a_panel: &[f32], b_panel: &[f32], k: usize) -> [[f32; NR]; MR] {
+    use core::arch::wasm32::{f32x4_add, f32x4_mul, f32x4_splat, v128, v128_load, v128_store};
+    assert!(a_panel.len() >= k * MR && b_panel.len() >= k * NR);
+    let zero = f32x4_splat(0.0);
+    let mut acc: [[v128; 2]; MR] = [[zero; 2]; MR];
+    for kk in 0..k {
+        // SAFETY: kk < k, and the assert above keeps both panels' k-th rows in bounds;
+        // v128_load needs no alignment.
+        let (b0, b1) = unsafe {
+            let bp = b_panel.as_ptr().add(kk * NR) as *const v128;
+            (v128_load(bp), v128_load(bp.add(1)))
+        };
+        let av = &a_panel[kk * MR..kk * MR + MR];
+        for i in 0..MR {
+            let ai = f32x4_splat(av[i]);
+            acc[i][0] = f32x4_add(acc[i][0], f32x4_mul(ai, b0));
+            acc[i][1] = f32x4_add(acc[i][1], f32x4_mul(ai, b1));
+        }
+    }
+    let mut out = [[0.0f32; NR]; MR];
+    for i in 0..MR {
+        // SAFETY: each row of `out` holds NR = 8 floats, two v128 stores.
+        unsafe {
+            let op = out[i].as_mut_ptr() as *mut v128;
+            v128_store(op, acc[i][0]);
+            v128_store(op.add(1), acc[i][1]);
+        }
+    }
+    out
+}
+
 /// One MR×NR block of A · B from an A panel and a B panel.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 fn block(a_panel: &[f32], b_panel: &[f32], k: usize) -> [[f32; NR]; MR] {
     let mut acc = [[0.0f32; NR]; MR];
