@@ -1,5 +1,7 @@
 // End-to-end: the landscape lab trains a small network, draws the interpolation line and a slice
-// with the trajectory on it, and reports sharpness and the PCA plane's explained variance.
+// (contours and surface) with the trajectory on it, reports sharpness and the PCA plane's
+// explained variance; compares a small and a large batch side by side; keeps its settings in the
+// URL; maps a CNN on MNIST; and takes the playground's network through the link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
@@ -8,23 +10,66 @@ let server;
 before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
-test('landscape lab: trajectory slice, interpolation, sharpness; random plane', async () => {
+const done = (page, what, ms = 180_000) =>
+  until(async () => /^(done|failed)/.test(await text(page, 'land-status')), ms, what);
+
+test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings in the URL', async () => {
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
     await page.goto(`${server.url}landscape`);
     await page.click(byId('land-run'));
-    await until(async () => (await text(page, 'land-status')) === 'done', 120_000, 'the map');
+    await done(page, 'the map');
+    assert.equal(await text(page, 'land-status'), 'done');
     const summary = await text(page, 'land-summary');
     console.log(summary);
     assert.match(summary, /PCA plane explains \d+ % \+ \d+ %/);
     assert.match(summary, /sharpness .* \d\.\d{4}/);
     await screenshot(page, 'landscape-trajectory.png');
+
     await page.selectOption(byId('land-plane'), 'random');
-    await page.selectOption(byId('land-batch'), '256');
+    await page.selectOption(byId('land-batch'), '4');
+    await page.selectOption(byId('land-compare'), '256');
+    await page.selectOption(byId('land-res'), '11');
+    assert.match(page.url(), /batch=4/);
+    assert.match(page.url(), /compare=256/);
+    assert.match(page.url(), /plane=random/);
     await page.click(byId('land-run'));
-    await until(async () => (await text(page, 'land-status')) === 'done', 120_000, 'the second map');
-    assert.match(await text(page, 'land-summary'), /batch 256: .*random filter-normalized plane/);
-    await screenshot(page, 'landscape-random.png');
+    await done(page, 'the comparison');
+    const both = await text(page, 'land-summary');
+    console.log(both);
+    assert.match(both, /batch 4, \d+ steps: .*random filter-normalized plane/);
+    assert.match(both, /batch 256, \d+ steps: .*random filter-normalized plane/);
+    await screenshot(page, 'landscape-compare.png');
+
+    // Reloading the link reproduces the settings.
+    await page.goto(page.url());
+    assert.equal(await page.inputValue(byId('land-compare')), '256');
+    assert.equal(await page.inputValue(byId('land-plane')), 'random');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('landscape lab: a CNN on MNIST (CPU path), a playground network, bad URL values', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}landscape?net=cnn&data=mnist&epochs=1&res=11&batch=64&zoom=3`);
+    assert.match(await text(page, 'land-notices'), /unknown setting 'zoom'/);
+    await page.click(byId('land-run'));
+    await done(page, 'the CNN map', 300_000);
+    assert.equal(await text(page, 'land-status'), 'done');
+    console.log(await text(page, 'land-summary'));
+    assert.match(await text(page, 'land-summary'), /batch 64, 31 steps: .*PCA plane/);
+    await screenshot(page, 'landscape-mnist-cnn.png');
+
+    const pg = encodeURIComponent('dataset=spiral&hidden=6,6&batch=32');
+    await page.goto(`${server.url}landscape?net=playground&pg=${pg}&epochs=5&res=11`);
+    assert.equal(await page.inputValue(byId('land-batch')), '32');
+    await page.click(byId('land-run'));
+    await done(page, 'the playground network');
+    assert.equal(await text(page, 'land-status'), 'done');
+    assert.match(await text(page, 'land-summary'), /batch 32, \d+ steps/);
     assert.deepEqual(errors, [], 'no page errors');
   } finally {
     await browser.close();

@@ -1,9 +1,11 @@
-//! The loss-landscape lab (`/landscape`): train a small network on a 2-D data set, keeping
-//! checkpoints, then see its landscape: the loss along the straight line from the initial to the
-//! trained weights, and a 2-D slice through the trained weights in the plane of the training
-//! trajectory (its first two PCA directions) with the trajectory drawn on it, or along two
-//! filter-normalized random directions. Long computations show progress and can be cancelled.
-//! The math is the engine's (`engine::landscape`).
+//! The loss-landscape lab (`/landscape`): train a network — a small one on 2-D data, an MLP or a
+//! CNN on MNIST / Fashion-MNIST, or the playground's own — keeping checkpoints, then see its
+//! landscape: the loss along the straight line from the initial to the trained weights, and a
+//! 2-D slice through the trained weights (in the plane of the training trajectory, or along two
+//! filter-normalized random directions) as a contour map and as a shaded surface. With a second
+//! batch size both are trained and mapped side by side on one colour scale: flat vs sharp.
+//! Settings live in the URL. The math is the engine's (`engine::landscape`); every loss is
+//! evaluated by the trainer's forward kernels on the chosen backend.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -11,107 +13,48 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::data::toy::{ToyConfig, ToyKind};
+use engine::data::Dataset;
+use engine::gpu::GpuContext;
 use engine::landscape::{filter_normalized_direction, interpolate, sharpness, slice, trajectory_plane};
-use engine::ops::activation::Activation;
-use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+use engine::train::Trainer;
+use lab_state::landscape::{Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS};
 
-use crate::draw::{self, context, value_color};
+use crate::browser;
+use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
+use crate::fetch;
 use crate::frame::next_frame;
 
-const STEPS: usize = 600;
-const CHECKPOINT_EVERY: usize = 20;
+/// Checkpoints kept along the way (the trajectory's PCA uses them).
+const CHECKPOINTS: usize = 30;
 
-#[derive(Clone, Copy, PartialEq)]
-enum Plane {
-    Trajectory,
-    Random,
+/// One trained network's landscape.
+#[derive(Clone, Default)]
+struct Mapped {
+    grid: Vec<f32>,
+    res: usize,
+    span: f32,
+    path: Vec<[f32; 2]>,
+    thetas: Vec<f32>,
+    line_train: Vec<f32>,
+    line_test: Vec<f32>,
+    summary: String,
 }
 
-fn config(kind: ToyKind, batch: usize) -> TrainConfig {
-    TrainConfig {
-        data: DataConfig::Toy(ToyConfig {
-            kind,
-            points: 400,
-            noise: 0.1,
-            seed: 1,
-            test_fraction: 0.3,
-            classes: 2,
-        }),
-        model: ModelConfig::Mlp {
-            hidden: vec![8, 8],
-            activation: Activation::Tanh,
-        },
-        learning_rate: 0.03,
-        batch,
-        ..Default::default()
-    }
-}
-
-/// The slice as a heatmap of log-loss (blue low, orange high) with the path on top.
-fn draw_slice(canvas: &web_sys::HtmlCanvasElement, grid: &[f32], res: usize, span: f32, path: &[[f32; 2]]) {
-    let Some(ctx) = context(canvas) else { return };
-    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
-    ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, w, h);
-    if grid.is_empty() {
-        return;
-    }
-    let logs: Vec<f32> = grid.iter().map(|l| l.max(1e-6).ln()).collect();
-    let (lo, hi) = logs
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
-    let cell = (w / res as f64, h / res as f64);
-    for (i, v) in logs.iter().enumerate() {
-        let (row, col) = (i / res, i % res);
-        let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
-        ctx.set_fill_style_str(&draw::css(value_color(t * 2.0 - 1.0)));
-        // Row 0 is β = −span: draw it at the bottom.
-        ctx.fill_rect(
-            col as f64 * cell.0,
-            h - (row + 1) as f64 * cell.1,
-            cell.0 + 0.5,
-            cell.1 + 0.5,
-        );
-    }
-    let to_px = |p: [f32; 2]| {
-        (
-            ((p[0] / span + 1.0) / 2.0) as f64 * w,
-            ((1.0 - p[1] / span) / 2.0) as f64 * h,
-        )
-    };
-    ctx.set_stroke_style_str("#1d2330");
-    ctx.set_line_width(2.0);
-    ctx.begin_path();
-    for (k, p) in path.iter().enumerate() {
-        let (x, y) = to_px(*p);
-        if k == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
-    let (cx, cy) = to_px([0.0, 0.0]);
-    ctx.set_fill_style_str("#1d2330");
-    ctx.begin_path();
-    let _ = ctx.arc(cx, cy, 4.0, 0.0, std::f64::consts::TAU);
-    ctx.fill();
-}
-
-fn draw_line(canvas: web_sys::HtmlCanvasElement, thetas: &[f32], train: &[f32], test: &[f32]) {
+fn draw_line(canvas: web_sys::HtmlCanvasElement, m: &Mapped) {
     use plotters::prelude::*;
     let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
         return;
     };
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
-    let top = train
+    let top = m
+        .line_train
         .iter()
-        .chain(test)
+        .chain(&m.line_test)
         .copied()
         .filter(|v| v.is_finite())
         .fold(0.1f32, f32::max)
+        .min(20.0)
         * 1.05;
     let Ok(mut chart) = ChartBuilder::on(&root)
         .margin(10)
@@ -128,14 +71,12 @@ fn draw_line(canvas: web_sys::HtmlCanvasElement, thetas: &[f32], train: &[f32], 
         .label_style(("sans-serif", 12))
         .draw();
     for (values, color, label) in [
-        (train, RGBColor(0, 114, 178), "train"),
-        (test, RGBColor(213, 94, 0), "test"),
+        (&m.line_train, RGBColor(0, 114, 178), "train"),
+        (&m.line_test, RGBColor(213, 94, 0), "test"),
     ] {
         let style = ShapeStyle::from(&color).stroke_width(2);
-        if let Ok(s) = chart.draw_series(LineSeries::new(
-            thetas.iter().copied().zip(values.iter().copied()),
-            style,
-        )) {
+        let points = m.thetas.iter().copied().zip(values.iter().map(|v| v.min(top)));
+        if let Ok(s) = chart.draw_series(LineSeries::new(points, style)) {
             s.label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
         }
@@ -148,19 +89,61 @@ fn draw_line(canvas: web_sys::HtmlCanvasElement, thetas: &[f32], train: &[f32], 
     let _ = root.present();
 }
 
+/// Canvases of one panel (one batch size).
+#[derive(Clone, Copy)]
+struct PanelCanvases {
+    contours: NodeRef<Canvas>,
+    surface: NodeRef<Canvas>,
+    line: NodeRef<Canvas>,
+}
+
+impl PanelCanvases {
+    fn new() -> Self {
+        Self {
+            contours: NodeRef::new(),
+            surface: NodeRef::new(),
+            line: NodeRef::new(),
+        }
+    }
+}
+
+/// Draws every mapped panel on one shared colour scale.
+fn redraw(panels: &[PanelCanvases; 2], mapped: &[Mapped]) {
+    let range = log_range(mapped.iter().map(|m| &m.grid[..]));
+    for (m, c) in mapped.iter().zip(panels) {
+        let s = Slice {
+            grid: &m.grid,
+            res: m.res,
+            span: m.span,
+            path: &m.path,
+        };
+        if let Some(canvas) = c.contours.get_untracked() {
+            draw_contours(&canvas, &s, range);
+        }
+        if let Some(canvas) = c.surface.get_untracked() {
+            draw_surface(canvas, &s, range);
+        }
+        if let Some(canvas) = c.line.get_untracked() {
+            draw_line(canvas, m);
+        }
+    }
+}
+
 #[component]
 pub fn LandscapePage() -> impl IntoView {
-    let kind = RwSignal::new(ToyKind::Moons);
-    let batch = RwSignal::new(16usize);
-    let res = RwSignal::new(21usize);
-    let plane = RwSignal::new(Plane::Trajectory);
+    let (initial, notices) = Landscape::from_query(&browser::query());
+    let state = RwSignal::new(initial);
+    let notices = RwSignal::new(notices);
+    let webgpu = RwSignal::new(true);
     let status = RwSignal::new("press Train and map".to_string());
     let progress = RwSignal::new(0.0f64);
     let running = RwSignal::new(false);
-    let summary = RwSignal::new(None::<String>);
-    let slice_canvas = NodeRef::<Canvas>::new();
-    let line_canvas = NodeRef::<Canvas>::new();
+    let mapped = RwSignal::new(Vec::<Mapped>::new());
+    let panels = [PanelCanvases::new(), PanelCanvases::new()];
     let cancel = Rc::new(Cell::new(false));
+
+    // The URL always reproduces the settings.
+    Effect::new(move |_| browser::set_query(&state.with(Landscape::to_query)));
 
     let go = {
         let cancel = cancel.clone();
@@ -170,29 +153,16 @@ pub fn LandscapePage() -> impl IntoView {
             }
             running.set(true);
             cancel.set(false);
+            mapped.set(Vec::new());
             let cancel = cancel.clone();
             leptos::task::spawn_local(async move {
-                let result = run(
-                    kind.get_untracked(),
-                    batch.get_untracked(),
-                    res.get_untracked(),
-                    plane.get_untracked(),
-                    status,
-                    progress,
-                    &cancel,
-                    slice_canvas,
-                    line_canvas,
-                )
-                .await;
-                match result {
-                    Ok(s) => {
-                        summary.set(Some(s));
-                        status.set(if cancel.get() {
-                            "cancelled: the rows done so far are shown".into()
-                        } else {
-                            "done".into()
-                        });
-                    }
+                let s = state.get_untracked();
+                match run_all(&s, webgpu.get_untracked(), status, progress, &cancel, mapped, panels).await {
+                    Ok(()) => status.set(if cancel.get() {
+                        "cancelled: what was done so far is shown".into()
+                    } else {
+                        "done".into()
+                    }),
                     Err(e) => status.set(format!("failed: {e}")),
                 }
                 running.set(false);
@@ -203,6 +173,8 @@ pub fn LandscapePage() -> impl IntoView {
         let cancel = cancel.clone();
         move |_| cancel.set(true)
     };
+    let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
+    let is_playground = move || state.with(|s| s.network == Network::Playground);
 
     view! {
         <header class="top">
@@ -212,25 +184,98 @@ pub fn LandscapePage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls" aria-label="settings">
-                <label>"Data set"
-                    <select data-testid="land-dataset" on:change=move |ev| if let Some(k) = ToyKind::from_key(&event_target_value(&ev)) { kind.set(k) }>
-                        {ToyKind::ALL.into_iter().map(|k| view! { <option value=k.key() selected=k == ToyKind::Moons>{k.label()}</option> }).collect_view()}
+                <ul class="notices" data-testid="land-notices">
+                    {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
+                <label>"Network"
+                    <select data-testid="land-network" on:change=move |ev| {
+                        if let Some(n) = Network::from_key(&event_target_value(&ev)) {
+                            set(&|s| {
+                                s.network = n;
+                                s.epochs = Landscape::default_epochs(n);
+                                if n.reads_images() && !s.data.is_images() { s.data = Data::Mnist; }
+                                if n == Network::Toy && s.data.is_images() { s.data = Landscape::default().data; }
+                            });
+                        }
+                    }>
+                        {Network::ALL.into_iter().map(|n| view! {
+                            <option value=n.key() selected=move || state.with(|s| s.network == n)>{n.label()}</option>
+                        }).collect_view()}
                     </select>
                 </label>
-                <label>"Batch size (small vs large: flat vs sharp?)"
-                    <select data-testid="land-batch" on:change=move |ev| batch.set(event_target_value(&ev).parse().unwrap_or(16))>
-                        {[4usize, 16, 64, 256].map(|b| view! { <option value=b.to_string() selected=b == 16>{b}</option> }).collect_view()}
+                <label>"Data set"
+                    <select data-testid="land-dataset" disabled=is_playground on:change=move |ev| {
+                        if let Some(d) = Data::from_key(&event_target_value(&ev)) {
+                            set(&|s| {
+                                s.data = d;
+                                if d.is_images() && !s.network.reads_images() { s.network = Network::Mlp; s.epochs = 3; }
+                                if !d.is_images() && s.network.reads_images() { s.network = Network::Toy; s.epochs = 30; }
+                            });
+                        }
+                    }>
+                        {Data::all().into_iter().map(|d| view! {
+                            <option value=d.key() selected=move || state.with(|s| s.data == d)>{d.label()}</option>
+                        }).collect_view()}
                     </select>
+                </label>
+                <label>"Batch size"
+                    <select data-testid="land-batch" on:change=move |ev| {
+                        if let Ok(b) = event_target_value(&ev).parse::<usize>() { set(&|s| s.batch = b) }
+                    }>
+                        {move || {
+                            let current = state.with(|s| s.batch);
+                            let mut options: Vec<usize> = BATCHES.to_vec();
+                            if !options.contains(&current) { options.push(current); options.sort(); }
+                            options.into_iter().map(|b| view! { <option value=b.to_string() selected=b == current>{b}</option> }).collect_view()
+                        }}
+                    </select>
+                </label>
+                <label>"Compare with batch (small vs large: flat vs sharp?)"
+                    <select data-testid="land-compare" on:change=move |ev| {
+                        let b = event_target_value(&ev).parse::<usize>().unwrap_or(0);
+                        set(&|s| s.compare = b);
+                    }>
+                        <option value="0" selected=move || state.with(|s| s.compare == 0)>"no comparison"</option>
+                        {BATCHES.map(|b| view! {
+                            <option value=b.to_string() selected=move || state.with(|s| s.compare == b)>{b}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Epochs"
+                    <input type="number" min="1" max="200" data-testid="land-epochs"
+                        prop:value=move || state.with(|s| s.epochs.to_string())
+                        on:change=move |ev| {
+                            match event_target_value(&ev).parse::<usize>() {
+                                Ok(e) if (1..=200).contains(&e) => { set(&|s| s.epochs = e); notices.set(vec![]); }
+                                _ => notices.set(vec!["epochs: a whole number from 1 to 200 (kept the last one)".into()]),
+                            }
+                        }/>
                 </label>
                 <label>"Slice plane"
-                    <select data-testid="land-plane" on:change=move |ev| plane.set(if event_target_value(&ev) == "random" { Plane::Random } else { Plane::Trajectory })>
-                        <option value="trajectory">"trajectory (PCA) directions"</option>
-                        <option value="random">"filter-normalized random directions"</option>
+                    <select data-testid="land-plane" on:change=move |ev| {
+                        let p = if event_target_value(&ev) == "random" { Plane::Random } else { Plane::Trajectory };
+                        set(&|s| s.plane = p);
+                    }>
+                        <option value="trajectory" selected=move || state.with(|s| s.plane == Plane::Trajectory)>"trajectory (PCA) directions"</option>
+                        <option value="random" selected=move || state.with(|s| s.plane == Plane::Random)>"filter-normalized random directions"</option>
                     </select>
                 </label>
                 <label>"Resolution"
-                    <select data-testid="land-res" on:change=move |ev| res.set(event_target_value(&ev).parse().unwrap_or(21))>
-                        {[11usize, 21, 41].map(|r| view! { <option value=r.to_string() selected=r == 21>{format!("{r} × {r}")}</option> }).collect_view()}
+                    <select data-testid="land-res" on:change=move |ev| {
+                        if let Ok(r) = event_target_value(&ev).parse::<usize>() { set(&|s| s.res = r) }
+                    }>
+                        {move || {
+                            let current = state.with(|s| s.res);
+                            let mut options = RESOLUTIONS.to_vec();
+                            if !options.contains(&current) { options.push(current); options.sort(); }
+                            options.into_iter().map(|r| view! { <option value=r.to_string() selected=r == current>{format!("{r} × {r}")}</option> }).collect_view()
+                        }}
+                    </select>
+                </label>
+                <label>"Backend"
+                    <select data-testid="land-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
+                        <option value="webgpu" selected=true>"WebGPU (CPU path if missing)"</option>
+                        <option value="cpu">"CPU path"</option>
                     </select>
                 </label>
                 <div class="buttons">
@@ -239,62 +284,130 @@ pub fn LandscapePage() -> impl IntoView {
                 </div>
                 <progress data-testid="land-progress" max="1" prop:value=move || progress.get()></progress>
                 <p data-testid="land-status">{move || status.get()}</p>
-                <p class="muted small" data-testid="land-summary">{move || summary.get().unwrap_or_default()}</p>
+                <ul class="muted small" data-testid="land-summary">
+                    {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
+                </ul>
             </section>
-            <section class="views">
-                <figure>
-                    <canvas node_ref=slice_canvas data-testid="land-slice" width="400" height="400"></canvas>
-                    <figcaption>"Log-loss on a slice through the trained weights (the dot), blue low, orange high. In the trajectory plane the line is the training path from the initial weights."</figcaption>
-                </figure>
-                <figure>
-                    <canvas node_ref=line_canvas data-testid="land-line" width="420" height="300"></canvas>
-                    <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond."</figcaption>
-                </figure>
+            <section class="views land-panels">
+                {panels.into_iter().enumerate().map(|(i, c)| view! {
+                    <div class="land-panel" style:display=move || if i == 0 || state.with(|s| s.batches().len() > 1) { "block" } else { "none" }>
+                        <h3>{move || {
+                            let b = state.with(|s| s.batches());
+                            b.get(i).map(|b| format!("batch {b}")).unwrap_or_default()
+                        }}</h3>
+                        <figure>
+                            <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") width="360" height="360"></canvas>
+                            <figcaption>"Log-loss on a slice through the trained weights (the dot), in bands from blue (low) to orange (high). In the trajectory plane the line is the training path from the initial weights."</figcaption>
+                        </figure>
+                        <figure>
+                            <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") width="360" height="300"></canvas>
+                            <figcaption>"The same slice as a surface: height and colour are the log-loss."</figcaption>
+                        </figure>
+                        <figure>
+                            <canvas node_ref=c.line data-testid=format!("land-line-{i}") width="360" height="260"></canvas>
+                            <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond."</figcaption>
+                        </figure>
+                    </div>
+                }).collect_view()}
             </section>
         </main>
     }
 }
 
+/// Loads the training and test data of a config (image files from `data/`).
+async fn load(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset), String> {
+    let files = match &config.data {
+        engine::train::DataConfig::Images(i) => Some((
+            fetch::bytes(&format!("data/{}-train.bin", i.set)).await?,
+            fetch::bytes(&format!("data/{}-test.bin", i.set)).await?,
+        )),
+        _ => None,
+    };
+    let (train, test) = config.data.load(|name| match &files {
+        Some((train, test)) => Ok(if name.ends_with("train.bin") { train.clone() } else { test.clone() }),
+        None => Err(format!("{name}: only built-in data here")),
+    })?;
+    // Without a held-out set the line's "test" curve is the training data again.
+    let test = test.unwrap_or_else(|| train.clone());
+    Ok((train, test))
+}
+
 #[allow(clippy::too_many_arguments)]
-async fn run(
-    kind: ToyKind,
-    batch: usize,
-    res: usize,
-    plane: Plane,
+async fn run_all(
+    s: &Landscape,
+    webgpu: bool,
     status: RwSignal<String>,
     progress: RwSignal<f64>,
     cancel: &Cell<bool>,
-    slice_canvas: NodeRef<Canvas>,
-    line_canvas: NodeRef<Canvas>,
-) -> Result<String, String> {
-    let config = config(kind, batch);
-    let (data, test) = config.data.load(|_| Err("no files".into()))?;
-    let test = test.ok_or("no test data")?;
-    // Small networks evaluate fastest on the CPU path (see the playground's "auto").
-    let mut trainer = Trainer::with_data(config, data.clone(), None, data.len().max(test.len())).await?;
+    mapped: RwSignal<Vec<Mapped>>,
+    panels: [PanelCanvases; 2],
+) -> Result<(), String> {
+    let gpu = if webgpu {
+        status.set("opening WebGPU…".into());
+        match GpuContext::new().await {
+            Ok(ctx) => Some(Rc::new(ctx)),
+            Err(e) => {
+                status.set(format!("WebGPU unavailable ({e}): using the CPU path"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let batches = s.batches();
+    for (i, &batch) in batches.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        let share = (i as f64 / batches.len() as f64, 1.0 / batches.len() as f64);
+        let report = |p: f64| progress.set(share.0 + share.1 * p);
+        let m = run_one(s, batch, gpu.clone(), status, &report, cancel).await?;
+        mapped.update(|all| all.push(m));
+        mapped.with_untracked(|all| redraw(&panels, all));
+        next_frame().await;
+    }
+    Ok(())
+}
+
+async fn run_one(
+    s: &Landscape,
+    batch: usize,
+    gpu: Option<Rc<GpuContext>>,
+    status: RwSignal<String>,
+    report: &dyn Fn(f64),
+    cancel: &Cell<bool>,
+) -> Result<Mapped, String> {
+    let config = s.to_config(batch);
+    status.set("loading data…".into());
+    let (data, test) = load(&config).await?;
+    let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
+        IMAGE_EVAL
+    } else {
+        data.len().min(test.len())
+    };
+    let (eval_train, eval_test) = (data.head(eval_rows), test.head(eval_rows));
+    let mut trainer = Trainer::with_evaluation(config, data.clone(), gpu, 1, eval_rows).await?;
+    let steps = (s.epochs * data.len() / batch).max(1);
+    let every = steps.div_ceil(CHECKPOINTS).max(1);
     let w0 = trainer.params().await?;
     let mut checkpoints = vec![w0.clone()];
-    status.set("training…".into());
-    while (trainer.step() as usize) < STEPS && !cancel.get() {
-        trainer.train(CHECKPOINT_EVERY).await.map_err(|e| e.to_string())?;
+    status.set(format!("batch {batch}: training {steps} steps on {}…", trainer.backend_name()));
+    while (trainer.step() as usize) < steps && !cancel.get() {
+        let n = every.min(steps - trainer.step() as usize);
+        trainer.train(n).await.map_err(|e| e.to_string())?;
         checkpoints.push(trainer.params().await?);
-        progress.set(0.3 * trainer.step() as f64 / STEPS as f64);
+        report(0.4 * trainer.step() as f64 / steps as f64);
         next_frame().await;
     }
     let w1 = trainer.params().await?;
-    let (train_loss, train_acc) = trainer.evaluate(&data).await?;
-    let (test_loss, test_acc) = trainer.evaluate(&test).await?;
 
-    status.set("interpolating…".into());
+    status.set(format!("batch {batch}: interpolating…"));
     let thetas: Vec<f32> = (0..=40).map(|i| -0.5 + i as f32 * 0.05).collect();
-    let lines = interpolate(&mut trainer, &w0, &w1, &thetas, &[&data, &test]).await?;
-    if let Some(c) = line_canvas.get_untracked() {
-        draw_line(c, &thetas, &lines[0], &lines[1]);
-    }
-    progress.set(0.35);
+    let lines = interpolate(&mut trainer, &w0, &w1, &thetas, &[&eval_train, &eval_test]).await?;
+    report(0.45);
     next_frame().await;
 
-    let (d1, d2, path, span, explained) = match plane {
+    let (d1, d2, path, span, explained) = match s.plane {
         Plane::Trajectory => {
             let p = trajectory_plane(&checkpoints, &w1);
             let span = p
@@ -313,31 +426,35 @@ async fn run(
             None,
         ),
     };
-    status.set(format!("mapping a {res} × {res} slice…"));
-    // Quick for these small networks on the CPU path (a 41 × 41 slice takes a fraction of a
-    // second); the callback records progress and stops at Cancel.
-    let grid = slice(&mut trainer, &w1, &d1, &d2, span, res, &data, |rows| {
-        progress.set(0.35 + 0.6 * rows as f64 / res as f64);
+    let res = s.res;
+    status.set(format!("batch {batch}: mapping a {res} × {res} slice on {eval_rows} samples…"));
+    let grid = slice(&mut trainer, &w1, &d1, &d2, span, res, &eval_train, |rows| {
+        report(0.45 + 0.5 * rows as f64 / res as f64);
         !cancel.get()
     })
     .await?;
-    if let Some(c) = slice_canvas.get_untracked() {
-        draw_slice(&c, &grid, res, span, &path);
-    }
-    next_frame().await;
-    let sharp = sharpness(&mut trainer, &data, 0.1, 4, 7).await?;
-    progress.set(1.0);
+    let sharp = sharpness(&mut trainer, &eval_train, 0.1, 4, 7).await?;
+    report(1.0);
+    let train_loss = lines[0][30]; // θ = 1
+    let test_loss = lines[1][30];
     let plane_text = match explained {
         Some(e) => format!(
-            "PCA plane explains {:.0} % + {:.0} % of the path's variance",
+            "the PCA plane explains {:.0} % + {:.0} % of the path's variance",
             e[0] * 100.0,
             e[1] * 100.0
         ),
         None => "random filter-normalized plane (±1 filter norm)".into(),
     };
-    Ok(format!(
-        "batch {batch}: train loss {train_loss:.3} ({:.0} %), test loss {test_loss:.3} ({:.0} %); sharpness (mean loss rise at 0.1 filter norms) {sharp:.4}; {plane_text}",
-        train_acc * 100.0,
-        test_acc * 100.0
-    ))
+    Ok(Mapped {
+        grid,
+        res,
+        span,
+        path,
+        thetas,
+        line_train: lines[0].clone(),
+        line_test: lines[1].clone(),
+        summary: format!(
+            "batch {batch}, {steps} steps: train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms) {sharp:.4}; {plane_text}"
+        ),
+    })
 }

@@ -197,3 +197,65 @@ pub async fn run(
         kernels: profile,
     })
 }
+
+/// The landscape benchmark: how fast a slice evaluates next to how fast the same model trains.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SliceBenchResult {
+    pub workload: String,
+    pub backend: String,
+    /// Grid points per side (res × res points).
+    pub res: usize,
+    /// Samples each point is evaluated on.
+    pub eval_samples: usize,
+    pub slice_ms: f64,
+    /// Samples evaluated per second over the slice (points × samples / time).
+    pub slice_samples_per_sec: f64,
+    /// Training samples per second of the same model on the same backend (steady state).
+    pub train_samples_per_sec: f64,
+    /// slice_samples_per_sec / train_samples_per_sec: forward-only evaluation should be well
+    /// above 1.
+    pub ratio: f64,
+}
+
+/// Trains `steps` steps (timed, after one warm-up step), then maps a `res × res` slice along two
+/// filter-normalized directions on the trainer's first `eval_rows` training samples (timed, after
+/// a one-point warm-up). The trainer needs an evaluation plan (`Trainer::with_evaluation`).
+pub async fn slice_run(
+    trainer: &mut Trainer,
+    name: &str,
+    res: usize,
+    steps: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<SliceBenchResult, String> {
+    use crate::landscape::{filter_normalized_direction, slice};
+    let batch = trainer.config.batch;
+    trainer.train(1).await.map_err(|e| e.to_string())?;
+    let t0 = now_ms();
+    let mut done = 0;
+    while done < steps {
+        let chunk = (steps - done).min(crate::plan::LOG_CAPACITY);
+        done += trainer.train(chunk).await.map_err(|e| e.to_string())?.len();
+    }
+    let train_rate = (done * batch) as f64 / ((now_ms() - t0) / 1000.0);
+    let eval_samples = trainer.eval_rows();
+    let data = trainer.data.head(eval_samples);
+    let w = trainer.params().await?;
+    let d1 = filter_normalized_direction(&trainer.compiled, &w, 1);
+    let d2 = filter_normalized_direction(&trainer.compiled, &w, 2);
+    slice(trainer, &w, &d1, &d2, 1.0, 1, &data, |_| true).await?;
+    let t1 = now_ms();
+    slice(trainer, &w, &d1, &d2, 1.0, res, &data, |_| true).await?;
+    let slice_ms = now_ms() - t1;
+    let slice_rate = (res * res * eval_samples) as f64 / (slice_ms / 1000.0);
+    Ok(SliceBenchResult {
+        workload: name.into(),
+        backend: trainer.backend_name(),
+        res,
+        eval_samples,
+        slice_ms,
+        slice_samples_per_sec: slice_rate,
+        train_samples_per_sec: train_rate,
+        ratio: slice_rate / train_rate,
+    })
+}

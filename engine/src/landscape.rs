@@ -1,7 +1,8 @@
 //! The loss landscape of a trained network (DOMAIN.md §4): 1-D interpolation between two weight
 //! vectors (Goodfellow et al. 2015), 2-D slices along filter-normalized random directions (Li et
 //! al. 2018), the PCA plane of a training trajectory, and a sharpness number. Losses are evaluated
-//! by the trainer itself (its forward pass on the chosen backend) at each weight vector.
+//! on the device by the trainer's evaluation plan (`Trainer::plane_losses`): the weights of each
+//! point computed there from a plane, the training forward pass, a row of points per readback.
 
 use crate::data::Dataset;
 use crate::model::{Compiled, Layer};
@@ -53,16 +54,16 @@ pub fn offset(base: &[f32], d1: &[f32], alpha: f32, d2: &[f32], beta: f32) -> Ve
         .collect()
 }
 
-/// The loss on `data` at `weights` (the trainer's own weights are restored afterwards).
+/// The loss on `data` at `weights`, evaluated on the device (see [`Trainer::plane_losses`]; the
+/// trainer's own weights are untouched).
 pub async fn loss_at(trainer: &mut Trainer, weights: &[f32], data: &Dataset) -> Result<f32, String> {
-    let saved = trainer.params().await?;
-    trainer.set_params(weights)?;
-    let loss = trainer.evaluate(data).await.map(|(l, _)| l);
-    trainer.set_params(&saved)?;
-    loss
+    trainer.set_eval_data(data)?;
+    let zero = vec![0.0; weights.len()];
+    Ok(trainer.plane_losses(weights, &zero, &zero, &[[0.0, 0.0]]).await?[0].0)
 }
 
-/// Losses along w(θ) = (1 − θ) w0 + θ w1 for each θ, on each data set given.
+/// Losses along w(θ) = (1 − θ) w0 + θ w1 for each θ, on each data set given: the plane through
+/// w1 along w0 − w1, at α = 1 − θ.
 pub async fn interpolate(
     trainer: &mut Trainer,
     w0: &[f32],
@@ -70,22 +71,22 @@ pub async fn interpolate(
     thetas: &[f32],
     sets: &[&Dataset],
 ) -> Result<Vec<Vec<f32>>, String> {
-    let saved = trainer.params().await?;
-    let mut out = vec![Vec::with_capacity(thetas.len()); sets.len()];
-    for &t in thetas {
-        let w: Vec<f32> = w0.iter().zip(w1).map(|(a, b)| (1.0 - t) * a + t * b).collect();
-        trainer.set_params(&w)?;
-        for (k, set) in sets.iter().enumerate() {
-            out[k].push(trainer.evaluate(set).await?.0);
-        }
+    let toward_start: Vec<f32> = w0.iter().zip(w1).map(|(a, b)| a - b).collect();
+    let zero = vec![0.0; w1.len()];
+    let points: Vec<[f32; 2]> = thetas.iter().map(|t| [1.0 - t, 0.0]).collect();
+    let mut out = Vec::with_capacity(sets.len());
+    for set in sets {
+        trainer.set_eval_data(set)?;
+        let losses = trainer.plane_losses(w1, &toward_start, &zero, &points).await?;
+        out.push(losses.into_iter().map(|(l, _)| l).collect());
     }
-    trainer.set_params(&saved)?;
     Ok(out)
 }
 
 /// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
-/// rows go along β from −span (row 0), columns along α. `progress` is told each finished row and
-/// may stop the work by returning false (the rows done so far are returned).
+/// rows go along β from −span (row 0), columns along α. Each row is one batch of points on the
+/// device. `progress` is told each finished row and may stop the work by returning false (the
+/// rows done so far are returned).
 #[allow(clippy::too_many_arguments)]
 pub async fn slice(
     trainer: &mut Trainer,
@@ -97,19 +98,17 @@ pub async fn slice(
     data: &Dataset,
     mut progress: impl FnMut(usize) -> bool,
 ) -> Result<Vec<f32>, String> {
-    let saved = trainer.params().await?;
+    trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
     let mut out = Vec::with_capacity(res * res);
     for row in 0..res {
-        for col in 0..res {
-            trainer.set_params(&offset(center, d1, coord(col), d2, coord(row)))?;
-            out.push(trainer.evaluate(data).await?.0);
-        }
+        let points: Vec<[f32; 2]> = (0..res).map(|col| [coord(col), coord(row)]).collect();
+        let losses = trainer.plane_losses(center, d1, d2, &points).await?;
+        out.extend(losses.into_iter().map(|(l, _)| l));
         if !progress(row + 1) {
             break;
         }
     }
-    trainer.set_params(&saved)?;
     Ok(out)
 }
 
@@ -202,13 +201,15 @@ pub async fn sharpness(
     seed: u64,
 ) -> Result<f32, String> {
     let w = trainer.params().await?;
-    let base = loss_at(trainer, &w, data).await?;
+    trainer.set_eval_data(data)?;
     let zero = vec![0.0; w.len()];
+    let base = trainer.plane_losses(&w, &zero, &zero, &[[0.0, 0.0]]).await?[0].0;
     let mut rise = 0.0;
     for i in 0..directions {
         let d = filter_normalized_direction(&trainer.compiled, &w, seed + i as u64);
-        for sign in [1.0, -1.0] {
-            rise += loss_at(trainer, &offset(&w, &d, sign * radius, &zero, 0.0), data).await? - base;
+        let both_ways = [[radius, 0.0], [-radius, 0.0]];
+        for (loss, _) in trainer.plane_losses(&w, &d, &zero, &both_ways).await? {
+            rise += loss - base;
         }
     }
     Ok(rise / (2 * directions.max(1)) as f32)

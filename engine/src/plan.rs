@@ -17,6 +17,7 @@ use crate::ops::mse::Mse;
 use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
 use crate::ops::regularize::Regularize;
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
+use crate::ops::weight_offset::WeightOffset;
 use crate::optim::{self, Optimizer, OptimizerBuffers};
 
 /// Steps whose metrics fit in the on-device log before the host must read it back.
@@ -39,6 +40,21 @@ pub struct HostBuffers {
     pub segment_bounds: BufId,
 }
 
+/// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
+/// device, a plane (center and two directions) and a list of points on it; the mean loss and
+/// accuracy at point i land in slot i of the log.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalBuffers {
+    pub x: BufId,
+    pub y: BufId,
+    pub center: BufId,
+    pub d1: BufId,
+    pub d2: BufId,
+    pub points: BufId,
+    pub log_loss: BufId,
+    pub log_accuracy: BufId,
+}
+
 pub struct Plan {
     pub table: BufferTable,
     /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
@@ -50,6 +66,11 @@ pub struct Plan {
     pub predict_rows: usize,
     /// Each layer's output in the predict pass (layer i writes `predict_acts[i]`).
     pub predict_acts: Vec<BufId>,
+    /// The loss at one point of a plane through weight space, over `eval_rows` samples: the
+    /// point's weights, the forward pass, the loss and its mean. Empty when `eval_rows` is 0.
+    pub evaluate: KernelList,
+    pub eval: Option<EvalBuffers>,
+    pub eval_rows: usize,
 }
 
 /// The training loss.
@@ -85,6 +106,84 @@ pub struct PlanConfig<'a> {
     /// Real targets (their f32 bits in the label buffer) instead of classes; needs `Loss::Mse`.
     pub regression: bool,
     pub predict_rows: usize,
+    /// Samples in the landscape evaluation (0: no evaluation plan).
+    pub eval_rows: usize,
+}
+
+/// The per-sample loss and correctness of `rows` outputs against `labels`, and the loss's
+/// gradient with respect to the outputs.
+#[allow(clippy::too_many_arguments)]
+fn loss_kernel(
+    cfg: &PlanConfig,
+    outputs: BufId,
+    labels: BufId,
+    loss: BufId,
+    correct: BufId,
+    d_outputs: BufId,
+    rows: usize,
+) -> Box<dyn Kernel> {
+    let classes = cfg.model.classes();
+    match cfg.loss {
+        Loss::CrossEntropy => Box::new(SoftmaxXent {
+            logits: outputs,
+            labels,
+            loss,
+            correct,
+            dlogits: d_outputs,
+            rows,
+            classes,
+        }),
+        Loss::Mse => Box::new(Mse {
+            outputs,
+            labels,
+            loss,
+            correct,
+            d_outputs,
+            rows,
+            classes,
+            regression: cfg.regression,
+        }),
+    }
+}
+
+/// The landscape evaluation: buffers and kernels (see `Plan::evaluate`).
+fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, EvalBuffers) {
+    let model = cfg.model;
+    let (n, r) = (model.n_params, cfg.eval_rows);
+    let b = EvalBuffers {
+        x: t.add("eval.x", Elem::F32, r * model.input_len()),
+        y: t.add("eval.y", Elem::U32, r),
+        center: t.add("eval.center", Elem::F32, n),
+        d1: t.add("eval.d1", Elem::F32, n),
+        d2: t.add("eval.d2", Elem::F32, n),
+        points: t.add("eval.points", Elem::F32, 2 * LOG_CAPACITY),
+        log_loss: t.add("eval.log.loss", Elem::F32, LOG_CAPACITY),
+        log_accuracy: t.add("eval.log.accuracy", Elem::F32, LOG_CAPACITY),
+    };
+    let weights = t.add("eval.weights", Elem::F32, n);
+    let loss = t.add("eval.loss", Elem::F32, r);
+    let correct = t.add("eval.correct", Elem::F32, r);
+    let d_outputs = t.add("eval.d_outputs", Elem::F32, r * model.classes());
+    let mut ops: KernelList = vec![Box::new(WeightOffset {
+        center: b.center,
+        d1: b.d1,
+        d2: b.d2,
+        points: b.points,
+        weights,
+        n,
+    })];
+    // The training forward pass (dropout off), on the point's weights.
+    let f = forward(t, &mut ops, model, weights, b.x, r, "eval", None);
+    let outputs = *f.acts.last().expect("a model has layers");
+    ops.push(loss_kernel(cfg, outputs, b.y, loss, correct, d_outputs, r));
+    ops.push(Box::new(BatchMean {
+        loss,
+        correct,
+        log_loss: b.log_loss,
+        log_accuracy: b.log_accuracy,
+        rows: r,
+    }));
+    (ops, b)
 }
 
 /// The [start, end) bounds of every parameter tensor in the flat buffer (W then bias, layer by
@@ -381,6 +480,47 @@ fn backward(
 }
 
 impl Plan {
+    /// A plan whose training pass is just `kernels` over `table`, with no host buffers of its
+    /// own: for running single kernels on both backends (tests, formulas).
+    pub fn of_kernels(table: BufferTable, kernels: KernelList) -> Self {
+        let none = BufId(0);
+        Plan {
+            table,
+            train: kernels,
+            optimizer_start: 0,
+            predict: Vec::new(),
+            host: HostBuffers {
+                params: none,
+                grads: none,
+                data_x: none,
+                data_y: none,
+                indices: none,
+                log_loss: none,
+                log_accuracy: none,
+                predict_x: none,
+                probs: none,
+                segment_bounds: none,
+            },
+            batch: 1,
+            predict_rows: 1,
+            predict_acts: Vec::new(),
+            evaluate: Vec::new(),
+            eval: None,
+            eval_rows: 0,
+        }
+    }
+
+    /// The kernels `pass` runs, in order.
+    pub fn kernels(&self, pass: crate::backend::Pass) -> &[Box<dyn Kernel>] {
+        use crate::backend::Pass;
+        match pass {
+            Pass::Train => &self.train,
+            Pass::Gradient => &self.train[..self.optimizer_start],
+            Pass::Predict => &self.predict,
+            Pass::Evaluate => &self.evaluate,
+        }
+    }
+
     pub fn new(cfg: &PlanConfig) -> Self {
         let model = cfg.model;
         let n = model.n_params;
@@ -431,27 +571,7 @@ impl Plan {
             Some(cfg.seed),
         );
         let logits = *fwd.acts.last().expect("a model has layers");
-        train.push(match cfg.loss {
-            Loss::CrossEntropy => Box::new(SoftmaxXent {
-                logits,
-                labels: batch_y,
-                loss,
-                correct,
-                dlogits: d_logits,
-                rows: b,
-                classes,
-            }) as Box<dyn Kernel>,
-            Loss::Mse => Box::new(Mse {
-                outputs: logits,
-                labels: batch_y,
-                loss,
-                correct,
-                d_outputs: d_logits,
-                rows: b,
-                classes,
-                regression: cfg.regression,
-            }),
-        });
+        train.push(loss_kernel(cfg, logits, batch_y, loss, correct, d_logits, b));
         train.push(Box::new(BatchMean {
             loss,
             correct,
@@ -510,6 +630,13 @@ impl Plan {
             Loss::Mse => logits,
         };
 
+        let (evaluate, eval) = if cfg.eval_rows > 0 {
+            let (ops, buffers) = evaluation(&mut t, cfg);
+            (ops, Some(buffers))
+        } else {
+            (Vec::new(), None)
+        };
+
         Plan {
             table: t,
             train,
@@ -530,6 +657,9 @@ impl Plan {
             batch: b,
             predict_rows: p,
             predict_acts: pf.acts[1..].to_vec(),
+            evaluate,
+            eval,
+            eval_rows: cfg.eval_rows,
         }
     }
 }

@@ -275,6 +275,8 @@ pub struct Trainer {
     sampler: BatchSampler,
     predict_rows: usize,
     step: u64,
+    /// Rows of the data set now on the device for landscape evaluation (0: none yet).
+    eval_loaded: usize,
 }
 
 impl Trainer {
@@ -298,6 +300,18 @@ impl Trainer {
         data: Dataset,
         gpu: Option<Rc<GpuContext>>,
         predict_rows: usize,
+    ) -> Result<Self, String> {
+        Self::with_evaluation(config, data, gpu, predict_rows, 0).await
+    }
+
+    /// Like [`Trainer::with_data`], with a landscape evaluation over `eval_rows` samples on the
+    /// device ([`Trainer::set_eval_data`], [`Trainer::plane_losses`]).
+    pub async fn with_evaluation(
+        config: TrainConfig,
+        data: Dataset,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+        eval_rows: usize,
     ) -> Result<Self, String> {
         config.validate()?;
         if data.len() < config.batch {
@@ -355,6 +369,7 @@ impl Trainer {
             data_packed: packed.is_some(),
             regression: data.is_regression(),
             predict_rows: predict_rows.max(1),
+            eval_rows,
         });
         let host = plan.host;
         let mut backend = match gpu {
@@ -383,6 +398,7 @@ impl Trainer {
             sampler,
             predict_rows: predict_rows.max(1),
             step: 0,
+            eval_loaded: 0,
             config,
         })
     }
@@ -556,6 +572,77 @@ impl Trainer {
         }
         let n = data.len().max(1) as f64;
         Ok(((loss / n) as f32, (correct as f64 / n) as f32))
+    }
+
+    /// Samples in the landscape evaluation (0 when the trainer was built without one).
+    pub fn eval_rows(&self) -> usize {
+        self.backend.plan().eval_rows
+    }
+
+    /// Puts the first `eval_rows` samples of `data` on the device for [`Trainer::plane_losses`]
+    /// (a set with fewer samples is refused).
+    pub fn set_eval_data(&mut self, data: &Dataset) -> Result<(), String> {
+        let Some(eval) = self.backend.plan().eval else {
+            return Err("this trainer was built without a landscape evaluation".into());
+        };
+        let rows = self.eval_rows();
+        if data.len() < rows {
+            return Err(format!(
+                "the landscape is evaluated on {rows} samples, this set has {}",
+                data.len()
+            ));
+        }
+        let inputs = self.config.inputs(&data.x[..rows * data.dim]);
+        self.backend.write_f32(eval.x, &inputs);
+        if data.is_regression() {
+            let bits: Vec<u32> = data.targets[..rows].iter().map(|t| t.to_bits()).collect();
+            self.backend.write_u32(eval.y, &bits);
+        } else {
+            self.backend.write_u32(eval.y, &data.y[..rows]);
+        }
+        self.eval_loaded = rows;
+        Ok(())
+    }
+
+    /// Mean loss and accuracy on the evaluation samples at the weights center + α·d1 + β·d2 for
+    /// each (α, β) in `points`. Each point runs on the device as the training forward pass on
+    /// its own weights; a chunk of up to 256 points is queued back to back with one readback.
+    pub async fn plane_losses(
+        &mut self,
+        center: &[f32],
+        d1: &[f32],
+        d2: &[f32],
+        points: &[[f32; 2]],
+    ) -> Result<Vec<(f32, f32)>, String> {
+        let Some(eval) = self.backend.plan().eval else {
+            return Err("this trainer was built without a landscape evaluation".into());
+        };
+        if self.eval_loaded == 0 {
+            return Err("no evaluation data: call set_eval_data first".into());
+        }
+        let n = self.compiled.n_params;
+        if center.len() != n || d1.len() != n || d2.len() != n {
+            return Err(format!("the plane's vectors need {n} values each"));
+        }
+        self.backend.write_f32(eval.center, center);
+        self.backend.write_f32(eval.d1, d1);
+        self.backend.write_f32(eval.d2, d2);
+        let mut out = Vec::with_capacity(points.len());
+        for chunk in points.chunks(LOG_CAPACITY) {
+            let flat: Vec<f32> = chunk.iter().flatten().copied().collect();
+            self.backend.write_f32(eval.points, &flat);
+            for slot in 0..chunk.len() {
+                let scalars = StepScalars {
+                    slot: slot as u32,
+                    ..Default::default()
+                };
+                self.backend.run(Pass::Evaluate, &scalars);
+            }
+            let loss = self.backend.read_f32(eval.log_loss, chunk.len()).await?;
+            let acc = self.backend.read_f32(eval.log_accuracy, chunk.len()).await?;
+            out.extend(loss.into_iter().zip(acc));
+        }
+        Ok(out)
     }
 
     /// The current flat parameter vector (layout from `compiled`).

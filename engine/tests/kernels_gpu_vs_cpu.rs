@@ -252,6 +252,49 @@ fn softmax_cross_entropy_and_batch_mean_match_cpu() {
     }
 }
 
+/// The weights at a point of a landscape plane, the point picked by the step's slot.
+#[test]
+fn weight_offset_matches_cpu() {
+    use engine::ops::weight_offset::WeightOffset;
+    let ctx = gpu();
+    for &n in &[1, 3, 17, 1000] {
+        let mut t = BufferTable::default();
+        let [center, d1, d2] = ["center", "d1", "d2"].map(|name| t.add(name, Elem::F32, n));
+        let points = t.add("points", Elem::F32, 6);
+        let weights = t.add("weights", Elem::F32, n);
+        let out = run_both(
+            &ctx,
+            t,
+            vec![
+                Init::F32(random(n, 1)),
+                Init::F32(random(n, 2)),
+                Init::F32(random(n, 3)),
+                Init::F32(vec![0.5, -1.0, -0.25, 2.0, 9.0, 9.0]),
+                Init::F32(vec![0.0; n]),
+            ],
+            || {
+                Box::new(WeightOffset {
+                    center,
+                    d1,
+                    d2,
+                    points,
+                    weights,
+                    n,
+                })
+            },
+            StepScalars {
+                slot: 1,
+                ..Default::default()
+            },
+            &[weights],
+        );
+        assert_close("weight offset", &out[0].0, &out[0].1, 1e-6, 1e-6);
+        let (c, a, b) = (random(n, 1), random(n, 2), random(n, 3));
+        let want: Vec<f32> = (0..n).map(|i| c[i] - 0.25 * a[i] + 2.0 * b[i]).collect();
+        assert_close("slot 1 is (−0.25, 2)", &out[0].1, &want, 1e-6, 1e-6);
+    }
+}
+
 #[test]
 fn gather_matches_cpu() {
     let ctx = gpu();

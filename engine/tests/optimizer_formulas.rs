@@ -5,7 +5,7 @@
 use engine::backend::{Backend, CpuBackend, Pass};
 use engine::kernel::{BufId, BufferTable, Elem, StepScalars};
 use engine::optim::{self, Optimizer, OptimizerBuffers};
-use engine::plan::{HostBuffers, Plan};
+use engine::plan::Plan;
 
 const A: [f64; 4] = [1.0, 3.0, 0.5, 10.0];
 const W0: [f64; 4] = [1.0, -2.0, 0.5, 0.3];
@@ -35,28 +35,7 @@ fn engine_steps(opt: Optimizer) -> Vec<Vec<f64>> {
         n,
         segments: 1,
     };
-    let z = BufId(0);
-    let plan = Plan {
-        table: t,
-        train: optim::kernels(opt, bufs),
-        optimizer_start: 0,
-        predict: vec![],
-        host: HostBuffers {
-            params: z,
-            grads: z,
-            data_x: z,
-            data_y: z,
-            indices: z,
-            log_loss: z,
-            log_accuracy: z,
-            predict_x: z,
-            probs: z,
-            segment_bounds: z,
-        },
-        batch: 1,
-        predict_rows: 1,
-        predict_acts: vec![],
-    };
+    let plan = Plan::of_kernels(t, optim::kernels(opt, bufs));
     let mut be = Backend::Cpu(CpuBackend::new(plan));
     be.write_u32(bounds, &[0, n as u32]);
     be.write_f32(ids[1], &W0.map(|x| x as f32));

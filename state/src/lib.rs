@@ -3,5 +3,6 @@
 //! Parsing never fails: bad or out-of-range values are ignored or clamped, each with a notice the
 //! page shows. UI-free, so it is tested natively.
 
+pub mod landscape;
 pub mod playground;
 pub mod query;

@@ -30,25 +30,12 @@ impl CpuBackend {
         }
     }
 
-    /// How many kernels of the training list `pass` runs.
-    fn count(&self, pass: Pass) -> usize {
-        match pass {
-            Pass::Train => self.plan.train.len(),
-            Pass::Gradient => self.plan.optimizer_start,
-            Pass::Predict => self.plan.predict.len(),
-        }
-    }
-
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
-        let kernels = match pass {
-            Pass::Predict => &self.plan.predict[..],
-            _ => &self.plan.train[..self.count(pass)],
-        };
-        for k in kernels {
+        for k in self.plan.kernels(pass) {
             k.run_cpu(&mut self.bufs, step);
         }
     }
@@ -61,11 +48,8 @@ impl CpuBackend {
         reps: usize,
         now_ms: &dyn Fn() -> f64,
     ) -> Vec<f64> {
-        let kernels = match pass {
-            Pass::Predict => &self.plan.predict[..],
-            _ => &self.plan.train[..self.count(pass)],
-        };
-        kernels
+        self.plan
+            .kernels(pass)
             .iter()
             .map(|k| {
                 let t0 = now_ms();

@@ -23,6 +23,7 @@ pub struct GpuBackend {
     buffers: Vec<wgpu::Buffer>,
     train: Vec<Dispatch>,
     predict: Vec<Dispatch>,
+    evaluate: Vec<Dispatch>,
 }
 
 /// Refuses a plan that would exceed the device's limits, before anything is allocated.
@@ -41,7 +42,7 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), String> {
         }
     }
     let max_groups = limits.max_compute_workgroups_per_dimension;
-    for k in plan.train.iter().chain(&plan.predict) {
+    for k in plan.train.iter().chain(&plan.predict).chain(&plan.evaluate) {
         if k.workgroups().iter().any(|&g| g > max_groups) {
             return Err(format!(
                 "kernel '{}' needs more than {max_groups} workgroups in one dimension: use a smaller batch",
@@ -81,6 +82,7 @@ impl GpuBackend {
         };
         let train = build(&plan.train);
         let predict = build(&plan.predict);
+        let evaluate = build(&plan.evaluate);
         // Pop both scopes before awaiting: scopes are a per-device stack, and another task
         // pushing in between would mismatch them.
         let (oom, validation) = (oom.pop(), scope.pop());
@@ -96,6 +98,7 @@ impl GpuBackend {
             buffers,
             train,
             predict,
+            evaluate,
         })
     }
 
@@ -104,10 +107,7 @@ impl GpuBackend {
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
-        let kernels = match pass {
-            Pass::Predict => &self.plan.predict,
-            _ => &self.plan.train,
-        };
+        let kernels = self.plan.kernels(pass);
         let dispatches = self.dispatches(pass);
         for d in dispatches {
             if let Some(i) = d.per_step {
@@ -175,6 +175,7 @@ impl GpuBackend {
             Pass::Train => &self.train[..],
             Pass::Gradient => &self.train[..self.plan.optimizer_start],
             Pass::Predict => &self.predict[..],
+            Pass::Evaluate => &self.evaluate[..],
         }
     }
 

@@ -16,6 +16,8 @@ pub enum Pass {
     /// The training step without the update: loss and gradients at the current weights.
     Gradient,
     Predict,
+    /// The loss at one point of a landscape plane (the step's slot picks the point).
+    Evaluate,
 }
 
 /// How long one kernel of a pass took.
@@ -84,11 +86,8 @@ impl Backend {
             Backend::Cpu(c) => c.profile(pass, step, reps, now_ms),
         };
         let plan = self.plan();
-        let kernels = match pass {
-            Pass::Predict => &plan.predict,
-            _ => &plan.train,
-        };
-        Ok(kernels
+        Ok(plan
+            .kernels(pass)
             .iter()
             .zip(times)
             .map(|(k, ms)| KernelTime {

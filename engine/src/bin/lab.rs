@@ -8,6 +8,8 @@
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
 //!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
 //!       trains the fixed benchmark workloads and prints samples/s and test accuracy
+//!   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
+//!       times a loss-landscape slice against training the same model
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("train") => train(&args[1..]),
         Some("export-step") => export_step(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("slice-bench") => slice_bench(&args[1..]),
         _ => Err(USAGE.into()),
     };
     match result {
@@ -45,6 +48,7 @@ const USAGE: &str = "usage:
   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
+  lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
   (image data sets are read from --data DIR, default public/data)";
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -119,13 +123,23 @@ fn build(
     config: TrainConfig,
     gpu: Option<Rc<GpuContext>>,
 ) -> Result<(Trainer, Option<Dataset>), String> {
+    build_with_evaluation(args, config, gpu, 0)
+}
+
+/// `build`, with a landscape evaluation over `eval_rows` samples.
+fn build_with_evaluation(
+    args: &[String],
+    config: TrainConfig,
+    gpu: Option<Rc<GpuContext>>,
+    eval_rows: usize,
+) -> Result<(Trainer, Option<Dataset>), String> {
     let dir = PathBuf::from(flag(args, "--data").unwrap_or("public/data"));
     // Image sets live in the data directory; a CSV path is taken as given when it exists.
     let (train, test) = config.data.load(|name| {
         let given = PathBuf::from(name);
         read(&if given.exists() { given } else { dir.join(name) })
     })?;
-    let trainer = pollster::block_on(Trainer::with_data(config, train, gpu, 1000))?;
+    let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
     Ok((trainer, test))
 }
 
@@ -150,14 +164,8 @@ const TRAIN_EVAL_SAMPLES: usize = 10_000;
 
 fn train(args: &[String]) -> Result<(), String> {
     let (config, gpu) = config_and_backend(args)?;
-    let number = |name: &str, default: &str| -> Result<usize, String> {
-        flag(args, name)
-            .unwrap_or(default)
-            .parse()
-            .map_err(|_| format!("{name} wants a number"))
-    };
-    let steps = number("--steps", "200")?;
-    let eval_every = number("--eval-every", "0")?;
+    let steps = number(args, "--steps", 200)?;
+    let eval_every = number(args, "--eval-every", 0)?;
     let csv = match flag(args, "--format").unwrap_or("jsonl") {
         "jsonl" => false,
         "csv" => true,
@@ -218,18 +226,48 @@ fn train(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+fn backends(args: &[String]) -> Result<Vec<&'static str>, String> {
+    match flag(args, "--backend").unwrap_or("both") {
+        "both" => Ok(vec!["gpu", "cpu"]),
+        "gpu" => Ok(vec!["gpu"]),
+        "cpu" => Ok(vec!["cpu"]),
+        other => Err(format!("unknown backend '{other}' (gpu, cpu or both)")),
+    }
+}
+
+fn number(args: &[String], name: &str, default: usize) -> Result<usize, String> {
+    match flag(args, name) {
+        Some(v) => v.parse().map_err(|_| format!("{name} wants a number")),
+        None => Ok(default),
+    }
+}
+
+fn slice_bench(args: &[String]) -> Result<(), String> {
+    let which = flag(args, "--workload").unwrap_or("W1");
+    let (res, samples, steps) = (
+        number(args, "--res", 25)?,
+        number(args, "--samples", 1000)?,
+        number(args, "--steps", 156)?,
+    );
+    for w in engine::bench::WORKLOADS
+        .iter()
+        .filter(|w| which == "all" || which == w.name)
+    {
+        for b in backends(args)? {
+            let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
+            let (mut trainer, _) = build_with_evaluation(args, (w.config)(), gpu, samples)?;
+            let now = engine::bench::native_now_ms;
+            let r = pollster::block_on(engine::bench::slice_run(&mut trainer, w.name, res, steps, &now))?;
+            println!("{}", serde_json::to_string(&r).expect("results serialize"));
+        }
+    }
+    Ok(())
+}
+
 fn bench(args: &[String]) -> Result<(), String> {
     let which = flag(args, "--workload").unwrap_or("all");
-    let backends = match flag(args, "--backend").unwrap_or("both") {
-        "both" => vec!["gpu", "cpu"],
-        "gpu" => vec!["gpu"],
-        "cpu" => vec!["cpu"],
-        other => return Err(format!("unknown backend '{other}' (gpu, cpu or both)")),
-    };
-    let epochs: usize = flag(args, "--epochs")
-        .unwrap_or("1")
-        .parse()
-        .map_err(|_| "--epochs wants a number")?;
+    let backends = backends(args)?;
+    let epochs = number(args, "--epochs", 1)?;
     for w in engine::bench::WORKLOADS
         .iter()
         .filter(|w| which == "all" || which == w.name)
@@ -237,10 +275,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         for &b in &backends {
             let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
             let (mut trainer, test) = build(args, (w.config)(), gpu)?;
-            let steps = match flag(args, "--steps") {
-                Some(n) => n.parse().map_err(|_| "--steps wants a number")?,
-                None => engine::bench::epoch_steps(&trainer, epochs),
-            };
+            let steps = number(args, "--steps", engine::bench::epoch_steps(&trainer, epochs))?;
             let now = engine::bench::native_now_ms;
             let mut r = pollster::block_on(engine::bench::run(
                 &mut trainer,

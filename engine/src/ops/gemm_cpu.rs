@@ -10,6 +10,8 @@ use super::matmul::MatmulDims;
 const MR: usize = 4;
 /// Columns of C per register block (two 4-lane vectors).
 const NR: usize = 8;
+/// Rows of A kept in cache together (a multiple of MR).
+const MC: usize = 64;
 
 /// C = A · B (or C += A · B) with the strides of `d`.
 pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
@@ -19,10 +21,15 @@ pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
     let k = d.k;
     let a_panels = pack(d.m, k, MR, |row, kk| a[d.a_off + row * d.a_rs + kk * d.a_cs]);
     let b_panels = pack(d.n, k, NR, |col, kk| b[d.b_off + kk * d.b_rs + col * d.b_cs]);
-    for (mp, a_panel) in a_panels.chunks_exact(k.max(1) * MR).enumerate() {
-        for (np, b_panel) in b_panels.chunks_exact(k.max(1) * NR).enumerate() {
-            let acc = block(a_panel, b_panel, k);
-            store(c, d, mp * MR, np * NR, &acc);
+    // Cache blocking: a group of MC rows of A stays in the L2 cache while each B panel (k × 8
+    // values, L1-sized) is used against every A panel of the group.
+    let (a_len, b_len) = (k.max(1) * MR, k.max(1) * NR);
+    for (g, a_group) in a_panels.chunks(a_len * MC / MR).enumerate() {
+        for (np, b_panel) in b_panels.chunks_exact(b_len).enumerate() {
+            for (i, a_panel) in a_group.chunks_exact(a_len).enumerate() {
+                let acc = block(a_panel, b_panel, k);
+                store(c, d, g * MC + i * MR, np * NR, &acc);
+            }
         }
     }
 }

@@ -16,3 +16,4 @@ pub mod pool;
 pub mod regularize;
 pub mod sgd;
 pub mod softmax_xent;
+pub mod weight_offset;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use engine::backend::{Backend, CpuBackend, GpuBackend, Pass};
 use engine::gpu::GpuContext;
 use engine::kernel::{BufId, BufferTable, Kernel, StepScalars};
-use engine::plan::{HostBuffers, Plan};
+use engine::plan::Plan;
 
 pub fn gpu() -> Rc<GpuContext> {
     let ctx = pollster::block_on(GpuContext::new())
@@ -45,30 +45,7 @@ pub fn run_multi(
     step: StepScalars,
     outputs: &[BufId],
 ) -> Vec<(Vec<f32>, Vec<f32>)> {
-    let make_plan = || {
-        let b = BufId(0);
-        Plan {
-            table: table.clone(),
-            train: kernels(),
-            optimizer_start: 0,
-            predict: vec![],
-            host: HostBuffers {
-                params: b,
-                grads: b,
-                data_x: b,
-                data_y: b,
-                indices: b,
-                log_loss: b,
-                log_accuracy: b,
-                predict_x: b,
-                probs: b,
-                segment_bounds: b,
-            },
-            batch: 1,
-            predict_rows: 1,
-            predict_acts: vec![],
-        }
-    };
+    let make_plan = || Plan::of_kernels(table.clone(), kernels());
     let mut gpu =
         Backend::Gpu(pollster::block_on(GpuBackend::new(ctx.clone(), make_plan())).expect("GPU plan"));
     let mut cpu = Backend::Cpu(CpuBackend::new(make_plan()));

@@ -1,0 +1,398 @@
+//! The loss-landscape lab's settings (`/landscape`): which network is trained on which data, the
+//! batch size (and an optional second one to compare), the slice's plane and resolution. They
+//! round-trip through the URL like the playground's; a network from the playground travels whole
+//! in `pg` (the playground's own query string).
+
+use engine::data::toy::{ToyConfig, ToyKind};
+use engine::model::Layer;
+use engine::ops::activation::Activation;
+use engine::ops::pool::PoolKind;
+use engine::optim::Optimizer;
+use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
+
+use crate::playground::Playground;
+use crate::query::{encode, Query};
+
+/// Which network the lab trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Network {
+    /// A 2-8-8-out tanh MLP on a 2-D set.
+    Toy,
+    /// 784-32-10 ReLU MLP on MNIST or Fashion-MNIST.
+    Mlp,
+    /// conv 5×5×4 → ReLU → max-pool 2 → dense 10 on MNIST or Fashion-MNIST.
+    Cnn,
+    /// The playground's network, data and optimizer (from `pg`).
+    Playground,
+}
+
+impl Network {
+    pub const ALL: [Network; 4] = [Network::Toy, Network::Mlp, Network::Cnn, Network::Playground];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Network::Toy => "toy",
+            Network::Mlp => "mlp",
+            Network::Cnn => "cnn",
+            Network::Playground => "playground",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Network::Toy => "2-D: MLP 2-8-8-2 (tanh)",
+            Network::Mlp => "images: MLP 784-32-10 (ReLU)",
+            Network::Cnn => "images: CNN conv 5×5×4 → pool → dense 10",
+            Network::Playground => "the playground's network",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|n| n.key() == key)
+    }
+
+    pub fn reads_images(self) -> bool {
+        matches!(self, Network::Mlp | Network::Cnn)
+    }
+}
+
+/// The data a built-in network trains on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Data {
+    Toy(ToyKind),
+    Mnist,
+    Fashion,
+}
+
+impl Data {
+    pub fn all() -> Vec<Data> {
+        ToyKind::ALL
+            .into_iter()
+            .map(Data::Toy)
+            .chain([Data::Mnist, Data::Fashion])
+            .collect()
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Data::Toy(k) => k.key(),
+            Data::Mnist => "mnist",
+            Data::Fashion => "fashion",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Data::Toy(k) => k.label(),
+            Data::Mnist => "MNIST digits",
+            Data::Fashion => "Fashion-MNIST",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::all().into_iter().find(|d| d.key() == key)
+    }
+
+    pub fn is_images(self) -> bool {
+        !matches!(self, Data::Toy(_))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plane {
+    /// The first two PCA directions of the training trajectory.
+    Trajectory,
+    /// Two filter-normalized random directions.
+    Random,
+}
+
+/// Batch sizes offered (and accepted from the URL).
+pub const BATCHES: [usize; 6] = [4, 16, 32, 64, 256, 512];
+/// Slice resolutions offered; the URL may give any from 3 to 41.
+pub const RESOLUTIONS: [usize; 4] = [11, 21, 25, 41];
+/// Training images for the image networks, and samples the landscape is evaluated on.
+pub const IMAGE_TRAIN: usize = 2000;
+pub const IMAGE_EVAL: usize = 500;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Landscape {
+    pub network: Network,
+    pub data: Data,
+    /// The playground's settings when `network` is `Playground`.
+    pub playground: Playground,
+    pub batch: usize,
+    /// A second batch size to train and map beside the first (0: none).
+    pub compare: usize,
+    pub plane: Plane,
+    pub res: usize,
+    pub epochs: usize,
+}
+
+impl Default for Landscape {
+    fn default() -> Self {
+        Self {
+            network: Network::Toy,
+            data: Data::Toy(ToyKind::Moons),
+            playground: Playground::default(),
+            batch: 16,
+            compare: 0,
+            plane: Plane::Trajectory,
+            res: 21,
+            epochs: 30,
+        }
+    }
+}
+
+fn batch_from(key: &str) -> Option<usize> {
+    key.parse().ok().filter(|b| BATCHES.contains(b))
+}
+
+impl Landscape {
+    /// Epochs a fresh choice of network starts with: enough to train, quick in a browser.
+    pub fn default_epochs(network: Network) -> usize {
+        if network.reads_images() {
+            3
+        } else {
+            30
+        }
+    }
+
+    /// Reads a query string; never fails (see `Playground::from_query`).
+    pub fn from_query(query: &str) -> (Self, Vec<String>) {
+        let mut q = Query::parse(query);
+        let d = Landscape::default();
+        let mut network = q.choice("net", Network::from_key, d.network);
+        let mut data = q.choice("data", Data::from_key, d.data);
+        let mut notices = Vec::new();
+        let playground = match q.raw("pg").map(str::to_owned) {
+            Some(pg) => {
+                let (p, n) = Playground::from_query(&pg);
+                notices.extend(n.into_iter().map(|n| format!("playground: {n}")));
+                p
+            }
+            None => {
+                if network == Network::Playground {
+                    q.notice("net=playground without pg (the playground's settings): using its defaults".into());
+                }
+                Playground::default()
+            }
+        };
+        if network.reads_images() && !data.is_images() {
+            q.notice(format!(
+                "the {} network reads images, not {}: using MNIST",
+                network.key(),
+                data.label()
+            ));
+            data = Data::Mnist;
+        } else if network == Network::Toy && data.is_images() {
+            q.notice(format!(
+                "the 2-D network cannot read {}: using the image MLP",
+                data.label()
+            ));
+            network = Network::Mlp;
+        }
+        let default_batch = if network == Network::Playground {
+            playground.batch
+        } else {
+            d.batch
+        };
+        let s = Landscape {
+            network,
+            data,
+            batch: q.choice("batch", |k| k.parse().ok().filter(|b| *b >= 1 && *b <= 4096), default_batch),
+            compare: q.choice("compare", |k| if k == "0" { Some(0) } else { batch_from(k) }, 0),
+            plane: q.choice(
+                "plane",
+                |k| match k {
+                    "trajectory" => Some(Plane::Trajectory),
+                    "random" => Some(Plane::Random),
+                    _ => None,
+                },
+                d.plane,
+            ),
+            res: q.number("res", 3, 41, d.res),
+            epochs: q.number("epochs", 1, 200, Landscape::default_epochs(network)),
+            playground,
+        };
+        for k in q.keys().map(str::to_owned).collect::<Vec<_>>() {
+            if !["net", "data", "pg", "batch", "compare", "plane", "res", "epochs"].contains(&k.as_str()) {
+                q.notice(format!("unknown setting '{k}': ignored"));
+            }
+        }
+        notices.extend(q.notices);
+        (s, notices)
+    }
+
+    /// The state as a query string, only what differs from the defaults.
+    pub fn to_query(&self) -> String {
+        let d = Landscape::default();
+        let mut pairs = Vec::new();
+        if self.network != d.network {
+            pairs.push(("net".into(), self.network.key().into()));
+        }
+        if self.network == Network::Playground {
+            pairs.push(("pg".into(), self.playground.to_query()));
+        } else if self.data != d.data {
+            pairs.push(("data".into(), self.data.key().into()));
+        }
+        let default_batch = if self.network == Network::Playground {
+            self.playground.batch
+        } else {
+            d.batch
+        };
+        for (key, value, default) in [
+            ("batch", self.batch, default_batch),
+            ("compare", self.compare, 0),
+            ("res", self.res, d.res),
+            ("epochs", self.epochs, Landscape::default_epochs(self.network)),
+        ] {
+            if value != default {
+                pairs.push((key.into(), value.to_string()));
+            }
+        }
+        if self.plane == Plane::Random {
+            pairs.push(("plane".into(), "random".into()));
+        }
+        encode(pairs)
+    }
+
+    /// The training config of one run, at the given batch size.
+    pub fn to_config(&self, batch: usize) -> TrainConfig {
+        let images = |set: &str| {
+            DataConfig::Images(ImageConfig {
+                set: set.into(),
+                train_limit: IMAGE_TRAIN,
+                test_limit: IMAGE_EVAL,
+            })
+        };
+        let base = match (self.network, self.data) {
+            (Network::Playground, _) => self.playground.to_config(),
+            (Network::Toy, Data::Toy(kind)) | (_, Data::Toy(kind)) => TrainConfig {
+                data: DataConfig::Toy(ToyConfig {
+                    kind,
+                    points: 400,
+                    noise: 0.1,
+                    seed: 1,
+                    test_fraction: 0.3,
+                    classes: 2,
+                }),
+                model: ModelConfig::Mlp {
+                    hidden: vec![8, 8],
+                    activation: Activation::Tanh,
+                },
+                learning_rate: 0.03,
+                ..Default::default()
+            },
+            (network, data) => TrainConfig {
+                data: images(if data == Data::Fashion { "fashion" } else { "mnist" }),
+                model: if network == Network::Cnn {
+                    ModelConfig::Layers {
+                        layers: vec![
+                            Layer::Conv2d {
+                                filters: 4,
+                                kernel: 5,
+                                stride: 1,
+                                padding: 0,
+                            },
+                            Layer::Activation {
+                                kind: Activation::Relu,
+                            },
+                            Layer::Pool {
+                                kind: PoolKind::Max,
+                                size: 2,
+                                stride: 2,
+                            },
+                            Layer::Flatten,
+                            Layer::Dense { units: 10 },
+                        ],
+                    }
+                } else {
+                    ModelConfig::Mlp {
+                        hidden: vec![32],
+                        activation: Activation::Relu,
+                    }
+                },
+                optimizer: Optimizer::Sgd,
+                learning_rate: 0.1,
+                ..Default::default()
+            },
+        };
+        TrainConfig { batch, ..base }
+    }
+
+    /// The batch sizes to train: the chosen one, and the comparison when set.
+    pub fn batches(&self) -> Vec<usize> {
+        if self.compare > 0 && self.compare != self.batch {
+            vec![self.batch, self.compare]
+        } else {
+            vec![self.batch]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_the_url() {
+        let s = Landscape {
+            network: Network::Cnn,
+            data: Data::Fashion,
+            batch: 64,
+            compare: 512,
+            plane: Plane::Random,
+            res: 25,
+            epochs: 2,
+            ..Default::default()
+        };
+        let (back, notices) = Landscape::from_query(&s.to_query());
+        assert_eq!((back, notices), (s, vec![]));
+        assert_eq!(Landscape::default().to_query(), "");
+        assert_eq!(Landscape::from_query("").0, Landscape::default());
+    }
+
+    #[test]
+    fn carries_a_playground_network_whole() {
+        let (pg, _) = Playground::from_query("dataset=spiral&hidden=6,6&batch=32&learning_rate=0.1");
+        let s = Landscape {
+            network: Network::Playground,
+            playground: pg.clone(),
+            batch: 32,
+            epochs: 30,
+            ..Default::default()
+        };
+        let (back, notices) = Landscape::from_query(&s.to_query());
+        assert_eq!(notices, Vec::<String>::new());
+        assert_eq!(back.playground, pg);
+        assert_eq!(back.batch, 32, "the playground's batch unless the URL says otherwise");
+        assert_eq!(back.to_config(32), TrainConfig { batch: 32, ..pg.to_config() });
+    }
+
+    #[test]
+    fn bad_values_keep_defaults_with_notices() {
+        let (s, notices) = Landscape::from_query("net=toy&data=mnist&res=99&batch=abc&compare=7&zoom=2");
+        assert_eq!(s.network, Network::Mlp, "images need the image network");
+        assert_eq!((s.res, s.batch, s.compare), (41, 16, 0));
+        assert_eq!(notices.len(), 5, "{notices:?}");
+        let (s, notices) = Landscape::from_query("net=cnn&data=spiral");
+        assert_eq!((s.network, s.data), (Network::Cnn, Data::Mnist));
+        assert_eq!(notices.len(), 1);
+    }
+
+    #[test]
+    fn configs_train_what_the_labels_say() {
+        let s = Landscape {
+            network: Network::Mlp,
+            data: Data::Mnist,
+            ..Default::default()
+        };
+        let c = s.to_config(64);
+        assert_eq!(c.batch, 64);
+        assert!(matches!(c.data, DataConfig::Images(ref i) if i.set == "mnist" && i.train_limit == IMAGE_TRAIN));
+        assert!(matches!(c.model, ModelConfig::Mlp { ref hidden, .. } if hidden == &vec![32]));
+        let toy = Landscape::default().to_config(16);
+        assert!(matches!(toy.data, DataConfig::Toy(ref t) if t.kind == ToyKind::Moons));
+        assert_eq!(Landscape { compare: 256, ..Default::default() }.batches(), vec![16, 256]);
+    }
+}
