@@ -48,3 +48,23 @@ test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
     await browser.close();
   }
 });
+
+test('benchmark page times a landscape slice against training (slice=N)', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    for (const backend of ['webgpu', 'cpu']) {
+      const r = await bench(page, `workload=W1&backend=${backend}&steps=10&slice=3`);
+      assert.equal(r.error, undefined, `${backend}: ${r.error}`);
+      console.log(`W1 ${backend}: 3 × 3 slice on ${r.evalSamples} images in ${r.sliceMs.toFixed(0)} ms, ` +
+        `${r.sliceSamplesPerSec.toFixed(0)} samples/s evaluated vs ${r.trainSamplesPerSec.toFixed(0)} trained (${r.ratio.toFixed(1)}×)`);
+      assert.equal(r.backend, backend);
+      assert.equal(r.res, 3);
+      assert.equal(r.evalSamples, 1000);
+      assert.ok(r.sliceMs > 0 && r.ratio > 0);
+      assert.match(await page.locator(byId('bench-status')).textContent(), /3 × 3 slice on 1000 images/);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

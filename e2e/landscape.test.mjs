@@ -63,8 +63,12 @@ test('landscape lab: a CNN on MNIST (CPU path), a playground network, bad URL va
     assert.match(await text(page, 'land-summary'), /batch 64, 31 steps: .*PCA plane/);
     await screenshot(page, 'landscape-mnist-cnn.png');
 
-    const pg = encodeURIComponent('dataset=spiral&hidden=6,6&batch=32');
-    await page.goto(`${server.url}landscape?net=playground&pg=${pg}&epochs=5&res=11`);
+    // The playground links to the landscape of its own network.
+    await page.goto(`${server.url}?dataset=spiral&hidden=6,6&batch=32`);
+    const link = await page.getAttribute(byId('nav-landscape'), 'href');
+    assert.match(link, /net=playground&pg=/);
+    await page.goto(`${server.url}${link}&epochs=5&res=11`);
+    assert.equal(await page.inputValue(byId('land-network')), 'playground');
     assert.equal(await page.inputValue(byId('land-batch')), '32');
     await page.click(byId('land-run'));
     await done(page, 'the playground network');

@@ -1,7 +1,8 @@
 //! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images on
 //! WebGPU or the CPU path and reports samples/s, first-step time, the loss curve and test accuracy.
 //! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`) and read the result
-//! from `window.__labBench` (or `{error}` on failure).
+//! from `window.__labBench` (or `{error}` on failure). With `slice=N` it instead times an N × N
+//! loss-landscape slice on 1,000 training images against training the same model.
 
 use std::rc::Rc;
 
@@ -9,7 +10,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use engine::bench::{epoch_steps, BenchResult, WORKLOADS};
+use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
 use engine::gpu::GpuContext;
 use engine::train::Trainer;
 
@@ -23,7 +24,12 @@ struct Query {
     steps: Option<usize>,
     /// Test images to evaluate on (default all 10,000).
     test: Option<usize>,
+    /// Time an N × N landscape slice instead (see `engine::bench::slice_run`).
+    slice: Option<usize>,
 }
+
+/// Training images a slice is evaluated on.
+const SLICE_SAMPLES: usize = 1000;
 
 fn query() -> Query {
     let search = web_sys::window()
@@ -43,6 +49,9 @@ fn query() -> Query {
         test: get("test")
             .and_then(|s| s.parse().ok())
             .filter(|&n: &usize| n >= 1),
+        slice: get("slice")
+            .and_then(|s| s.parse().ok())
+            .filter(|n: &usize| (2..=41).contains(n)),
     }
 }
 
@@ -53,7 +62,12 @@ fn publish(value: &serde_json::Value) {
     }
 }
 
-async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
+/// The workload's trainer (with a landscape evaluation over `eval_rows` images) and test set.
+async fn trainer(
+    q: &Query,
+    status: RwSignal<String>,
+    eval_rows: usize,
+) -> Result<(Trainer, Option<engine::data::Dataset>), String> {
     let workload = WORKLOADS
         .iter()
         .find(|w| w.name == q.workload)
@@ -81,7 +95,23 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
     } else {
         None
     };
-    let mut trainer = Trainer::with_data(config, train, gpu, 1000).await?;
+    let trainer = Trainer::with_evaluation(config, train, gpu, 1000, eval_rows).await?;
+    Ok((trainer, test))
+}
+
+async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<SliceBenchResult, String> {
+    let (mut trainer, _) = trainer(&q, status, SLICE_SAMPLES).await?;
+    let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
+    status.set(format!(
+        "training {steps} steps, then a {res} × {res} slice on {}…",
+        trainer.backend_name()
+    ));
+    frame::next_frame().await;
+    slice_run(&mut trainer, &q.workload, res, steps, &frame::now_ms).await
+}
+
+async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
+    let (mut trainer, test) = trainer(&q, status, 0).await?;
     let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
     status.set(format!(
         "training {} for {steps} steps on {}…",
@@ -101,7 +131,7 @@ pub fn BenchPage() -> impl IntoView {
     let result = RwSignal::new(None::<BenchResult>);
     let running = RwSignal::new(false);
     let chart = NodeRef::<Canvas>::new();
-    let (steps, autostart, test) = (q.steps, q.autostart, q.test);
+    let (steps, autostart, test, slice) = (q.steps, q.autostart, q.test, q.slice);
     let start = move || {
         if running.get_untracked() {
             return;
@@ -114,7 +144,31 @@ pub fn BenchPage() -> impl IntoView {
             autostart,
             steps,
             test,
+            slice,
         };
+        let backend = if q.webgpu { "webgpu" } else { "cpu" };
+        if let Some(res) = slice {
+            leptos::task::spawn_local(async move {
+                match run_slice(q, res, status).await {
+                    Ok(r) => {
+                        status.set(format!(
+                            "{res} × {res} slice on {} images: {:.0} ms, {:.0} samples/s evaluated vs {:.0} trained ({:.1}×)",
+                            r.eval_samples, r.slice_ms, r.slice_samples_per_sec, r.train_samples_per_sec, r.ratio
+                        ));
+                        let mut json = serde_json::to_value(&r).unwrap_or_default();
+                        json["device"] = r.backend.clone().into();
+                        json["backend"] = backend.into();
+                        publish(&json);
+                    }
+                    Err(e) => {
+                        status.set(format!("failed: {e}"));
+                        publish(&serde_json::json!({ "error": e }));
+                    }
+                }
+                running.set(false);
+            });
+            return;
+        }
         leptos::task::spawn_local(async move {
             match run(q, status).await {
                 Ok(r) => {
@@ -125,7 +179,7 @@ pub fn BenchPage() -> impl IntoView {
                     // `backend` echoes the URL's vocabulary; `device` names the adapter.
                     let mut json = serde_json::to_value(&r).unwrap_or_default();
                     json["device"] = r.backend.clone().into();
-                    json["backend"] = if webgpu.get_untracked() { "webgpu" } else { "cpu" }.into();
+                    json["backend"] = backend.into();
                     publish(&json);
                     result.set(Some(r));
                 }

@@ -157,7 +157,17 @@ pub fn LandscapePage() -> impl IntoView {
             let cancel = cancel.clone();
             leptos::task::spawn_local(async move {
                 let s = state.get_untracked();
-                match run_all(&s, webgpu.get_untracked(), status, progress, &cancel, mapped, panels).await {
+                match run_all(
+                    &s,
+                    webgpu.get_untracked(),
+                    status,
+                    progress,
+                    &cancel,
+                    mapped,
+                    panels,
+                )
+                .await
+                {
                     Ok(()) => status.set(if cancel.get() {
                         "cancelled: what was done so far is shown".into()
                     } else {
@@ -324,7 +334,11 @@ async fn load(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset),
         _ => None,
     };
     let (train, test) = config.data.load(|name| match &files {
-        Some((train, test)) => Ok(if name.ends_with("train.bin") { train.clone() } else { test.clone() }),
+        Some((train, test)) => Ok(if name.ends_with("train.bin") {
+            train.clone()
+        } else {
+            test.clone()
+        }),
         None => Err(format!("{name}: only built-in data here")),
     })?;
     // Without a held-out set the line's "test" curve is the training data again.
@@ -391,7 +405,10 @@ async fn run_one(
     let every = steps.div_ceil(CHECKPOINTS).max(1);
     let w0 = trainer.params().await?;
     let mut checkpoints = vec![w0.clone()];
-    status.set(format!("batch {batch}: training {steps} steps on {}…", trainer.backend_name()));
+    status.set(format!(
+        "batch {batch}: training {steps} steps on {}…",
+        trainer.backend_name()
+    ));
     while (trainer.step() as usize) < steps && !cancel.get() {
         let n = every.min(steps - trainer.step() as usize);
         trainer.train(n).await.map_err(|e| e.to_string())?;
@@ -427,7 +444,9 @@ async fn run_one(
         ),
     };
     let res = s.res;
-    status.set(format!("batch {batch}: mapping a {res} × {res} slice on {eval_rows} samples…"));
+    status.set(format!(
+        "batch {batch}: mapping a {res} × {res} slice on {eval_rows} samples…"
+    ));
     let grid = slice(&mut trainer, &w1, &d1, &d2, span, res, &eval_train, |rows| {
         report(0.45 + 0.5 * rows as f64 / res as f64);
         !cancel.get()

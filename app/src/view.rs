@@ -188,13 +188,15 @@ pub fn App() -> impl IntoView {
         });
     };
 
+    let settings = lab.state;
     view! {
         <header class="top">
             <h1>"Training Lab"</h1>
             <p class="tagline">"Train a neural network in your browser and watch it learn."</p>
             <nav class="labs" aria-label="other labs">
                 <a href="optimizers" data-testid="nav-optimizers">"optimizers"</a>
-                <a href="landscape" data-testid="nav-landscape">"loss landscape"</a>
+                <a href=move || landscape_link(&settings.get()) data-testid="nav-landscape"
+                    title="train this network and map its loss landscape">"loss landscape of this network"</a>
                 <a href="bench" data-testid="nav-bench">"benchmark"</a>
             </nav>
             <span class="backend" data-testid="backend" title="where the training runs">
@@ -447,4 +449,15 @@ pub fn App() -> impl IntoView {
             </section>
         </main>
     }
+}
+
+/// The landscape lab, set to train and map the playground's current network.
+fn landscape_link(state: &lab_state::playground::Playground) -> String {
+    let mapped = lab_state::landscape::Landscape {
+        network: lab_state::landscape::Network::Playground,
+        playground: state.clone(),
+        batch: state.batch,
+        ..Default::default()
+    };
+    format!("landscape?{}", mapped.to_query())
 }

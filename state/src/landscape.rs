@@ -172,7 +172,9 @@ impl Landscape {
             }
             None => {
                 if network == Network::Playground {
-                    q.notice("net=playground without pg (the playground's settings): using its defaults".into());
+                    q.notice(
+                        "net=playground without pg (the playground's settings): using its defaults".into(),
+                    );
                 }
                 Playground::default()
             }
@@ -199,7 +201,11 @@ impl Landscape {
         let s = Landscape {
             network,
             data,
-            batch: q.choice("batch", |k| k.parse().ok().filter(|b| *b >= 1 && *b <= 4096), default_batch),
+            batch: q.choice(
+                "batch",
+                |k| k.parse().ok().filter(|b| *b >= 1 && *b <= 4096),
+                default_batch,
+            ),
             compare: q.choice("compare", |k| if k == "0" { Some(0) } else { batch_from(k) }, 0),
             plane: q.choice(
                 "plane",
@@ -365,8 +371,17 @@ mod tests {
         let (back, notices) = Landscape::from_query(&s.to_query());
         assert_eq!(notices, Vec::<String>::new());
         assert_eq!(back.playground, pg);
-        assert_eq!(back.batch, 32, "the playground's batch unless the URL says otherwise");
-        assert_eq!(back.to_config(32), TrainConfig { batch: 32, ..pg.to_config() });
+        assert_eq!(
+            back.batch, 32,
+            "the playground's batch unless the URL says otherwise"
+        );
+        assert_eq!(
+            back.to_config(32),
+            TrainConfig {
+                batch: 32,
+                ..pg.to_config()
+            }
+        );
     }
 
     #[test]
@@ -389,10 +404,19 @@ mod tests {
         };
         let c = s.to_config(64);
         assert_eq!(c.batch, 64);
-        assert!(matches!(c.data, DataConfig::Images(ref i) if i.set == "mnist" && i.train_limit == IMAGE_TRAIN));
+        assert!(
+            matches!(c.data, DataConfig::Images(ref i) if i.set == "mnist" && i.train_limit == IMAGE_TRAIN)
+        );
         assert!(matches!(c.model, ModelConfig::Mlp { ref hidden, .. } if hidden == &vec![32]));
         let toy = Landscape::default().to_config(16);
         assert!(matches!(toy.data, DataConfig::Toy(ref t) if t.kind == ToyKind::Moons));
-        assert_eq!(Landscape { compare: 256, ..Default::default() }.batches(), vec![16, 256]);
+        assert_eq!(
+            Landscape {
+                compare: 256,
+                ..Default::default()
+            }
+            .batches(),
+            vec![16, 256]
+        );
     }
 }

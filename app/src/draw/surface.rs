@@ -33,7 +33,11 @@ pub fn log_range<'a>(grids: impl IntoIterator<Item = &'a [f32]>) -> (f32, f32) {
 
 /// Blue (low) to orange (high), in `BANDS` steps when `banded`.
 fn height_color(log_loss: f32, (lo, hi): (f32, f32), banded: bool) -> (u8, u8, u8) {
-    let mut t = if hi > lo { ((log_loss - lo) / (hi - lo)).clamp(0.0, 1.0) } else { 0.0 };
+    let mut t = if hi > lo {
+        ((log_loss - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     if banded {
         t = (t * BANDS).floor().min(BANDS - 1.0) / (BANDS - 1.0);
     }
@@ -55,7 +59,12 @@ pub fn draw_contours(canvas: &web_sys::HtmlCanvasElement, s: &Slice, range: (f32
         };
         ctx.set_fill_style_str(&color);
         // Row 0 is β = −span: draw it at the bottom.
-        ctx.fill_rect(col as f64 * cell.0, h - (row + 1) as f64 * cell.1, cell.0 + 0.5, cell.1 + 0.5);
+        ctx.fill_rect(
+            col as f64 * cell.0,
+            h - (row + 1) as f64 * cell.1,
+            cell.0 + 0.5,
+            cell.1 + 0.5,
+        );
     }
     let to_px = |p: [f32; 2]| {
         (
@@ -121,7 +130,8 @@ pub fn draw_surface(canvas: web_sys::HtmlCanvasElement, s: &Slice, range: (f32, 
         .max_light_lines(2)
         .label_style(("sans-serif", 11))
         .draw();
-    let (alphas, betas): (Vec<f32>, Vec<f32>) = ((0..n).map(coord).collect(), (0..rows.max(1)).map(coord).collect());
+    let (alphas, betas): (Vec<f32>, Vec<f32>) =
+        ((0..n).map(coord).collect(), (0..rows.max(1)).map(coord).collect());
     let color = |v: &f32| {
         let (r, g, b) = height_color(*v, range, false);
         RGBColor(r, g, b).filled()
