@@ -16,6 +16,7 @@ pub mod ops;
 pub mod optim;
 pub mod plan;
 pub mod rng;
+pub mod scaling;
 pub mod surfaces;
 pub mod train;
 

@@ -434,6 +434,14 @@ impl Trainer {
         self.backend.profile(Pass::Train, &scalars, reps, now_ms).await
     }
 
+    /// The learning rate of step `step` (from 1): the base rate through the schedule (warmup,
+    /// decay).
+    pub fn learning_rate_at(&self, step: u64) -> f32 {
+        self.config
+            .schedule
+            .lr_at(self.config.learning_rate, step.min(u32::MAX as u64) as u32)
+    }
+
     /// Runs up to `steps` training steps (at most the log capacity) and returns their metrics.
     /// Stops early, with an error, at the first step whose loss is not finite.
     pub async fn train(&mut self, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
@@ -446,7 +454,7 @@ impl Trainer {
             let scalars = StepScalars {
                 slot: slot as u32,
                 t: self.step as u32,
-                lr: self.config.learning_rate,
+                lr: self.learning_rate_at(self.step),
             };
             self.backend.run(Pass::Train, &scalars);
         }
@@ -679,6 +687,36 @@ mod tests {
         let bad = |_: &str| Ok(b"0.1,0.2,0\n0.3,oops,1\n".to_vec());
         let err = csv_config(0.0).load(bad).unwrap_err();
         assert!(err.starts_with("mine.csv: line 2:"), "{err}");
+    }
+
+    /// The schedule reaches the kernels: a rate that drops to zero after the first step
+    /// freezes the weights from then on, on both backends.
+    #[test]
+    fn training_follows_the_learning_rate_schedule() {
+        use crate::optim::{Decay, Schedule};
+        let config = TrainConfig {
+            schedule: Schedule {
+                decay: Decay::Step { every: 1, gamma: 0.0 },
+                ..Default::default()
+            },
+            optimizer: crate::optim::Optimizer::Sgd,
+            ..Default::default()
+        };
+        let mut t = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
+        assert_eq!(
+            (t.learning_rate_at(1), t.learning_rate_at(2)),
+            (t.config.learning_rate, 0.0)
+        );
+        let p0 = pollster::block_on(t.params()).unwrap();
+        pollster::block_on(t.train(1)).unwrap();
+        let p1 = pollster::block_on(t.params()).unwrap();
+        pollster::block_on(t.train(3)).unwrap();
+        assert_ne!(p0, p1, "step 1 trains");
+        assert_eq!(
+            p1,
+            pollster::block_on(t.params()).unwrap(),
+            "steps 2–4 have rate 0"
+        );
     }
 
     #[test]

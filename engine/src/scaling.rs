@@ -1,0 +1,384 @@
+//! Batch size and learning rate (DOMAIN.md §5): the scaling rules, steps-to-target from a loss
+//! stream, the gradient noise scale B_simple (McCandlish et al. 2018) estimated from two batch
+//! sizes, and sweeps that train one model per batch size.
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::Dataset;
+use crate::optim::Schedule;
+use crate::train::{TrainConfig, Trainer};
+
+/// How the learning rate follows the batch size from a base pair (η_base, B_base).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// η stays η_base.
+    #[default]
+    None,
+    /// η = η_base · B / B_base (Goyal et al. 2017).
+    Linear,
+    /// η = η_base · √(B / B_base) (Krizhevsky 2014; Hoffer et al. 2017).
+    Sqrt,
+}
+
+impl Rule {
+    pub fn learning_rate(self, base_lr: f32, base_batch: usize, batch: usize) -> f32 {
+        let k = batch as f32 / base_batch.max(1) as f32;
+        match self {
+            Rule::None => base_lr,
+            Rule::Linear => base_lr * k,
+            Rule::Sqrt => base_lr * k.sqrt(),
+        }
+    }
+}
+
+/// What a run trains until.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Target {
+    /// The smoothed training loss at or below this.
+    Loss(f32),
+    /// The smoothed training accuracy at or above this.
+    Accuracy(f32),
+}
+
+/// Steps of the trailing mean that smooths the per-batch metrics before they are compared with the
+/// target (one noisy batch must not end a run).
+pub const SMOOTHING: usize = 10;
+
+/// The first step (from 1) at which the trailing mean of the last `window` values (fewer at the
+/// start) reaches the target; None when it never does.
+pub fn steps_to_target(values: &[f32], target: Target, window: usize) -> Option<usize> {
+    let window = window.max(1);
+    let mut sum = 0.0f64;
+    for (i, v) in values.iter().enumerate() {
+        sum += *v as f64;
+        if i >= window {
+            sum -= values[i - window] as f64;
+        }
+        let mean = (sum / (i + 1).min(window) as f64) as f32;
+        let reached = match target {
+            Target::Loss(l) => mean <= l,
+            Target::Accuracy(a) => mean >= a,
+        };
+        if reached {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The gradient noise scale from pairs of squared gradient norms at a small and a big batch
+/// (DOMAIN.md §5): |G|² ≈ (B_big|G_big|² − B_small|G_small|²)/(B_big − B_small) and
+/// tr Σ ≈ (|G_small|² − |G_big|²)/(1/B_small − 1/B_big), each smoothed by an exponential moving
+/// average before the ratio B_simple = tr Σ / |G|².
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoiseScale {
+    /// Weight of the newest estimate in the moving averages.
+    pub ema: f64,
+    pub g2: Option<f64>,
+    pub trace: Option<f64>,
+}
+
+impl NoiseScale {
+    pub fn new(ema: f64) -> Self {
+        Self {
+            ema,
+            g2: None,
+            trace: None,
+        }
+    }
+
+    /// Adds one measurement: squared norms of the mean gradient over `b_small` and over `b_big`
+    /// samples.
+    pub fn add(&mut self, b_small: usize, g2_small: f64, b_big: usize, g2_big: f64) {
+        let (bs, bb) = (b_small as f64, b_big as f64);
+        let g2 = (bb * g2_big - bs * g2_small) / (bb - bs);
+        let trace = (g2_small - g2_big) / (1.0 / bs - 1.0 / bb);
+        let blend = |old: Option<f64>, new: f64| Some(old.map_or(new, |o| o + self.ema * (new - o)));
+        self.g2 = blend(self.g2, g2);
+        self.trace = blend(self.trace, trace);
+    }
+
+    /// B_simple, once there is a positive |G|² estimate.
+    pub fn b_simple(&self) -> Option<f64> {
+        match (self.trace, self.g2) {
+            (Some(t), Some(g)) if g > 0.0 => Some(t / g),
+            _ => None,
+        }
+    }
+}
+
+fn norm2(v: &[f32]) -> f64 {
+    v.iter().map(|x| (*x as f64) * (*x as f64)).sum()
+}
+
+/// One measurement for [`NoiseScale::add`] at the trainer's current weights: `k` gradients over
+/// the next `k` batches (B_small = the batch size) and their mean, which is the gradient over all
+/// k·B samples (B_big). Returns (B_small, mean |G_small|² over the k batches, B_big, |G_big|²).
+/// The weights do not move; the batch sampler advances.
+pub async fn measure_noise(trainer: &mut Trainer, k: usize) -> Result<(usize, f64, usize, f64), String> {
+    let k = k.max(2);
+    let b = trainer.config.batch;
+    let mut sum: Vec<f32> = Vec::new();
+    let mut small = 0.0;
+    for _ in 0..k {
+        let rows = trainer.next_batch_rows();
+        let (_, g) = trainer.loss_and_gradient(&rows).await?;
+        small += norm2(&g);
+        if sum.is_empty() {
+            sum = g;
+        } else {
+            sum.iter_mut().zip(&g).for_each(|(s, x)| *s += x);
+        }
+    }
+    let mean: Vec<f32> = sum.iter().map(|s| s / k as f32).collect();
+    Ok((b, small / k as f64, k * b, norm2(&mean)))
+}
+
+/// A sweep over batch sizes (and optionally learning rates): one run per (batch, η) pair, each
+/// trained from the same initial weights until the target or the step budget.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sweep {
+    pub base: TrainConfig,
+    pub batches: Vec<usize>,
+    /// The base learning rate and the batch it belongs to.
+    pub base_lr: f32,
+    pub base_batch: usize,
+    /// Extra factors on the rule's rate (for a batch × η heatmap); empty means [1].
+    pub lr_factors: Vec<f32>,
+    pub rule: Rule,
+    /// Linear warmup from 0 over this many epochs' worth of steps (0: none).
+    pub warmup_epochs: f32,
+    pub target: Target,
+    pub max_steps: usize,
+    /// Estimate the gradient noise scale every this many steps (0: never), from `noise_k`
+    /// batches at a time (B_small = the batch, B_big = noise_k × the batch).
+    pub noise_every: usize,
+    pub noise_k: usize,
+}
+
+impl Default for Sweep {
+    fn default() -> Self {
+        Self {
+            base: TrainConfig::default(),
+            batches: vec![8, 16, 32, 64, 128],
+            base_lr: 0.05,
+            base_batch: 16,
+            lr_factors: Vec::new(),
+            rule: Rule::Linear,
+            warmup_epochs: 0.0,
+            target: Target::Loss(0.3),
+            max_steps: 2000,
+            noise_every: 0,
+            noise_k: 8,
+        }
+    }
+}
+
+/// The outcome of one run of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub batch: usize,
+    pub learning_rate: f32,
+    pub steps: usize,
+    pub steps_to_target: Option<usize>,
+    /// steps_to_target × batch.
+    pub examples_to_target: Option<usize>,
+    pub final_loss: f32,
+    pub train_loss: f32,
+    pub train_accuracy: f32,
+    pub test_loss: Option<f32>,
+    pub test_accuracy: Option<f32>,
+    /// True when the loss became NaN/Inf (the run stops there).
+    pub diverged: bool,
+    pub losses: Vec<f32>,
+    pub learning_rates: Vec<f32>,
+    /// (step, B_simple so far) at each noise measurement.
+    #[serde(default)]
+    pub noise_scale: Vec<(usize, f64)>,
+}
+
+/// A finished sweep: its settings and every run, enough to redraw it without training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepRecord {
+    pub format: String,
+    pub sweep: Sweep,
+    pub runs: Vec<RunResult>,
+}
+
+/// The `format` of a [`SweepRecord`].
+pub const RECORD_FORMAT: &str = "training-lab sweep v1";
+
+impl SweepRecord {
+    pub fn new(sweep: Sweep, runs: Vec<RunResult>) -> Self {
+        Self {
+            format: RECORD_FORMAT.into(),
+            sweep,
+            runs,
+        }
+    }
+
+    /// Reads a record saved by the lab, refusing other files with a reason.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let r: SweepRecord = serde_json::from_str(text).map_err(|e| format!("not a sweep record: {e}"))?;
+        if r.format != RECORD_FORMAT {
+            return Err(format!(
+                "a sweep record of format '{}', this lab reads '{RECORD_FORMAT}'",
+                r.format
+            ));
+        }
+        Ok(r)
+    }
+
+    /// Every run as CSV, with a header.
+    pub fn csv(&self) -> String {
+        let mut out = String::from(CSV_HEADER);
+        for r in &self.runs {
+            out.push('\n');
+            out.push_str(&r.csv_row());
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The columns of [`RunResult::csv_row`].
+pub const CSV_HEADER: &str = "batch,learning_rate,steps,steps_to_target,examples_to_target,final_loss,train_loss,train_accuracy,test_loss,test_accuracy,diverged";
+
+impl RunResult {
+    /// One CSV line (empty cells where there is no value).
+    pub fn csv_row(&self) -> String {
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            self.batch,
+            self.learning_rate,
+            self.steps,
+            opt(self.steps_to_target.map(|s| s.to_string())),
+            opt(self.examples_to_target.map(|s| s.to_string())),
+            self.final_loss,
+            self.train_loss,
+            self.train_accuracy,
+            opt(self.test_loss.map(|v| v.to_string())),
+            opt(self.test_accuracy.map(|v| v.to_string())),
+            self.diverged
+        )
+    }
+}
+
+impl Sweep {
+    /// The (batch, learning rate) pairs, batch-major.
+    pub fn runs(&self) -> Vec<(usize, f32)> {
+        let factors = if self.lr_factors.is_empty() {
+            vec![1.0]
+        } else {
+            self.lr_factors.clone()
+        };
+        self.batches
+            .iter()
+            .flat_map(|&b| {
+                let lr = self.rule.learning_rate(self.base_lr, self.base_batch, b);
+                factors.iter().map(move |f| (b, lr * f))
+            })
+            .collect()
+    }
+
+    /// The training config of one run: its batch, rate, and the warmup in steps.
+    pub fn config(&self, batch: usize, lr: f32, train_len: usize) -> TrainConfig {
+        let warmup = (self.warmup_epochs * train_len as f32 / batch.max(1) as f32).round() as u32;
+        TrainConfig {
+            batch,
+            learning_rate: lr,
+            schedule: Schedule {
+                warmup_steps: warmup,
+                ..self.base.schedule
+            },
+            ..self.base.clone()
+        }
+    }
+}
+
+/// Samples of the training set the final train loss and accuracy are measured on.
+pub const EVAL_SAMPLES: usize = 2000;
+
+/// Trains one run of a sweep until the target (smoothed over [`SMOOTHING`] steps) or
+/// `max_steps`, then evaluates on (the first [`EVAL_SAMPLES`] of) its training data and `test`. `progress(steps, max)` may stop it early by
+/// returning false.
+pub async fn run(
+    trainer: &mut Trainer,
+    sweep: &Sweep,
+    test: Option<&Dataset>,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<RunResult, String> {
+    let (mut losses, mut accuracies) = (Vec::new(), Vec::new());
+    let mut diverged = false;
+    let mut reached = None;
+    let mut noise = NoiseScale::new(0.2);
+    let mut noise_scale = Vec::new();
+    let every = if sweep.noise_every > 0 {
+        sweep.noise_every
+    } else {
+        64
+    };
+    while losses.len() < sweep.max_steps && reached.is_none() {
+        // Chunks end on the noise measurements' steps.
+        let to_next = every - losses.len() % every;
+        let chunk = (sweep.max_steps - losses.len()).min(to_next).min(64);
+        match trainer.train(chunk).await {
+            Ok(m) => {
+                losses.extend(m.iter().map(|m| m.loss));
+                accuracies.extend(m.iter().map(|m| m.accuracy));
+            }
+            Err(crate::train::TrainError::Diverged { .. }) => {
+                diverged = true;
+                break;
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        let values = match sweep.target {
+            Target::Loss(_) => &losses,
+            Target::Accuracy(_) => &accuracies,
+        };
+        reached = steps_to_target(values, sweep.target, SMOOTHING);
+        if sweep.noise_every > 0 && losses.len() % sweep.noise_every == 0 {
+            let (bs, small, bb, big) = measure_noise(trainer, sweep.noise_k).await?;
+            noise.add(bs, small, bb, big);
+            if let Some(b) = noise.b_simple() {
+                noise_scale.push((losses.len(), b));
+            }
+        }
+        if !progress(losses.len(), sweep.max_steps) {
+            break;
+        }
+    }
+    let batch = trainer.config.batch;
+    let data = trainer.data.head(EVAL_SAMPLES);
+    let (train_loss, train_accuracy) = trainer.evaluate(&data).await?;
+    let (test_loss, test_accuracy) = match test {
+        Some(t) => {
+            let (l, a) = trainer.evaluate(t).await?;
+            (Some(l), Some(a))
+        }
+        None => (None, None),
+    };
+    Ok(RunResult {
+        batch,
+        learning_rate: trainer.config.learning_rate,
+        steps: losses.len(),
+        steps_to_target: reached,
+        examples_to_target: reached.map(|s| s * batch),
+        final_loss: losses.last().copied().unwrap_or(f32::NAN),
+        train_loss,
+        train_accuracy,
+        test_loss,
+        test_accuracy,
+        diverged,
+        learning_rates: (1..=losses.len() as u64)
+            .map(|s| trainer.learning_rate_at(s))
+            .collect(),
+        losses,
+        noise_scale,
+    })
+}

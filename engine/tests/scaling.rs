@@ -1,0 +1,172 @@
+//! Batch-size and learning-rate scaling (DOMAIN.md §5): the rules, warmup, steps-to-target, the
+//! gradient noise scale on a synthetic problem with a known answer, and a sweep run.
+
+use engine::data::toy::{ToyConfig, ToyKind};
+use engine::rng::Rng;
+use engine::scaling::*;
+use engine::train::{DataConfig, TrainConfig, Trainer};
+
+#[test]
+fn rules_scale_the_learning_rate() {
+    assert_eq!(Rule::None.learning_rate(0.1, 16, 64), 0.1);
+    assert!((Rule::Linear.learning_rate(0.1, 16, 64) - 0.4).abs() < 1e-7);
+    assert!((Rule::Sqrt.learning_rate(0.1, 16, 64) - 0.2).abs() < 1e-7);
+    assert!((Rule::Linear.learning_rate(0.1, 16, 4) - 0.025).abs() < 1e-7);
+    let sweep = Sweep {
+        batches: vec![16, 64],
+        base_lr: 0.1,
+        base_batch: 16,
+        lr_factors: vec![0.5, 2.0],
+        rule: Rule::Sqrt,
+        ..Default::default()
+    };
+    let runs = sweep.runs();
+    assert_eq!(runs.len(), 4);
+    assert_eq!(runs[0], (16, 0.05));
+    assert!((runs[3].1 - 0.4).abs() < 1e-6 && runs[3].0 == 64);
+}
+
+#[test]
+fn warmup_ramps_linearly_over_the_given_epochs() {
+    let sweep = Sweep {
+        warmup_epochs: 1.0,
+        ..Default::default()
+    };
+    let c = sweep.config(32, 0.4, 320);
+    assert_eq!((c.batch, c.learning_rate, c.schedule.warmup_steps), (32, 0.4, 10));
+    let ramp: Vec<f32> = (1..=12).map(|t| c.schedule.lr_at(0.4, t)).collect();
+    for (t, lr) in ramp.iter().enumerate().take(10) {
+        assert!(
+            (lr - 0.4 * (t + 1) as f32 / 10.0).abs() < 1e-6,
+            "step {}: {lr}",
+            t + 1
+        );
+    }
+    assert_eq!(&ramp[10..], &[0.4, 0.4]);
+}
+
+#[test]
+fn steps_to_target_reads_the_smoothed_stream() {
+    let losses = [1.0, 0.8, 0.5, 0.2, 0.1];
+    assert_eq!(steps_to_target(&losses, Target::Loss(0.5), 1), Some(3));
+    // Trailing means of two: 1, 0.9, 0.65, 0.35 → the fourth step.
+    assert_eq!(steps_to_target(&losses, Target::Loss(0.5), 2), Some(4));
+    assert_eq!(steps_to_target(&losses, Target::Loss(0.05), 1), None);
+    assert_eq!(
+        steps_to_target(&[0.2, 0.9, 0.95], Target::Accuracy(0.9), 1),
+        Some(2)
+    );
+    assert_eq!(steps_to_target(&[], Target::Loss(1.0), 3), None);
+}
+
+/// Per-sample gradients G + noise with a known covariance: the estimator recovers tr Σ / |G|².
+#[test]
+fn the_noise_scale_estimator_recovers_a_known_value() {
+    let dim = 20;
+    let mut rng = Rng::new(7);
+    let g: Vec<f64> = (0..dim)
+        .map(|i| {
+            if i == 0 {
+                0.6
+            } else if i == 1 {
+                0.8
+            } else {
+                0.0
+            }
+        })
+        .collect(); // |G|² = 1
+    let sd: Vec<f64> = (0..dim).map(|i| 1.0 + i as f64 * 0.5).collect();
+    let trace: f64 = sd.iter().map(|s| s * s).sum();
+    let mut est = NoiseScale::new(0.01);
+    let mean_grad = |rng: &mut Rng, b: usize| -> f64 {
+        let mut m = vec![0.0; dim];
+        for _ in 0..b {
+            for j in 0..dim {
+                m[j] += g[j] + sd[j] * rng.normal() as f64;
+            }
+        }
+        m.iter().map(|v| (v / b as f64).powi(2)).sum()
+    };
+    for _ in 0..3000 {
+        let (small, big) = (mean_grad(&mut rng, 8), mean_grad(&mut rng, 128));
+        est.add(8, small, 128, big);
+    }
+    let b = est.b_simple().unwrap();
+    eprintln!("B_simple {b:.1} (true {trace:.1})");
+    assert!((b - trace).abs() < 0.15 * trace, "B_simple {b} vs {trace}");
+}
+
+fn toy(batch: usize) -> (TrainConfig, engine::data::Dataset) {
+    let config = TrainConfig {
+        data: DataConfig::Toy(ToyConfig {
+            kind: ToyKind::Gaussians,
+            points: 400,
+            noise: 0.3,
+            seed: 2,
+            test_fraction: 0.25,
+            classes: 2,
+        }),
+        batch,
+        ..Default::default()
+    };
+    let (train, _) = config.data.load(|_| Err("no files".into())).unwrap();
+    (config, train)
+}
+
+#[test]
+fn gradient_noise_is_measured_from_real_batches() {
+    let (config, train) = toy(10);
+    let mut t = pollster::block_on(Trainer::with_data(config, train, None, 1)).unwrap();
+    let before = pollster::block_on(t.params()).unwrap();
+    let (bs, small, bb, big) = pollster::block_on(measure_noise(&mut t, 4)).unwrap();
+    assert_eq!((bs, bb), (10, 40));
+    assert!(small > 0.0 && big > 0.0 && big <= small * 1.5, "{small} {big}");
+    assert_eq!(
+        before,
+        pollster::block_on(t.params()).unwrap(),
+        "measuring does not train"
+    );
+}
+
+#[test]
+fn a_sweep_run_stops_at_its_target_and_reports_it() {
+    let (base, train) = toy(16);
+    let sweep = Sweep {
+        base,
+        target: Target::Loss(0.35),
+        max_steps: 3000,
+        warmup_epochs: 0.5,
+        noise_every: 5,
+        noise_k: 4,
+        ..Default::default()
+    };
+    let (b, lr) = sweep.runs()[0];
+    let config = sweep.config(b, lr, train.len());
+    let mut t = pollster::block_on(Trainer::with_data(config, train, None, 1)).unwrap();
+    let r = pollster::block_on(run(&mut t, &sweep, None, |_, _| true)).unwrap();
+    let s = r.steps_to_target.expect("reaches the target");
+    eprintln!("batch {b}, lr {lr}: {s} steps to loss 0.35 (ran {})", r.steps);
+    assert!(
+        r.steps >= s && r.steps < s + 64,
+        "stops within the chunk that reached it"
+    );
+    assert_eq!(r.examples_to_target, Some(s * b));
+    assert_eq!(steps_to_target(&r.losses, Target::Loss(0.35), SMOOTHING), Some(s));
+    assert!(
+        r.learning_rates[0] < r.learning_rates[r.learning_rates.len() - 1],
+        "warmup visible"
+    );
+    assert!(!r.diverged && r.train_loss.is_finite());
+    assert!(!r.noise_scale.is_empty() && r.noise_scale.iter().all(|(s, b)| s % 5 == 0 && b.is_finite()));
+    let record = SweepRecord::new(sweep, vec![r.clone()]);
+    let json = serde_json::to_string(&record).unwrap();
+    let back = SweepRecord::from_json(&json).unwrap();
+    // A finished sweep reloads without training (f64s may differ in their last bit).
+    assert_eq!((&back.sweep, &back.runs[0].losses), (&record.sweep, &r.losses));
+    for (a, b) in back.runs[0].noise_scale.iter().zip(&r.noise_scale) {
+        assert!(a.0 == b.0 && (a.1 - b.1).abs() < 1e-12 * b.1.abs().max(1.0));
+    }
+    assert!(SweepRecord::from_json("{\"format\":\"x\"}").is_err());
+    let csv = record.csv();
+    assert!(csv.starts_with(CSV_HEADER) && csv.lines().nth(1).unwrap().starts_with(&format!("{b},")));
+}
