@@ -13,7 +13,6 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::data::Dataset;
 use engine::gpu::GpuContext;
 use engine::landscape::{filter_normalized_direction, interpolate, sharpness, slice, trajectory_plane};
 use engine::train::Trainer;
@@ -324,28 +323,6 @@ pub fn LandscapePage() -> impl IntoView {
     }
 }
 
-/// Loads the training and test data of a config (image files from `data/`).
-async fn load(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset), String> {
-    let files = match &config.data {
-        engine::train::DataConfig::Images(i) => Some((
-            fetch::bytes(&format!("data/{}-train.bin", i.set)).await?,
-            fetch::bytes(&format!("data/{}-test.bin", i.set)).await?,
-        )),
-        _ => None,
-    };
-    let (train, test) = config.data.load(|name| match &files {
-        Some((train, test)) => Ok(if name.ends_with("train.bin") {
-            train.clone()
-        } else {
-            test.clone()
-        }),
-        None => Err(format!("{name}: only built-in data here")),
-    })?;
-    // Without a held-out set the line's "test" curve is the training data again.
-    let test = test.unwrap_or_else(|| train.clone());
-    Ok((train, test))
-}
-
 #[allow(clippy::too_many_arguments)]
 async fn run_all(
     s: &Landscape,
@@ -393,7 +370,7 @@ async fn run_one(
 ) -> Result<Mapped, String> {
     let config = s.to_config(batch);
     status.set("loading data…".into());
-    let (data, test) = load(&config).await?;
+    let (data, test) = fetch::data(&config).await?;
     let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
         IMAGE_EVAL
     } else {

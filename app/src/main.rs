@@ -9,6 +9,7 @@ mod frame;
 mod lab;
 mod landscape;
 mod optimizers;
+mod scaling;
 mod view;
 
 fn main() {
@@ -21,6 +22,8 @@ fn main() {
         leptos::mount::mount_to_body(bench::BenchPage);
     } else if path.ends_with("/landscape") {
         leptos::mount::mount_to_body(landscape::LandscapePage);
+    } else if path.ends_with("/scaling") {
+        leptos::mount::mount_to_body(scaling::ScalingPage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {

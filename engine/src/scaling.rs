@@ -23,11 +23,23 @@ pub enum Rule {
 
 impl Rule {
     pub fn learning_rate(self, base_lr: f32, base_batch: usize, batch: usize) -> f32 {
-        let k = batch as f32 / base_batch.max(1) as f32;
+        base_lr * self.factor(batch as f32 / base_batch.max(1) as f32)
+    }
+
+    /// The factor on the rate for a batch `k` times the base batch.
+    pub fn factor(self, k: f32) -> f32 {
         match self {
-            Rule::None => base_lr,
-            Rule::Linear => base_lr * k,
-            Rule::Sqrt => base_lr * k.sqrt(),
+            Rule::None => 1.0,
+            Rule::Linear => k,
+            Rule::Sqrt => k.sqrt(),
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Rule::None => "none",
+            Rule::Linear => "linear",
+            Rule::Sqrt => "sqrt",
         }
     }
 }
@@ -41,10 +53,6 @@ pub enum Target {
     /// The smoothed training accuracy at or above this.
     Accuracy(f32),
 }
-
-/// Steps of the trailing mean that smooths the per-batch metrics before they are compared with the
-/// target (one noisy batch must not end a run).
-pub const SMOOTHING: usize = 10;
 
 /// The first step (from 1) at which the trailing mean of the last `window` values (fewer at the
 /// start) reaches the target; None when it never does.
@@ -195,6 +203,9 @@ pub struct RunResult {
     pub diverged: bool,
     pub losses: Vec<f32>,
     pub learning_rates: Vec<f32>,
+    /// (step, loss, accuracy) on the check set at each check of the target.
+    #[serde(default)]
+    pub checks: Vec<(usize, f32, f32)>,
     /// (step, B_simple so far) at each noise measurement.
     #[serde(default)]
     pub noise_scale: Vec<(usize, f64)>,
@@ -302,47 +313,54 @@ impl Sweep {
 
 /// Samples of the training set the final train loss and accuracy are measured on.
 pub const EVAL_SAMPLES: usize = 2000;
+/// Training samples the target is checked on: a fixed set, so the check does not depend on how
+/// noisy one batch is (a small batch would otherwise "reach" an accuracy by luck).
+pub const CHECK_SAMPLES: usize = 1000;
+/// The target is checked after about this many training samples (at least every step, at most
+/// every 64 steps): the same resolution in samples for every batch size.
+pub const CHECK_EVERY_SAMPLES: usize = 256;
 
-/// Trains one run of a sweep until the target (smoothed over [`SMOOTHING`] steps) or
-/// `max_steps`, then evaluates on (the first [`EVAL_SAMPLES`] of) its training data and `test`. `progress(steps, max)` may stop it early by
-/// returning false.
+/// Trains one run of a sweep until the target, checked on the first [`CHECK_SAMPLES`] training
+/// samples every [`CHECK_EVERY_SAMPLES`] or so, or `max_steps`; then evaluates on (the first
+/// [`EVAL_SAMPLES`] of) its training data and on `test`. Measures the noise scale every
+/// `noise_every` steps when set. `progress(steps, max)` may stop it early by returning false.
 pub async fn run(
     trainer: &mut Trainer,
     sweep: &Sweep,
     test: Option<&Dataset>,
     mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Result<RunResult, String> {
-    let (mut losses, mut accuracies) = (Vec::new(), Vec::new());
+    let batch = trainer.config.batch;
+    let check_set = trainer.data.head(CHECK_SAMPLES);
+    let interval = (CHECK_EVERY_SAMPLES / batch.max(1)).clamp(1, 64);
+    let mut losses = Vec::new();
+    let mut checks: Vec<(usize, f32, f32)> = Vec::new();
     let mut diverged = false;
     let mut reached = None;
     let mut noise = NoiseScale::new(0.2);
     let mut noise_scale = Vec::new();
-    let every = if sweep.noise_every > 0 {
-        sweep.noise_every
-    } else {
-        64
-    };
     while losses.len() < sweep.max_steps && reached.is_none() {
-        // Chunks end on the noise measurements' steps.
-        let to_next = every - losses.len() % every;
-        let chunk = (sweep.max_steps - losses.len()).min(to_next).min(64);
-        match trainer.train(chunk).await {
-            Ok(m) => {
-                losses.extend(m.iter().map(|m| m.loss));
-                accuracies.extend(m.iter().map(|m| m.accuracy));
-            }
+        let before = losses.len();
+        match trainer.train((sweep.max_steps - before).min(interval)).await {
+            Ok(m) => losses.extend(m.iter().map(|m| m.loss)),
             Err(crate::train::TrainError::Diverged { .. }) => {
                 diverged = true;
                 break;
             }
             Err(e) => return Err(e.to_string()),
         }
-        let values = match sweep.target {
-            Target::Loss(_) => &losses,
-            Target::Accuracy(_) => &accuracies,
-        };
-        reached = steps_to_target(values, sweep.target, SMOOTHING);
-        if sweep.noise_every > 0 && losses.len() % sweep.noise_every == 0 {
+        let (loss, accuracy) = trainer.evaluate(&check_set).await?;
+        checks.push((losses.len(), loss, accuracy));
+        let values: Vec<f32> = checks
+            .iter()
+            .map(|c| match sweep.target {
+                Target::Loss(_) => c.1,
+                Target::Accuracy(_) => c.2,
+            })
+            .collect();
+        reached = steps_to_target(&values, sweep.target, 1).map(|i| checks[i - 1].0);
+        let every = sweep.noise_every;
+        if every > 0 && before / every != losses.len() / every {
             let (bs, small, bb, big) = measure_noise(trainer, sweep.noise_k).await?;
             noise.add(bs, small, bb, big);
             if let Some(b) = noise.b_simple() {
@@ -353,7 +371,6 @@ pub async fn run(
             break;
         }
     }
-    let batch = trainer.config.batch;
     let data = trainer.data.head(EVAL_SAMPLES);
     let (train_loss, train_accuracy) = trainer.evaluate(&data).await?;
     let (test_loss, test_accuracy) = match test {
@@ -379,6 +396,7 @@ pub async fn run(
             .map(|s| trainer.learning_rate_at(s))
             .collect(),
         losses,
+        checks,
         noise_scale,
     })
 }

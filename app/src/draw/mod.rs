@@ -6,6 +6,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 pub mod heatmap;
 pub mod loss_chart;
 pub mod network;
+pub mod scaling;
 pub mod surface;
 
 /// Okabe–Ito colours: distinguishable with the common forms of colour blindness.

@@ -1,0 +1,452 @@
+//! The scaling lab's charts (plotters on canvases): steps- and examples-to-target against batch
+//! size on log-log axes with the perfect-scaling line, a batch × learning-rate map of the final
+//! loss with the linear and square-root rules across it, train vs test accuracy against batch size,
+//! the loss curves with their learning-rate schedules, and the gradient noise scale over training.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+use engine::scaling::{RunResult, Sweep};
+
+use super::{value_color, CLASS_COLORS};
+
+const BLUE: RGBColor = RGBColor(0, 114, 178);
+const ORANGE: RGBColor = RGBColor(213, 94, 0);
+const GREEN: RGBColor = RGBColor(0, 158, 115);
+const GREY: RGBColor = RGBColor(150, 150, 150);
+
+fn area(canvas: HtmlCanvasElement) -> Option<DrawingArea<CanvasBackend, Shift>> {
+    let root = CanvasBackend::with_canvas_object(canvas)?.into_drawing_area();
+    root.fill(&WHITE).ok()?;
+    Some(root)
+}
+
+fn color(i: usize) -> RGBColor {
+    let (r, g, b) = CLASS_COLORS[i % CLASS_COLORS.len()];
+    RGBColor(r, g, b)
+}
+
+/// The range of log10 of the values, padded by a factor on each side. Log axes are drawn as
+/// linear axes over the logarithms, labelled with the values.
+fn log_range(values: impl Iterator<Item = f32>, pad: f32) -> std::ops::Range<f32> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if lo > hi {
+        return 0.0..1.0;
+    }
+    (lo / pad).log10()..(hi * pad).log10()
+}
+
+/// Batch sizes are powers of two: their axis is log2, ticks at whole powers.
+fn batch_range(batches: impl Iterator<Item = usize>) -> std::ops::Range<f32> {
+    let (lo, hi) = batches.fold((usize::MAX, 0), |(a, b), v| (a.min(v), b.max(v)));
+    if lo > hi {
+        return 0.0..1.0;
+    }
+    (lo as f32).log2() - 0.5..(hi as f32).log2() + 0.5
+}
+
+fn batch_label(v: &f32) -> String {
+    format!("{}", 2f32.powf(*v).round() as i64)
+}
+
+fn batch_ticks(r: &std::ops::Range<f32>) -> usize {
+    ((r.end - r.start).round() as usize).max(2)
+}
+
+fn value_label(v: &f32) -> String {
+    let x = 10f32.powf(*v);
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 1.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// One run per batch: the one that reached the target in the fewest steps (the best-tuned rate
+/// among the sweep's factors, as Shallue et al. compare them), else the one at the rule's own rate.
+fn best_runs<'a>(sweep: &Sweep, runs: &'a [RunResult]) -> Vec<&'a RunResult> {
+    let mut out: Vec<&RunResult> = Vec::new();
+    for &b in &sweep.batches {
+        let lr = sweep.rule.learning_rate(sweep.base_lr, sweep.base_batch, b);
+        let distance = |r: &RunResult| (r.learning_rate / lr).ln().abs();
+        let of_batch = || runs.iter().filter(|r| r.batch == b);
+        let best = of_batch()
+            .filter(|r| r.steps_to_target.is_some())
+            .min_by_key(|r| r.steps_to_target)
+            .or_else(|| of_batch().min_by(|x, y| distance(x).total_cmp(&distance(y))));
+        out.extend(best);
+    }
+    out
+}
+
+/// Steps (or examples, when `examples`) to the target against batch size; the dashed line is
+/// perfect scaling from the smallest batch (steps ∝ 1/B; examples constant); the grey vertical
+/// line marks the critical batch B_simple when it was measured.
+pub fn to_target(
+    canvas: HtmlCanvasElement,
+    sweep: &Sweep,
+    runs: &[RunResult],
+    examples: bool,
+    b_noise: Option<f64>,
+) {
+    let Some(root) = area(canvas) else { return };
+    let points: Vec<(f32, f32)> = best_runs(sweep, runs)
+        .into_iter()
+        .filter_map(|r| {
+            let v = if examples {
+                r.examples_to_target
+            } else {
+                r.steps_to_target
+            };
+            v.map(|v| ((r.batch as f32).log2(), (v as f32).log10()))
+        })
+        .collect();
+    let xs = batch_range(sweep.batches.iter().copied());
+    let ys = log_range(points.iter().map(|p| 10f32.powf(p.1)), 2.0);
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(xs.clone(), ys.clone())
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_labels(batch_ticks(&xs))
+        .x_label_formatter(&batch_label)
+        .y_label_formatter(&value_label)
+        .x_desc("batch size")
+        .y_desc(if examples {
+            "examples to target"
+        } else {
+            "steps to target"
+        })
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    if let Some(&(b0, s0)) = points.first() {
+        // log2 of the batch → log10 of the ideal: steps fall by a factor 2 per doubling.
+        let ideal = |b: f32| {
+            if examples {
+                s0
+            } else {
+                s0 - (b - b0) * 2f32.log10()
+            }
+        };
+        let line: Vec<(f32, f32)> = [xs.start, xs.end].iter().map(|&b| (b, ideal(b))).collect();
+        let _ = chart
+            .draw_series(DashedLineSeries::new(line, 6, 4, GREY.stroke_width(2)))
+            .map(|s| {
+                s.label("perfect scaling")
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREY.stroke_width(2)))
+            });
+    }
+    if let Some(b) = b_noise.filter(|b| b.is_finite() && *b > 0.0) {
+        // Outside the batches swept, the line sits at the edge it lies beyond; the legend gives the value.
+        let x = (b as f32).log2().clamp(xs.start, xs.end);
+        let label = format!("B_simple ≈ {b:.0} (critical batch)");
+        let _ = chart
+            .draw_series(LineSeries::new(
+                vec![(x, ys.start), (x, ys.end)],
+                GREEN.stroke_width(2),
+            ))
+            .map(|s| {
+                s.label(label)
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREEN.stroke_width(2)))
+            });
+    }
+    let style = BLUE.stroke_width(2);
+    let _ = chart.draw_series(LineSeries::new(points.clone(), style));
+    let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, BLUE.filled())));
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}
+
+/// Final loss over batch size × learning rate (blue low, orange high, grey diverged), with the
+/// linear and square-root rules drawn from (base batch, base rate).
+pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
+    let Some(root) = area(canvas) else { return };
+    let xs = batch_range(runs.iter().map(|r| r.batch));
+    let ys = log_range(runs.iter().map(|r| r.learning_rate), 1.6);
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(xs.clone(), ys.clone())
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_labels(batch_ticks(&xs))
+        .x_label_formatter(&batch_label)
+        .y_label_formatter(&value_label)
+        .x_desc("batch size")
+        .y_desc("learning rate")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    let finite = || runs.iter().map(|r| r.final_loss).filter(|l| l.is_finite());
+    let (lo, hi) = finite().fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    // Cells a factor √2 wide in batch and √(the rate step) tall.
+    let lr_step = {
+        let mut lrs: Vec<f32> = runs
+            .iter()
+            .filter(|r| r.batch == runs[0].batch)
+            .map(|r| r.learning_rate)
+            .collect();
+        lrs.sort_by(f32::total_cmp);
+        lrs.windows(2).map(|w| w[1] / w[0]).fold(2.0f32, f32::min).log10() / 2.0
+    };
+    let _ = chart.draw_series(runs.iter().map(|r| {
+        let (b, lr) = ((r.batch as f32).log2(), r.learning_rate.log10());
+        let fill = if r.diverged || !r.final_loss.is_finite() {
+            GREY
+        } else {
+            let t = if hi > lo {
+                (r.final_loss - lo) / (hi - lo)
+            } else {
+                0.0
+            };
+            let (cr, cg, cb) = value_color(t * 2.0 - 1.0);
+            RGBColor(cr, cg, cb)
+        };
+        Rectangle::new(
+            [(b - 0.45, lr - lr_step), (b + 0.45, lr + lr_step)],
+            fill.filled(),
+        )
+    }));
+    for (rule, label, c) in [
+        (engine::scaling::Rule::Linear, "linear rule", BLUE),
+        (engine::scaling::Rule::Sqrt, "square-root rule", ORANGE),
+    ] {
+        let line: Vec<(f32, f32)> = (0..=40)
+            .map(|i| {
+                let b = xs.start + (xs.end - xs.start) * i as f32 / 40.0;
+                let k = 2f32.powf(b) / sweep.base_batch.max(1) as f32;
+                (b, (sweep.base_lr * rule.factor(k)).log10())
+            })
+            .filter(|(_, lr)| *lr >= ys.start && *lr <= ys.end)
+            .collect();
+        let _ = chart
+            .draw_series(LineSeries::new(line, c.stroke_width(2)))
+            .map(|s| {
+                s.label(label)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+            });
+    }
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}
+
+/// Train and test accuracy (and their gap) against batch size.
+pub fn generalization(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
+    let Some(root) = area(canvas) else { return };
+    let rs = best_runs(sweep, runs);
+    let xs = batch_range(sweep.batches.iter().copied());
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(xs.clone(), 0f32..1f32)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_labels(batch_ticks(&xs))
+        .x_label_formatter(&batch_label)
+        .x_desc("batch size")
+        .y_desc("accuracy")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    let series = [
+        (
+            "train",
+            BLUE,
+            rs.iter()
+                .map(|r| ((r.batch as f32).log2(), r.train_accuracy))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "test",
+            ORANGE,
+            rs.iter()
+                .filter_map(|r| r.test_accuracy.map(|a| ((r.batch as f32).log2(), a)))
+                .collect(),
+        ),
+        (
+            "gap (train − test)",
+            GREY,
+            rs.iter()
+                .filter_map(|r| {
+                    r.test_accuracy
+                        .map(|a| ((r.batch as f32).log2(), (r.train_accuracy - a).max(0.0)))
+                })
+                .collect(),
+        ),
+    ];
+    for (label, c, points) in series {
+        let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())));
+        let _ = chart
+            .draw_series(LineSeries::new(points, c.stroke_width(2)))
+            .map(|s| {
+                s.label(label)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+            });
+    }
+    let _ = chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .background_style(WHITE.mix(0.85))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}
+
+/// Each run's loss (upper panel) and learning rate (lower panel) against the step, so warmup and
+/// the rule's rates are seen next to what they did.
+pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
+    let Some(root) = area(canvas) else { return };
+    let (top, bottom) = root.split_vertically((62).percent());
+    let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
+    let loss_top = runs
+        .iter()
+        .flat_map(|r| r.losses.first().copied())
+        .filter(|l| l.is_finite())
+        .fold(0.1f32, f32::max)
+        * 1.2;
+    let lr_top = runs
+        .iter()
+        .flat_map(|r| r.learning_rates.iter().copied())
+        .fold(1e-6f32, f32::max)
+        * 1.1;
+    let smooth = |v: &[f32]| -> Vec<(usize, f32)> {
+        let (mut ema, mut w) = (0.0f32, 0.0f32);
+        v.iter()
+            .enumerate()
+            .map(|(i, &l)| {
+                ema = 0.9 * ema + 0.1 * l;
+                w = 0.9 * w + 0.1;
+                (i + 1, (ema / w).min(loss_top))
+            })
+            .collect()
+    };
+    if let Ok(mut chart) = ChartBuilder::on(&top)
+        .margin(10)
+        .x_label_area_size(20)
+        .y_label_area_size(45)
+        .build_cartesian_2d(1usize..steps, 0f32..loss_top)
+    {
+        let _ = chart
+            .configure_mesh()
+            .y_desc("loss (smoothed)")
+            .light_line_style(RGBColor(235, 235, 235))
+            .label_style(("sans-serif", 11))
+            .draw();
+        for (i, r) in runs.iter().enumerate() {
+            let c = color(i);
+            let _ = chart
+                .draw_series(LineSeries::new(smooth(&r.losses), c.stroke_width(2)))
+                .map(|s| {
+                    s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+                });
+        }
+        let _ = chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .label_font(("sans-serif", 11))
+            .draw();
+    }
+    if let Ok(mut chart) = ChartBuilder::on(&bottom)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(45)
+        .build_cartesian_2d(1usize..steps, 0f32..lr_top)
+    {
+        let _ = chart
+            .configure_mesh()
+            .x_desc("step")
+            .y_desc("learning rate")
+            .light_line_style(RGBColor(235, 235, 235))
+            .label_style(("sans-serif", 11))
+            .draw();
+        for (i, r) in runs.iter().enumerate() {
+            let points = r.learning_rates.iter().enumerate().map(|(s, &lr)| (s + 1, lr));
+            let _ = chart.draw_series(LineSeries::new(points, color(i).stroke_width(2)));
+        }
+    }
+    let _ = root.present();
+}
+
+/// B_simple as training goes, one line per run that measured it.
+pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
+    let Some(root) = area(canvas) else { return };
+    let measured: Vec<&RunResult> = runs.iter().filter(|r| !r.noise_scale.is_empty()).collect();
+    let steps = measured
+        .iter()
+        .flat_map(|r| r.noise_scale.last().map(|p| p.0))
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let ys = log_range(
+        measured
+            .iter()
+            .flat_map(|r| r.noise_scale.iter().map(|p| p.1 as f32)),
+        2.0,
+    );
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0usize..steps, ys)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .y_label_formatter(&value_label)
+        .x_desc("step")
+        .y_desc("B_simple")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    for (i, r) in runs.iter().enumerate().filter(|(_, r)| !r.noise_scale.is_empty()) {
+        let c = color(i);
+        let points: Vec<(usize, f32)> = r
+            .noise_scale
+            .iter()
+            .filter(|p| p.1 > 0.0)
+            .map(|p| (p.0, (p.1 as f32).log10()))
+            .collect();
+        let _ = chart
+            .draw_series(LineSeries::new(points, c.stroke_width(2)))
+            .map(|s| {
+                s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+            });
+    }
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}

@@ -1,0 +1,456 @@
+//! The batch-size and learning-rate scaling lab (`/scaling`): a sweep trains one run per batch
+//! size (and learning-rate factor) from the same initial weights until a target, one after another
+//! on the chosen backend, and lays the results beside the published rules (DOMAIN.md §5). The
+//! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`engine::scaling`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use engine::gpu::GpuContext;
+use engine::optim::Optimizer;
+use engine::scaling::{run, Rule, RunResult, Sweep, SweepRecord, Target};
+use engine::train::Trainer;
+use lab_state::landscape::{Data, Landscape, Network};
+
+use crate::draw::scaling as charts;
+use crate::frame::next_frame;
+use crate::{browser, fetch};
+
+/// The settings the page edits (the engine's `Sweep` is built from them).
+#[derive(Clone, Debug, PartialEq)]
+struct Settings {
+    network: Network,
+    data: Data,
+    optimizer: usize,
+    batches: String,
+    base_lr: f32,
+    base_batch: usize,
+    lr_factors: String,
+    rule: Rule,
+    warmup_epochs: f32,
+    target_accuracy: bool,
+    target: f32,
+    max_steps: usize,
+    noise_every: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            network: Network::Toy,
+            data: Data::Toy(engine::data::toy::ToyKind::Spiral),
+            optimizer: 0,
+            batches: "8, 16, 32, 64, 128".into(),
+            base_lr: 0.1,
+            base_batch: 8,
+            lr_factors: "1".into(),
+            rule: Rule::Sqrt,
+            warmup_epochs: 0.0,
+            target_accuracy: false,
+            target: 0.5,
+            max_steps: 1500,
+            noise_every: 25,
+        }
+    }
+}
+
+fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, String> {
+    text.split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| format!("{what}: '{s}' is not a number")))
+        .collect()
+}
+
+impl Settings {
+    /// The sweep, or what is wrong with the settings.
+    fn sweep(&self) -> Result<Sweep, String> {
+        let batches: Vec<usize> = numbers(&self.batches, "batch sizes")?;
+        if batches.is_empty() || batches.iter().any(|b| !(1..=4096).contains(b)) {
+            return Err("batch sizes: whole numbers from 1 to 4096, separated by commas".into());
+        }
+        let lr_factors: Vec<f32> = numbers(&self.lr_factors, "learning-rate factors")?;
+        if lr_factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) || lr_factors.len() > 8 {
+            return Err("learning-rate factors: up to 8 positive numbers".into());
+        }
+        if !(self.base_lr.is_finite() && self.base_lr > 0.0) {
+            return Err("the base learning rate must be a positive number".into());
+        }
+        let optimizer = Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)];
+        let shape = Landscape {
+            network: self.network,
+            data: self.data,
+            ..Default::default()
+        };
+        let base = engine::train::TrainConfig {
+            optimizer,
+            ..shape.to_config(self.base_batch)
+        };
+        Ok(Sweep {
+            base,
+            batches,
+            base_lr: self.base_lr,
+            base_batch: self.base_batch.max(1),
+            lr_factors,
+            rule: self.rule,
+            warmup_epochs: self.warmup_epochs.max(0.0),
+            target: if self.target_accuracy {
+                Target::Accuracy(self.target)
+            } else {
+                Target::Loss(self.target)
+            },
+            max_steps: self.max_steps.clamp(1, 100_000),
+            noise_every: self.noise_every,
+            noise_k: 8,
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Canvases {
+    steps: NodeRef<Canvas>,
+    examples: NodeRef<Canvas>,
+    heatmap: NodeRef<Canvas>,
+    generalization: NodeRef<Canvas>,
+    curves: NodeRef<Canvas>,
+    noise: NodeRef<Canvas>,
+}
+
+/// The critical batch: the last B_simple of the run that measured at the smallest batch.
+fn critical_batch(runs: &[RunResult]) -> Option<f64> {
+    runs.iter()
+        .filter(|r| !r.noise_scale.is_empty())
+        .min_by_key(|r| r.batch)
+        .and_then(|r| r.noise_scale.last().map(|p| p.1))
+}
+
+fn redraw(c: &Canvases, record: &SweepRecord) {
+    let (s, runs) = (&record.sweep, &record.runs[..]);
+    let b = critical_batch(runs);
+    if let Some(x) = c.steps.get_untracked() {
+        charts::to_target(x, s, runs, false, b);
+    }
+    if let Some(x) = c.examples.get_untracked() {
+        charts::to_target(x, s, runs, true, b);
+    }
+    if let Some(x) = c.heatmap.get_untracked() {
+        charts::heatmap(x, s, runs);
+    }
+    if let Some(x) = c.generalization.get_untracked() {
+        charts::generalization(x, s, runs);
+    }
+    if let Some(x) = c.curves.get_untracked() {
+        charts::curves(x, runs);
+    }
+    if let Some(x) = c.noise.get_untracked() {
+        charts::noise(x, runs);
+    }
+}
+
+#[component]
+pub fn ScalingPage() -> impl IntoView {
+    let settings = RwSignal::new(Settings::default());
+    let webgpu = RwSignal::new(false);
+    let status = RwSignal::new("choose the batch sizes and press Run sweep".to_string());
+    let error = RwSignal::new(None::<String>);
+    let progress = RwSignal::new(0.0f64);
+    let running = RwSignal::new(false);
+    let record = RwSignal::new(None::<SweepRecord>);
+    let canvases = Canvases {
+        steps: NodeRef::new(),
+        examples: NodeRef::new(),
+        heatmap: NodeRef::new(),
+        generalization: NodeRef::new(),
+        curves: NodeRef::new(),
+        noise: NodeRef::new(),
+    };
+    let cancel = Rc::new(Cell::new(false));
+
+    let go = {
+        let cancel = cancel.clone();
+        move || {
+            if running.get_untracked() {
+                return;
+            }
+            let sweep = match settings.get_untracked().sweep() {
+                Ok(s) => s,
+                Err(e) => {
+                    error.set(Some(e));
+                    return;
+                }
+            };
+            error.set(None);
+            running.set(true);
+            cancel.set(false);
+            let cancel = cancel.clone();
+            leptos::task::spawn_local(async move {
+                match run_sweep(
+                    sweep,
+                    webgpu.get_untracked(),
+                    status,
+                    progress,
+                    &cancel,
+                    record,
+                    canvases,
+                )
+                .await
+                {
+                    Ok(()) => status.set(if cancel.get() {
+                        "cancelled: the runs done so far are shown".into()
+                    } else {
+                        "done".into()
+                    }),
+                    Err(e) => status.set(format!("failed: {e}")),
+                }
+                running.set(false);
+            });
+        }
+    };
+    let stop = {
+        let cancel = cancel.clone();
+        move |_| cancel.set(true)
+    };
+    let export_csv = move |_| {
+        if let Some(r) = record.get_untracked() {
+            browser::download("sweep.csv", "text/csv", &r.csv());
+        }
+    };
+    let export_record = move |_| {
+        if let Some(r) = record.get_untracked() {
+            browser::download(
+                "sweep-results.json",
+                "application/json",
+                &serde_json::to_string(&r).unwrap_or_default(),
+            );
+        }
+    };
+    let export_config = move |_| match settings.get_untracked().sweep() {
+        Ok(s) => browser::download(
+            "sweep.json",
+            "application/json",
+            &serde_json::to_string_pretty(&s).unwrap_or_default(),
+        ),
+        Err(e) => error.set(Some(e)),
+    };
+    let load_record = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        leptos::task::spawn_local(async move {
+            match browser::read_file(&input).await {
+                Ok((name, text)) => match SweepRecord::from_json(&text) {
+                    Ok(r) => {
+                        error.set(None);
+                        status.set(format!("loaded {name}: {} runs, no retraining", r.runs.len()));
+                        redraw(&canvases, &r);
+                        record.set(Some(r));
+                    }
+                    Err(e) => error.set(Some(format!("{name}: {e} (the sweep shown is kept)"))),
+                },
+                Err(e) => error.set(Some(e)),
+            }
+            input.set_value("");
+        });
+    };
+    let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
+    let number_input = move |label: &'static str,
+                             id: &'static str,
+                             get: fn(&Settings) -> String,
+                             put: fn(&mut Settings, &str) -> bool| {
+        view! {
+            <label>{label}
+                <input data-testid=id prop:value=move || settings.with(get) on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    let mut next = settings.get_untracked();
+                    if put(&mut next, &v) { settings.set(next); error.set(None); } else { error.set(Some(format!("{label}: '{v}' is not valid (kept the last value)"))); }
+                }/>
+            </label>
+        }
+    };
+
+    view! {
+        <header class="top">
+            <h1>"Training Lab · batch size and learning rate"</h1>
+            <p class="tagline">"Is a bigger batch free? Sweep it, and compare with the scaling rules."</p>
+            <a href="./">"playground"</a>
+        </header>
+        <main class="lab">
+            <section class="controls" aria-label="settings">
+                <label>"Network and data"
+                    <select data-testid="scale-data" on:change=move |ev| {
+                        if let Some(d) = Data::from_key(&event_target_value(&ev)) {
+                            set(&|s| { s.data = d; s.network = if d.is_images() { Network::Mlp } else { Network::Toy }; });
+                        }
+                    }>
+                        {Data::all().into_iter().map(|d| view! {
+                            <option value=d.key() selected=move || settings.with(|s| s.data == d)>
+                                {format!("{} ({})", d.label(), if d.is_images() { "MLP 784-32-10, 2,000 images" } else { "MLP 2-8-8-2" })}
+                            </option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"Optimizer"
+                    <select data-testid="scale-optimizer" on:change=move |ev| {
+                        if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
+                    }>
+                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string()>{o.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
+                {number_input("Base learning rate", "scale-lr", |s| s.base_lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.base_lr = x).is_some())}
+                {number_input("at batch", "scale-base-batch", |s| s.base_batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x >= 1).map(|x| s.base_batch = x).is_some())}
+                <label>"Scaling rule"
+                    <select data-testid="scale-rule" on:change=move |ev| {
+                        let r = match event_target_value(&ev).as_str() { "linear" => Rule::Linear, "sqrt" => Rule::Sqrt, _ => Rule::None };
+                        set(&|s| s.rule = r);
+                    }>
+                        {[(Rule::None, "none: the same η for every batch"), (Rule::Linear, "linear: η × B/B₀ (Goyal et al.)"), (Rule::Sqrt, "square root: η × √(B/B₀)")].map(|(r, label)| view! {
+                            <option value=r.key() selected=move || settings.with(|s| s.rule == r)>{label}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                {number_input("Learning-rate factors (a heatmap when several)", "scale-factors", |s| s.lr_factors.clone(), |s, v| { s.lr_factors = v.into(); true })}
+                {number_input("Warmup (epochs, 0 = none)", "scale-warmup", |s| s.warmup_epochs.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=100.0).contains(x)).map(|x| s.warmup_epochs = x).is_some())}
+                <label>"Target"
+                    <select data-testid="scale-target-kind" on:change=move |ev| {
+                        let acc = event_target_value(&ev) == "accuracy";
+                        set(&|s| { s.target_accuracy = acc; s.target = if acc { 0.9 } else { 0.5 }; });
+                    }>
+                        <option value="loss" selected=move || settings.with(|s| !s.target_accuracy)>"training loss at most"</option>
+                        <option value="accuracy" selected=move || settings.with(|s| s.target_accuracy)>"training accuracy at least"</option>
+                    </select>
+                </label>
+                {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite() && *x > 0.0).map(|x| s.target = x).is_some())}
+                {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=100_000).contains(x)).map(|x| s.max_steps = x).is_some())}
+                {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
+                <label>"Backend"
+                    <select data-testid="scale-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
+                        <option value="cpu" selected=true>"CPU path"</option>
+                        <option value="webgpu">"WebGPU (CPU path if missing)"</option>
+                    </select>
+                </label>
+                <div class="buttons">
+                    <button class="primary" data-testid="scale-run" disabled=move || running.get() on:click=move |_| go()>"Run sweep"</button>
+                    <button data-testid="scale-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
+                </div>
+                <progress data-testid="scale-progress" max="1" prop:value=move || progress.get()></progress>
+                <p data-testid="scale-status">{move || status.get()}</p>
+                <p class="error" data-testid="scale-error">{move || error.get().unwrap_or_default()}</p>
+                <div class="buttons">
+                    <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>
+                    <button data-testid="scale-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
+                    <button data-testid="scale-export-config" on:click=export_config>"config JSON"</button>
+                </div>
+                <label>"Reload a finished sweep (its JSON)"
+                    <input type="file" accept=".json,application/json" data-testid="scale-load" on:change=load_record/>
+                </label>
+            </section>
+            <section class="views">
+                <figure>
+                    <canvas node_ref=canvases.steps data-testid="scale-steps" width="420" height="300"></canvas>
+                    <figcaption>"Steps to the target against batch size (log-log), for each batch the best of the sweep's learning rates. On the dashed line doubling the batch halves the steps (perfect scaling, Shallue et al. 2018); runs bend away from it past the critical batch, marked by the gradient noise scale B_simple when measured."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.examples data-testid="scale-examples" width="420" height="300"></canvas>
+                    <figcaption>"Examples (steps × batch) to the target: flat while scaling is perfect, rising when bigger batches waste samples."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.heatmap data-testid="scale-heatmap" width="420" height="300"></canvas>
+                    <figcaption>"Final training loss over batch size × learning rate (blue low, orange high, grey diverged), with the linear and square-root rules drawn from the base pair."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.generalization data-testid="scale-generalization" width="420" height="300"></canvas>
+                    <figcaption>"Train and test accuracy at the end of each run, and the generalization gap between them."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.curves data-testid="scale-curves" width="420" height="340"></canvas>
+                    <figcaption>"Each run's loss (smoothed) and, below, its learning rate per step: warmup is the ramp at the start."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.noise data-testid="scale-noise" width="420" height="300"></canvas>
+                    <figcaption>"The gradient noise scale B_simple = tr Σ / |G|² (McCandlish et al. 2018), estimated from the gradients of a batch and of 8 batches together, as training goes."</figcaption>
+                </figure>
+                <figure>
+                    <table class="results" data-testid="scale-table">
+                        <tr><th>"batch"</th><th>"η"</th><th>"steps to target"</th><th>"examples"</th><th>"train acc."</th><th>"test acc."</th></tr>
+                        {move || record.get().map(|r| r.runs.iter().map(|x| view! {
+                            <tr>
+                                <td>{x.batch}</td>
+                                <td>{format!("{:.4}", x.learning_rate)}</td>
+                                <td>{if x.diverged { "diverged".to_string() } else { x.steps_to_target.map_or(format!("> {}", x.steps), |s| s.to_string()) }}</td>
+                                <td>{x.examples_to_target.map_or("–".into(), |e| e.to_string())}</td>
+                                <td>{format!("{:.1} %", x.train_accuracy * 100.0)}</td>
+                                <td>{x.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td>
+                            </tr>
+                        }).collect_view())}
+                    </table>
+                </figure>
+            </section>
+        </main>
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_sweep(
+    sweep: Sweep,
+    webgpu: bool,
+    status: RwSignal<String>,
+    progress: RwSignal<f64>,
+    cancel: &Cell<bool>,
+    record: RwSignal<Option<SweepRecord>>,
+    canvases: Canvases,
+) -> Result<(), String> {
+    let gpu = if webgpu {
+        match GpuContext::new().await {
+            Ok(ctx) => Some(Rc::new(ctx)),
+            Err(e) => {
+                status.set(format!("WebGPU unavailable ({e}): using the CPU path"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    status.set("loading data…".into());
+    let (train, test) = fetch::data(&sweep.base).await?;
+    let runs = sweep.runs();
+    record.set(Some(SweepRecord::new(sweep.clone(), Vec::new())));
+    for (i, &(batch, lr)) in runs.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        if batch > train.len() {
+            status.set(format!(
+                "batch {batch} is larger than the {} training samples: skipped",
+                train.len()
+            ));
+            continue;
+        }
+        status.set(format!(
+            "run {} of {}: batch {batch}, η {lr:.4}…",
+            i + 1,
+            runs.len()
+        ));
+        let config = sweep.config(batch, lr, train.len());
+        let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
+        let share = 1.0 / runs.len() as f64;
+        let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
+            progress.set(share * (i as f64 + done as f64 / max as f64));
+            !cancel.get()
+        })
+        .await?;
+        record.update(|rec| {
+            if let Some(rec) = rec {
+                rec.runs.push(r);
+            }
+        });
+        record.with_untracked(|rec| {
+            if let Some(rec) = rec {
+                redraw(&canvases, rec);
+            }
+        });
+        next_frame().await;
+    }
+    progress.set(1.0);
+    Ok(())
+}

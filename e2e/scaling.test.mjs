@@ -1,0 +1,68 @@
+// End-to-end: the scaling lab runs a small sweep on WebGPU to completion, draws its plots, exports
+// the results as CSV and the sweep as JSON, reloads the finished sweep without retraining, and
+// refuses bad input with a message while keeping what it shows.
+import fs from 'node:fs';
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+async function fill(page, id, value) {
+  await page.fill(byId(id), value);
+  await page.dispatchEvent(byId(id), 'change');
+}
+
+test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad input', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    await page.goto(`${server.url}scaling`);
+    await page.selectOption(byId('scale-data'), 'gaussians');
+    await page.selectOption(byId('scale-backend'), 'webgpu');
+    await fill(page, 'scale-batches', '8, 32, 128');
+    await fill(page, 'scale-factors', '0.5, 1');
+    await fill(page, 'scale-warmup', '0.5');
+    await fill(page, 'scale-target', '0.3');
+    await fill(page, 'scale-max-steps', '400');
+    await fill(page, 'scale-noise-every', '20');
+    await page.click(byId('scale-run'));
+    await until(async () => /^(done|failed)/.test(await text(page, 'scale-status')), 300_000, 'the sweep');
+    assert.equal(await text(page, 'scale-status'), 'done');
+    const rows = await page.locator(`${byId('scale-table')} tr`).count();
+    assert.equal(rows, 1 + 6, 'a row per (batch, rate)');
+    console.log((await text(page, 'scale-table')).replace(/\s+/g, ' '));
+    await screenshot(page, 'scaling-sweep.png');
+
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-csv'))]);
+    const body = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    assert.match(body[0], /^batch,learning_rate,steps,steps_to_target/);
+    assert.equal(body.length, 7);
+    const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-record'))]);
+    const record = fs.readFileSync(await rec.path(), 'utf8');
+    assert.equal(JSON.parse(record).runs.length, 6);
+    const [cfg] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-config'))]);
+    assert.deepEqual(JSON.parse(fs.readFileSync(await cfg.path(), 'utf8')).batches, [8, 32, 128]);
+
+    // A fresh page redraws the finished sweep from its JSON, without training.
+    await page.goto(`${server.url}scaling`);
+    const load = (name, body) => page.locator(byId('scale-load')).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
+    await load('sweep-results.json', record);
+    await until(async () => /loaded sweep-results.json: 6 runs/.test(await text(page, 'scale-status')), 10_000, 'the reload');
+    assert.equal(await page.locator(`${byId('scale-table')} tr`).count(), 7);
+    await load('other.json', '{"format":"something else"}');
+    await until(async () => /other.json: .*kept/.test(await text(page, 'scale-error')), 10_000, 'the refusal');
+    assert.equal(await page.locator(`${byId('scale-table')} tr`).count(), 7, 'the shown sweep is kept');
+
+    await fill(page, 'scale-batches', '8, banana');
+    await page.click(byId('scale-run'));
+    assert.match(await text(page, 'scale-error'), /'banana' is not a number/);
+    await fill(page, 'scale-lr', '-1');
+    assert.match(await text(page, 'scale-error'), /not valid/);
+    await screenshot(page, 'scaling-reloaded.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
