@@ -156,7 +156,7 @@ pub fn LandscapePage() -> impl IntoView {
             let cancel = cancel.clone();
             leptos::task::spawn_local(async move {
                 let s = state.get_untracked();
-                match run_all(
+                let result = run_all(
                     &s,
                     webgpu.get_untracked(),
                     status,
@@ -165,15 +165,8 @@ pub fn LandscapePage() -> impl IntoView {
                     mapped,
                     panels,
                 )
-                .await
-                {
-                    Ok(()) => status.set(if cancel.get() {
-                        "cancelled: what was done so far is shown".into()
-                    } else {
-                        "done".into()
-                    }),
-                    Err(e) => status.set(format!("failed: {e}")),
-                }
+                .await;
+                crate::task::report_end(status, result, cancel.get(), "what was done so far is shown");
                 running.set(false);
             });
         }

@@ -10,6 +10,7 @@ mod lab;
 mod landscape;
 mod optimizers;
 mod scaling;
+mod task;
 mod view;
 
 fn main() {

@@ -186,7 +186,7 @@ pub fn ScalingPage() -> impl IntoView {
             cancel.set(false);
             let cancel = cancel.clone();
             leptos::task::spawn_local(async move {
-                match run_sweep(
+                let result = run_sweep(
                     sweep,
                     webgpu.get_untracked(),
                     status,
@@ -195,15 +195,8 @@ pub fn ScalingPage() -> impl IntoView {
                     record,
                     canvases,
                 )
-                .await
-                {
-                    Ok(()) => status.set(if cancel.get() {
-                        "cancelled: the runs done so far are shown".into()
-                    } else {
-                        "done".into()
-                    }),
-                    Err(e) => status.set(format!("failed: {e}")),
-                }
+                .await;
+                crate::task::report_end(status, result, cancel.get(), "the runs done so far are shown");
                 running.set(false);
             });
         }

@@ -3,6 +3,7 @@
 //! loss with the linear and square-root rules across it, train vs test accuracy against batch size,
 //! the loss curves with their learning-rate schedules, and the gradient noise scale over training.
 
+use plotters::coord::types::RangedCoordf32;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -68,6 +69,56 @@ fn value_label(v: &f32) -> String {
     }
 }
 
+type Chart<'a> = ChartContext<'a, CanvasBackend, Cartesian2d<RangedCoordf32, RangedCoordf32>>;
+
+/// A chart over batch size (log2, labelled with the sizes) and `ys`, a log10 range when `y_log`
+/// (labelled with the values).
+fn batch_chart<'a>(
+    root: &'a DrawingArea<CanvasBackend, Shift>,
+    xs: std::ops::Range<f32>,
+    ys: std::ops::Range<f32>,
+    y_desc: &str,
+    y_log: bool,
+) -> Option<Chart<'a>> {
+    let mut chart = ChartBuilder::on(root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(xs.clone(), ys)
+        .ok()?;
+    {
+        let mut mesh = chart.configure_mesh();
+        mesh.x_labels(batch_ticks(&xs))
+            .x_label_formatter(&batch_label)
+            .x_desc("batch size")
+            .y_desc(y_desc)
+            .light_line_style(RGBColor(235, 235, 235))
+            .label_style(("sans-serif", 12));
+        if y_log {
+            mesh.y_label_formatter(&value_label);
+        }
+        let _ = mesh.draw();
+    }
+    Some(chart)
+}
+
+/// A legend entry: a short line in the series' colour.
+fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+}
+
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) {
+    let _ = chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .label_font(("sans-serif", 12))
+        .draw();
+}
+
 /// One run per batch: the one that reached the target in the fewest steps (the best-tuned rate
 /// among the sweep's factors, as Shallue et al. compare them), else the one at the rule's own rate.
 fn best_runs<'a>(sweep: &Sweep, runs: &'a [RunResult]) -> Vec<&'a RunResult> {
@@ -109,28 +160,14 @@ pub fn to_target(
         .collect();
     let xs = batch_range(sweep.batches.iter().copied());
     let ys = log_range(points.iter().map(|p| 10f32.powf(p.1)), 2.0);
-    let Ok(mut chart) = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(55)
-        .build_cartesian_2d(xs.clone(), ys.clone())
-    else {
+    let y_desc = if examples {
+        "examples to target"
+    } else {
+        "steps to target"
+    };
+    let Some(mut chart) = batch_chart(&root, xs.clone(), ys.clone(), y_desc, true) else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_labels(batch_ticks(&xs))
-        .x_label_formatter(&batch_label)
-        .y_label_formatter(&value_label)
-        .x_desc("batch size")
-        .y_desc(if examples {
-            "examples to target"
-        } else {
-            "steps to target"
-        })
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
     if let Some(&(b0, s0)) = points.first() {
         // log2 of the batch → log10 of the ideal: steps fall by a factor 2 per doubling.
         let ideal = |b: f32| {
@@ -143,10 +180,7 @@ pub fn to_target(
         let line: Vec<(f32, f32)> = [xs.start, xs.end].iter().map(|&b| (b, ideal(b))).collect();
         let _ = chart
             .draw_series(DashedLineSeries::new(line, 6, 4, GREY.stroke_width(2)))
-            .map(|s| {
-                s.label("perfect scaling")
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREY.stroke_width(2)))
-            });
+            .map(|s| s.label("perfect scaling").legend(line_legend(GREY)));
     }
     if let Some(b) = b_noise.filter(|b| b.is_finite() && *b > 0.0) {
         // Outside the batches swept, the line sits at the edge it lies beyond; the legend gives the value.
@@ -157,19 +191,12 @@ pub fn to_target(
                 vec![(x, ys.start), (x, ys.end)],
                 GREEN.stroke_width(2),
             ))
-            .map(|s| {
-                s.label(label)
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], GREEN.stroke_width(2)))
-            });
+            .map(|s| s.label(label).legend(line_legend(GREEN)));
     }
     let style = BLUE.stroke_width(2);
     let _ = chart.draw_series(LineSeries::new(points.clone(), style));
     let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, BLUE.filled())));
-    let _ = chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }
 
@@ -179,24 +206,9 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
     let Some(root) = area(canvas) else { return };
     let xs = batch_range(runs.iter().map(|r| r.batch));
     let ys = log_range(runs.iter().map(|r| r.learning_rate), 1.6);
-    let Ok(mut chart) = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(55)
-        .build_cartesian_2d(xs.clone(), ys.clone())
-    else {
+    let Some(mut chart) = batch_chart(&root, xs.clone(), ys.clone(), "learning rate", true) else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_labels(batch_ticks(&xs))
-        .x_label_formatter(&batch_label)
-        .y_label_formatter(&value_label)
-        .x_desc("batch size")
-        .y_desc("learning rate")
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
     let finite = || runs.iter().map(|r| r.final_loss).filter(|l| l.is_finite());
     let (lo, hi) = finite().fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v), b.max(v)));
     // Cells a factor √2 wide in batch and √(the rate step) tall.
@@ -241,16 +253,9 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
             .collect();
         let _ = chart
             .draw_series(LineSeries::new(line, c.stroke_width(2)))
-            .map(|s| {
-                s.label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
-            });
+            .map(|s| s.label(label).legend(line_legend(c)));
     }
-    let _ = chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }
 
@@ -259,23 +264,9 @@ pub fn generalization(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResul
     let Some(root) = area(canvas) else { return };
     let rs = best_runs(sweep, runs);
     let xs = batch_range(sweep.batches.iter().copied());
-    let Ok(mut chart) = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(xs.clone(), 0f32..1f32)
-    else {
+    let Some(mut chart) = batch_chart(&root, xs, 0f32..1f32, "accuracy", false) else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_labels(batch_ticks(&xs))
-        .x_label_formatter(&batch_label)
-        .x_desc("batch size")
-        .y_desc("accuracy")
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
     let series = [
         (
             "train",
@@ -306,17 +297,9 @@ pub fn generalization(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResul
         let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())));
         let _ = chart
             .draw_series(LineSeries::new(points, c.stroke_width(2)))
-            .map(|s| {
-                s.label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
-            });
+            .map(|s| s.label(label).legend(line_legend(c)));
     }
-    let _ = chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
+    draw_legend(&mut chart, SeriesLabelPosition::LowerLeft);
     let _ = root.present();
 }
 
@@ -366,7 +349,7 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
                 .draw_series(LineSeries::new(smooth(&r.losses), c.stroke_width(2)))
                 .map(|s| {
                     s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+                        .legend(line_legend(c))
                 });
         }
         let _ = chart
@@ -440,13 +423,9 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
             .draw_series(LineSeries::new(points, c.stroke_width(2)))
             .map(|s| {
                 s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))
+                    .legend(line_legend(c))
             });
     }
-    let _ = chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }
