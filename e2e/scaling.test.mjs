@@ -61,6 +61,18 @@ test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad 
     await fill(page, 'scale-lr', '-1');
     assert.match(await text(page, 'scale-error'), /not valid/);
     await screenshot(page, 'scaling-reloaded.png');
+
+    // A long run on the CPU path keeps the page responsive: Cancel stops it.
+    await fill(page, 'scale-batches', '8');
+    await fill(page, 'scale-lr', '0.1');
+    await fill(page, 'scale-max-steps', '100000');
+    await fill(page, 'scale-target', '0.0001');
+    await page.selectOption(byId('scale-backend'), 'cpu');
+    await page.click(byId('scale-run'));
+    const progress = () => page.evaluate(() => document.querySelector('[data-testid="scale-progress"]').value);
+    await until(async () => (await progress()) > 0, 30_000, 'progress while the run goes');
+    await page.click(byId('scale-cancel'));
+    await until(async () => /^cancelled/.test(await text(page, 'scale-status')), 30_000, 'the cancel');
     assert.deepEqual(errors, [], 'no page errors');
   } finally {
     await browser.close();

@@ -427,9 +427,18 @@ async fn run_sweep(
         let config = sweep.config(batch, lr, train.len());
         let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
         let share = 1.0 / runs.len() as f64;
+        // Give the page a frame every 50 ms or so: the CPU path does not yield on its own.
+        let last_frame = Cell::new(crate::frame::now_ms());
         let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
             progress.set(share * (i as f64 + done as f64 / max as f64));
-            !cancel.get()
+            let last_frame = &last_frame;
+            async move {
+                if crate::frame::now_ms() - last_frame.get() > 50.0 {
+                    next_frame().await;
+                    last_frame.set(crate::frame::now_ms());
+                }
+                !cancel.get()
+            }
         })
         .await?;
         record.update(|rec| {

@@ -323,12 +323,13 @@ pub const CHECK_EVERY_SAMPLES: usize = 256;
 /// Trains one run of a sweep until the target, checked on the first [`CHECK_SAMPLES`] training
 /// samples every [`CHECK_EVERY_SAMPLES`] or so, or `max_steps`; then evaluates on (the first
 /// [`EVAL_SAMPLES`] of) its training data and on `test`. Measures the noise scale every
-/// `noise_every` steps when set. `progress(steps, max)` may stop it early by returning false.
-pub async fn run(
+/// `noise_every` steps when set. `progress(steps, max)` is awaited after every check (a page
+/// yields to the browser there) and may stop the run early by giving false.
+pub async fn run<F: std::future::Future<Output = bool>>(
     trainer: &mut Trainer,
     sweep: &Sweep,
     test: Option<&Dataset>,
-    mut progress: impl FnMut(usize, usize) -> bool,
+    mut progress: impl FnMut(usize, usize) -> F,
 ) -> Result<RunResult, String> {
     let batch = trainer.config.batch;
     let check_set = trainer.data.head(CHECK_SAMPLES);
@@ -367,7 +368,7 @@ pub async fn run(
                 noise_scale.push((losses.len(), b));
             }
         }
-        if !progress(losses.len(), sweep.max_steps) {
+        if !progress(losses.len(), sweep.max_steps).await {
             break;
         }
     }

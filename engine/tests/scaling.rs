@@ -143,7 +143,7 @@ fn a_sweep_run_stops_at_its_target_and_reports_it() {
     let (b, lr) = sweep.runs()[0];
     let config = sweep.config(b, lr, train.len());
     let mut t = pollster::block_on(Trainer::with_data(config, train, None, 1)).unwrap();
-    let r = pollster::block_on(run(&mut t, &sweep, None, |_, _| true)).unwrap();
+    let r = pollster::block_on(run(&mut t, &sweep, None, |_, _| async { true })).unwrap();
     let s = r.steps_to_target.expect("reaches the target");
     eprintln!("batch {b}, lr {lr}: {s} steps to loss 0.35 (ran {})", r.steps);
     assert_eq!(r.steps, s, "stops at the check that reached it");

@@ -276,7 +276,7 @@ fn sweep(args: &[String]) -> Result<(), String> {
     for (batch, lr) in sweep.runs() {
         let config = sweep.config(batch, lr, train.len());
         let mut trainer = pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1000))?;
-        let mut r = pollster::block_on(run(&mut trainer, &sweep, test.as_ref(), |_, _| true))?;
+        let mut r = pollster::block_on(run(&mut trainer, &sweep, test.as_ref(), |_, _| async { true }))?;
         if csv {
             println!("{}", r.csv_row());
         } else {
