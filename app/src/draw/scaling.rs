@@ -419,6 +419,8 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
             .filter(|p| p.1 > 0.0)
             .map(|p| (p.0, (p.1 as f32).log10()))
             .collect();
+        // Markers too: a short run may have measured only once.
+        let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())));
         let _ = chart
             .draw_series(LineSeries::new(points, c.stroke_width(2)))
             .map(|s| {
