@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod bench;
+pub mod collectives;
 pub mod data;
 pub mod export;
 pub mod gpu;

@@ -1,0 +1,137 @@
+//! Allreduce schedules (DOMAIN.md §6): every algorithm leaves every worker holding the exact sum
+//! (so the mean after dividing by p) for worker counts 1–64, powers of two or not, and vector
+//! lengths not divisible by the count; the cost model reproduces the closed forms of DOMAIN.md's
+//! table, time and bytes on the wire.
+
+use engine::collectives::*;
+use engine::rng::Rng;
+
+fn algorithms() -> Vec<Algorithm> {
+    vec![
+        Algorithm::Naive,
+        Algorithm::ParameterServer { shards: 1 },
+        Algorithm::ParameterServer { shards: 3 },
+        Algorithm::Ring,
+        Algorithm::Tree,
+        Algorithm::RecursiveDoubling,
+        Algorithm::Rabenseifner,
+        Algorithm::Hierarchical,
+    ]
+}
+
+#[test]
+fn every_algorithm_gives_every_worker_the_exact_mean() {
+    let mut rng = Rng::new(3);
+    let counts: Vec<usize> = (1..=17).chain([24, 31, 32, 33, 48, 63, 64]).collect();
+    for alg in algorithms() {
+        for &p in &counts {
+            for &n in &[1usize, 5, 7, 100, 1001] {
+                let grads: Vec<Vec<f32>> = (0..p).map(|_| (0..n).map(|_| rng.normal()).collect()).collect();
+                let exact: Vec<f64> = (0..n)
+                    .map(|j| grads.iter().map(|g| g[j] as f64).sum::<f64>() / p as f64)
+                    .collect();
+                let mut out = grads.clone();
+                Schedule::new(alg, p, n, 4).execute(&mut out);
+                for (w, g) in out.iter().enumerate() {
+                    for (j, v) in g.iter().enumerate() {
+                        let mean = *v as f64 / p as f64;
+                        assert!(
+                            (mean - exact[j]).abs() < 1e-5 * (1.0 + exact[j].abs()),
+                            "{} p={p} n={n}: worker {w} element {j}: {mean} vs {}",
+                            alg.label(),
+                            exact[j]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn close(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1e-12),
+        "{what}: {got} vs closed form {want}"
+    );
+}
+
+#[test]
+fn the_cost_model_matches_the_closed_forms() {
+    let link = Link {
+        alpha: 5e-6,
+        beta: 1.0 / 10e9,
+        gamma: 1.0 / 100e9,
+    };
+    let topo = Topology::flat(link);
+    let (a, b, g) = (link.alpha, link.beta, link.gamma);
+    for &p in &[2usize, 4, 8, 16, 64] {
+        let elems = 64 * 1024; // divisible by every p here
+        let n = elems as f64 * 4.0; // bytes
+        let pf = p as f64;
+        let lg = pf.log2();
+        let ceil_lg = lg.ceil();
+        let cases: [(Algorithm, f64, f64); 6] = [
+            (
+                Algorithm::Naive,
+                (pf - 1.0) * (a + n * b) + (pf - 1.0) * n * g,
+                pf * (pf - 1.0) * n,
+            ),
+            (
+                Algorithm::ParameterServer { shards: 1 },
+                2.0 * (a + pf * n * b) + pf * n * g,
+                2.0 * pf * n,
+            ),
+            (
+                Algorithm::Ring,
+                2.0 * (pf - 1.0) * a + 2.0 * ((pf - 1.0) / pf) * n * b + ((pf - 1.0) / pf) * n * g,
+                2.0 * (pf - 1.0) * n,
+            ),
+            (
+                Algorithm::Tree,
+                2.0 * ceil_lg * (a + n * b) + ceil_lg * n * g,
+                2.0 * (pf - 1.0) * n,
+            ),
+            (
+                Algorithm::RecursiveDoubling,
+                lg * (a + n * b + n * g),
+                pf * lg * n,
+            ),
+            (
+                Algorithm::Rabenseifner,
+                2.0 * lg * a + 2.0 * ((pf - 1.0) / pf) * n * b + ((pf - 1.0) / pf) * n * g,
+                2.0 * (pf - 1.0) * n,
+            ),
+        ];
+        for (alg, time, bytes) in cases {
+            let c = cost(&Schedule::new(alg, p, elems, 1), &topo, 4.0);
+            close(&format!("{} p={p} time", alg.label()), c.seconds, time);
+            close(&format!("{} p={p} bytes", alg.label()), c.bytes, bytes);
+        }
+    }
+}
+
+#[test]
+fn ring_beats_tree_on_big_vectors_and_tree_wins_on_small_ones() {
+    let topo = Topology::flat(Link::preset("10gbe").unwrap());
+    let t = |alg, n| cost(&Schedule::new(alg, 16, n, 1), &topo, 4.0).seconds;
+    assert!(t(Algorithm::Ring, 10_000_000) < t(Algorithm::Tree, 10_000_000));
+    assert!(t(Algorithm::Tree, 16) < t(Algorithm::Ring, 16));
+}
+
+#[test]
+fn hierarchical_sends_between_nodes_only_what_the_leaders_exchange() {
+    let fast = Link::preset("nvlink").unwrap();
+    let slow = Link::preset("10gbe").unwrap();
+    let topo = Topology {
+        gpus_per_node: 8,
+        intra: fast,
+        inter: slow,
+    };
+    let n = 1_000_000;
+    let flat_ring = cost(&Schedule::new(Algorithm::Ring, 32, n, 8), &topo, 4.0).seconds;
+    let hier = cost(&Schedule::new(Algorithm::Hierarchical, 32, n, 8), &topo, 4.0).seconds;
+    assert!(
+        hier < flat_ring,
+        "hierarchical {hier} s vs flat ring {flat_ring} s over slow links"
+    );
+}
