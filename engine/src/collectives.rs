@@ -276,27 +276,37 @@ impl Schedule {
     /// worker's vector holds the sum of all of them. Server buffers are internal.
     pub fn execute(&self, grads: &mut [Vec<f32>]) {
         assert_eq!(grads.len(), self.workers, "one gradient per worker");
-        let own: Vec<Vec<f32>> = grads.to_vec();
-        let mut bufs: Vec<Vec<f32>> = grads.to_vec();
-        bufs.extend((0..self.servers).map(|_| vec![0.0; self.n]));
+        // Only the naive schedule sends workers' own gradients after their buffers have changed.
+        let uses_own = self.steps.iter().flatten().any(|m| m.source == Source::Own);
+        let own: Vec<Vec<f32>> = if uses_own { grads.to_vec() } else { Vec::new() };
+        let mut servers: Vec<Vec<f32>> = (0..self.servers).map(|_| vec![0.0; self.n]).collect();
+        let workers = self.workers;
         for step in &self.steps {
-            let snapshot = bufs.clone();
-            for m in step {
-                let src = match m.source {
-                    Source::Own => &own[m.from],
-                    Source::Current => &snapshot[m.from],
-                };
-                let range = m.start..m.start + m.len;
-                let dst = &mut bufs[m.to][range.clone()];
-                if m.reduce {
-                    dst.iter_mut().zip(&src[range]).for_each(|(d, s)| *d += s);
+            // Every payload is read before any is applied: a step's messages travel at once.
+            let payloads: Vec<Vec<f32>> = step
+                .iter()
+                .map(|m| {
+                    let src = match m.source {
+                        Source::Own => &own[m.from],
+                        Source::Current if m.from < workers => &grads[m.from],
+                        Source::Current => &servers[m.from - workers],
+                    };
+                    src[m.start..m.start + m.len].to_vec()
+                })
+                .collect();
+            for (m, payload) in step.iter().zip(payloads) {
+                let buf = if m.to < workers {
+                    &mut grads[m.to]
                 } else {
-                    dst.copy_from_slice(&src[range]);
+                    &mut servers[m.to - workers]
+                };
+                let dst = &mut buf[m.start..m.start + m.len];
+                if m.reduce {
+                    dst.iter_mut().zip(&payload).for_each(|(d, s)| *d += s);
+                } else {
+                    dst.copy_from_slice(&payload);
                 }
             }
-        }
-        for (g, b) in grads.iter_mut().zip(bufs) {
-            *g = b;
         }
     }
 

@@ -6,7 +6,9 @@
 
 pub mod backend;
 pub mod bench;
+pub mod cluster;
 pub mod collectives;
+pub mod compress;
 pub mod data;
 pub mod export;
 pub mod gpu;

@@ -516,6 +516,7 @@ impl Plan {
         match pass {
             Pass::Train => &self.train,
             Pass::Gradient => &self.train[..self.optimizer_start],
+            Pass::Update => &self.train[self.optimizer_start..],
             Pass::Predict => &self.predict,
             Pass::Evaluate => &self.evaluate,
         }

@@ -537,6 +537,28 @@ impl Trainer {
         Ok((loss, grads))
     }
 
+    /// One optimizer step with the given gradient instead of one computed here (a data-parallel
+    /// step applies the workers' averaged gradient): the update kernels alone, at the next step's
+    /// learning rate.
+    pub fn apply_gradient(&mut self, grads: &[f32]) -> Result<(), String> {
+        let n = self.compiled.n_params;
+        if grads.len() != n {
+            return Err(format!(
+                "{} gradient values given for {n} parameters",
+                grads.len()
+            ));
+        }
+        self.backend.write_f32(self.host.grads, grads);
+        self.step += 1;
+        let scalars = StepScalars {
+            slot: 0,
+            t: self.step as u32,
+            lr: self.learning_rate_at(self.step),
+        };
+        self.backend.run(Pass::Update, &scalars);
+        Ok(())
+    }
+
     /// Replaces the weights (same layout as `params`).
     pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
         let n = self.compiled.n_params;

@@ -107,7 +107,12 @@ impl GpuBackend {
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
-        let kernels = self.plan.kernels(pass);
+        // Dispatches index their kernel in the whole list (an update's start past the others).
+        let kernels = match pass {
+            Pass::Predict => &self.plan.predict,
+            Pass::Evaluate => &self.plan.evaluate,
+            _ => &self.plan.train,
+        };
         let dispatches = self.dispatches(pass);
         for d in dispatches {
             if let Some(i) = d.per_step {
@@ -174,6 +179,7 @@ impl GpuBackend {
         match pass {
             Pass::Train => &self.train[..],
             Pass::Gradient => &self.train[..self.plan.optimizer_start],
+            Pass::Update => &self.train[self.plan.optimizer_start..],
             Pass::Predict => &self.predict[..],
             Pass::Evaluate => &self.evaluate[..],
         }

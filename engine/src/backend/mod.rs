@@ -15,6 +15,8 @@ pub enum Pass {
     Train,
     /// The training step without the update: loss and gradients at the current weights.
     Gradient,
+    /// The optimizer's kernels alone, on the gradient buffer as it is (written by the host).
+    Update,
     Predict,
     /// The loss at one point of a landscape plane (the step's slot picks the point).
     Evaluate,

@@ -12,6 +12,8 @@
 //!       trains one run per batch size (and learning rate) of a sweep until its target
 //!   lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
 //!       trains and estimates the gradient noise scale B_simple along the way
+//!   lab cluster-bench [--backend gpu|cpu] [--workers N] [--batch N] [--steps N]
+//!       times a simulated data-parallel step of N workers against one worker on the same batch
 //!   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
 //!       times a loss-landscape slice against training the same model
 
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("slice-bench") => slice_bench(&args[1..]),
         Some("sweep") => sweep(&args[1..]),
+        Some("cluster-bench") => cluster_bench(&args[1..]),
         Some("noise-scale") => noise_scale(&args[1..]),
         _ => Err(USAGE.into()),
     };
@@ -56,6 +59,7 @@ const USAGE: &str = "usage:
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
   lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
+  lab cluster-bench [--backend gpu|cpu] [--workers N] [--batch N] [--steps N]
   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
   (image data sets are read from --data DIR, default public/data)";
 
@@ -285,6 +289,67 @@ fn sweep(args: &[String]) -> Result<(), String> {
             println!("{}", serde_json::to_string(&r).expect("results serialize"));
         }
     }
+    Ok(())
+}
+
+/// W1's model and data: one worker training on the whole global batch against `workers` simulated
+/// workers each on its share (strong scaling), ring allreduce, the same steps.
+fn cluster_bench(args: &[String]) -> Result<(), String> {
+    use engine::cluster::{Cluster, ClusterConfig, Scaling};
+    use engine::collectives::{Algorithm, Link, Topology};
+    let (workers, global, steps) = (
+        number(args, "--workers", 64)?.max(1),
+        number(args, "--batch", 1024)?,
+        number(args, "--steps", 20)?.max(1),
+    );
+    let gpu = match flag(args, "--backend").unwrap_or("cpu") {
+        "gpu" => Some(gpu_context()?),
+        "cpu" => None,
+        other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
+    };
+    let now = engine::bench::native_now_ms;
+    let base = engine::bench::w1();
+    let (train, _) = load_data(args, &base)?;
+    let build = |batch: usize| {
+        let config = TrainConfig {
+            batch,
+            ..base.clone()
+        };
+        pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1))
+    };
+    let mut one = build(global)?;
+    pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
+    let t0 = now();
+    for _ in 0..steps {
+        pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
+    }
+    let one_ms = (now() - t0) / steps as f64;
+    let mut shared = build(Scaling::Strong.worker_batch(global, workers))?;
+    let config = ClusterConfig {
+        workers,
+        algorithm: Algorithm::Ring,
+        topology: Topology::flat(Link::preset("infiniband").expect("a preset")),
+        compression: Default::default(),
+        error_feedback: false,
+        seed: 1,
+    };
+    let mut cluster = Cluster::new(config, shared.compiled.n_params);
+    pollster::block_on(cluster.step(&mut shared))?;
+    let t1 = now();
+    let mut report = None;
+    for _ in 0..steps {
+        report = Some(pollster::block_on(cluster.step(&mut shared))?);
+    }
+    let cluster_ms = (now() - t1) / steps as f64;
+    let report = report.expect("at least one step");
+    println!(
+        "{}",
+        serde_json::json!({
+            "workers": workers, "globalBatch": global, "backend": shared.backend_name(),
+            "oneWorkerMsPerStep": one_ms, "clusterMsPerStep": cluster_ms, "ratio": cluster_ms / one_ms,
+            "modelledAllreduceMs": report.comm_seconds * 1e3, "bytesPerStep": report.bytes,
+        })
+    );
     Ok(())
 }
 

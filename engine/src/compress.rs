@@ -1,0 +1,127 @@
+//! Gradient compression for data-parallel training (DOMAIN.md §6): top-k and random-k
+//! sparsification, b-bit quantization with stochastic rounding, ternary; error feedback keeps what
+//! compression dropped and adds it to the next gradient (e ← e + g − C(e + g)).
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Compression {
+    #[default]
+    None,
+    /// The `fraction` of coordinates largest in magnitude.
+    TopK { fraction: f32 },
+    /// A random `fraction` of coordinates, scaled by 1/fraction so the expectation is exact.
+    RandomK { fraction: f32 },
+    /// 2^bits levels evenly from −max|g| to max|g|, stochastically rounded (unbiased).
+    Quantize { bits: u32 },
+    /// max|g| · sign(g) with probability |g| / max|g|, else 0 (TernGrad; unbiased).
+    Ternary,
+}
+
+impl Compression {
+    /// Coordinates kept of `n` (sparsifiers), or `n`.
+    pub fn kept(self, n: usize) -> usize {
+        match self {
+            Compression::TopK { fraction } | Compression::RandomK { fraction } => {
+                ((n as f32 * fraction).ceil() as usize).clamp(1, n.max(1))
+            }
+            _ => n,
+        }
+    }
+
+    /// Bytes one worker's compressed gradient of `n` values takes on the wire: sparse values
+    /// with their 4-byte indices, quantized values at their bit width plus a 4-byte scale.
+    pub fn bytes(self, n: usize) -> f64 {
+        match self {
+            Compression::None => 4.0 * n as f64,
+            Compression::TopK { .. } | Compression::RandomK { .. } => 8.0 * self.kept(n) as f64,
+            Compression::Quantize { bits } => bits as f64 * n as f64 / 8.0 + 4.0,
+            Compression::Ternary => 2.0 * n as f64 / 8.0 + 4.0,
+        }
+    }
+
+    /// Sparse messages do not add up in place: they are allgathered rather than allreduced.
+    pub fn is_sparse(self) -> bool {
+        matches!(self, Compression::TopK { .. } | Compression::RandomK { .. })
+    }
+
+    /// Compresses a vector it may consume (no copy when there is no compression).
+    pub fn apply_owned(self, g: Vec<f32>, rng: &mut Rng) -> Vec<f32> {
+        if self == Compression::None {
+            g
+        } else {
+            self.apply(&g, rng)
+        }
+    }
+
+    /// The compressed (and decompressed) vector.
+    pub fn apply(self, g: &[f32], rng: &mut Rng) -> Vec<f32> {
+        match self {
+            Compression::None => g.to_vec(),
+            Compression::TopK { .. } => {
+                let k = self.kept(g.len());
+                let mut order: Vec<usize> = (0..g.len()).collect();
+                order.select_nth_unstable_by(k.saturating_sub(1).min(g.len().saturating_sub(1)), |a, b| {
+                    g[*b].abs().total_cmp(&g[*a].abs())
+                });
+                let mut out = vec![0.0; g.len()];
+                for &i in &order[..k.min(g.len())] {
+                    out[i] = g[i];
+                }
+                out
+            }
+            Compression::RandomK { .. } => {
+                let k = self.kept(g.len());
+                let mut order: Vec<usize> = (0..g.len()).collect();
+                rng.shuffle(&mut order);
+                let scale = g.len() as f32 / k as f32;
+                let mut out = vec![0.0; g.len()];
+                for &i in &order[..k] {
+                    out[i] = g[i] * scale;
+                }
+                out
+            }
+            Compression::Quantize { bits } => {
+                let s = g.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                if s == 0.0 {
+                    return vec![0.0; g.len()];
+                }
+                let steps = ((1u64 << bits.clamp(1, 16)) - 1) as f32;
+                let eps = 2.0 * s / steps;
+                g.iter()
+                    .map(|&x| {
+                        let pos = (x + s) / eps;
+                        let low = pos.floor();
+                        let up = rng.uniform() < pos - low;
+                        -s + (low + up as u8 as f32) * eps
+                    })
+                    .collect()
+            }
+            Compression::Ternary => {
+                let s = g.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                g.iter()
+                    .map(|&x| {
+                        if s > 0.0 && rng.uniform() < x.abs() / s {
+                            s * x.signum()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Error feedback: compresses e + g and keeps the remainder in `e`.
+pub fn with_error_feedback(c: Compression, g: &[f32], e: &mut [f32], rng: &mut Rng) -> Vec<f32> {
+    let corrected: Vec<f32> = g.iter().zip(e.iter()).map(|(g, e)| g + e).collect();
+    let sent = c.apply(&corrected, rng);
+    for ((e, c), s) in e.iter_mut().zip(&corrected).zip(&sent) {
+        *e = c - s;
+    }
+    sent
+}
