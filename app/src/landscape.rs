@@ -326,18 +326,7 @@ async fn run_all(
     mapped: RwSignal<Vec<Mapped>>,
     panels: [PanelCanvases; 2],
 ) -> Result<(), String> {
-    let gpu = if webgpu {
-        status.set("opening WebGPU…".into());
-        match GpuContext::new().await {
-            Ok(ctx) => Some(Rc::new(ctx)),
-            Err(e) => {
-                status.set(format!("WebGPU unavailable ({e}): using the CPU path"));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = crate::task::gpu_if(webgpu, status).await;
     let batches = s.batches();
     for (i, &batch) in batches.iter().enumerate() {
         if cancel.get() {

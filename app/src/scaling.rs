@@ -9,7 +9,6 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::gpu::GpuContext;
 use engine::optim::Optimizer;
 use engine::scaling::{run, Rule, RunResult, Sweep, SweepRecord, Target};
 use engine::train::Trainer;
@@ -393,17 +392,7 @@ async fn run_sweep(
     record: RwSignal<Option<SweepRecord>>,
     canvases: Canvases,
 ) -> Result<(), String> {
-    let gpu = if webgpu {
-        match GpuContext::new().await {
-            Ok(ctx) => Some(Rc::new(ctx)),
-            Err(e) => {
-                status.set(format!("WebGPU unavailable ({e}): using the CPU path"));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let gpu = crate::task::gpu_if(webgpu, status).await;
     status.set("loading data…".into());
     let (train, test) = fetch::data(&sweep.base).await?;
     let runs = sweep.runs();
