@@ -42,7 +42,7 @@ pub async fn data(config: &engine::train::TrainConfig) -> Result<(Dataset, Datas
         }),
         None => Err(format!("{name}: only built-in data here")),
     })?;
-    // Without a held-out set the line's "test" curve is the training data again.
+    // Without a held-out set, "test" figures are measured on the training data again.
     let test = test.unwrap_or_else(|| train.clone());
     Ok((train, test))
 }

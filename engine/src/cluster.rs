@@ -58,6 +58,10 @@ pub struct StepReport {
 pub struct Cluster {
     pub config: ClusterConfig,
     schedule: Schedule,
+    /// Modelled seconds and bytes of one allreduce as configured, and the bytes uncompressed:
+    /// fixed by the config, so charged once.
+    comm: (f64, f64),
+    dense_bytes: f64,
     errors: Vec<Vec<f32>>,
     rng: Rng,
 }
@@ -76,9 +80,13 @@ impl Cluster {
             Vec::new()
         };
         let rng = Rng::new(config.seed ^ 0xC1u64);
+        let comm = comm(&config, &schedule);
+        let dense_bytes = cost(&schedule, &config.topology, 4.0).bytes;
         Self {
             config,
             schedule,
+            comm,
+            dense_bytes,
             errors,
             rng,
         }
@@ -110,31 +118,28 @@ impl Cluster {
         self.schedule.execute(&mut grads);
         let mean: Vec<f32> = grads[0].iter().map(|v| v / p as f32).collect();
         trainer.apply_gradient(&mean)?;
-        let n = self.schedule.n;
-        let (comm_seconds, bytes) = self.comm(n);
-        let dense = cost(&self.schedule, &self.config.topology, 4.0);
         Ok(StepReport {
             loss,
-            comm_seconds,
-            bytes,
-            dense_bytes: dense.bytes,
+            comm_seconds: self.comm.0,
+            bytes: self.comm.1,
+            dense_bytes: self.dense_bytes,
         })
     }
+}
 
-    /// Time and bytes of one allreduce of `n` values under the configured compression: dense
-    /// formats shrink every message to their bytes per value; sparse ones are allgathered around
-    /// a ring instead ((p − 1) steps of k values with their indices, DOMAIN.md §6).
-    pub fn comm(&self, n: usize) -> (f64, f64) {
-        let c = self.config.compression;
-        let p = self.config.workers as f64;
-        if c.is_sparse() {
-            let link = self.config.topology.inter;
-            let per = c.bytes(n);
-            ((p - 1.0) * (link.alpha + per * link.beta), p * (p - 1.0) * per)
-        } else {
-            let per_value = c.bytes(n) / n.max(1) as f64;
-            let k = cost(&self.schedule, &self.config.topology, per_value);
-            (k.seconds, k.bytes)
-        }
+/// Time and bytes of one allreduce of the schedule's values under the configured compression:
+/// dense formats shrink every message to their bytes per value; sparse ones are allgathered around
+/// a ring instead ((p − 1) steps of k values with their indices, DOMAIN.md §6).
+fn comm(config: &ClusterConfig, schedule: &Schedule) -> (f64, f64) {
+    let (c, n) = (config.compression, schedule.n);
+    let p = config.workers as f64;
+    if c.is_sparse() {
+        let link = config.topology.inter;
+        let per = c.bytes(n);
+        ((p - 1.0) * (link.alpha + per * link.beta), p * (p - 1.0) * per)
+    } else {
+        let per_value = c.bytes(n) / n.max(1) as f64;
+        let k = cost(schedule, &config.topology, per_value);
+        (k.seconds, k.bytes)
     }
 }

@@ -309,11 +309,6 @@ impl Schedule {
             }
         }
     }
-
-    /// Elements sent over all steps.
-    pub fn elements_sent(&self) -> usize {
-        self.steps.iter().flatten().map(|m| m.len).sum()
-    }
 }
 
 /// One class of link in the Hockney model.

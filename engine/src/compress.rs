@@ -59,16 +59,17 @@ impl Compression {
 
     /// The compressed (and decompressed) vector.
     pub fn apply(self, g: &[f32], rng: &mut Rng) -> Vec<f32> {
+        if g.is_empty() {
+            return Vec::new();
+        }
         match self {
             Compression::None => g.to_vec(),
             Compression::TopK { .. } => {
                 let k = self.kept(g.len());
                 let mut order: Vec<usize> = (0..g.len()).collect();
-                order.select_nth_unstable_by(k.saturating_sub(1).min(g.len().saturating_sub(1)), |a, b| {
-                    g[*b].abs().total_cmp(&g[*a].abs())
-                });
+                order.select_nth_unstable_by(k - 1, |a, b| g[*b].abs().total_cmp(&g[*a].abs()));
                 let mut out = vec![0.0; g.len()];
-                for &i in &order[..k.min(g.len())] {
+                for &i in &order[..k] {
                     out[i] = g[i];
                 }
                 out

@@ -47,11 +47,9 @@ fn dot(a: &[f32], b: &[f32]) -> f64 {
 
 /// base + α·d1 + β·d2.
 pub fn offset(base: &[f32], d1: &[f32], alpha: f32, d2: &[f32], beta: f32) -> Vec<f32> {
-    base.iter()
-        .zip(d1)
-        .zip(d2)
-        .map(|((w, a), b)| w + alpha * a + beta * b)
-        .collect()
+    let mut out = vec![0.0; base.len()];
+    crate::ops::weight_offset::weight_offset_cpu(base, d1, d2, alpha, beta, &mut out);
+    out
 }
 
 /// The loss on `data` at `weights`, evaluated on the device (see [`Trainer::plane_losses`]; the

@@ -54,6 +54,16 @@ pub enum Target {
     Accuracy(f32),
 }
 
+impl Target {
+    /// Whether a value of the target's metric (loss or accuracy) reaches it.
+    pub fn met_by(self, value: f32) -> bool {
+        match self {
+            Target::Loss(l) => value <= l,
+            Target::Accuracy(a) => value >= a,
+        }
+    }
+}
+
 /// The first step (from 1) at which the trailing mean of the last `window` values (fewer at the
 /// start) reaches the target; None when it never does.
 pub fn steps_to_target(values: &[f32], target: Target, window: usize) -> Option<usize> {
@@ -65,11 +75,7 @@ pub fn steps_to_target(values: &[f32], target: Target, window: usize) -> Option<
             sum -= values[i - window] as f64;
         }
         let mean = (sum / (i + 1).min(window) as f64) as f32;
-        let reached = match target {
-            Target::Loss(l) => mean <= l,
-            Target::Accuracy(a) => mean >= a,
-        };
-        if reached {
+        if target.met_by(mean) {
             return Some(i + 1);
         }
     }
@@ -352,14 +358,14 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         }
         let (loss, accuracy) = trainer.evaluate(&check_set).await?;
         checks.push((losses.len(), loss, accuracy));
-        let values: Vec<f32> = checks
-            .iter()
-            .map(|c| match sweep.target {
-                Target::Loss(_) => c.1,
-                Target::Accuracy(_) => c.2,
-            })
-            .collect();
-        reached = steps_to_target(&values, sweep.target, 1).map(|i| checks[i - 1].0);
+        // Runs stop at the first check that passes, so only the newest needs testing.
+        let value = match sweep.target {
+            Target::Loss(_) => loss,
+            Target::Accuracy(_) => accuracy,
+        };
+        if sweep.target.met_by(value) {
+            reached = Some(losses.len());
+        }
         let every = sweep.noise_every;
         if every > 0 && before / every != losses.len() / every {
             let (bs, small, bb, big) = measure_noise(trainer, sweep.noise_k).await?;

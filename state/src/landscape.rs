@@ -273,7 +273,7 @@ impl Landscape {
         };
         let base = match (self.network, self.data) {
             (Network::Playground, _) => self.playground.to_config(),
-            (Network::Toy, Data::Toy(kind)) | (_, Data::Toy(kind)) => TrainConfig {
+            (_, Data::Toy(kind)) => TrainConfig {
                 data: DataConfig::Toy(ToyConfig {
                     kind,
                     points: 400,

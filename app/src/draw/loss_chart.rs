@@ -40,16 +40,8 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
         losses.iter().enumerate().map(|(i, &l)| (i + 1, l)),
         &raw,
     ));
-    // Exponential moving average with Adam's bias correction, so it does not lag the start.
-    let mut smooth = Vec::with_capacity(losses.len());
-    let (mut ema, mut weight) = (0.0f32, 0.0f32);
-    for (i, &l) in losses.iter().enumerate() {
-        ema = 0.95 * ema + 0.05 * l;
-        weight = 0.95 * weight + 0.05;
-        smooth.push((i + 1, ema / weight));
-    }
     let _ = chart.draw_series(LineSeries::new(
-        smooth,
+        super::smoothed(losses, 0.95),
         ShapeStyle::from(&RGBColor(0, 114, 178)).stroke_width(2),
     ));
     // Test loss in the palette's orange, dashed by its sparser points.

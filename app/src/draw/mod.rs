@@ -35,6 +35,21 @@ pub fn value_color(v: f32) -> (u8, u8, u8) {
     (mix(col.0), mix(col.1), mix(col.2))
 }
 
+/// An exponential moving average of a per-step series with Adam's bias correction (so it does not
+/// lag the start), as (step from 1, value) points: noisy mini-batch values are easier to read so.
+pub fn smoothed(values: &[f32], decay: f32) -> Vec<(usize, f32)> {
+    let (mut ema, mut weight) = (0.0f32, 0.0f32);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            ema = decay * ema + (1.0 - decay) * v;
+            weight = decay * weight + (1.0 - decay);
+            (i + 1, ema / weight)
+        })
+        .collect()
+}
+
 /// The 2-D drawing context of a canvas.
 pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas.get_context("2d").ok().flatten()?.dyn_into().ok()

@@ -320,17 +320,6 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         .flat_map(|r| r.learning_rates.iter().copied())
         .fold(1e-6f32, f32::max)
         * 1.1;
-    let smooth = |v: &[f32]| -> Vec<(usize, f32)> {
-        let (mut ema, mut w) = (0.0f32, 0.0f32);
-        v.iter()
-            .enumerate()
-            .map(|(i, &l)| {
-                ema = 0.9 * ema + 0.1 * l;
-                w = 0.9 * w + 0.1;
-                (i + 1, (ema / w).min(loss_top))
-            })
-            .collect()
-    };
     if let Ok(mut chart) = ChartBuilder::on(&top)
         .margin(10)
         .x_label_area_size(20)
@@ -346,7 +335,12 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         for (i, r) in runs.iter().enumerate() {
             let c = color(i);
             let _ = chart
-                .draw_series(LineSeries::new(smooth(&r.losses), c.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    super::smoothed(&r.losses, 0.9)
+                        .into_iter()
+                        .map(|(s, l)| (s, l.min(loss_top))),
+                    c.stroke_width(2),
+                ))
                 .map(|s| {
                     s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
                         .legend(line_legend(c))
