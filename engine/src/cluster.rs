@@ -2,13 +2,16 @@
 //! shards at the same weights, their (optionally compressed) gradients are combined by a real
 //! allreduce schedule, and the mean updates the one shared model — synchronous SGD, exactly as
 //! each worker of a cluster would apply it. The schedule is also charged by the cost model, so the
-//! time and bytes reported belong to the same messages that produced the update.
+//! time and bytes reported belong to the same messages that produced the update. Asynchronous SGD
+//! applies each worker's gradient as it arrives, computed on the weights that worker read then.
 
 use serde::{Deserialize, Serialize};
 
-use crate::collectives::{cost, Algorithm, Schedule, Topology};
+use crate::collectives::{cost, Algorithm, Link, Schedule, Topology};
 use crate::compress::{with_error_feedback, Compression};
+use crate::model::Compiled;
 use crate::rng::Rng;
+use crate::timeline::{iteration, Iteration, Phase, Segment, Timeline, Work};
 use crate::train::Trainer;
 
 /// How the global batch follows the worker count.
@@ -31,6 +34,20 @@ impl Scaling {
     }
 }
 
+/// When gradients are applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Consistency {
+    /// Every step waits for all workers and applies their mean (the allreduce).
+    #[default]
+    Synchronous,
+    /// Each worker pushes its gradient to a parameter server, which applies it at once; the
+    /// gradient was computed on the weights the worker pulled before, `staleness` updates ago. A
+    /// worker may run at most `bound` iterations ahead of the slowest (stale synchronous parallel,
+    /// Ho et al. 2013); None leaves it unbounded.
+    Asynchronous { bound: Option<usize> },
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterConfig {
     pub workers: usize,
@@ -39,56 +56,181 @@ pub struct ClusterConfig {
     pub compression: Compression,
     pub error_feedback: bool,
     pub seed: u64,
+    #[serde(default)]
+    pub consistency: Consistency,
+    /// How many times longer the last worker computes (1 = no straggler; ignored for one worker).
+    #[serde(default = "one")]
+    pub straggler: f64,
+    /// One worker's training speed in FLOP/s, for the modelled compute time.
+    #[serde(default = "default_flops")]
+    pub flops_per_second: f64,
+    /// Allreduce each layer's gradients as soon as backward has produced them.
+    #[serde(default)]
+    pub overlap: bool,
 }
 
-/// What one synchronous step did.
+fn one() -> f64 {
+    1.0
+}
+
+/// A modest GPU's sustained training speed: 10 TFLOP/s.
+pub const DEFAULT_FLOPS: f64 = 1e13;
+
+fn default_flops() -> f64 {
+    DEFAULT_FLOPS
+}
+
+impl ClusterConfig {
+    /// Synchronous, uncompressed, no straggler, no overlap, on a flat network.
+    pub fn new(workers: usize, algorithm: Algorithm, link: Link) -> Self {
+        Self {
+            workers,
+            algorithm,
+            topology: Topology::flat(link),
+            compression: Compression::None,
+            error_feedback: false,
+            seed: 1,
+            consistency: Consistency::Synchronous,
+            straggler: 1.0,
+            flops_per_second: DEFAULT_FLOPS,
+            overlap: false,
+        }
+    }
+
+    /// Modelled seconds of forward + backward of `batch` samples on each worker.
+    pub fn compute_seconds(&self, work: &Work, batch: usize) -> Vec<f64> {
+        let base = work.flops_per_sample * batch as f64 / self.flops_per_second.max(1.0);
+        (0..self.workers.max(1))
+            .map(|w| {
+                let slow = self.workers > 1 && w + 1 == self.workers;
+                base * if slow { self.straggler.max(1.0) } else { 1.0 }
+            })
+            .collect()
+    }
+
+    /// Seconds and bytes of one allreduce of `n` values by the configured algorithm, compression
+    /// and topology.
+    pub fn allreduce(&self, n: usize) -> (f64, f64) {
+        let schedule = Schedule::new(self.algorithm, self.workers, n, self.topology.gpus_per_node);
+        comm(self, &schedule)
+    }
+
+    /// One synchronous iteration of `batch` samples per worker, laid out in time.
+    pub fn iteration(&self, work: &Work, batch: usize) -> Timeline {
+        let n = work.params();
+        iteration(&Iteration {
+            compute: self.compute_seconds(work, batch),
+            shares: work.buckets.iter().map(|b| b.share).collect(),
+            bucket_comm: if self.overlap {
+                work.buckets.iter().map(|b| self.allreduce(b.params).0).collect()
+            } else {
+                Vec::new()
+            },
+            whole_comm: self.allreduce(n).0,
+            overlap: self.overlap,
+        })
+    }
+
+    /// Seconds of one asynchronous round trip: push the (compressed) gradient to the server, pull
+    /// the dense weights back.
+    pub fn push_pull_seconds(&self, n: usize) -> f64 {
+        let link = self.topology.inter;
+        2.0 * link.alpha + (self.compression.bytes(n) + 4.0 * n as f64) * link.beta
+    }
+}
+
+/// What one step (synchronous: all workers; asynchronous: one worker's update) did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepReport {
-    /// Mean of the workers' batch losses.
+    /// Mean of the workers' batch losses (asynchronous: the applied gradient's batch loss).
     pub loss: f32,
-    /// Seconds the allreduce would take on the topology, and its bytes on the wire.
+    /// Seconds the allreduce (or push and pull) would take on the topology, and its bytes.
     pub comm_seconds: f64,
     pub bytes: f64,
     /// Bytes without compression, for the saving.
     pub dense_bytes: f64,
+    /// Modelled seconds since training began, at the end of this step.
+    pub time: f64,
+    /// Samples this step's update was computed on.
+    pub samples: usize,
+    /// Updates applied between the weights the gradient was computed on and its own (0 when
+    /// synchronous).
+    pub staleness: usize,
 }
 
-/// The cluster: one trainer (the shared model; its batch is one worker's batch), the schedule,
-/// and each worker's error-feedback memory.
+/// An asynchronous worker: its iterations done, and the gradient it is computing.
+#[derive(Clone, Debug, Default)]
+struct WorkerState {
+    clock: usize,
+    /// (finish time, weights version read, batch loss); its gradient is in `grads[w]`.
+    running: Option<(f64, u64, f32)>,
+    blocked_since: Option<f64>,
+}
+
+/// The segments kept of an asynchronous run, for its timeline.
+pub const TRACE_SEGMENTS: usize = 600;
+
+/// The cluster: the shared model is the trainer (its batch is one worker's batch), plus the
+/// schedule, each worker's gradient buffer and error-feedback memory, and the modelled clock.
 pub struct Cluster {
     pub config: ClusterConfig,
     schedule: Schedule,
-    /// Modelled seconds and bytes of one allreduce as configured, and the bytes uncompressed:
-    /// fixed by the config, so charged once.
+    work: Work,
+    /// Modelled seconds of one synchronous iteration, and the allreduce's seconds and bytes.
+    iteration_seconds: f64,
     comm: (f64, f64),
     dense_bytes: f64,
+    worker_batch: usize,
     errors: Vec<Vec<f32>>,
+    grads: Vec<Vec<f32>>,
     rng: Rng,
+    time: f64,
+    version: u64,
+    states: Vec<WorkerState>,
+    /// Asynchronous runs: what each worker did when, the first [`TRACE_SEGMENTS`].
+    pub trace: Vec<Segment>,
 }
 
 impl Cluster {
-    pub fn new(config: ClusterConfig, n_params: usize) -> Self {
-        let schedule = Schedule::new(
-            config.algorithm,
-            config.workers,
-            n_params,
-            config.topology.gpus_per_node,
-        );
+    /// A cluster for the trainer's model; the trainer's batch is each worker's batch.
+    pub fn new(config: ClusterConfig, compiled: &Compiled, worker_batch: usize) -> Self {
+        let n = compiled.n_params;
+        let schedule = Schedule::new(config.algorithm, config.workers, n, config.topology.gpus_per_node);
         let errors = if config.error_feedback {
-            vec![vec![0.0; n_params]; config.workers]
+            vec![vec![0.0; n]; config.workers]
         } else {
             Vec::new()
         };
-        let rng = Rng::new(config.seed ^ 0xC1u64);
-        let comm = comm(&config, &schedule);
-        let dense_bytes = cost(&schedule, &config.topology, 4.0).bytes;
+        let work = Work::of(compiled);
+        let (comm, iteration_seconds) = match config.consistency {
+            Consistency::Synchronous => (
+                comm(&config, &schedule),
+                config.iteration(&work, worker_batch).seconds,
+            ),
+            Consistency::Asynchronous { .. } => {
+                let bytes = config.compression.bytes(n) + 4.0 * n as f64;
+                ((config.push_pull_seconds(n), bytes), 0.0)
+            }
+        };
+        let dense_bytes = match config.consistency {
+            Consistency::Synchronous => cost(&schedule, &config.topology, 4.0).bytes,
+            Consistency::Asynchronous { .. } => 8.0 * n as f64,
+        };
         Self {
+            rng: Rng::new(config.seed ^ 0xC1u64),
+            grads: vec![Vec::with_capacity(n); config.workers],
+            states: vec![WorkerState::default(); config.workers],
             config,
             schedule,
+            work,
+            iteration_seconds,
             comm,
             dense_bytes,
+            worker_batch,
             errors,
-            rng,
+            time: 0.0,
+            version: 0,
+            trace: Vec::new(),
         }
     }
 
@@ -96,33 +238,136 @@ impl Cluster {
         &self.schedule
     }
 
-    /// One synchronous step: each worker's gradient on the next batch of the shared sampler (so
-    /// the workers' shards are disjoint), compressed, allreduced by the schedule, averaged and
-    /// applied.
+    pub fn work(&self) -> &Work {
+        &self.work
+    }
+
+    /// Modelled seconds since training began.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// One synchronous step (every worker's gradient, allreduced) or one asynchronous update.
     pub async fn step(&mut self, trainer: &mut Trainer) -> Result<StepReport, String> {
-        let p = self.config.workers;
+        match self.config.consistency {
+            Consistency::Synchronous => self.sync_step(trainer).await,
+            Consistency::Asynchronous { bound } => self.async_step(trainer, bound).await,
+        }
+    }
+
+    /// Computes worker `w`'s gradient on the next batch at the current weights, compressed as it
+    /// would be sent, into `grads[w]`; gives its batch loss.
+    async fn gradient(&mut self, trainer: &mut Trainer, w: usize) -> Result<f32, String> {
+        let rows = trainer.next_batch_rows();
+        let loss = trainer.loss_and_gradient_into(&rows, &mut self.grads[w]).await?;
         let c = self.config.compression;
-        let mut grads = Vec::with_capacity(p);
+        if self.config.error_feedback {
+            self.grads[w] = with_error_feedback(c, &self.grads[w], &mut self.errors[w], &mut self.rng);
+        } else if c != Compression::None {
+            self.grads[w] = c.apply(&self.grads[w], &mut self.rng);
+        }
+        Ok(loss)
+    }
+
+    /// Each worker's gradient on the next batch of the shared sampler (so the shards are
+    /// disjoint), compressed, allreduced by the schedule, averaged and applied.
+    async fn sync_step(&mut self, trainer: &mut Trainer) -> Result<StepReport, String> {
+        let p = self.config.workers;
         let mut loss = 0.0;
         for w in 0..p {
-            let rows = trainer.next_batch_rows();
-            let (l, g) = trainer.loss_and_gradient(&rows).await?;
-            loss += l / p as f32;
-            let sent = if self.config.error_feedback {
-                with_error_feedback(c, &g, &mut self.errors[w], &mut self.rng)
-            } else {
-                c.apply_owned(g, &mut self.rng)
-            };
-            grads.push(sent);
+            loss += self.gradient(trainer, w).await? / p as f32;
         }
-        self.schedule.execute(&mut grads);
-        let mean: Vec<f32> = grads[0].iter().map(|v| v / p as f32).collect();
-        trainer.apply_gradient(&mean)?;
+        self.schedule.execute(&mut self.grads);
+        let scale = 1.0 / p as f32;
+        self.grads[0].iter_mut().for_each(|v| *v *= scale);
+        trainer.apply_gradient(&self.grads[0])?;
+        self.time += self.iteration_seconds;
         Ok(StepReport {
             loss,
             comm_seconds: self.comm.0,
             bytes: self.comm.1,
             dense_bytes: self.dense_bytes,
+            time: self.time,
+            samples: p * self.worker_batch,
+            staleness: 0,
+        })
+    }
+
+    /// Worker `w` pulls the current weights at time `now` and starts its next gradient.
+    async fn start(&mut self, trainer: &mut Trainer, w: usize, now: f64) -> Result<(), String> {
+        let loss = self.gradient(trainer, w).await?;
+        let compute = self.config.compute_seconds(&self.work, self.worker_batch)[w];
+        let finish = now + compute + self.comm.0;
+        self.record(w, Phase::Backward, now, now + compute);
+        self.record(w, Phase::Comm, now + compute, finish);
+        self.states[w].running = Some((finish, self.version, loss));
+        Ok(())
+    }
+
+    fn record(&mut self, worker: usize, phase: Phase, start: f64, end: f64) {
+        if self.trace.len() < TRACE_SEGMENTS && end > start {
+            self.trace.push(Segment {
+                worker,
+                phase,
+                start,
+                end,
+                bucket: 0,
+            });
+        }
+    }
+
+    /// The next gradient to arrive is applied at once; its worker starts again if the staleness
+    /// bound lets it (it may not run more than `bound` iterations ahead of the slowest worker),
+    /// and so does any worker that was waiting on the bound.
+    async fn async_step(
+        &mut self,
+        trainer: &mut Trainer,
+        bound: Option<usize>,
+    ) -> Result<StepReport, String> {
+        if self.version == 0 && self.states.iter().all(|s| s.running.is_none()) {
+            for w in 0..self.config.workers {
+                self.start(trainer, w, 0.0).await?;
+            }
+        }
+        let (w, (finish, read, loss)) = self
+            .states
+            .iter()
+            .enumerate()
+            .filter_map(|(w, s)| s.running.map(|r| (w, r)))
+            .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+            .ok_or("no worker is running")?;
+        let staleness = (self.version - read) as usize;
+        trainer.apply_gradient(&self.grads[w])?;
+        self.version += 1;
+        self.time = finish;
+        self.states[w].running = None;
+        self.states[w].clock += 1;
+        let slowest = self.states.iter().map(|s| s.clock).min().unwrap_or(0);
+        let order: Vec<usize> = std::iter::once(w)
+            .chain((0..self.config.workers).filter(|&x| x != w))
+            .collect();
+        for x in order {
+            let s = &self.states[x];
+            if s.running.is_some() || (x != w && s.blocked_since.is_none()) {
+                continue;
+            }
+            if bound.is_some_and(|b| s.clock - slowest > b) {
+                self.states[x].blocked_since.get_or_insert(finish);
+                continue;
+            }
+            if let Some(since) = self.states[x].blocked_since.take() {
+                self.record(x, Phase::Wait, since, finish);
+            }
+            self.start(trainer, x, finish).await?;
+        }
+        Ok(StepReport {
+            loss,
+            comm_seconds: self.comm.0,
+            bytes: self.comm.1,
+            dense_bytes: self.dense_bytes,
+            time: self.time,
+            samples: self.worker_batch,
+            staleness,
         })
     }
 }
@@ -133,6 +378,9 @@ impl Cluster {
 fn comm(config: &ClusterConfig, schedule: &Schedule) -> (f64, f64) {
     let (c, n) = (config.compression, schedule.n);
     let p = config.workers as f64;
+    if p <= 1.0 {
+        return (0.0, 0.0);
+    }
     if c.is_sparse() {
         let link = config.topology.inter;
         let per = c.bytes(n);
@@ -142,4 +390,63 @@ fn comm(config: &ClusterConfig, schedule: &Schedule) -> (f64, f64) {
         let k = cost(schedule, &config.topology, per_value);
         (k.seconds, k.bytes)
     }
+}
+
+/// Speed-up and efficiency of one configuration at one worker count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalingPoint {
+    pub algorithm: Algorithm,
+    pub workers: usize,
+    /// Modelled seconds of one iteration and its samples (the global batch).
+    pub seconds: f64,
+    pub samples: usize,
+    /// Throughput over one worker's (training the whole batch alone), and that over the workers.
+    pub speedup: f64,
+    pub efficiency: f64,
+    /// Bytes on the wire per iteration.
+    pub bytes: f64,
+}
+
+/// Speed-up and efficiency of synchronous training against worker count for each algorithm, from
+/// the same iteration model (compute, buckets, schedule costs) as the cluster's clock. `batch` is
+/// the global batch (strong scaling) or each worker's (weak).
+pub fn scaling_curve(
+    base: &ClusterConfig,
+    work: &Work,
+    batch: usize,
+    scaling: Scaling,
+    algorithms: &[Algorithm],
+    workers: &[usize],
+) -> Vec<ScalingPoint> {
+    let single = ClusterConfig {
+        workers: 1,
+        consistency: Consistency::Synchronous,
+        ..base.clone()
+    };
+    let one = batch as f64 / single.iteration(work, batch).seconds;
+    let mut points = Vec::new();
+    for &algorithm in algorithms {
+        for &p in workers {
+            let config = ClusterConfig {
+                workers: p,
+                algorithm,
+                consistency: Consistency::Synchronous,
+                ..base.clone()
+            };
+            let per = scaling.worker_batch(batch, p);
+            let t = config.iteration(work, per);
+            let samples = per * p;
+            let speedup = samples as f64 / t.seconds / one;
+            points.push(ScalingPoint {
+                algorithm,
+                workers: p,
+                seconds: t.seconds,
+                samples,
+                speedup,
+                efficiency: speedup / p as f64,
+                bytes: config.allreduce(work.params()).1,
+            });
+        }
+    }
+    points
 }

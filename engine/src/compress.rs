@@ -43,6 +43,17 @@ impl Compression {
         }
     }
 
+    /// A short name for tables and legends.
+    pub fn label(self) -> String {
+        match self {
+            Compression::None => "none".into(),
+            Compression::TopK { fraction } => format!("top-k {}%", fraction * 100.0),
+            Compression::RandomK { fraction } => format!("random-k {}%", fraction * 100.0),
+            Compression::Quantize { bits } => format!("{bits}-bit"),
+            Compression::Ternary => "ternary".into(),
+        }
+    }
+
     /// Sparse messages do not add up in place: they are allgathered rather than allreduced.
     pub fn is_sparse(self) -> bool {
         matches!(self, Compression::TopK { .. } | Compression::RandomK { .. })

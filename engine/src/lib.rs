@@ -7,6 +7,7 @@
 pub mod backend;
 pub mod bench;
 pub mod cluster;
+pub mod cluster_run;
 pub mod collectives;
 pub mod compress;
 pub mod data;
@@ -21,6 +22,7 @@ pub mod plan;
 pub mod rng;
 pub mod scaling;
 pub mod surfaces;
+pub mod timeline;
 pub mod train;
 
 /// Grid of points covering the data square, row by row from the top (y = +extent) — the inputs of

@@ -520,6 +520,17 @@ impl Trainer {
     /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
     /// with respect to every parameter, at the current weights, without updating anything.
     pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), String> {
+        let mut grads = Vec::new();
+        let loss = self.loss_and_gradient_into(rows, &mut grads).await?;
+        Ok((loss, grads))
+    }
+
+    /// [`Self::loss_and_gradient`] into a vector the caller keeps between calls.
+    pub async fn loss_and_gradient_into(
+        &mut self,
+        rows: &[u32],
+        grads: &mut Vec<f32>,
+    ) -> Result<f32, String> {
         if rows.len() != self.config.batch {
             return Err(format!(
                 "{} rows given for a batch of {}",
@@ -530,11 +541,10 @@ impl Trainer {
         self.backend.write_u32(self.host.indices, rows);
         self.backend.run(Pass::Gradient, &StepScalars::default());
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
-        let grads = self
-            .backend
-            .read_f32(self.host.grads, self.compiled.n_params)
+        self.backend
+            .read_f32_into(self.host.grads, self.compiled.n_params, grads)
             .await?;
-        Ok((loss, grads))
+        Ok(loss)
     }
 
     /// One optimizer step with the given gradient instead of one computed here (a data-parallel

@@ -91,13 +91,13 @@ fn the_mean_of_shard_gradients_is_the_global_gradient() {
 
 fn cluster(workers: usize, algorithm: Algorithm, compression: Compression) -> ClusterConfig {
     ClusterConfig {
-        workers,
-        algorithm,
-        topology: Topology::flat(Link::preset("10gbe").unwrap()),
         compression,
-        error_feedback: false,
-        seed: 1,
+        ..ClusterConfig::new(workers, algorithm, Link::preset("10gbe").unwrap())
     }
+}
+
+fn new_cluster(config: ClusterConfig, t: &Trainer) -> Cluster {
+    Cluster::new(config, &t.compiled, t.config.batch)
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn one_worker_is_plain_training_and_eight_workers_train_too() {
     let mut plain = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
     let mut single = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
     let n = single.compiled.n_params;
-    let mut c = Cluster::new(cluster(1, Algorithm::Ring, Compression::None), n);
+    let mut c = new_cluster(cluster(1, Algorithm::Ring, Compression::None), &single);
     for _ in 0..5 {
         pollster::block_on(plain.train(1)).unwrap();
         pollster::block_on(c.step(&mut single)).unwrap();
@@ -122,7 +122,7 @@ fn one_worker_is_plain_training_and_eight_workers_train_too() {
         Algorithm::ParameterServer { shards: 2 },
     ] {
         let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
-        let mut c = Cluster::new(cluster(8, alg, Compression::None), n);
+        let mut c = new_cluster(cluster(8, alg, Compression::None), &t);
         let first = pollster::block_on(c.step(&mut t)).unwrap();
         let mut last = first.clone();
         for _ in 0..150 {
@@ -142,22 +142,18 @@ fn one_worker_is_plain_training_and_eight_workers_train_too() {
 
 #[test]
 fn compression_saves_bytes_and_still_trains_with_error_feedback() {
-    let n = pollster::block_on(Trainer::new(toy(8), None, 1))
-        .unwrap()
-        .compiled
-        .n_params;
     for (c, ef) in [
         (Compression::TopK { fraction: 0.1 }, true),
         (Compression::Quantize { bits: 4 }, false),
         (Compression::Ternary, false),
     ] {
         let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
-        let mut cl = Cluster::new(
+        let mut cl = new_cluster(
             ClusterConfig {
                 error_feedback: ef,
                 ..cluster(8, Algorithm::Ring, c)
             },
-            n,
+            &t,
         );
         let first = pollster::block_on(cl.step(&mut t)).unwrap();
         let mut last = first.clone();
@@ -167,4 +163,197 @@ fn compression_saves_bytes_and_still_trains_with_error_feedback() {
         assert!(last.bytes < last.dense_bytes, "{c:?} saves bytes");
         assert!(last.loss < first.loss, "{c:?}: {} → {}", first.loss, last.loss);
     }
+}
+
+#[test]
+fn the_clock_advances_by_the_modelled_iteration() {
+    let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let config = ClusterConfig {
+        flops_per_second: 1e6,
+        ..cluster(4, Algorithm::Ring, Compression::None)
+    };
+    let work = engine::timeline::Work::of(&t.compiled);
+    let iteration = config.iteration(&work, 8);
+    let mut c = new_cluster(config.clone(), &t);
+    let mut last = None;
+    for _ in 0..3 {
+        last = Some(pollster::block_on(c.step(&mut t)).unwrap());
+    }
+    let last = last.unwrap();
+    assert!((last.time - 3.0 * iteration.seconds).abs() < 1e-12);
+    assert_eq!(last.samples, 32);
+    // Compute is FLOPs over speed; without overlap the allreduce of everything follows it.
+    let compute = work.flops_per_sample * 8.0 / 1e6;
+    assert!((iteration.compute_seconds - compute).abs() < 1e-12);
+    let (comm, _) = config.allreduce(t.compiled.n_params);
+    assert!((iteration.seconds - (compute + comm)).abs() < 1e-12);
+}
+
+#[test]
+fn async_sgd_with_one_worker_is_plain_training() {
+    let mut plain = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let mut single = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let mut c = new_cluster(
+        ClusterConfig {
+            consistency: Consistency::Asynchronous { bound: None },
+            ..cluster(1, Algorithm::Ring, Compression::None)
+        },
+        &single,
+    );
+    for _ in 0..5 {
+        pollster::block_on(plain.train(1)).unwrap();
+        let r = pollster::block_on(c.step(&mut single)).unwrap();
+        assert_eq!(r.staleness, 0);
+    }
+    assert_eq!(
+        pollster::block_on(plain.params()).unwrap(),
+        pollster::block_on(single.params()).unwrap()
+    );
+}
+
+/// Staleness of the first 200 updates of 4 asynchronous workers, the last 8× slower.
+fn staleness(bound: Option<usize>) -> (Vec<usize>, f32, f32) {
+    let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let mut c = new_cluster(
+        ClusterConfig {
+            consistency: Consistency::Asynchronous { bound },
+            straggler: 8.0,
+            // Compute-bound, so the straggler's slowness shows.
+            flops_per_second: 1e6,
+            ..cluster(4, Algorithm::Ring, Compression::None)
+        },
+        &t,
+    );
+    let reports: Vec<StepReport> = (0..200)
+        .map(|_| pollster::block_on(c.step(&mut t)).unwrap())
+        .collect();
+    assert!(
+        reports.windows(2).all(|w| w[1].time >= w[0].time),
+        "time runs forward"
+    );
+    let early: f32 = reports[..20].iter().map(|r| r.loss).sum::<f32>() / 20.0;
+    let late: f32 = reports[180..].iter().map(|r| r.loss).sum::<f32>() / 20.0;
+    (reports.iter().map(|r| r.staleness).collect(), early, late)
+}
+
+#[test]
+fn async_staleness_follows_the_bound_and_stragglers() {
+    // Bound 0: no worker starts an iteration before the slowest has finished the previous one,
+    // so at most the other three updates land while a gradient is computed.
+    let (tight, early, late) = staleness(Some(0));
+    assert!(tight.iter().all(|&s| s <= 3), "{tight:?}");
+    assert!(late < early, "trains: {early} → {late}");
+    // Bound 2: a fast worker runs up to 2 iterations ahead: at most 3 · 3 updates meanwhile.
+    let (two, _, _) = staleness(Some(2));
+    assert!(two.iter().all(|&s| s <= 9), "{two:?}");
+    assert!(two.iter().max() > tight.iter().max(), "{two:?} {tight:?}");
+    // Unbounded: the straggler's gradients come back after the three fast workers applied about
+    // 3 · 8 updates each time.
+    let (free, early, late) = staleness(None);
+    let max = *free.iter().max().unwrap();
+    assert!((20..=30).contains(&max), "max staleness {max}");
+    assert!(late < early, "trains: {early} → {late}");
+}
+
+#[test]
+fn overlap_hides_communication_and_the_curve_is_perfect_on_a_free_network() {
+    let t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let work = engine::timeline::Work::of(&t.compiled);
+    assert_eq!(work.params(), t.compiled.n_params);
+    assert!((work.buckets.iter().map(|b| b.share).sum::<f64>() - 1.0).abs() < 1e-9);
+    // Bandwidth-bound (no latency): per-layer buckets cost no more than one allreduce, and
+    // all but the first layer's hide behind backward.
+    let slow = ClusterConfig {
+        flops_per_second: 1e8,
+        topology: Topology::flat(Link {
+            alpha: 0.0,
+            ..Link::preset("wifi").unwrap()
+        }),
+        ..cluster(8, Algorithm::Ring, Compression::None)
+    };
+    let plain = slow.iteration(&work, 64);
+    let hidden = ClusterConfig {
+        overlap: true,
+        ..slow.clone()
+    }
+    .iteration(&work, 64);
+    assert!(hidden.seconds < plain.seconds && hidden.seconds >= hidden.compute_seconds);
+    // A straggler sets the pace.
+    let straggling = ClusterConfig {
+        straggler: 3.0,
+        ..slow.clone()
+    }
+    .iteration(&work, 64);
+    assert!((straggling.compute_seconds - 3.0 * plain.compute_seconds).abs() < 1e-12);
+
+    let free = ClusterConfig {
+        topology: Topology::flat(Link {
+            alpha: 0.0,
+            beta: 0.0,
+            gamma: 0.0,
+        }),
+        ..slow.clone()
+    };
+    let workers = [1, 2, 4, 8, 16];
+    for p in scaling_curve(&free, &work, 256, Scaling::Strong, &[Algorithm::Ring], &workers) {
+        assert!((p.speedup - p.workers as f64).abs() < 1e-9, "{p:?}");
+        assert!((p.efficiency - 1.0).abs() < 1e-9);
+    }
+    let real = scaling_curve(
+        &slow,
+        &work,
+        256,
+        Scaling::Strong,
+        &[Algorithm::Ring, Algorithm::Tree],
+        &workers,
+    );
+    assert!(real.iter().all(|p| p.efficiency <= 1.0 + 1e-12));
+    assert_eq!(real[0].speedup, 1.0);
+}
+
+#[test]
+fn a_run_reaches_its_target_and_its_record_round_trips() {
+    use engine::cluster_run::*;
+    use engine::scaling::Target;
+    let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let mut c = new_cluster(cluster(4, Algorithm::Ring, Compression::None), &t);
+    let target = Target::Accuracy(0.8);
+    let run = pollster::block_on(train_to_target(
+        "4 workers".into(),
+        &mut c,
+        &mut t,
+        target,
+        2000,
+        None,
+        |_, _| async { true },
+    ))
+    .unwrap();
+    let reached = run.reached.expect("reaches 80 %");
+    assert!(reached.accuracy >= 0.8);
+    assert_eq!(reached.step, run.losses.len());
+    assert_eq!(reached.samples, reached.step * 32);
+    assert!((reached.time - run.times[reached.step - 1]).abs() < 1e-15);
+    // Checks come about every 256 samples: every 8 steps of 4 × 8.
+    assert!(run
+        .checks
+        .iter()
+        .all(|c| c.step % 8 == 0 || c.step == run.losses.len()));
+    let record = ClusterRecord::new(target, vec![run], Vec::new());
+    let text = serde_json::to_string(&record).unwrap();
+    // serde_json's f64 parsing may differ in the last bit; everything else comes back as it was.
+    let back = ClusterRecord::from_json(&text).unwrap();
+    let (a, b) = (&back.runs[0], &record.runs[0]);
+    assert_eq!(
+        (&a.label, &a.losses, a.checks.len()),
+        (&b.label, &b.losses, b.checks.len())
+    );
+    assert_eq!(a.reached.map(|c| c.step), b.reached.map(|c| c.step));
+    assert!((a.times[5] - b.times[5]).abs() < 1e-15);
+    assert!(ClusterRecord::from_json("{\"format\": \"other\"}").is_err());
+    let csv = record.csv();
+    assert_eq!(csv.lines().count(), 2);
+    assert_eq!(
+        csv.lines().nth(1).unwrap().split(',').count(),
+        CSV_HEADER.split(',').count()
+    );
 }

@@ -25,7 +25,8 @@ fn every_algorithm_gives_every_worker_the_exact_mean() {
     let counts: Vec<usize> = (1..=17).chain([24, 31, 32, 33, 48, 63, 64]).collect();
     for alg in algorithms() {
         for &p in &counts {
-            for &n in &[1usize, 5, 7, 100, 1001] {
+            // 5,000 spans several of `execute`'s tiles.
+            for &n in &[1usize, 5, 7, 100, 1001, 5000] {
                 let grads: Vec<Vec<f32>> = (0..p).map(|_| (0..n).map(|_| rng.normal()).collect()).collect();
                 let exact: Vec<f64> = (0..n)
                     .map(|j| grads.iter().map(|g| g[j] as f64).sum::<f64>() / p as f64)
@@ -134,4 +135,46 @@ fn hierarchical_sends_between_nodes_only_what_the_leaders_exchange() {
         hier < flat_ring,
         "hierarchical {hier} s vs flat ring {flat_ring} s over slow links"
     );
+}
+
+#[test]
+fn coverage_replays_the_schedule_on_sets() {
+    for alg in algorithms() {
+        for p in [1usize, 2, 3, 5, 8, 12, 16] {
+            let n = 37;
+            let s = Schedule::new(alg, p, n, 4);
+            let cov = s.coverage();
+            assert_eq!(cov.frames.len(), s.steps.len() + 1);
+            let all = if p == 64 { u64::MAX } else { (1u64 << p) - 1 };
+            let last = cov.frames.last().unwrap();
+            for (w, node) in last.iter().take(p).enumerate() {
+                assert!(
+                    node.iter().all(|&m| m == all),
+                    "{} p={p}: worker {w}",
+                    alg.label()
+                );
+            }
+            // After each prefix of steps, a node holds as many contributions as executing that
+            // prefix on all-ones vectors sums, element by element.
+            for k in 0..=s.steps.len() {
+                let prefix = Schedule {
+                    steps: s.steps[..k].to_vec(),
+                    ..s.clone()
+                };
+                let mut ones = vec![vec![1.0f32; n]; p];
+                prefix.execute(&mut ones);
+                for (w, values) in ones.iter().enumerate() {
+                    for seg in 0..cov.bounds.len() - 1 {
+                        let count = cov.frames[k][w][seg].count_ones() as f32;
+                        let range = &values[cov.bounds[seg]..cov.bounds[seg + 1]];
+                        assert!(
+                            range.iter().all(|&v| v == count),
+                            "{} p={p} step {k} worker {w}",
+                            alg.label()
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -61,6 +61,14 @@ impl CpuBackend {
             .collect()
     }
 
+    /// Appends the first `len` elements of an f32 buffer to `out`.
+    pub fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) {
+        match &self.bufs.bufs[id.0] {
+            CpuBuf::F32(v) => out.extend_from_slice(&v[..len]),
+            CpuBuf::U32(v) => out.extend(v[..len].iter().map(|w| f32::from_bits(*w))),
+        }
+    }
+
     /// The first `len` elements as raw 32-bit words, like a GPU readback.
     pub fn read_words(&self, id: BufId, len: usize) -> Vec<u32> {
         match &self.bufs.bufs[id.0] {

@@ -66,6 +66,17 @@ impl Backend {
         Ok(words.into_iter().map(f32::from_bits).collect())
     }
 
+    /// Reads `len` f32 elements into `out`, reusing its allocation (a cluster reads a gradient per
+    /// worker per step: fresh vectors of that size cost a page fault per 4 KiB).
+    pub async fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), String> {
+        out.clear();
+        match self {
+            Backend::Gpu(g) => out.extend(g.read(id, len).await?.into_iter().map(f32::from_bits)),
+            Backend::Cpu(c) => c.read_f32_into(id, len, out),
+        }
+        Ok(())
+    }
+
     pub fn name(&self) -> String {
         match self {
             Backend::Gpu(g) => g.ctx.adapter.label(),

@@ -296,7 +296,7 @@ fn sweep(args: &[String]) -> Result<(), String> {
 /// workers each on its share (strong scaling), ring allreduce, the same steps.
 fn cluster_bench(args: &[String]) -> Result<(), String> {
     use engine::cluster::{Cluster, ClusterConfig, Scaling};
-    use engine::collectives::{Algorithm, Link, Topology};
+    use engine::collectives::{Algorithm, Link};
     let (workers, global, steps) = (
         number(args, "--workers", 64)?.max(1),
         number(args, "--batch", 1024)?,
@@ -318,39 +318,48 @@ fn cluster_bench(args: &[String]) -> Result<(), String> {
         pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1))
     };
     let mut one = build(global)?;
-    pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
-    let t0 = now();
-    for _ in 0..steps {
-        pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
-    }
-    let one_ms = (now() - t0) / steps as f64;
     let mut shared = build(Scaling::Strong.worker_batch(global, workers))?;
-    let config = ClusterConfig {
-        workers,
-        algorithm: Algorithm::Ring,
-        topology: Topology::flat(Link::preset("infiniband").expect("a preset")),
-        compression: Default::default(),
-        error_feedback: false,
-        seed: 1,
-    };
-    let mut cluster = Cluster::new(config, shared.compiled.n_params);
+    let link = Link::preset("infiniband").expect("a preset");
+    let config = ClusterConfig::new(workers, Algorithm::Ring, link);
+    let mut cluster = Cluster::new(config, &shared.compiled, shared.config.batch);
+    pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
     pollster::block_on(cluster.step(&mut shared))?;
-    let t1 = now();
+    // Alternate the three so that a noisy machine slows each alike; medians per step.
+    let (mut one_ms, mut cluster_ms, mut gradients_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut report = None;
+    let mut g = Vec::new();
     for _ in 0..steps {
+        let t = now();
+        pollster::block_on(one.train(1)).map_err(|e| e.to_string())?;
+        one_ms.push(now() - t);
+        let t = now();
         report = Some(pollster::block_on(cluster.step(&mut shared))?);
+        cluster_ms.push(now() - t);
+        // The workers' gradients alone: the part of a cluster step that is real compute.
+        let t = now();
+        for _ in 0..workers {
+            let rows = shared.next_batch_rows();
+            pollster::block_on(shared.loss_and_gradient_into(&rows, &mut g))?;
+        }
+        gradients_ms.push(now() - t);
     }
-    let cluster_ms = (now() - t1) / steps as f64;
+    let (one_ms, cluster_ms, gradients_ms) = (median(one_ms), median(cluster_ms), median(gradients_ms));
     let report = report.expect("at least one step");
     println!(
         "{}",
         serde_json::json!({
             "workers": workers, "globalBatch": global, "backend": shared.backend_name(),
             "oneWorkerMsPerStep": one_ms, "clusterMsPerStep": cluster_ms, "ratio": cluster_ms / one_ms,
+            "workerGradientsMsPerStep": gradients_ms,
             "modelledAllreduceMs": report.comm_seconds * 1e3, "bytesPerStep": report.bytes,
         })
     );
     Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn noise_scale(args: &[String]) -> Result<(), String> {

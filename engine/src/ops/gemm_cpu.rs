@@ -19,35 +19,50 @@ pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
         return;
     }
     let k = d.k;
-    let a_panels = pack(d.m, k, MR, |row, kk| a[d.a_off + row * d.a_rs + kk * d.a_cs]);
-    let b_panels = pack(d.n, k, NR, |col, kk| b[d.b_off + kk * d.b_rs + col * d.b_cs]);
-    // Cache blocking: a group of MC rows of A stays in the L2 cache while each B panel (k × 8
-    // values, L1-sized) is used against every A panel of the group.
-    let (a_len, b_len) = (k.max(1) * MR, k.max(1) * NR);
-    for (g, a_group) in a_panels.chunks(a_len * MC / MR).enumerate() {
-        for (np, b_panel) in b_panels.chunks_exact(b_len).enumerate() {
-            for (i, a_panel) in a_group.chunks_exact(a_len).enumerate() {
-                let acc = block(a_panel, b_panel, k);
-                store(c, d, g * MC + i * MR, np * NR, &acc);
+    // The packed panels live in buffers kept per thread: a fresh 400 KB vector per product costs
+    // a page fault per 4 KiB, which small-batch training (many products per step) feels.
+    PACKED.with(|cell| {
+        let (a_panels, b_panels) = &mut *cell.borrow_mut();
+        pack(a_panels, d.m, k, MR, |row, kk| {
+            a[d.a_off + row * d.a_rs + kk * d.a_cs]
+        });
+        pack(b_panels, d.n, k, NR, |col, kk| {
+            b[d.b_off + kk * d.b_rs + col * d.b_cs]
+        });
+        // Cache blocking: a group of MC rows of A stays in the L2 cache while each B panel (k × 8
+        // values, L1-sized) is used against every A panel of the group.
+        let (a_len, b_len) = (k.max(1) * MR, k.max(1) * NR);
+        for (g, a_group) in a_panels.chunks(a_len * MC / MR).enumerate() {
+            for (np, b_panel) in b_panels.chunks_exact(b_len).enumerate() {
+                for (i, a_panel) in a_group.chunks_exact(a_len).enumerate() {
+                    let acc = block(a_panel, b_panel, k);
+                    store(c, d, g * MC + i * MR, np * NR, &acc);
+                }
             }
         }
-    }
+    });
 }
 
-/// Packs `lines` lines (rows of A or columns of B) into panels of `width` lines, each panel
-/// k-major: panel[kk · width + i] = line i's k-th value (zero past the last line).
-fn pack(lines: usize, k: usize, width: usize, at: impl Fn(usize, usize) -> f32) -> Vec<f32> {
+thread_local! {
+    static PACKED: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Packs `lines` lines (rows of A or columns of B) into `out` as panels of `width` lines, each
+/// panel k-major: panel[kk · width + i] = line i's k-th value (zero past the last line). The
+/// `i` loop is innermost so a row-major B is read along its rows.
+fn pack(out: &mut Vec<f32>, lines: usize, k: usize, width: usize, at: impl Fn(usize, usize) -> f32) {
     let panels = lines.div_ceil(width);
-    let mut out = vec![0.0f32; panels * k.max(1) * width];
+    out.clear();
+    out.resize(panels * k.max(1) * width, 0.0);
     for p in 0..panels {
         let panel = &mut out[p * k * width..(p + 1) * k * width];
-        for i in 0..width.min(lines - p * width) {
-            for kk in 0..k {
+        let filled = width.min(lines - p * width);
+        for kk in 0..k {
+            for i in 0..filled {
                 panel[kk * width + i] = at(p * width + i, kk);
             }
         }
     }
-    out
 }
 
 /// One MR×NR block of A · B from an A panel and a B panel, in wasm SIMD: LLVM leaves the portable

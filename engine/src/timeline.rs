@@ -1,0 +1,171 @@
+//! One iteration of synchronous data-parallel training on a time axis (DOMAIN.md §6): each worker
+//! runs forward and backward, the gradients are allreduced, and — with overlap — each layer's
+//! gradients (a bucket) start their allreduce as soon as every worker's backward has produced
+//! them, hiding communication behind the rest of the backward pass.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Compiled, Layer};
+
+/// What a worker is doing in a stretch of time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Forward,
+    Backward,
+    /// Computing nothing: waiting for slower workers or for the allreduce.
+    Wait,
+    /// The allreduce of a bucket (all workers take part).
+    Comm,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    pub worker: usize,
+    pub phase: Phase,
+    pub start: f64,
+    pub end: f64,
+    /// The bucket a backward or communication segment belongs to (0 = the last layer's).
+    pub bucket: usize,
+}
+
+/// The gradients of one layer with parameters, in the order backward produces them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub params: usize,
+    /// Its share of the backward compute (the shares sum to 1).
+    pub share: f64,
+}
+
+/// The compute a model needs: FLOPs per training sample and its gradient buckets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Work {
+    pub flops_per_sample: f64,
+    pub buckets: Vec<Bucket>,
+}
+
+impl Work {
+    /// Training costs about three forward passes (forward, and backward's two products), two FLOPs
+    /// per multiply-accumulate; backward's time splits over the layers by their products.
+    pub fn of(c: &Compiled) -> Self {
+        let macs = |l: &crate::model::CompiledLayer| match l.layer {
+            Layer::Dense { units } => (units * l.in_len()) as f64,
+            Layer::Conv2d { .. } => {
+                let w = l.w_shape();
+                (l.out_len() * l.in_shape[0] * w[2] * w[3]) as f64
+            }
+            _ => 0.0,
+        };
+        let total: f64 = c.layers.iter().map(macs).sum::<f64>().max(1.0);
+        let buckets = c
+            .layers
+            .iter()
+            .rev()
+            .filter(|l| l.has_params())
+            .map(|l| Bucket {
+                params: l.w_len + bias_len(l),
+                share: macs(l) / total,
+            })
+            .collect();
+        Work {
+            flops_per_sample: 6.0 * total,
+            buckets,
+        }
+    }
+
+    pub fn params(&self) -> usize {
+        self.buckets.iter().map(|b| b.params).sum()
+    }
+}
+
+fn bias_len(l: &crate::model::CompiledLayer) -> usize {
+    match l.layer {
+        Layer::Dense { units } => units,
+        Layer::Conv2d { filters, .. } => filters,
+        _ => 0,
+    }
+}
+
+/// The inputs of one iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Iteration {
+    /// Seconds of forward + backward on each worker (stragglers take longer).
+    pub compute: Vec<f64>,
+    /// Backward shares of the buckets, in backward order.
+    pub shares: Vec<f64>,
+    /// Seconds of each bucket's own allreduce (overlap), and of one allreduce of everything.
+    pub bucket_comm: Vec<f64>,
+    pub whole_comm: f64,
+    pub overlap: bool,
+}
+
+/// One iteration laid out in time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub segments: Vec<Segment>,
+    /// When the last allreduce ends: the iteration's time.
+    pub seconds: f64,
+    /// The slowest worker's compute, and the communication not hidden behind compute.
+    pub compute_seconds: f64,
+    pub exposed_comm_seconds: f64,
+}
+
+/// Forward takes a third of a worker's compute, backward the rest, layer by layer from the last.
+/// Without overlap one allreduce of the whole gradient starts when the slowest worker finishes;
+/// with overlap bucket b starts once every worker has finished its backward and the bucket before
+/// it has left the wire (one collective at a time).
+pub fn iteration(it: &Iteration) -> Timeline {
+    let mut segments = Vec::new();
+    let compute_seconds = it.compute.iter().copied().fold(0.0, f64::max);
+    for (w, &c) in it.compute.iter().enumerate() {
+        let forward = c / 3.0;
+        segments.push(seg(w, Phase::Forward, 0.0, forward, 0));
+        let mut t = forward;
+        for (b, share) in it.shares.iter().enumerate() {
+            let end = t + share * (c - forward);
+            segments.push(seg(w, Phase::Backward, t, end, b));
+            t = end;
+        }
+    }
+    let mut comms = Vec::new();
+    if it.overlap {
+        let (mut done, mut free) = (0.0, 0.0);
+        for (b, (share, comm)) in it.shares.iter().zip(&it.bucket_comm).enumerate() {
+            done += share;
+            // The bucket is ready on every worker when the slowest has computed it.
+            let ready = compute_seconds / 3.0 + done * compute_seconds * 2.0 / 3.0;
+            let start = ready.max(free);
+            free = start + comm;
+            comms.push((b, start, free));
+        }
+    } else {
+        comms.push((0, compute_seconds, compute_seconds + it.whole_comm));
+    }
+    let seconds = comms.last().map_or(compute_seconds, |c| c.2);
+    for w in 0..it.compute.len() {
+        if it.compute[w] < seconds {
+            segments.push(seg(w, Phase::Wait, it.compute[w], seconds, 0));
+        }
+        if it.compute.len() > 1 {
+            for &(b, start, end) in &comms {
+                segments.push(seg(w, Phase::Comm, start, end, b));
+            }
+        }
+    }
+    Timeline {
+        segments,
+        seconds,
+        compute_seconds,
+        exposed_comm_seconds: seconds - compute_seconds,
+    }
+}
+
+fn seg(worker: usize, phase: Phase, start: f64, end: f64, bucket: usize) -> Segment {
+    Segment {
+        worker,
+        phase,
+        start,
+        end,
+        bucket,
+    }
+}
