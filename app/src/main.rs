@@ -3,6 +3,7 @@
 
 mod bench;
 mod browser;
+mod cluster;
 mod draw;
 mod fetch;
 mod frame;
@@ -25,6 +26,8 @@ fn main() {
         leptos::mount::mount_to_body(landscape::LandscapePage);
     } else if path.ends_with("/scaling") {
         leptos::mount::mount_to_body(scaling::ScalingPage);
+    } else if path.ends_with("/cluster") {
+        leptos::mount::mount_to_body(cluster::ClusterPage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {

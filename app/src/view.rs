@@ -198,6 +198,7 @@ pub fn App() -> impl IntoView {
                 <a href=move || landscape_link(&settings.get()) data-testid="nav-landscape"
                     title="train this network and map its loss landscape">"loss landscape of this network"</a>
                 <a href="scaling" data-testid="nav-scaling">"batch size and learning rate"</a>
+                <a href="cluster" data-testid="nav-cluster">"data-parallel cluster"</a>
                 <a href="bench" data-testid="nav-bench">"benchmark"</a>
             </nav>
             <span class="backend" data-testid="backend" title="where the training runs">

@@ -202,7 +202,7 @@ impl Cluster {
             Vec::new()
         };
         let work = Work::of(compiled);
-        let (comm, iteration_seconds) = match config.consistency {
+        let (charged, iteration_seconds) = match config.consistency {
             Consistency::Synchronous => (
                 comm(&config, &schedule),
                 config.iteration(&work, worker_batch).seconds,
@@ -213,7 +213,13 @@ impl Cluster {
             }
         };
         let dense_bytes = match config.consistency {
-            Consistency::Synchronous => cost(&schedule, &config.topology, 4.0).bytes,
+            Consistency::Synchronous => {
+                let dense = ClusterConfig {
+                    compression: Compression::None,
+                    ..config.clone()
+                };
+                comm(&dense, &schedule).1
+            }
             Consistency::Asynchronous { .. } => 8.0 * n as f64,
         };
         Self {
@@ -224,7 +230,7 @@ impl Cluster {
             schedule,
             work,
             iteration_seconds,
-            comm,
+            comm: charged,
             dense_bytes,
             worker_batch,
             errors,

@@ -3,6 +3,7 @@
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+pub mod cluster;
 pub mod heatmap;
 pub mod loss_chart;
 pub mod network;

@@ -18,20 +18,20 @@ const ORANGE: RGBColor = RGBColor(213, 94, 0);
 const GREEN: RGBColor = RGBColor(0, 158, 115);
 const GREY: RGBColor = RGBColor(150, 150, 150);
 
-fn area(canvas: HtmlCanvasElement) -> Option<DrawingArea<CanvasBackend, Shift>> {
+pub(super) fn area(canvas: HtmlCanvasElement) -> Option<DrawingArea<CanvasBackend, Shift>> {
     let root = CanvasBackend::with_canvas_object(canvas)?.into_drawing_area();
     root.fill(&WHITE).ok()?;
     Some(root)
 }
 
-fn color(i: usize) -> RGBColor {
+pub(super) fn color(i: usize) -> RGBColor {
     let (r, g, b) = CLASS_COLORS[i % CLASS_COLORS.len()];
     RGBColor(r, g, b)
 }
 
 /// The range of log10 of the values, padded by a factor on each side. Log axes are drawn as
 /// linear axes over the logarithms, labelled with the values.
-fn log_range(values: impl Iterator<Item = f32>, pad: f32) -> std::ops::Range<f32> {
+pub(super) fn log_range(values: impl Iterator<Item = f32>, pad: f32) -> std::ops::Range<f32> {
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v), b.max(v)));
@@ -42,7 +42,7 @@ fn log_range(values: impl Iterator<Item = f32>, pad: f32) -> std::ops::Range<f32
 }
 
 /// Batch sizes are powers of two: their axis is log2, ticks at whole powers.
-fn batch_range(batches: impl Iterator<Item = usize>) -> std::ops::Range<f32> {
+pub(super) fn batch_range(batches: impl Iterator<Item = usize>) -> std::ops::Range<f32> {
     let (lo, hi) = batches.fold((usize::MAX, 0), |(a, b), v| (a.min(v), b.max(v)));
     if lo > hi {
         return 0.0..1.0;
@@ -58,7 +58,7 @@ fn batch_ticks(r: &std::ops::Range<f32>) -> usize {
     ((r.end - r.start).round() as usize).max(2)
 }
 
-fn value_label(v: &f32) -> String {
+pub(super) fn value_label(v: &f32) -> String {
     let x = 10f32.powf(*v);
     if x >= 100.0 {
         format!("{x:.0}")
@@ -69,7 +69,7 @@ fn value_label(v: &f32) -> String {
     }
 }
 
-type Chart<'a> = ChartContext<'a, CanvasBackend, Cartesian2d<RangedCoordf32, RangedCoordf32>>;
+pub(super) type Chart<'a> = ChartContext<'a, CanvasBackend, Cartesian2d<RangedCoordf32, RangedCoordf32>>;
 
 /// A chart over batch size (log2, labelled with the sizes) and `ys`, a log10 range when `y_log`
 /// (labelled with the values).
@@ -80,22 +80,35 @@ fn batch_chart<'a>(
     y_desc: &str,
     y_log: bool,
 ) -> Option<Chart<'a>> {
+    log2_chart(root, xs, ys, "batch size", y_desc, y_log.then_some(value_label))
+}
+
+/// A chart over a log2 axis of counts (batch sizes, workers), labelled with the counts, and `ys`;
+/// a log10 range is given with the formatter of its labels (`value_label` or another).
+pub(super) fn log2_chart<'a>(
+    root: &'a DrawingArea<CanvasBackend, Shift>,
+    xs: std::ops::Range<f32>,
+    ys: std::ops::Range<f32>,
+    x_desc: &str,
+    y_desc: &str,
+    y_log: Option<fn(&f32) -> String>,
+) -> Option<Chart<'a>> {
     let mut chart = ChartBuilder::on(root)
         .margin(10)
         .x_label_area_size(35)
-        .y_label_area_size(55)
+        .y_label_area_size(62)
         .build_cartesian_2d(xs.clone(), ys)
         .ok()?;
     {
         let mut mesh = chart.configure_mesh();
         mesh.x_labels(batch_ticks(&xs))
             .x_label_formatter(&batch_label)
-            .x_desc("batch size")
+            .x_desc(x_desc)
             .y_desc(y_desc)
             .light_line_style(RGBColor(235, 235, 235))
             .label_style(("sans-serif", 12));
-        if y_log {
-            mesh.y_label_formatter(&value_label);
+        if let Some(format) = &y_log {
+            mesh.y_label_formatter(format);
         }
         let _ = mesh.draw();
     }
@@ -103,11 +116,11 @@ fn batch_chart<'a>(
 }
 
 /// A legend entry: a short line in the series' colour.
-fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+pub(super) fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
 }
 
-fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+pub(super) fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
     chart: &mut ChartContext<'a, DB, CT>,
     position: SeriesLabelPosition,
 ) {

@@ -1,0 +1,444 @@
+//! The cluster lab's drawings: the allreduce animation (workers around a ring, each with its
+//! buffer's chunks shaded by how many workers' gradients they hold, and the messages of the
+//! current step as arrows), one iteration's timeline, speed-up / efficiency / bytes against
+//! worker count, loss against modelled time, and time to accuracy against worker count.
+
+use plotters::prelude::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use engine::cluster::ScalingPoint;
+use engine::cluster_run::ClusterRun;
+use engine::collectives::{Coverage, Schedule};
+use engine::timeline::{Phase, Segment};
+
+use super::context;
+use super::scaling::{area, batch_range, draw_legend, line_legend, log2_chart, log_range, value_label};
+
+/// Okabe–Ito's eight colours without black: one per algorithm.
+pub const SERIES: [(u8, u8, u8); 7] = [
+    (0, 114, 178),
+    (230, 159, 0),
+    (0, 158, 115),
+    (204, 121, 167),
+    (86, 180, 233),
+    (213, 94, 0),
+    (120, 120, 120),
+];
+
+fn rgb(i: usize) -> RGBColor {
+    let (r, g, b) = SERIES[i % SERIES.len()];
+    RGBColor(r, g, b)
+}
+
+/// Node positions: workers on a circle, servers in a row across the middle.
+fn positions(s: &Schedule, w: f64, h: f64) -> Vec<(f64, f64)> {
+    let (cx, cy, r) = (w / 2.0, h / 2.0 + 8.0, (w.min(h) / 2.0 - 40.0).max(20.0));
+    let p = s.workers.max(1) as f64;
+    let mut out: Vec<(f64, f64)> = (0..s.workers)
+        .map(|i| {
+            let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / p;
+            (cx + r * a.cos(), cy + r * a.sin())
+        })
+        .collect();
+    for k in 0..s.servers {
+        let x = cx + (k as f64 - (s.servers as f64 - 1.0) / 2.0) * 50.0;
+        out.push((x, cy));
+    }
+    out
+}
+
+/// Frame `step` of the animation (0 = the workers' own gradients; k = after step k, with step k's
+/// messages drawn as arrows: orange adds into the receiver, blue overwrites it).
+pub fn animation(canvas: &HtmlCanvasElement, s: &Schedule, cov: &Coverage, step: usize) -> Option<()> {
+    let ctx = context(canvas)?;
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let step = step.min(cov.frames.len().saturating_sub(1));
+    let frame = &cov.frames[step];
+    let pos = positions(s, w, h);
+    let p = s.workers.max(1);
+    let big = p > 16;
+    if step > 0 {
+        for m in &s.steps[step - 1] {
+            let (a, b) = (pos[m.from], pos[m.to]);
+            let color = if m.reduce {
+                "rgba(213,94,0,0.75)"
+            } else {
+                "rgba(0,114,178,0.75)"
+            };
+            arrow(&ctx, a, b, color, if big { 1.0 } else { 2.0 });
+        }
+    }
+    // Each node's buffer: one cell per chunk of the schedule, darker the more workers it sums.
+    let (bw, bh) = if big { (16.0, 6.0) } else { (44.0, 14.0) };
+    let n = s.n.max(1) as f64;
+    for (node, &(x, y)) in pos.iter().enumerate() {
+        let x0 = x - bw / 2.0;
+        for (seg, mask) in frame[node].iter().enumerate() {
+            let (a, z) = (cov.bounds[seg] as f64 / n, cov.bounds[seg + 1] as f64 / n);
+            let t = mask.count_ones() as f64 / p as f64;
+            let color = if t >= 1.0 {
+                "rgb(0,158,115)".to_string()
+            } else {
+                let mix = |c: f64| (255.0 * (1.0 - t) + c * t) as u8;
+                format!("rgb({},{},{})", mix(0.0), mix(114.0), mix(178.0))
+            };
+            ctx.set_fill_style_str(&color);
+            ctx.fill_rect(x0 + a * bw, y - bh / 2.0, (z - a) * bw, bh);
+        }
+        ctx.set_stroke_style_str("#444");
+        ctx.set_line_width(1.0);
+        ctx.stroke_rect(x0, y - bh / 2.0, bw, bh);
+        if !big || node % 8 == 0 || node >= s.workers {
+            ctx.set_fill_style_str("#333");
+            ctx.set_font("11px sans-serif");
+            let name = if node < s.workers {
+                format!("w{node}")
+            } else {
+                format!("server {}", node - s.workers)
+            };
+            let _ = ctx.fill_text(&name, x0, y - bh / 2.0 - 3.0);
+        }
+    }
+    ctx.set_fill_style_str("#333");
+    ctx.set_font("12px sans-serif");
+    let _ = ctx.fill_text(
+        "chunk shade: share of the workers' gradients summed in (green = all)",
+        8.0,
+        h - 8.0,
+    );
+    Some(())
+}
+
+fn arrow(ctx: &CanvasRenderingContext2d, a: (f64, f64), b: (f64, f64), color: &str, width: f64) {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len = (dx * dx + dy * dy).sqrt().max(1e-6);
+    let (ux, uy) = (dx / len, dy / len);
+    // Stop short of the boxes, and bend a little so that a→b and b→a do not overlap.
+    let (sa, sb) = (
+        (a.0 + ux * 14.0, a.1 + uy * 14.0),
+        (b.0 - ux * 14.0, b.1 - uy * 14.0),
+    );
+    let (mx, my) = ((sa.0 + sb.0) / 2.0 - uy * 10.0, (sa.1 + sb.1) / 2.0 + ux * 10.0);
+    ctx.set_stroke_style_str(color);
+    ctx.set_fill_style_str(color);
+    ctx.set_line_width(width);
+    ctx.begin_path();
+    ctx.move_to(sa.0, sa.1);
+    ctx.quadratic_curve_to(mx, my, sb.0, sb.1);
+    ctx.stroke();
+    let (hx, hy) = (sb.0 - mx, sb.1 - my);
+    let hl = (hx * hx + hy * hy).sqrt().max(1e-6);
+    let (hx, hy) = (hx / hl * 7.0, hy / hl * 7.0);
+    ctx.begin_path();
+    ctx.move_to(sb.0, sb.1);
+    ctx.line_to(sb.0 - hx - hy * 0.5, sb.1 - hy + hx * 0.5);
+    ctx.line_to(sb.0 - hx + hy * 0.5, sb.1 - hy - hx * 0.5);
+    ctx.close_path();
+    ctx.fill();
+}
+
+/// A log10 axis label in bytes.
+fn bytes_label(v: &f32) -> String {
+    let b = 10f64.powf(*v as f64);
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.0} kB", b / 1e3)
+    } else {
+        format!("{b:.0} B")
+    }
+}
+
+/// A log10 axis label in seconds, three figures at most.
+fn seconds_label(v: &f32) -> String {
+    let t = 10f64.powf(*v as f64);
+    let (x, unit) = if t >= 1.0 {
+        (t, "s")
+    } else if t >= 1e-3 {
+        (t * 1e3, "ms")
+    } else {
+        (t * 1e6, "µs")
+    };
+    let digits = if x >= 100.0 {
+        0
+    } else if x >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{x:.digits$} {unit}")
+}
+
+/// A time axis label: seconds in the unit that reads best.
+pub fn seconds(t: f64) -> String {
+    if t >= 1.0 {
+        format!("{t:.2} s")
+    } else if t >= 1e-3 {
+        format!("{:.2} ms", t * 1e3)
+    } else {
+        format!("{:.1} µs", t * 1e6)
+    }
+}
+
+/// Per worker, a compute lane (forward, backward by bucket, waiting) and beneath it a
+/// communication lane.
+pub fn timeline(canvas: &HtmlCanvasElement, segments: &[Segment], workers: usize, title: &str) -> Option<()> {
+    let ctx = context(canvas)?;
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let end = segments.iter().map(|s| s.end).fold(0.0, f64::max);
+    if end <= 0.0 || workers == 0 {
+        return Some(());
+    }
+    let shown = workers.min(16);
+    let (left, top, bottom) = (40.0, 22.0, 34.0);
+    let row = (h - top - bottom) / shown as f64;
+    let x = |t: f64| left + (w - left - 10.0) * t / end;
+    ctx.set_font("11px sans-serif");
+    ctx.set_fill_style_str("#333");
+    let _ = ctx.fill_text(title, left, 13.0);
+    for s in segments.iter().filter(|s| s.worker < shown) {
+        let y = top + row * s.worker as f64;
+        let (color, y0, hh) = match s.phase {
+            Phase::Forward => ("rgb(86,180,233)", y, row * 0.45),
+            Phase::Backward if s.bucket % 2 == 0 => ("rgb(0,114,178)", y, row * 0.45),
+            Phase::Backward => ("rgb(40,80,150)", y, row * 0.45),
+            Phase::Wait => ("rgb(225,225,225)", y, row * 0.45),
+            Phase::Comm if s.bucket % 2 == 0 => ("rgb(230,159,0)", y + row * 0.5, row * 0.4),
+            Phase::Comm => ("rgb(213,94,0)", y + row * 0.5, row * 0.4),
+        };
+        ctx.set_fill_style_str(color);
+        ctx.fill_rect(x(s.start), y0, (x(s.end) - x(s.start)).max(0.5), hh);
+    }
+    ctx.set_fill_style_str("#333");
+    for k in 0..shown {
+        let _ = ctx.fill_text(&format!("w{k}"), 6.0, top + row * k as f64 + row * 0.45);
+    }
+    if workers > shown {
+        let _ = ctx.fill_text(&format!("(first {shown} of {workers} workers)"), w - 170.0, 13.0);
+    }
+    let _ = ctx.fill_text("0", left, h - bottom + 14.0);
+    let _ = ctx.fill_text(&seconds(end), w - 70.0, h - bottom + 14.0);
+    let legend = [
+        ("rgb(86,180,233)", "forward"),
+        ("rgb(0,114,178)", "backward (by layer)"),
+        ("rgb(225,225,225)", "idle"),
+        ("rgb(230,159,0)", "allreduce"),
+    ];
+    let mut lx = left;
+    for (c, name) in legend {
+        ctx.set_fill_style_str(c);
+        ctx.fill_rect(lx, h - 14.0, 10.0, 10.0);
+        ctx.set_fill_style_str("#333");
+        let _ = ctx.fill_text(name, lx + 13.0, h - 5.0);
+        lx += 20.0 + 6.5 * name.len() as f64;
+    }
+    Some(())
+}
+
+/// What a scaling chart plots.
+#[derive(Clone, Copy)]
+pub enum Metric {
+    Speedup,
+    Efficiency,
+    Bytes,
+}
+
+/// One line per algorithm against worker count (log2); speed-up on log-log axes with the ideal
+/// line, efficiency from 0 to 1, bytes per iteration on a log axis.
+pub fn scaling(
+    canvas: HtmlCanvasElement,
+    points: &[ScalingPoint],
+    labels: &[(usize, String)],
+    metric: Metric,
+) -> Option<()> {
+    let root = area(canvas)?;
+    let value = |p: &ScalingPoint| match metric {
+        Metric::Speedup => p.speedup as f32,
+        Metric::Efficiency => p.efficiency as f32,
+        Metric::Bytes => p.bytes as f32,
+    };
+    let xs = batch_range(points.iter().map(|p| p.workers));
+    let (ys, log, desc) = match metric {
+        Metric::Speedup => (
+            log_range(
+                points
+                    .iter()
+                    .map(value)
+                    .chain(points.iter().map(|p| p.workers as f32)),
+                1.3,
+            ),
+            true,
+            "speed-up over one worker",
+        ),
+        Metric::Efficiency => (0f32..1.05f32, false, "efficiency (speed-up / workers)"),
+        Metric::Bytes => (
+            log_range(points.iter().map(value), 1.5),
+            true,
+            "bytes on the wire per iteration",
+        ),
+    };
+    let format: Option<fn(&f32) -> String> = match metric {
+        Metric::Bytes => Some(bytes_label),
+        Metric::Speedup => Some(value_label),
+        Metric::Efficiency => None,
+    };
+    let mut chart = log2_chart(&root, xs.clone(), ys, "workers", desc, format)?;
+    let y = |v: f32| if log { v.max(1e-30).log10() } else { v };
+    if let Metric::Speedup = metric {
+        let ideal: Vec<(f32, f32)> = points
+            .iter()
+            .map(|p| ((p.workers as f32).log2(), y(p.workers as f32)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(ideal, BLACK.mix(0.4).stroke_width(1)))
+            .ok()?
+            .label("ideal (p×)")
+            .legend(line_legend(RGBColor(120, 120, 120)));
+    }
+    for (i, label) in labels {
+        let series: Vec<(f32, f32)> = points
+            .iter()
+            .filter(|p| engine_algorithm_index(p) == *i)
+            .filter(|p| value(p) > 0.0 || !log)
+            .map(|p| ((p.workers as f32).log2(), y(value(p))))
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let c = rgb(*i);
+        chart
+            .draw_series(LineSeries::new(series.clone(), c.stroke_width(2)))
+            .ok()?
+            .label(label.clone())
+            .legend(line_legend(c));
+        chart
+            .draw_series(series.iter().map(|&(a, b)| Circle::new((a, b), 3, c.filled())))
+            .ok()?;
+    }
+    draw_legend(
+        &mut chart,
+        match metric {
+            Metric::Bytes => SeriesLabelPosition::LowerRight,
+            Metric::Speedup => SeriesLabelPosition::UpperLeft,
+            Metric::Efficiency => SeriesLabelPosition::LowerLeft,
+        },
+    );
+    root.present().ok()
+}
+
+/// The position of a point's algorithm in [`crate::cluster::ALGORITHMS`], its colour.
+fn engine_algorithm_index(p: &ScalingPoint) -> usize {
+    crate::cluster::algorithm_index(p.algorithm)
+}
+
+/// Each run's smoothed loss against modelled time.
+pub fn loss_vs_time(canvas: HtmlCanvasElement, runs: &[ClusterRun]) -> Option<()> {
+    let root = area(canvas)?;
+    let end = runs
+        .iter()
+        .filter_map(|r| r.times.last())
+        .fold(0.0f64, |a, &b| a.max(b));
+    let hi = runs
+        .iter()
+        .flat_map(|r| r.losses.iter())
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0f32, f32::max);
+    let unit = if end >= 1.0 {
+        1.0
+    } else if end >= 1e-3 {
+        1e3
+    } else {
+        1e6
+    };
+    let name = if end >= 1.0 {
+        "s"
+    } else if end >= 1e-3 {
+        "ms"
+    } else {
+        "µs"
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0f32..(end * unit).max(1e-9) as f32, 0f32..hi.max(1e-3) * 1.05)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .x_desc(format!("modelled time ({name})"))
+        .y_desc("training loss (smoothed)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .ok()?;
+    for (i, r) in runs.iter().enumerate() {
+        let c = rgb(i);
+        let line: Vec<(f32, f32)> = super::smoothed(&r.losses, 0.9)
+            .into_iter()
+            .filter(|(_, v)| v.is_finite())
+            .map(|(k, v)| ((r.times[k - 1] * unit) as f32, v))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line, c.stroke_width(2)))
+            .ok()?
+            .label(r.label.clone())
+            .legend(line_legend(c));
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
+    root.present().ok()
+}
+
+/// Modelled seconds to the target against worker count, one line per algorithm; runs that missed
+/// the target are left out.
+pub fn time_to_accuracy(
+    canvas: HtmlCanvasElement,
+    runs: &[ClusterRun],
+    labels: &[(usize, String)],
+) -> Option<()> {
+    let root = area(canvas)?;
+    let reached: Vec<(usize, usize, f32)> = runs
+        .iter()
+        .filter_map(|r| {
+            let i = crate::cluster::algorithm_index(r.config.algorithm);
+            r.reached.map(|c| (i, r.config.workers, c.time as f32))
+        })
+        .collect();
+    let xs = batch_range(runs.iter().map(|r| r.config.workers));
+    let ys = log_range(reached.iter().map(|r| r.2), 1.5);
+    let mut chart = log2_chart(
+        &root,
+        xs,
+        ys,
+        "workers",
+        "modelled time to the target",
+        Some(seconds_label),
+    )?;
+    for (i, label) in labels {
+        let series: Vec<(f32, f32)> = reached
+            .iter()
+            .filter(|r| r.0 == *i)
+            .map(|r| ((r.1 as f32).log2(), r.2.log10()))
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let c = rgb(*i);
+        chart
+            .draw_series(LineSeries::new(series.clone(), c.stroke_width(2)))
+            .ok()?
+            .label(label.clone())
+            .legend(line_legend(c));
+        chart
+            .draw_series(series.iter().map(|&(a, b)| Circle::new((a, b), 3, c.filled())))
+            .ok()?;
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
+    root.present().ok()
+}
