@@ -28,3 +28,41 @@ extern "C" {
 pub fn log_warning(msg: &str) {
     warn(msg);
 }
+
+/// Counts the frames the page paints while a job runs — its frame rate and the longest gap
+/// between two frames, which is what a student feels as responsiveness.
+pub struct FrameMeter {
+    /// (frames, longest gap in ms, start, running)
+    state: std::rc::Rc<std::cell::Cell<(usize, f64, f64, bool)>>,
+}
+
+impl FrameMeter {
+    pub fn start() -> Self {
+        let state = std::rc::Rc::new(std::cell::Cell::new((0usize, 0.0f64, now_ms(), true)));
+        let meter = state.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut last = now_ms();
+            while meter.get().3 {
+                next_frame().await;
+                let now = now_ms();
+                let (n, longest, start, running) = meter.get();
+                meter.set((n + 1, longest.max(now - last), start, running));
+                last = now;
+            }
+        });
+        Self { state }
+    }
+
+    /// Frames per second so far and the longest gap in milliseconds.
+    pub fn read(&self) -> (f64, f64) {
+        let (n, longest, start, _) = self.state.get();
+        (n as f64 / ((now_ms() - start) / 1000.0).max(1e-3), longest)
+    }
+}
+
+impl Drop for FrameMeter {
+    fn drop(&mut self) {
+        let (n, longest, start, _) = self.state.get();
+        self.state.set((n, longest, start, false));
+    }
+}

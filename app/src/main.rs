@@ -13,6 +13,7 @@ mod optimizers;
 mod scaling;
 mod task;
 mod view;
+mod vision;
 
 fn main() {
     console_error_panic_hook::set_once();
@@ -28,6 +29,8 @@ fn main() {
         leptos::mount::mount_to_body(scaling::ScalingPage);
     } else if path.ends_with("/cluster") {
         leptos::mount::mount_to_body(cluster::ClusterPage);
+    } else if path.ends_with("/vision") {
+        leptos::mount::mount_to_body(vision::VisionPage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {

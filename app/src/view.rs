@@ -199,6 +199,7 @@ pub fn App() -> impl IntoView {
                     title="train this network and map its loss landscape">"loss landscape of this network"</a>
                 <a href="scaling" data-testid="nav-scaling">"batch size and learning rate"</a>
                 <a href="cluster" data-testid="nav-cluster">"data-parallel cluster"</a>
+                <a href="vision" data-testid="nav-vision">"vision (CNNs on images)"</a>
                 <a href="bench" data-testid="nav-bench">"benchmark"</a>
             </nav>
             <span class="backend" data-testid="backend" title="where the training runs">

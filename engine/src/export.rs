@@ -132,3 +132,44 @@ pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, String> {
         parameters: tensors(&trainer.compiled, &params),
     })
 }
+
+impl ModelExport {
+    /// A saved model (from the app or `lab train --save-model`), or why the text is not one.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let m: Self = serde_json::from_str(text).map_err(|e| format!("not a saved model: {e}"))?;
+        if m.format != MODEL_FORMAT {
+            return Err(format!("format '{}' is not '{MODEL_FORMAT}'", m.format));
+        }
+        Ok(m)
+    }
+
+    /// The flat parameter vector for `compiled`, after checking that every tensor is there with
+    /// the name, shape and offset the model's layout gives it.
+    pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, String> {
+        let layout = tensors(compiled, &vec![0.0; compiled.n_params]);
+        if layout.len() != self.parameters.len() {
+            return Err(format!(
+                "{} parameter tensors saved for a model that has {}",
+                self.parameters.len(),
+                layout.len()
+            ));
+        }
+        let mut flat = vec![0.0; compiled.n_params];
+        for (want, got) in layout.iter().zip(&self.parameters) {
+            if want.name != got.name || want.shape != got.shape || want.offset != got.offset {
+                return Err(format!(
+                    "tensor '{}' {:?} does not fit the model's '{}' {:?}",
+                    got.name, got.shape, want.name, want.shape
+                ));
+            }
+            if got.values.len() != want.values.len() || got.values.iter().any(|v| !v.is_finite()) {
+                return Err(format!(
+                    "tensor '{}': wrong length or a value that is not finite",
+                    got.name
+                ));
+            }
+            flat[got.offset..got.offset + got.values.len()].copy_from_slice(&got.values);
+        }
+        Ok(flat)
+    }
+}

@@ -13,6 +13,7 @@ pub mod compress;
 pub mod data;
 pub mod export;
 pub mod gpu;
+pub mod inspect;
 pub mod kernel;
 pub mod landscape;
 pub mod model;

@@ -588,30 +588,36 @@ impl Trainer {
     /// regression) over a whole data set, predicted in chunks.
     pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), String> {
         let classes = self.compiled.classes();
+        let probs = self.probabilities(data).await?;
         let (mut loss, mut correct) = (0.0f64, 0usize);
-        for start in (0..data.len()).step_by(self.predict_rows) {
-            let end = (start + self.predict_rows).min(data.len());
-            let out = self.predict(&data.x[start * data.dim..end * data.dim]).await?;
-            for (r, o) in out.chunks(classes).enumerate() {
-                let row = start + r;
-                if data.is_regression() {
-                    loss += ((o[0] - data.targets[row]) as f64).powi(2);
-                    continue;
-                }
-                let y = data.y[row] as usize;
-                loss += match self.config.loss {
-                    Loss::CrossEntropy => -(o[y].max(1e-12) as f64).ln(),
-                    Loss::Mse => {
-                        let sq = |c: usize| (o[c] as f64 - (c == y) as u8 as f64).powi(2);
-                        (0..classes).map(sq).sum::<f64>() / classes as f64
-                    }
-                };
-                let best = (0..classes).fold(0, |b, c| if o[c] > o[b] { c } else { b });
-                correct += (best == y) as usize;
+        for (row, o) in probs.chunks(classes).enumerate() {
+            if data.is_regression() {
+                loss += ((o[0] - data.targets[row]) as f64).powi(2);
+                continue;
             }
+            let y = data.y[row] as usize;
+            loss += match self.config.loss {
+                Loss::CrossEntropy => -(o[y].max(1e-12) as f64).ln(),
+                Loss::Mse => {
+                    let sq = |c: usize| (o[c] as f64 - (c == y) as u8 as f64).powi(2);
+                    (0..classes).map(sq).sum::<f64>() / classes as f64
+                }
+            };
+            correct += (crate::inspect::argmax(o) == y) as usize;
         }
         let n = data.len().max(1) as f64;
         Ok(((loss / n) as f32, (correct as f64 / n) as f32))
+    }
+
+    /// The predicted class probabilities (or regression outputs) of every sample of `data`, in
+    /// chunks of the prediction pass.
+    pub async fn probabilities(&mut self, data: &Dataset) -> Result<Vec<f32>, String> {
+        let mut out = Vec::with_capacity(data.len() * self.compiled.classes());
+        for start in (0..data.len()).step_by(self.predict_rows.max(1)) {
+            let end = (start + self.predict_rows).min(data.len());
+            out.extend(self.predict(&data.x[start * data.dim..end * data.dim]).await?);
+        }
+        Ok(out)
     }
 
     /// Samples in the landscape evaluation (0 when the trainer was built without one).

@@ -4,5 +4,6 @@
 //! page shows. UI-free, so it is tested natively.
 
 pub mod landscape;
+pub mod layers;
 pub mod playground;
 pub mod query;

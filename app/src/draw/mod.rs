@@ -9,6 +9,7 @@ pub mod loss_chart;
 pub mod network;
 pub mod scaling;
 pub mod surface;
+pub mod vision;
 
 /// Okabe–Ito colours: distinguishable with the common forms of colour blindness.
 pub const CLASS_COLORS: [(u8, u8, u8); 5] = [
@@ -59,15 +60,21 @@ pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 /// An offscreen `size × size` canvas with one pixel per colour (rows from the top), to be drawn
 /// scaled up: heatmaps computed on a coarse grid.
 pub fn pixels_canvas(size: usize, colors: impl Iterator<Item = (u8, u8, u8)>) -> Option<HtmlCanvasElement> {
+    pixels_canvas_rect(size, size, colors)
+}
+
+/// An offscreen `w × h` canvas with one pixel per colour, rows from the top.
+pub fn pixels_canvas_rect(
+    w: usize,
+    h: usize,
+    colors: impl Iterator<Item = (u8, u8, u8)>,
+) -> Option<HtmlCanvasElement> {
     let doc = web_sys::window()?.document()?;
     let canvas: HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
-    canvas.set_width(size as u32);
-    canvas.set_height(size as u32);
-    let rgba: Vec<u8> = colors
-        .take(size * size)
-        .flat_map(|(r, g, b)| [r, g, b, 255])
-        .collect();
-    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), size as u32, size as u32).ok()?;
+    canvas.set_width(w as u32);
+    canvas.set_height(h as u32);
+    let rgba: Vec<u8> = colors.take(w * h).flat_map(|(r, g, b)| [r, g, b, 255]).collect();
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), w as u32, h as u32).ok()?;
     context(&canvas)?.put_image_data(&image, 0.0, 0.0).ok()?;
     Some(canvas)
 }

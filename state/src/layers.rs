@@ -1,0 +1,229 @@
+//! A network written as a line a student can read and edit, e.g.
+//! `conv 6 5x5 p2, relu, maxpool 2, conv 16 5x5, relu, maxpool 2, dense 120, relu, dense 84,
+//! relu, dense 10` — parsed to the engine's layers with a message naming the item at fault, and
+//! written back the same way.
+
+use engine::model::Layer;
+use engine::ops::activation::Activation;
+use engine::ops::pool::PoolKind;
+
+const ACTIVATIONS: [(&str, Activation); 5] = [
+    ("relu", Activation::Relu),
+    ("tanh", Activation::Tanh),
+    ("sigmoid", Activation::Sigmoid),
+    ("leaky", Activation::LeakyRelu),
+    ("linear", Activation::Linear),
+];
+
+/// Parses the layer list; a `flatten` goes in front of the first dense layer after convolutions
+/// when the text leaves it out. The last layer must be `dense <classes>`.
+pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
+    let mut layers = Vec::new();
+    let mut spatial = false;
+    for (i, item) in text.split(',').map(str::trim).enumerate() {
+        let at = |what: String| format!("item {} ('{item}'): {what}", i + 1);
+        if item.is_empty() {
+            return Err(at("empty (two commas in a row?)".into()));
+        }
+        let words: Vec<&str> = item.split_whitespace().collect();
+        let number = |s: &str, what: &str, range: std::ops::RangeInclusive<usize>| -> Result<usize, String> {
+            s.parse::<usize>()
+                .ok()
+                .filter(|v| range.contains(v))
+                .ok_or_else(|| {
+                    at(format!(
+                        "{what} must be a whole number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ))
+                })
+        };
+        let layer = match words[0].to_ascii_lowercase().as_str() {
+            "conv" => {
+                let filters = number(words.get(1).copied().unwrap_or(""), "the filter count", 1..=256)?;
+                let (mut kernel, mut stride, mut padding) = (3, 1, 0);
+                for w in &words[2..] {
+                    if let Some((a, b)) = w.split_once(['x', '×']) {
+                        kernel = number(a, "the kernel size", 1..=11)?;
+                        if a != b {
+                            return Err(at("kernels are square (write 5x5)".into()));
+                        }
+                    } else if let Some(s) = w.strip_prefix('s') {
+                        stride = number(s, "the stride (s2)", 1..=4)?;
+                    } else if let Some(p) = w.strip_prefix('p') {
+                        padding = number(p, "the padding (p1)", 0..=5)?;
+                    } else {
+                        return Err(at(format!("'{w}' is not a kernel (5x5), stride (s2) or padding (p1)")));
+                    }
+                }
+                spatial = true;
+                Layer::Conv2d {
+                    filters,
+                    kernel,
+                    stride,
+                    padding,
+                }
+            }
+            kind @ ("maxpool" | "avgpool") => {
+                let size = number(words.get(1).copied().unwrap_or("2"), "the pool size", 1..=8)?;
+                Layer::Pool {
+                    kind: if kind == "maxpool" { PoolKind::Max } else { PoolKind::Avg },
+                    size,
+                    stride: size,
+                }
+            }
+            "dense" => {
+                let units = number(words.get(1).copied().unwrap_or(""), "the width", 1..=4096)?;
+                if spatial {
+                    layers.push(Layer::Flatten);
+                    spatial = false;
+                }
+                Layer::Dense { units }
+            }
+            "flatten" => {
+                spatial = false;
+                Layer::Flatten
+            }
+            "dropout" => {
+                let rate = words
+                    .get(1)
+                    .and_then(|s| s.parse::<f32>().ok())
+                    .filter(|r| (0.0..1.0).contains(r))
+                    .ok_or_else(|| at("the rate must be a number from 0 to below 1".into()))?;
+                Layer::Dropout { rate }
+            }
+            name => match ACTIVATIONS.iter().find(|(n, _)| *n == name) {
+                Some(&(_, kind)) => Layer::Activation { kind },
+                None => {
+                    return Err(at(format!(
+                        "unknown layer '{name}' (conv, maxpool, avgpool, dense, flatten, dropout, relu, tanh, sigmoid, leaky, linear)"
+                    )))
+                }
+            },
+        };
+        if words.len() > 1 && matches!(layer, Layer::Activation { .. } | Layer::Flatten) {
+            return Err(at("takes no numbers".into()));
+        }
+        layers.push(layer);
+    }
+    match layers.last() {
+        Some(Layer::Dense { units }) if *units == classes => Ok(layers),
+        _ => Err(format!(
+            "the last layer must be 'dense {classes}': one output per class"
+        )),
+    }
+}
+
+/// The layer list written back in the same language (flatten left implicit).
+pub fn format(layers: &[Layer]) -> String {
+    layers
+        .iter()
+        .filter(|l| !matches!(l, Layer::Flatten))
+        .map(|l| match l {
+            Layer::Conv2d {
+                filters,
+                kernel,
+                stride,
+                padding,
+            } => {
+                let mut s = format!("conv {filters} {kernel}x{kernel}");
+                if *stride != 1 {
+                    s += &format!(" s{stride}");
+                }
+                if *padding != 0 {
+                    s += &format!(" p{padding}");
+                }
+                s
+            }
+            Layer::Pool { kind, size, .. } => {
+                format!(
+                    "{} {size}",
+                    if *kind == PoolKind::Max {
+                        "maxpool"
+                    } else {
+                        "avgpool"
+                    }
+                )
+            }
+            Layer::Dense { units } => format!("dense {units}"),
+            Layer::Dropout { rate } => format!("dropout {rate}"),
+            Layer::Activation { kind } => ACTIVATIONS
+                .iter()
+                .find(|(_, k)| k == kind)
+                .map_or("linear", |(n, _)| n)
+                .to_string(),
+            Layer::Flatten => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The vision lab's architectures, with the epochs each is meant to train.
+pub const PRESETS: [(&str, &str, &str, usize); 3] = [
+    ("mlp", "MLP 784-128-10", "dense 128, relu, dense 10", 3),
+    (
+        "lenet",
+        "LeNet-like CNN",
+        "conv 6 5x5 p2, relu, maxpool 2, conv 16 5x5, relu, maxpool 2, dense 120, relu, dense 84, relu, dense 10",
+        3,
+    ),
+    (
+        "deeper",
+        "deeper small CNN",
+        "conv 16 3x3 p1, relu, conv 16 3x3 p1, relu, maxpool 2, conv 32 3x3 p1, relu, maxpool 2, dense 64, relu, dense 10",
+        3,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_parse_and_round_trip() {
+        for (_, _, text, _) in PRESETS {
+            let layers = parse(text, 10).unwrap();
+            assert_eq!(format(&layers), text);
+            assert_eq!(parse(&format(&layers), 10).unwrap(), layers);
+        }
+        let lenet = parse(PRESETS[1].2, 10).unwrap();
+        assert_eq!(
+            lenet[0],
+            Layer::Conv2d {
+                filters: 6,
+                kernel: 5,
+                stride: 1,
+                padding: 2
+            }
+        );
+        assert_eq!(
+            lenet[6],
+            Layer::Flatten,
+            "flatten goes in before the first dense layer"
+        );
+    }
+
+    #[test]
+    fn mistakes_name_the_item() {
+        for (text, expected) in [
+            (
+                "conv 6 5x4, dense 10",
+                "item 1 ('conv 6 5x4'): kernels are square",
+            ),
+            ("conv 0 3x3, dense 10", "item 1 ('conv 0 3x3'): the filter count"),
+            ("relu,, dense 10", "item 2 (''): empty"),
+            ("conv 6 3x3 q1, dense 10", "'q1' is not a kernel"),
+            ("dense 32, softmax, dense 10", "unknown layer 'softmax'"),
+            (
+                "dense 32, relu 3, dense 10",
+                "item 2 ('relu 3'): takes no numbers",
+            ),
+            ("dropout 1.5, dense 10", "the rate must be"),
+            ("dense 32, relu", "the last layer must be 'dense 10'"),
+            ("dense 32, dense 7", "the last layer must be 'dense 10'"),
+        ] {
+            let e = parse(text, 10).unwrap_err();
+            assert!(e.contains(expected), "{text}: {e}");
+        }
+    }
+}
