@@ -43,22 +43,22 @@ test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save 
     assert.equal(await text(page, 'vision-error'), '');
     const status = await text(page, 'vision-status');
     console.log(status, await page.evaluate(() => window.__labVision));
-    assert.match(status, /^done: 1 epochs in [\d.]+ s, test accuracy [\d.]+ %/);
+    assert.match(status, /^done: 1 epoch in [\d.]+ s, test accuracy [\d.]+ %/);
     const acc = parseFloat(await text(page, 'vision-test-accuracy'));
     assert.ok(acc > 50, `31 steps of LeNet on 2,000 images learn: ${acc} %`);
     // After training the first test image is shown and classified.
-    await until(async () => /^test image 0/.test(await text(page, 'vision-status')), 30_000, 'the first test image');
+    await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')), 30_000, 'the first test image');
     await until(async () => Math.abs((await probs(page)).reduce((a, b) => a + b, 0) - 100) < 1, 30_000, 'probabilities summing to 100 %');
     assert.equal(await page.locator(`${byId('vision-per-class')} tr`).count(), 11);
     await screenshot(page, 'vision-trained.png');
 
     await page.click(byId('vision-clear'));
     await drawSeven(page);
-    await until(async () => /your drawing/.test(await text(page, 'vision-status')), 10_000, 'the drawing');
+    await until(async () => /your drawing/.test(await text(page, 'vision-pad-note')), 10_000, 'the drawing');
     await until(async () => (await probs(page)).reduce((a, b) => a + b, 0) > 99, 10_000, 'probabilities of the drawing');
     console.log('drawn 7:', await probs(page));
     await page.click(byId('vision-next'));
-    await until(async () => /^test image 1: a \d/.test(await text(page, 'vision-status')), 10_000, 'the next test image');
+    await until(async () => /^test image 1: a \d/.test(await text(page, 'vision-pad-note')), 10_000, 'the next test image');
     await screenshot(page, 'vision-drawn.png');
 
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click(byId('vision-save'))]);
@@ -70,7 +70,7 @@ test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save 
     await page.goto(`${server.url}vision`);
     const load = (name, body) => page.locator(byId('vision-load')).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
     await load('model.json', saved);
-    await until(async () => /^test image 0/.test(await text(page, 'vision-status')), 60_000, 'the loaded model');
+    await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')), 60_000, 'the loaded model');
     assert.equal(await page.locator(`${byId('vision-per-class')} tr`).count(), 11);
     await load('other.json', '{"format":"something else"}');
     await until(async () => /other.json: .*kept/.test(await text(page, 'vision-error')), 10_000, 'the refusal');
@@ -102,7 +102,7 @@ test('vision lab: a model trained by the lab tool loads and predicts what lab pr
   try {
     await page.goto(`${server.url}vision`);
     await page.locator(byId('vision-load')).setInputFiles(model);
-    await until(async () => /^test image 0/.test(await text(page, 'vision-status')) || (await text(page, 'vision-error')) !== '', 60_000, 'the loaded model');
+    await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')) || (await text(page, 'vision-error')) !== '', 60_000, 'the loaded model');
     assert.equal(await text(page, 'vision-error'), '');
     await until(async () => Array.isArray(await page.evaluate(() => window.__labVisionProbs)), 10_000, 'its probabilities');
     const got = await page.evaluate(() => window.__labVisionProbs);

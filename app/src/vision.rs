@@ -34,8 +34,10 @@ const FASHION: [&str; 10] = [
     "Bag",
     "Ankle boot",
 ];
-/// Test images scored at each epoch's end and in the confusion matrix.
-const TEST_IMAGES: usize = 2000;
+/// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
+const TEST_IMAGES: usize = 10_000;
+/// Training images scored at each epoch's end.
+const TRAIN_CHECK: usize = 2000;
 /// The drawing pad's side in pixels.
 const PAD: usize = 196;
 
@@ -161,6 +163,7 @@ pub fn VisionPage() -> impl IntoView {
     let figures = RwSignal::new(Figures::default());
     let eta = RwSignal::new(String::new());
     let probs = RwSignal::new(Vec::<f32>::new());
+    let pad_note = RwSignal::new("draw a digit here once a model is trained".to_string());
     let per_class = RwSignal::new(Vec::<f32>::new());
     let has_model = RwSignal::new(false);
     let selected = RwSignal::new(0usize);
@@ -183,7 +186,7 @@ pub fn VisionPage() -> impl IntoView {
     // the prediction is awaited.
     let classify = {
         let session = session.clone();
-        move |input: Vec<f32>| {
+        move |input: Vec<f32>, note: String| {
             let session = session.clone();
             leptos::task::spawn_local(async move {
                 let Some(mut s) = take(&session).await else {
@@ -191,6 +194,8 @@ pub fn VisionPage() -> impl IntoView {
                 };
                 match s.trainer.predict_layers(&input).await {
                     Ok((p, outputs)) => {
+                        // The note changes with the probabilities, not before them.
+                        pad_note.set(note);
                         // Scripts compare these with `lab predict` on the same model.
                         if let (Some(w), Ok(v)) = (web_sys::window(), serde_json::to_string(&p)) {
                             if let Ok(v) = js_sys::JSON::parse(&v) {
@@ -253,8 +258,7 @@ pub fn VisionPage() -> impl IntoView {
                     draw::gray(&ctx, &image, 28, 28, 0.0, 0.0, PAD as f64 / 28.0, false);
                 }
             }
-            status.set(format!("test image {i}: a {}", names(&set)[label]));
-            classify(image);
+            classify(image, format!("test image {i}: a {}", names(&set)[label]));
         }
     };
 
@@ -434,11 +438,13 @@ pub fn VisionPage() -> impl IntoView {
                 return;
             }
             if !has_model.get_untracked() {
-                status.set("train or load a model first, then draw".into());
+                pad_note.set("train or load a model first, then draw".into());
                 return;
             }
-            status.set("your drawing, fitted to 20×20 and centred like MNIST's digits".into());
-            classify(mnist_digit(&pad.borrow(), PAD, PAD));
+            classify(
+                mnist_digit(&pad.borrow(), PAD, PAD),
+                "your drawing, fitted to 20×20 and centred like MNIST's digits".into(),
+            );
         }
     };
     let clear_pad = {
@@ -572,11 +578,11 @@ pub fn VisionPage() -> impl IntoView {
             <section class="views">
                 <figure>
                     <canvas node_ref=c.loss data-testid="vision-loss" width="400" height="260"></canvas>
-                    <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (2,000 test images)."</figcaption>
+                    <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (all 10,000 test images)."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.accuracy data-testid="vision-accuracy" width="400" height="260"></canvas>
-                    <figcaption>"Accuracy at each epoch's end on 2,000 training images and on 2,000 test images."</figcaption>
+                    <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.pad data-testid="vision-pad" width=PAD.to_string() height=PAD.to_string() class="pad"
@@ -585,6 +591,7 @@ pub fn VisionPage() -> impl IntoView {
                         <button data-testid="vision-clear" on:click=clear_pad>"Clear"</button>
                         <button data-testid="vision-next" disabled=move || !has_model.get() on:click=next_image>"Next test image"</button>
                     </div>
+                    <p class="small muted" data-testid="vision-pad-note">{move || pad_note.get()}</p>
                     <div class="probs" data-testid="vision-probs">
                         {move || {
                             let p = probs.get();
@@ -619,7 +626,7 @@ pub fn VisionPage() -> impl IntoView {
                             <tr><td>{class_names()[k]}</td><td>{format!("{:.1} %", a * 100.0)}</td></tr>
                         }).collect_view()}
                     </table>
-                    <figcaption>"Confusion matrix on 2,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
+                    <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss></canvas>
@@ -628,6 +635,21 @@ pub fn VisionPage() -> impl IntoView {
             </section>
         </main>
     }
+}
+
+/// `Trainer::evaluate` in slices of 500 images with a frame between them, so the page keeps
+/// painting while a large test set is scored on the CPU path.
+async fn evaluate_yielding(trainer: &mut Trainer, data: &Dataset) -> Result<(f32, f32), String> {
+    let (mut loss, mut correct) = (0.0f64, 0.0f64);
+    for start in (0..data.len()).step_by(500) {
+        let rows: Vec<usize> = (start..(start + 500).min(data.len())).collect();
+        let (l, a) = trainer.evaluate(&data.rows(&rows)).await?;
+        loss += l as f64 * rows.len() as f64;
+        correct += a as f64 * rows.len() as f64;
+        next_frame().await;
+    }
+    let n = data.len().max(1) as f64;
+    Ok(((loss / n) as f32, (correct / n) as f32))
 }
 
 /// Takes the session for an awaited job, waiting (a few seconds at most) while another job has it;
@@ -655,7 +677,12 @@ fn layer_name(l: &Layer) -> &'static str {
 
 /// Scores the test images and draws filters, confusion matrix and misses.
 async fn inspect(s: &mut Session, c: Canvases, per_class: RwSignal<Vec<f32>>) -> Result<(), String> {
-    let probs = s.trainer.probabilities(&s.test).await?;
+    let mut probs = Vec::new();
+    for start in (0..s.test.len()).step_by(500) {
+        let rows: Vec<usize> = (start..(start + 500).min(s.test.len())).collect();
+        probs.extend(s.trainer.probabilities(&s.test.rows(&rows)).await?);
+        next_frame().await;
+    }
     let e = evaluation(&probs, &s.test.y, 10);
     per_class.set(e.per_class.clone());
     if let Some(x) = c.confusion.get_untracked() {
@@ -739,7 +766,7 @@ async fn run(
     let gpu = crate::task::gpu_if(s.webgpu, status).await;
     status.set("loading images…".into());
     let (train, test) = fetch::data(&config).await?;
-    let check = train.head(TEST_IMAGES);
+    let check = train.head(TRAIN_CHECK);
     let mut trainer = Trainer::with_data(config, train.clone(), gpu, 500).await?;
     let steps_per_epoch = train.len().div_ceil(s.batch.max(1));
     let total = steps_per_epoch * s.epochs;
@@ -786,8 +813,9 @@ async fn run(
         eta.set(format!("{left:.0} s"));
         if f.steps % steps_per_epoch == 0 {
             epoch_progress.set(1.0);
-            let (train_loss, train_acc) = trainer.evaluate(&check).await?;
-            let (test_loss, test_acc) = trainer.evaluate(&test).await?;
+            status.set("scoring the test set…".into());
+            let (train_loss, train_acc) = evaluate_yielding(&mut trainer, &check).await?;
+            let (test_loss, test_acc) = evaluate_yielding(&mut trainer, &test).await?;
             f.test_accuracy = Some(test_acc);
             history
                 .borrow_mut()
@@ -822,8 +850,9 @@ async fn run(
     if outcome.is_ok() {
         status.set(match f.test_accuracy {
             Some(a) if !stop.get() => format!(
-                "done: {} epochs in {:.1} s, test accuracy {:.2} %",
+                "done: {} epoch{} in {:.1} s, test accuracy {:.2} %",
                 s.epochs,
+                if s.epochs == 1 { "" } else { "s" },
                 f.wall_ms / 1000.0,
                 a * 100.0
             ),
