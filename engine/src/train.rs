@@ -541,8 +541,10 @@ impl Trainer {
         self.backend.write_u32(self.host.indices, rows);
         self.backend.run(Pass::Gradient, &StepScalars::default());
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
+        // Every gradient pass writes the whole gradient buffer, so on the CPU path it can be
+        // swapped with the caller's (a cluster's workers each keep one) rather than copied.
         self.backend
-            .read_f32_into(self.host.grads, self.compiled.n_params, grads)
+            .take_f32_into(self.host.grads, self.compiled.n_params, grads)
             .await?;
         Ok(loss)
     }

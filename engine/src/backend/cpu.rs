@@ -61,6 +61,19 @@ impl CpuBackend {
             .collect()
     }
 
+    /// Moves a whole f32 buffer of `len` elements into `out`, leaving `out`'s old contents (of the
+    /// same length) in its place: no copy. Only for buffers the next pass overwrites (the
+    /// gradients); otherwise, or when the lengths differ, copies.
+    pub fn take_f32_into(&mut self, id: BufId, len: usize, out: &mut Vec<f32>) {
+        match &mut self.bufs.bufs[id.0] {
+            CpuBuf::F32(v) if v.len() == len && out.len() == len => std::mem::swap(v, out),
+            _ => {
+                out.clear();
+                self.read_f32_into(id, len, out);
+            }
+        }
+    }
+
     /// Appends the first `len` elements of an f32 buffer to `out`.
     pub fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) {
         match &self.bufs.bufs[id.0] {

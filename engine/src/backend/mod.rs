@@ -77,6 +77,18 @@ impl Backend {
         Ok(())
     }
 
+    /// Like [`Self::read_f32_into`] for a buffer the next pass overwrites (the gradients): the CPU
+    /// path swaps it with `out` instead of copying when their lengths match.
+    pub async fn take_f32_into(&mut self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), String> {
+        match self {
+            Backend::Cpu(c) => {
+                c.take_f32_into(id, len, out);
+                Ok(())
+            }
+            Backend::Gpu(_) => self.read_f32_into(id, len, out).await,
+        }
+    }
+
     pub fn name(&self) -> String {
         match self {
             Backend::Gpu(g) => g.ctx.adapter.label(),

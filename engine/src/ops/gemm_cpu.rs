@@ -26,16 +26,26 @@ pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
         pack(a_panels, d.m, k, MR, |row, kk| {
             a[d.a_off + row * d.a_rs + kk * d.a_cs]
         });
-        pack(b_panels, d.n, k, NR, |col, kk| {
-            b[d.b_off + kk * d.b_rs + col * d.b_cs]
-        });
+        // A row-major B whose width is whole panels is read in place when A is short (a small
+        // batch): packing it would cost as much as the product. Same sums, same order.
+        let in_place = d.b_cs == 1 && d.n % NR == 0 && d.m <= MC;
+        if !in_place {
+            pack(b_panels, d.n, k, NR, |col, kk| {
+                b[d.b_off + kk * d.b_rs + col * d.b_cs]
+            });
+        }
         // Cache blocking: a group of MC rows of A stays in the L2 cache while each B panel (k × 8
         // values, L1-sized) is used against every A panel of the group.
-        let (a_len, b_len) = (k.max(1) * MR, k.max(1) * NR);
+        let a_len = k.max(1) * MR;
         for (g, a_group) in a_panels.chunks(a_len * MC / MR).enumerate() {
-            for (np, b_panel) in b_panels.chunks_exact(b_len).enumerate() {
+            for np in 0..d.n.div_ceil(NR) {
+                let (b_panel, stride) = if in_place {
+                    (&b[d.b_off + np * NR..], d.b_rs)
+                } else {
+                    (&b_panels[np * k.max(1) * NR..(np + 1) * k.max(1) * NR], NR)
+                };
                 for (i, a_panel) in a_group.chunks_exact(a_len).enumerate() {
-                    let acc = block(a_panel, b_panel, k);
+                    let acc = block(a_panel, b_panel, stride, k);
                     store(c, d, g * MC + i * MR, np * NR, &acc);
                 }
             }
@@ -70,16 +80,16 @@ fn pack(out: &mut Vec<f32>, lines: usize, k: usize, width: usize, at: impl Fn(us
 /// multiply then an add (no fused multiply-add), in the same order: the result is bit-identical.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
-fn block(a_panel: &[f32], b_panel: &[f32], k: usize) -> [[f32; NR]; MR] {
+fn block(a_panel: &[f32], b_panel: &[f32], b_stride: usize, k: usize) -> [[f32; NR]; MR] {
     use core::arch::wasm32::{f32x4_add, f32x4_mul, f32x4_splat, v128, v128_load, v128_store};
-    assert!(a_panel.len() >= k * MR && b_panel.len() >= k * NR);
+    assert!(k == 0 || (a_panel.len() >= k * MR && b_panel.len() >= (k - 1) * b_stride + NR));
     let zero = f32x4_splat(0.0);
     let mut acc: [[v128; 2]; MR] = [[zero; 2]; MR];
     for kk in 0..k {
         // SAFETY: kk < k, and the assert above keeps both panels' k-th rows in bounds;
         // v128_load needs no alignment.
         let (b0, b1) = unsafe {
-            let bp = b_panel.as_ptr().add(kk * NR) as *const v128;
+            let bp = b_panel.as_ptr().add(kk * b_stride) as *const v128;
             (v128_load(bp), v128_load(bp.add(1)))
         };
         let av = &a_panel[kk * MR..kk * MR + MR];
@@ -101,13 +111,16 @@ fn block(a_panel: &[f32], b_panel: &[f32], k: usize) -> [[f32; NR]; MR] {
     out
 }
 
-/// One MR×NR block of A · B from an A panel and a B panel.
+/// One MR×NR block of A · B from an A panel and a B panel (its rows `b_stride` apart: NR when
+/// packed, B's row stride when read in place).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
-fn block(a_panel: &[f32], b_panel: &[f32], k: usize) -> [[f32; NR]; MR] {
+fn block(a_panel: &[f32], b_panel: &[f32], b_stride: usize, k: usize) -> [[f32; NR]; MR] {
     let mut acc = [[0.0f32; NR]; MR];
-    for (av, bv) in a_panel.chunks_exact(MR).zip(b_panel.chunks_exact(NR)).take(k) {
-        let bv: &[f32; NR] = bv.try_into().expect("panel width");
+    for (kk, av) in a_panel.chunks_exact(MR).enumerate().take(k) {
+        let bv: &[f32; NR] = b_panel[kk * b_stride..kk * b_stride + NR]
+            .try_into()
+            .expect("panel width");
         for i in 0..MR {
             let ai = av[i];
             for j in 0..NR {
@@ -151,6 +164,11 @@ mod tests {
             (64, 128, 784),
             (5, 9, 0),
             (33, 10, 7),
+            // B read in place: m ≤ MC, n whole panels.
+            (16, 128, 784),
+            (3, 16, 5),
+            (64, 8, 0),
+            (65, 16, 3),
         ] {
             for transposed in [false, true] {
                 for accumulate in [false, true] {
