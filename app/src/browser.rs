@@ -15,6 +15,23 @@ pub fn query() -> String {
 pub fn set_query(query: &str) {
     let Some(window) = web_sys::window() else { return };
     let path = window.location().pathname().unwrap_or_default();
+    // An embedded lab keeps its embedding keys while its state changes.
+    let kept = web_sys::UrlSearchParams::new_with_str(&window.location().search().unwrap_or_default())
+        .map(|p| {
+            lab_state::query::SHELL_KEYS
+                .iter()
+                .filter_map(|k| {
+                    p.get(k)
+                        .map(|v| format!("{k}={}", js_sys::encode_uri_component(&v)))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let query = kept
+        .into_iter()
+        .chain((!query.is_empty()).then(|| query.to_string()))
+        .collect::<Vec<_>>()
+        .join("&");
     let url = if query.is_empty() {
         path
     } else {

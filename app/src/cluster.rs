@@ -662,12 +662,12 @@ pub fn ClusterPage() -> impl IntoView {
                 </label>
                 {number("Worker counts for time to accuracy", "cl-study", |s| s.study.clone(), |s, v| { s.study = v.into(); true })}
                 <div class="buttons">
-                    <button class="primary" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
+                    <button class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
                     <button data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
-                    <button data-testid="cl-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
+                    <button data-lab-pause="true" data-testid="cl-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
                 </div>
                 <progress data-testid="cl-progress" max="1" prop:value=move || progress.get()></progress>
-                <p data-testid="cl-status">{move || status.get()}</p>
+                <p data-lab-status="true" data-testid="cl-status">{move || status.get()}</p>
                 <p class="error" data-testid="cl-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                 <div class="buttons wrap">
                     <button data-testid="cl-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"runs CSV"</button>

@@ -281,11 +281,11 @@ pub fn LandscapePage() -> impl IntoView {
                     </select>
                 </label>
                 <div class="buttons">
-                    <button class="primary" data-testid="land-run" disabled=move || running.get() on:click=move |_| go()>"Train and map"</button>
+                    <button class="primary" data-lab-start="true" data-testid="land-run" disabled=move || running.get() on:click=move |_| go()>"Train and map"</button>
                     <button data-testid="land-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
                 </div>
                 <progress data-testid="land-progress" max="1" prop:value=move || progress.get()></progress>
-                <p data-testid="land-status">{move || status.get()}</p>
+                <p data-lab-status="true" data-testid="land-status">{move || status.get()}</p>
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
                 </ul>

@@ -5,8 +5,10 @@ mod bench;
 mod browser;
 mod cluster;
 mod draw;
+mod embed;
 mod fetch;
 mod frame;
+mod home;
 mod lab;
 mod landscape;
 mod optimizers;
@@ -21,6 +23,7 @@ fn main() {
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
     let path = path.trim_end_matches('/');
+    embed::install();
     if path.ends_with("/bench") {
         leptos::mount::mount_to_body(bench::BenchPage);
     } else if path.ends_with("/landscape") {
@@ -29,6 +32,8 @@ fn main() {
         leptos::mount::mount_to_body(scaling::ScalingPage);
     } else if path.ends_with("/cluster") {
         leptos::mount::mount_to_body(cluster::ClusterPage);
+    } else if path.ends_with("/labs") {
+        leptos::mount::mount_to_body(home::HomePage);
     } else if path.ends_with("/vision") {
         leptos::mount::mount_to_body(vision::VisionPage);
     } else if path.ends_with("/optimizers") {

@@ -454,7 +454,7 @@ pub fn OptimizersPage() -> impl IntoView {
                     }
                 }).collect_view()}
                 <div class="buttons">
-                    <button class="primary" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
+                    <button class="primary" data-lab-start="true" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
                     <button data-testid="opt-goh" class:hidden=move || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
                 </div>
             </section>

@@ -322,11 +322,11 @@ pub fn ScalingPage() -> impl IntoView {
                     </select>
                 </label>
                 <div class="buttons">
-                    <button class="primary" data-testid="scale-run" disabled=move || running.get() on:click=move |_| go()>"Run sweep"</button>
-                    <button data-testid="scale-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
+                    <button class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=move |_| go()>"Run sweep"</button>
+                    <button data-lab-pause="true" data-testid="scale-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
                 </div>
                 <progress data-testid="scale-progress" max="1" prop:value=move || progress.get()></progress>
-                <p data-testid="scale-status">{move || status.get()}</p>
+                <p data-lab-status="true" data-testid="scale-status">{move || status.get()}</p>
                 <p class="error" data-testid="scale-error">{move || error.get().unwrap_or_default()}</p>
                 <div class="buttons">
                     <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>

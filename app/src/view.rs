@@ -194,6 +194,7 @@ pub fn App() -> impl IntoView {
             <h1>"Training Lab"</h1>
             <p class="tagline">"Train a neural network in your browser and watch it learn."</p>
             <nav class="labs" aria-label="other labs">
+                <a href="labs" data-testid="nav-labs">"all labs"</a>
                 <a href="optimizers" data-testid="nav-optimizers">"optimizers"</a>
                 <a href=move || landscape_link(&settings.get()) data-testid="nav-landscape"
                     title="train this network and map its loss landscape">"loss landscape of this network"</a>
@@ -385,9 +386,9 @@ pub fn App() -> impl IntoView {
             </section>
             <section class="controls" aria-label="run">
                 <div class="buttons">
-                    <button data-testid="train" class="primary" disabled=move || busy() || r.running.get()
+                    <button data-testid="train" data-lab-start="true" class="primary" disabled=move || busy() || r.running.get()
                         on:click=move |_| l_train.train()>"Train"</button>
-                    <button data-testid="pause" disabled=move || !r.running.get()
+                    <button data-testid="pause" data-lab-pause="true" disabled=move || !r.running.get()
                         on:click=move |_| l_pause.pause()>"Pause"</button>
                 </div>
                 <div class="buttons">

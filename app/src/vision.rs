@@ -555,11 +555,11 @@ pub fn VisionPage() -> impl IntoView {
                     </select>
                 </label>
                 <div class="buttons">
-                    <button class="primary" data-testid="vision-run" disabled=move || running.get() on:click=train>"Train"</button>
-                    <button data-testid="vision-stop" disabled=move || !running.get() on:click=on_stop>"Stop"</button>
+                    <button class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || running.get() on:click=train>"Train"</button>
+                    <button data-lab-pause="true" data-testid="vision-stop" disabled=move || !running.get() on:click=on_stop>"Stop"</button>
                 </div>
                 <label>"Epoch progress" <progress data-testid="vision-progress" max="1" prop:value=move || epoch_progress.get()></progress></label>
-                <p data-testid="vision-status">{move || status.get()}</p>
+                <p data-lab-status="true" data-testid="vision-status">{move || status.get()}</p>
                 <dl class="readouts">
                     <dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", figures.with(|f| f.epochs_done))}</dd>
                     <dt>"samples/s"</dt><dd data-testid="vision-speed">{move || format!("{:.0}", figures.with(|f| f.samples_per_sec))}</dd>

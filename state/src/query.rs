@@ -4,6 +4,9 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+/// Keys that belong to the shell (embedding), not to a lab's state: never a lab's notice.
+pub const SHELL_KEYS: [&str; 2] = ["embed", "origins"];
+
 /// A parsed query string: the last value of each key, and what went wrong while reading it.
 pub struct Query {
     values: BTreeMap<String, String>,
@@ -14,6 +17,7 @@ impl Query {
     pub fn parse(query: &str) -> Self {
         let values = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .filter(|(k, _)| !SHELL_KEYS.contains(&k.as_str()))
             .collect();
         Self {
             values,
@@ -92,4 +96,15 @@ pub fn encode(pairs: impl IntoIterator<Item = (String, String)>) -> String {
         out.append_pair(&k, &v);
     }
     out.finish()
+}
+
+#[cfg(test)]
+mod shell_tests {
+    use super::*;
+
+    #[test]
+    fn embedding_keys_are_not_lab_settings() {
+        let q = Query::parse("embed=1&origins=https%3A%2F%2Fa.example&lr=0.1");
+        assert_eq!(q.keys().collect::<Vec<_>>(), vec!["lr"]);
+    }
 }

@@ -28,7 +28,7 @@ pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
         });
         // A row-major B whose width is whole panels is read in place when A is short (a small
         // batch): packing it would cost as much as the product. Same sums, same order.
-        let in_place = d.b_cs == 1 && d.n % NR == 0 && d.m <= MC;
+        let in_place = d.b_cs == 1 && d.n.is_multiple_of(NR) && d.m <= MC;
         if !in_place {
             pack(b_panels, d.n, k, NR, |col, kk| {
                 b[d.b_off + kk * d.b_rs + col * d.b_cs]

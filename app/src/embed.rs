@@ -1,0 +1,164 @@
+//! Embedding (`?embed=1`): one lab without the shell's chrome, sized by its host page, and a
+//! `postMessage` API. The host's origin must be in the allow-list given in the embed URL
+//! (`origins=https://a.example,https://b.example`); messages from any other origin, and malformed
+//! ones, are ignored. The host may send
+//!   {type: "lab-set-state", query: "<the lab's URL state>"}   (reloads the lab in that state)
+//!   {type: "lab-start"} · {type: "lab-pause"}                  (the lab's own buttons)
+//! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts} when
+//! they change. Every host gets {type: "lab-size", height} to size the frame (embed.js does).
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, UrlSearchParams};
+
+use crate::frame::{next_frame, now_ms};
+
+/// The embed settings of this page's URL: None when not embedded.
+fn settings() -> Option<Vec<String>> {
+    let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
+    (params.get("embed").as_deref() == Some("1")).then(|| {
+        params
+            .get("origins")
+            .unwrap_or_default()
+            .split(',')
+            .map(|o| o.trim().trim_end_matches('/').to_string())
+            .filter(|o| o.starts_with("http://") || o.starts_with("https://"))
+            .collect()
+    })
+}
+
+/// Turns embedding on when the URL asks for it.
+pub fn install() {
+    let Some(origins) = settings() else { return };
+    let Some(window) = web_sys::window() else { return };
+    if let Some(body) = window.document().and_then(|d| d.body()) {
+        let _ = body.class_list().add_1("embed");
+    }
+    let allowed = origins.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let origin = ev.origin();
+        if !allowed.contains(&origin) {
+            return; // not from an allowed host: ignored without a word
+        }
+        let (kind, ok) = handle(&ev.data(), &allowed);
+        if let Some(kind) = kind {
+            post(
+                &serde_json::json!({ "type": "lab-ack", "of": kind, "ok": ok }),
+                &origin,
+            );
+        }
+    });
+    let _ = window.add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
+    on_message.forget();
+    // Before the app mounts, leptos has no executor yet: wasm-bindgen-futures runs it.
+    wasm_bindgen_futures::spawn_local(report(origins));
+}
+
+/// Carries out one message; gives its type (None when it is not a lab message) and whether it
+/// did anything.
+fn handle(data: &JsValue, origins: &[String]) -> (Option<String>, bool) {
+    let get = |key: &str| {
+        js_sys::Reflect::get(data, &key.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let Some(kind) = get("type") else {
+        return (None, false);
+    };
+    let ok = match kind.as_str() {
+        "lab-set-state" => match get("query") {
+            Some(q) if q.len() <= 4000 && !q.contains('#') => {
+                let q = q.trim_start_matches('?');
+                let search = format!("embed=1&origins={}&{q}", origins.join(","));
+                web_sys::window().is_some_and(|w| w.location().set_search(&search).is_ok())
+            }
+            _ => false,
+        },
+        "lab-start" => click("[data-lab-start]"),
+        "lab-pause" => click("[data-lab-pause]"),
+        _ => return (None, false),
+    };
+    (Some(kind), ok)
+}
+
+fn click(selector: &str) -> bool {
+    let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return false;
+    };
+    if el.has_attribute("disabled") {
+        return false;
+    }
+    el.click();
+    true
+}
+
+fn post(message: &serde_json::Value, origin: &str) {
+    let Some(parent) = web_sys::window().and_then(|w| w.parent().ok().flatten()) else {
+        return;
+    };
+    if let Ok(v) = js_sys::JSON::parse(&message.to_string()) {
+        let _ = parent.post_message(&v, origin);
+    }
+}
+
+/// The lab's status line and readouts, as the host sees them.
+fn metrics() -> serde_json::Value {
+    let doc = web_sys::window().and_then(|w| w.document());
+    let text = |sel: &str| {
+        doc.as_ref()
+            .and_then(|d| d.query_selector(sel).ok().flatten())
+            .and_then(|e| e.text_content())
+            .unwrap_or_default()
+    };
+    let mut readouts = serde_json::Map::new();
+    if let Some(list) = doc
+        .as_ref()
+        .and_then(|d| d.query_selector_all(".readouts dt, .readouts dd").ok())
+    {
+        let items: Vec<String> = (0..list.length())
+            .filter_map(|i| list.item(i).and_then(|n| n.text_content()))
+            .collect();
+        for pair in items.chunks(2) {
+            if let [k, v] = pair {
+                readouts.insert(k.trim().to_string(), v.trim().into());
+            }
+        }
+    }
+    let lab = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    serde_json::json!({ "type": "lab-metrics", "lab": lab, "status": text("[data-lab-status]").trim(), "readouts": readouts })
+}
+
+/// Every ~300 ms: the page's height to every host (to size the frame), and the metrics to the
+/// allowed hosts when they changed.
+async fn report(origins: Vec<String>) {
+    let (mut height, mut last) = (0, serde_json::Value::Null);
+    let mut at = 0.0;
+    loop {
+        next_frame().await;
+        if now_ms() - at < 300.0 {
+            continue;
+        }
+        at = now_ms();
+        let h = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .map_or(0, |e| e.scroll_height());
+        if h != height {
+            height = h;
+            post(&serde_json::json!({ "type": "lab-size", "height": h }), "*");
+        }
+        let m = metrics();
+        if m != last {
+            for o in &origins {
+                post(&m, o);
+            }
+            last = m;
+        }
+    }
+}

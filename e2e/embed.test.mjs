@@ -1,0 +1,82 @@
+// End-to-end: the landing page lists every lab; the example tutorial embeds three labs through
+// public/embed.js (no shell chrome, frames sized to their content, locked controls hidden, no
+// notices for the embedding keys); the host starts the playground by postMessage and receives its
+// metrics; a frame whose allow-list does not hold the host's origin ignores it, and malformed
+// messages break nothing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+test('landing page: every lab in two sentences with its link', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}labs`);
+    await page.locator(byId('home')).waitFor();
+    assert.equal(await page.locator(`${byId('home')} article`).count(), 7);
+    for (const name of ['Playground', 'Optimizers', 'Loss landscape', 'Data-parallel cluster', 'Vision']) {
+      assert.equal(await page.locator(byId(`home-${name}`)).count(), 1, name);
+    }
+    await page.click(byId('home-Vision'));
+    await page.waitForURL(/\/vision$/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('tutorial: three embedded labs, sized, locked, driven by postMessage; foreign origins ignored', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    await page.goto(`${server.url}tutorial.html`);
+    await page.evaluate(() => {
+      window.metrics = [];
+      document.querySelector('#lab-playground').addEventListener('lab-metrics', (e) => window.metrics.push(e.detail));
+    });
+    for (const id of ['lab-playground', 'lab-optimizers', 'lab-landscape']) {
+      const frame = page.frameLocator(`#${id} iframe`);
+      await frame.locator('main.lab').first().waitFor({ timeout: 60_000 });
+      assert.equal(await frame.locator('header.top').first().isVisible(), false, `${id}: no shell chrome`);
+      await until(async () => (await page.locator(`#${id} iframe`).evaluate((f) => f.getBoundingClientRect().height)) > 330, 20_000, `${id} sized to its content`);
+    }
+    const pg = page.frameLocator('#lab-playground iframe');
+    assert.equal(await pg.locator(byId('url-notice')).count(), 0, `no notice: ${await pg.locator(byId('url-notice')).allTextContents()}`);
+    assert.equal(await pg.locator(byId('dataset')).isVisible(), false, 'locked: the data set is hidden');
+    assert.equal(await pg.locator(byId('step')).textContent(), '0');
+
+    await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-start' }));
+    await until(async () => Number(await pg.locator(byId('step')).textContent()) > 20, 60_000, 'training started by the host');
+    await until(async () => (await page.evaluate(() => window.metrics.length)) > 0, 10_000, 'metrics to the host');
+    const last = await page.evaluate(() => window.metrics[window.metrics.length - 1]);
+    assert.equal(last.type, 'lab-metrics');
+    assert.ok(Number(last.readouts.Step) > 0, JSON.stringify(last));
+    await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-pause' }));
+    await page.waitForTimeout(500);
+    await page.locator('#lab-landscape').scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'tutorial.png');
+
+    // A frame that allows only another origin: the same messages are ignored.
+    await page.evaluate((url) => {
+      const f = document.createElement('iframe');
+      f.id = 'foreign';
+      f.src = `${url}?embed=1&origins=https://example.org`;
+      f.style.cssText = 'width:900px;height:700px';
+      document.body.appendChild(f);
+    }, server.url);
+    const foreign = page.frameLocator('#foreign');
+    await foreign.locator(byId('step')).waitFor();
+    await page.evaluate(() => {
+      const w = document.querySelector('#foreign').contentWindow;
+      for (const m of [{ type: 'lab-start' }, 'lab-start', 42, null, { type: 5 }, { type: 'lab-set-state', query: 'lr=1' }]) w.postMessage(m, '*');
+    });
+    await page.waitForTimeout(2000);
+    assert.equal(await foreign.locator(byId('step')).textContent(), '0', 'a foreign origin cannot start training');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
