@@ -80,3 +80,25 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     await browser.close();
   }
 });
+
+test('offline: after a first visit the app loads without the network', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(server.url);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    // The first load came before the worker; a reload goes through it and fills its cache.
+    await page.reload();
+    await page.locator(byId('train')).waitFor();
+    await page.context().setOffline(true);
+    await page.reload();
+    await page.locator(byId('train')).waitFor({ timeout: 20_000 });
+    await page.click(byId('train'));
+    await until(async () => Number(await text(page, 'step')) > 5, 20_000, 'training offline');
+    await page.goto(`${server.url}labs`);
+    await page.locator(byId('home')).waitFor({ timeout: 20_000 });
+    await page.context().setOffline(false);
+    assert.deepEqual(errors.filter((e) => !/net::ERR_INTERNET_DISCONNECTED/.test(e)), []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,36 @@
+// Training Lab's service worker: after a first visit the app works offline. Network first (so a
+// new build is picked up at once when online), falling back to what was cached; navigations to a
+// lab's route fall back to the cached app shell, which routes by path itself.
+const CACHE = 'training-lab-v1';
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(['./', './index.html', './embed.js', './tutorial.html'])).then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const response = await fetch(request);
+      if (response.ok) cache.put(request, response.clone());
+      return response;
+    } catch (offline) {
+      const hit = await cache.match(request, { ignoreSearch: request.mode === 'navigate' });
+      if (hit) return hit;
+      if (request.mode === 'navigate') {
+        const shell = await cache.match('./index.html') || await cache.match('./');
+        if (shell) return shell;
+      }
+      throw offline;
+    }
+  })());
+});
