@@ -4,6 +4,7 @@
 mod bench;
 mod browser;
 mod cluster;
+mod controls;
 mod draw;
 mod embed;
 mod fetch;

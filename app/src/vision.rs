@@ -486,15 +486,7 @@ pub fn VisionPage() -> impl IntoView {
                        id: &'static str,
                        get: fn(&Settings) -> String,
                        put: fn(&mut Settings, &str) -> bool| {
-        view! {
-            <label>{label}
-                <input data-testid=id prop:value=move || settings.with(get) on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    let mut next = settings.get_untracked();
-                    if put(&mut next, &v) { settings.set(next); error.set(None); } else { error.set(Some(format!("{label}: '{v}' is not valid (kept the last value)"))); }
-                }/>
-            </label>
-        }
+        crate::controls::number_input(settings, error, label, id, get, put)
     };
     let class_names = move || names(settings.with(|s| s.set));
 

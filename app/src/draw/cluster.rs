@@ -12,7 +12,9 @@ use engine::collectives::{Coverage, Schedule};
 use engine::timeline::{Phase, Segment};
 
 use super::context;
-use super::scaling::{area, batch_range, draw_legend, line_legend, log2_chart, log_range, value_label};
+use super::scaling::{
+    area, batch_range, draw_legend, line_legend, line_with_dots, log2_chart, log_range, value_label,
+};
 
 /// Okabe–Ito's eight colours without black: one per algorithm.
 pub const SERIES: [(u8, u8, u8); 7] = [
@@ -311,15 +313,7 @@ pub fn scaling(
         if series.is_empty() {
             continue;
         }
-        let c = rgb(*i);
-        chart
-            .draw_series(LineSeries::new(series.clone(), c.stroke_width(2)))
-            .ok()?
-            .label(label.clone())
-            .legend(line_legend(c));
-        chart
-            .draw_series(series.iter().map(|&(a, b)| Circle::new((a, b), 3, c.filled())))
-            .ok()?;
+        line_with_dots(&mut chart, series, rgb(*i), label)?;
     }
     draw_legend(
         &mut chart,
@@ -429,15 +423,7 @@ pub fn time_to_accuracy(
         if series.is_empty() {
             continue;
         }
-        let c = rgb(*i);
-        chart
-            .draw_series(LineSeries::new(series.clone(), c.stroke_width(2)))
-            .ok()?
-            .label(label.clone())
-            .legend(line_legend(c));
-        chart
-            .draw_series(series.iter().map(|&(a, b)| Circle::new((a, b), 3, c.filled())))
-            .ok()?;
+        line_with_dots(&mut chart, series, rgb(*i), label)?;
     }
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     root.present().ok()

@@ -115,6 +115,24 @@ pub(super) fn log2_chart<'a>(
     Some(chart)
 }
 
+/// A series as a line with a dot at each point, and its legend entry.
+pub(super) fn line_with_dots(
+    chart: &mut Chart<'_>,
+    points: Vec<(f32, f32)>,
+    c: RGBColor,
+    label: &str,
+) -> Option<()> {
+    chart
+        .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
+        .ok()?
+        .label(label)
+        .legend(line_legend(c));
+    chart
+        .draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))
+        .ok()?;
+    Some(())
+}
+
 /// A legend entry: a short line in the series' colour.
 pub(super) fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))

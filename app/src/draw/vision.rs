@@ -7,7 +7,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use engine::inspect::{Evaluation, Miss};
 
 use super::context;
-use super::scaling::{area, draw_legend, line_legend};
+use super::scaling::{area, draw_legend, line_legend, line_with_dots};
 
 /// At an epoch's end: (step, training-set loss, its accuracy, test loss, test accuracy).
 pub type EpochPoint = (usize, f32, f32, f32, f32);
@@ -56,14 +56,7 @@ pub fn curves(
                 .iter()
                 .map(|e| (e.0 as f32, if i == 2 { e.2 } else { e.4 }))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-                .ok()?
-                .label(name)
-                .legend(line_legend(c));
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                .ok()?;
+            line_with_dots(&mut chart, pts, c, name)?;
         }
         draw_legend(&mut chart, SeriesLabelPosition::LowerRight);
     } else {
@@ -77,14 +70,7 @@ pub fn curves(
             .label("training batches (smoothed)")
             .legend(line_legend(BLUE));
         let test: Vec<(f32, f32)> = epochs.iter().map(|e| (e.0 as f32, e.3)).collect();
-        chart
-            .draw_series(LineSeries::new(test.clone(), ORANGE.stroke_width(2)))
-            .ok()?
-            .label("test set")
-            .legend(line_legend(ORANGE));
-        chart
-            .draw_series(test.iter().map(|&p| Circle::new(p, 3, ORANGE.filled())))
-            .ok()?;
+        line_with_dots(&mut chart, test, ORANGE, "test set")?;
         draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     }
     root.present().ok()
