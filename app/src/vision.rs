@@ -34,68 +34,12 @@ const FASHION: [&str; 10] = [
     "Bag",
     "Ankle boot",
 ];
-/// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
-const TEST_IMAGES: usize = 10_000;
 /// Training images scored at each epoch's end.
 const TRAIN_CHECK: usize = 2000;
 /// The drawing pad's side in pixels.
 const PAD: usize = 196;
 
-#[derive(Clone, Debug, PartialEq)]
-struct Settings {
-    set: &'static str,
-    train: usize,
-    preset: usize,
-    layers: String,
-    optimizer: usize,
-    lr: f32,
-    batch: usize,
-    epochs: usize,
-    webgpu: bool,
-}
-
-fn adam_index() -> usize {
-    Optimizer::all()
-        .iter()
-        .position(|o| matches!(o, Optimizer::Adam { .. }))
-        .unwrap_or(0)
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            set: "mnist",
-            train: 10_000,
-            preset: 1,
-            layers: PRESETS[1].2.into(),
-            optimizer: adam_index(),
-            lr: 0.001,
-            batch: 64,
-            epochs: PRESETS[1].3,
-            webgpu: true,
-        }
-    }
-}
-
-impl Settings {
-    fn config(&self) -> Result<TrainConfig, String> {
-        let layers = layers::parse(&self.layers, 10)?;
-        Ok(TrainConfig {
-            data: DataConfig::Images(ImageConfig {
-                set: self.set.into(),
-                train_limit: self.train,
-                test_limit: TEST_IMAGES,
-            }),
-            model: ModelConfig::Layers { layers },
-            optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
-            learning_rate: self.lr,
-            batch: self.batch,
-            shuffle: true,
-            seed: 1,
-            ..Default::default()
-        })
-    }
-}
+use lab_state::vision::{VisionLab as Settings, TEST_IMAGES};
 
 fn names(set: &str) -> &'static [&'static str; 10] {
     if set == "fashion" {

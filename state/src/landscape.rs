@@ -10,6 +10,9 @@ use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
+use serde::{Deserialize, Serialize};
+
+use crate::lab::LabState;
 use crate::playground::Playground;
 use crate::query::{encode, Query};
 
@@ -98,13 +101,17 @@ impl Data {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Plane {
     /// The first two PCA directions of the training trajectory.
     Trajectory,
     /// Two filter-normalized random directions.
     Random,
 }
+
+crate::serde_by_key!(Network, "network");
+crate::serde_by_key!(Data, "data set");
 
 /// Batch sizes offered (and accepted from the URL).
 pub const BATCHES: [usize; 6] = [4, 16, 32, 64, 256, 512];
@@ -114,7 +121,8 @@ pub const RESOLUTIONS: [usize; 4] = [11, 21, 25, 41];
 pub const IMAGE_TRAIN: usize = 2000;
 pub const IMAGE_EVAL: usize = 500;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Landscape {
     pub network: Network,
     pub data: Data,
@@ -333,6 +341,28 @@ impl Landscape {
         } else {
             vec![self.batch]
         }
+    }
+}
+
+/// The landscape lab keeps its own short URL keys (`net`, `pg`); its JSON file is the generic one,
+/// checked by a trip through the URL.
+impl LabState for Landscape {
+    const LAB: &'static str = "landscape";
+    const VERSION: u32 = 1;
+    const CONTROLS: &'static [&'static str] = &[];
+
+    fn check(&mut self, notices: &mut Vec<String>) {
+        let (checked, n) = Landscape::from_query(&Landscape::to_query(self));
+        notices.extend(n);
+        *self = checked;
+    }
+
+    fn to_query(&self) -> String {
+        Landscape::to_query(self)
+    }
+
+    fn from_query(query: &str) -> (Self, Vec<String>) {
+        Landscape::from_query(query)
     }
 }
 

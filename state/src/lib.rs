@@ -1,9 +1,14 @@
 //! What a lab's page shows, as data: serde structs that round-trip through the URL (so a teacher
-//! can share a link to an exact setup, and lock controls with `<name>_hide=true`) and through JSON.
-//! Parsing never fails: bad or out-of-range values are ignored or clamped, each with a notice the
-//! page shows. UI-free, so it is tested natively.
+//! can share a link to an exact setup, and lock controls with `<name>_hide=true`) and through a
+//! versioned JSON file (`lab::LabState`). Parsing never fails: bad or out-of-range values are
+//! ignored or clamped, each with a notice the page shows. UI-free, so it is tested natively.
 
+pub mod cluster;
+pub mod lab;
 pub mod landscape;
 pub mod layers;
+pub mod optimizers;
 pub mod playground;
 pub mod query;
+pub mod scaling;
+pub mod vision;

@@ -1,0 +1,319 @@
+//! The cluster lab's settings (`/cluster`): workers, scaling, algorithms, topology and links,
+//! compression, consistency and training. The methods turn them into the engine's cluster and
+//! training configs, or say what is wrong.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use engine::cluster::{ClusterConfig, Consistency, Scaling};
+use engine::collectives::{Algorithm, Link, Topology};
+use engine::compress::Compression;
+use engine::optim::Optimizer;
+use engine::timeline::Work;
+use engine::train::TrainConfig;
+
+use crate::lab::{clamp, shorten, LabState};
+use crate::landscape::{Data, Landscape, Network};
+
+/// The algorithms in the order of their colours.
+pub const ALGORITHMS: [(Algorithm, &str); 7] = [
+    (Algorithm::Ring, "ring"),
+    (Algorithm::Tree, "binomial tree"),
+    (Algorithm::ParameterServer { shards: 1 }, "parameter server"),
+    (Algorithm::Naive, "naive all-to-all"),
+    (Algorithm::RecursiveDoubling, "butterfly"),
+    (Algorithm::Rabenseifner, "Rabenseifner"),
+    (Algorithm::Hierarchical, "hierarchical"),
+];
+
+pub fn algorithm_index(a: Algorithm) -> usize {
+    ALGORITHMS
+        .iter()
+        .position(|(x, _)| std::mem::discriminant(x) == std::mem::discriminant(&a))
+        .unwrap_or(0)
+}
+
+pub const COMPRESSIONS: [&str; 5] = [
+    "none",
+    "top-k (largest)",
+    "random-k",
+    "quantize (stochastic rounding)",
+    "ternary (TernGrad)",
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClusterLab {
+    pub data: Data,
+    pub workers: usize,
+    pub weak: bool,
+    pub batch: usize,
+    pub chosen: [bool; 7],
+    pub animate: usize,
+    pub shards: usize,
+    pub gpus_per_node: usize,
+    pub intra: usize,
+    pub inter: usize,
+    pub gflops: f64,
+    pub straggler: f64,
+    pub overlap: bool,
+    pub asynchronous: bool,
+    pub bound: String,
+    pub compression: usize,
+    pub percent: f32,
+    pub bits: u32,
+    pub error_feedback: bool,
+    pub optimizer: usize,
+    pub lr: f32,
+    pub target: f32,
+    pub max_steps: usize,
+    pub study: String,
+    /// Controls an instructor hid.
+    pub hide: BTreeSet<String>,
+}
+
+impl Default for ClusterLab {
+    fn default() -> Self {
+        Self {
+            data: Data::Mnist,
+            workers: 8,
+            weak: false,
+            batch: 64,
+            chosen: [true, true, true, false, false, false, false],
+            animate: 0,
+            shards: 1,
+            gpus_per_node: 4,
+            intra: 0,
+            inter: 4,
+            gflops: 5.0,
+            straggler: 1.0,
+            overlap: false,
+            asynchronous: false,
+            bound: String::new(),
+            compression: 0,
+            percent: 1.0,
+            bits: 4,
+            error_feedback: true,
+            optimizer: 0,
+            lr: 0.1,
+            target: 0.9,
+            max_steps: 600,
+            study: "1, 2, 4, 8, 16".into(),
+            hide: BTreeSet::new(),
+        }
+    }
+}
+
+impl ClusterLab {
+    pub fn scaling(&self) -> Scaling {
+        if self.weak {
+            Scaling::Weak
+        } else {
+            Scaling::Strong
+        }
+    }
+
+    pub fn algorithm(&self, i: usize) -> Algorithm {
+        match ALGORITHMS[i.min(6)].0 {
+            Algorithm::ParameterServer { .. } => Algorithm::ParameterServer {
+                shards: self.shards.clamp(1, 64),
+            },
+            a => a,
+        }
+    }
+
+    pub fn chosen(&self) -> Vec<usize> {
+        (0..7).filter(|&i| self.chosen[i]).collect()
+    }
+
+    pub fn compression(&self) -> Compression {
+        let fraction = (self.percent / 100.0).clamp(1e-4, 1.0);
+        match self.compression {
+            1 => Compression::TopK { fraction },
+            2 => Compression::RandomK { fraction },
+            3 => Compression::Quantize {
+                bits: self.bits.clamp(1, 16),
+            },
+            4 => Compression::Ternary,
+            _ => Compression::None,
+        }
+    }
+
+    pub fn consistency(&self) -> Result<Consistency, String> {
+        if !self.asynchronous {
+            return Ok(Consistency::Synchronous);
+        }
+        let b = self.bound.trim();
+        let bound = if b.is_empty() {
+            None
+        } else {
+            Some(b.parse().map_err(|_| {
+                format!("staleness bound: '{b}' is not a whole number (leave it empty for none)")
+            })?)
+        };
+        Ok(Consistency::Asynchronous { bound })
+    }
+
+    /// The cluster for `workers` running algorithm `i`, as configured.
+    pub fn config(&self, workers: usize, i: usize) -> Result<ClusterConfig, String> {
+        let link = |k: usize| Link::preset(Link::PRESETS[k.min(Link::PRESETS.len() - 1)]).expect("a preset");
+        if !(self.gflops.is_finite() && self.gflops > 0.0) {
+            return Err("worker speed: a positive number of GFLOP/s".into());
+        }
+        Ok(ClusterConfig {
+            workers,
+            algorithm: self.algorithm(i),
+            topology: Topology {
+                gpus_per_node: self.gpus_per_node.max(1),
+                intra: link(self.intra),
+                inter: link(self.inter),
+            },
+            compression: self.compression(),
+            error_feedback: self.error_feedback && self.compression() != Compression::None,
+            seed: 1,
+            consistency: self.consistency()?,
+            straggler: self.straggler.max(1.0),
+            flops_per_second: self.gflops * 1e9,
+            overlap: self.overlap,
+        })
+    }
+
+    /// The training config of one worker (its batch is the worker's share).
+    pub fn train_config(&self, workers: usize) -> TrainConfig {
+        let shape = Landscape {
+            network: if self.data.is_images() {
+                Network::Mlp
+            } else {
+                Network::Toy
+            },
+            data: self.data,
+            ..Default::default()
+        };
+        TrainConfig {
+            optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
+            learning_rate: self.lr,
+            ..shape.to_config(self.scaling().worker_batch(self.batch, workers))
+        }
+    }
+
+    pub fn work(&self) -> Result<Work, String> {
+        let config = self.train_config(1);
+        let classes = if self.data.is_images() { 10 } else { 2 };
+        Ok(Work::of(&config.spec(classes).compile()?))
+    }
+
+    pub fn study(&self) -> Result<Vec<usize>, String> {
+        let counts: Vec<usize> = self
+            .study
+            .split([',', ' '])
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| format!("worker counts: '{s}' is not a whole number"))
+            })
+            .collect::<Result<_, _>>()?;
+        if counts.is_empty() || counts.iter().any(|c| !(1..=64).contains(c)) {
+            return Err("worker counts: whole numbers from 1 to 64".into());
+        }
+        Ok(counts)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=64).contains(&self.workers) {
+            return Err("workers: from 1 to 64".into());
+        }
+        if self.chosen().is_empty() {
+            return Err("choose at least one algorithm".into());
+        }
+        if !(self.lr.is_finite() && self.lr > 0.0) {
+            return Err("learning rate: a positive number".into());
+        }
+        self.consistency()?;
+        Ok(())
+    }
+
+    pub fn run_label(&self, workers: usize, i: usize, compression: Compression) -> String {
+        // Asynchronous workers talk to a parameter server whatever allreduce is chosen.
+        let (name, mode) = match self.consistency() {
+            Ok(Consistency::Asynchronous { bound }) => (
+                "async parameter server",
+                bound.map_or(String::new(), |b| format!(" · bound {b}")),
+            ),
+            _ => (ALGORITHMS[i].1, String::new()),
+        };
+        let c = if compression == Compression::None {
+            String::new()
+        } else {
+            format!(" · {}", compression.label())
+        };
+        format!("{workers} × {name}{mode}{c}")
+    }
+}
+
+impl LabState for ClusterLab {
+    const LAB: &'static str = "cluster";
+    const VERSION: u32 = 1;
+    const CONTROLS: &'static [&'static str] = &[
+        "data",
+        "workers",
+        "weak",
+        "batch",
+        "algorithms",
+        "animate",
+        "shards",
+        "gpus_per_node",
+        "intra",
+        "inter",
+        "gflops",
+        "straggler",
+        "overlap",
+        "asynchronous",
+        "bound",
+        "compression",
+        "percent",
+        "bits",
+        "error_feedback",
+        "optimizer",
+        "lr",
+        "target",
+        "max_steps",
+        "study",
+        "backend",
+        "run",
+        "export",
+    ];
+
+    fn check(&mut self, notices: &mut Vec<String>) {
+        clamp(notices, "workers", &mut self.workers, 1, 64);
+        clamp(notices, "batch", &mut self.batch, 1, 4096);
+        clamp(notices, "animate", &mut self.animate, 0, ALGORITHMS.len() - 1);
+        clamp(notices, "shards", &mut self.shards, 1, 64);
+        clamp(notices, "gpus_per_node", &mut self.gpus_per_node, 1, 64);
+        clamp(notices, "intra", &mut self.intra, 0, Link::PRESETS.len() - 1);
+        clamp(notices, "inter", &mut self.inter, 0, Link::PRESETS.len() - 1);
+        clamp(notices, "gflops", &mut self.gflops, 1e-3, 1e6);
+        clamp(notices, "straggler", &mut self.straggler, 1.0, 100.0);
+        clamp(
+            notices,
+            "compression",
+            &mut self.compression,
+            0,
+            COMPRESSIONS.len() - 1,
+        );
+        clamp(notices, "percent", &mut self.percent, 0.01, 100.0);
+        clamp(notices, "bits", &mut self.bits, 1, 16);
+        clamp(
+            notices,
+            "optimizer",
+            &mut self.optimizer,
+            0,
+            Optimizer::all().len() - 1,
+        );
+        clamp(notices, "lr", &mut self.lr, 1e-6, 10.0);
+        clamp(notices, "target", &mut self.target, 0.0, 1.0);
+        clamp(notices, "max_steps", &mut self.max_steps, 1, 100_000);
+        shorten(notices, "bound", &mut self.bound, 20);
+        shorten(notices, "study", &mut self.study, 200);
+    }
+}

@@ -1,0 +1,173 @@
+//! The optimizer lab's settings (`/optimizers`): the surface (and κ for the quadratic), gradient
+//! noise, steps, the start point, and each racer's switch, learning rate and momentum.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use engine::optim::Optimizer;
+use engine::surfaces::Surface;
+
+use crate::lab::{clamp, one_of, LabState};
+
+/// The racers a student can enter: (name, on by default, learning rate, momentum or β).
+pub const RACERS: [(&str, bool, f32, f32); 7] = [
+    ("SGD", true, 0.05, 0.0),
+    ("Momentum", true, 0.05, 0.9),
+    ("Nesterov", false, 0.05, 0.9),
+    ("AdaGrad", false, 0.5, 0.0),
+    ("RMSProp", false, 0.05, 0.9),
+    ("Adam", true, 0.1, 0.9),
+    ("AdamW", false, 0.1, 0.9),
+];
+
+/// URL keys of the surfaces, in `Surface::ALL` order.
+pub const SURFACES: [&str; 6] = [
+    "quadratic",
+    "rosenbrock",
+    "beale",
+    "himmelblau",
+    "deep_linear",
+    "monkey_saddle",
+];
+pub const KAPPAS: [f32; 7] = [2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
+pub const NOISES: [f32; 5] = [0.0, 0.1, 0.5, 1.0, 3.0];
+pub const STEPS: [usize; 4] = [50, 100, 200, 500];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OptimizersLab {
+    /// One of `SURFACES`.
+    pub surface: String,
+    /// The quadratic's condition number.
+    pub kappa: f32,
+    /// Standard deviation of the noise added to each gradient component.
+    pub noise: f32,
+    pub steps: usize,
+    /// Where every racer starts (None: the surface's usual start).
+    pub start: Option<[f32; 2]>,
+    /// The racers entered, by lower-case name.
+    pub racers: Vec<String>,
+    /// Learning rate per racer, in `RACERS` order.
+    pub lr: [f32; 7],
+    /// Momentum (μ, β₁ or RMSProp's β) per racer.
+    pub momentum: [f32; 7],
+    /// Controls an instructor hid.
+    pub hide: BTreeSet<String>,
+}
+
+impl Default for OptimizersLab {
+    fn default() -> Self {
+        Self {
+            surface: SURFACES[0].into(),
+            kappa: 10.0,
+            noise: 0.0,
+            steps: 100,
+            start: None,
+            racers: RACERS
+                .iter()
+                .filter(|r| r.1)
+                .map(|r| r.0.to_lowercase())
+                .collect(),
+            lr: RACERS.map(|r| r.2),
+            momentum: RACERS.map(|r| r.3),
+            hide: BTreeSet::new(),
+        }
+    }
+}
+
+impl OptimizersLab {
+    pub fn surface(&self) -> Surface {
+        match SURFACES.iter().position(|s| *s == self.surface) {
+            Some(0) | None => Surface::Quadratic { kappa: self.kappa },
+            Some(i) => Surface::ALL[i],
+        }
+    }
+
+    pub fn start(&self) -> [f32; 2] {
+        self.start.unwrap_or_else(|| self.surface().default_start())
+    }
+
+    pub fn is_on(&self, i: usize) -> bool {
+        self.racers.contains(&RACERS[i].0.to_lowercase())
+    }
+
+    pub fn set_on(&mut self, i: usize, on: bool) {
+        let name = RACERS[i].0.to_lowercase();
+        self.racers.retain(|r| *r != name);
+        if on {
+            self.racers.push(name);
+            self.racers
+                .sort_by_key(|r| RACERS.iter().position(|x| x.0.to_lowercase() == *r));
+        }
+    }
+
+    /// Racer i's optimizer with its momentum setting.
+    pub fn optimizer(&self, i: usize) -> Optimizer {
+        let m = self.momentum[i];
+        match RACERS[i].0 {
+            "SGD" => Optimizer::Sgd,
+            "Momentum" => Optimizer::Momentum { momentum: m },
+            "Nesterov" => Optimizer::Nesterov { momentum: m },
+            "AdaGrad" => Optimizer::AdaGrad { eps: 1e-8 },
+            "RMSProp" => Optimizer::RmsProp { beta: m, eps: 1e-7 },
+            "AdamW" => Optimizer::AdamW {
+                beta1: m,
+                beta2: 0.999,
+                eps: 1e-8,
+                weight_decay: 0.01,
+            },
+            _ => Optimizer::Adam {
+                beta1: m,
+                beta2: 0.999,
+                eps: 1e-8,
+            },
+        }
+    }
+}
+
+impl LabState for OptimizersLab {
+    const LAB: &'static str = "optimizers";
+    const VERSION: u32 = 1;
+    const CONTROLS: &'static [&'static str] = &[
+        "surface", "kappa", "noise", "steps", "racers", "run", "goh", "export",
+    ];
+
+    fn check(&mut self, notices: &mut Vec<String>) {
+        one_of(notices, "surface", &mut self.surface, &SURFACES);
+        clamp(notices, "kappa", &mut self.kappa, 1.0, 10_000.0);
+        clamp(notices, "noise", &mut self.noise, 0.0, 10.0);
+        clamp(notices, "steps", &mut self.steps, 1, 2000);
+        let [x0, x1, y0, y1] = self.surface().view();
+        if let Some(p) = &mut self.start {
+            clamp(notices, "start x", &mut p[0], x0, x1);
+            clamp(notices, "start y", &mut p[1], y0, y1);
+        }
+        let known: Vec<String> = RACERS.iter().map(|r| r.0.to_lowercase()).collect();
+        let before = self.racers.len();
+        self.racers.retain(|r| known.contains(r));
+        self.racers.dedup();
+        if self.racers.len() != before {
+            notices.push(format!(
+                "racers: only {} are known; others ignored",
+                known.join(", ")
+            ));
+        }
+        for i in 0..RACERS.len() {
+            clamp(
+                notices,
+                &format!("lr of {}", RACERS[i].0),
+                &mut self.lr[i],
+                1e-6,
+                100.0,
+            );
+            clamp(
+                notices,
+                &format!("momentum of {}", RACERS[i].0),
+                &mut self.momentum[i],
+                0.0,
+                0.999,
+            );
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! The vision lab's settings (`/vision`): data set and size, architecture (a preset or the layer
+//! language), optimizer, learning rate, batch, epochs and backend.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use engine::optim::Optimizer;
+use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
+
+use crate::lab::{clamp, one_of, shorten, LabState};
+use crate::layers::{self, PRESETS};
+
+/// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
+pub const TEST_IMAGES: usize = 10_000;
+
+/// What the page edits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VisionLab {
+    pub set: String,
+    pub train: usize,
+    pub preset: usize,
+    pub layers: String,
+    pub optimizer: usize,
+    pub lr: f32,
+    pub batch: usize,
+    pub epochs: usize,
+    pub webgpu: bool,
+    /// Controls an instructor hid.
+    pub hide: BTreeSet<String>,
+}
+
+fn adam_index() -> usize {
+    Optimizer::all()
+        .iter()
+        .position(|o| matches!(o, Optimizer::Adam { .. }))
+        .unwrap_or(0)
+}
+
+impl Default for VisionLab {
+    fn default() -> Self {
+        Self {
+            set: "mnist".into(),
+            train: 10_000,
+            preset: 1,
+            layers: PRESETS[1].2.into(),
+            optimizer: adam_index(),
+            lr: 0.001,
+            batch: 64,
+            epochs: PRESETS[1].3,
+            webgpu: true,
+            hide: BTreeSet::new(),
+        }
+    }
+}
+
+impl VisionLab {
+    pub fn config(&self) -> Result<TrainConfig, String> {
+        let layers = layers::parse(&self.layers, 10)?;
+        Ok(TrainConfig {
+            data: DataConfig::Images(ImageConfig {
+                set: self.set.clone(),
+                train_limit: self.train,
+                test_limit: TEST_IMAGES,
+            }),
+            model: ModelConfig::Layers { layers },
+            optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
+            learning_rate: self.lr,
+            batch: self.batch,
+            shuffle: true,
+            seed: 1,
+            ..Default::default()
+        })
+    }
+}
+
+impl LabState for VisionLab {
+    const LAB: &'static str = "vision";
+    const VERSION: u32 = 1;
+    const CONTROLS: &'static [&'static str] = &[
+        "set",
+        "train",
+        "preset",
+        "layers",
+        "optimizer",
+        "lr",
+        "batch",
+        "epochs",
+        "webgpu",
+        "train_button",
+        "model_files",
+        "pad",
+        "export",
+    ];
+
+    fn check(&mut self, notices: &mut Vec<String>) {
+        one_of(notices, "set", &mut self.set, &["mnist", "fashion"]);
+        clamp(notices, "train", &mut self.train, 100, 60_000);
+        clamp(notices, "preset", &mut self.preset, 0, PRESETS.len());
+        clamp(
+            notices,
+            "optimizer",
+            &mut self.optimizer,
+            0,
+            Optimizer::all().len() - 1,
+        );
+        clamp(notices, "lr", &mut self.lr, 1e-6, 10.0);
+        clamp(notices, "batch", &mut self.batch, 1, 1024);
+        clamp(notices, "epochs", &mut self.epochs, 1, 100);
+        shorten(notices, "layers", &mut self.layers, 500);
+    }
+}

@@ -1,0 +1,169 @@
+//! Every lab's settings through the URL and a JSON file: defaults make an empty query, a changed
+//! state comes back whole, hidden controls travel, bad values keep their defaults with a notice,
+//! out-of-range ones are clamped, and files of another lab, of an unknown version or not JSON are
+//! refused with a reason.
+
+use std::fmt::Debug;
+
+use lab_state::cluster::ClusterLab;
+use lab_state::lab::LabState;
+use lab_state::landscape::{Data, Landscape, Network};
+use lab_state::optimizers::OptimizersLab;
+use lab_state::scaling::ScalingLab;
+use lab_state::vision::VisionLab;
+
+fn round_trips<S: LabState + Debug>(changed: S) {
+    assert_eq!(
+        S::default().to_query(),
+        "",
+        "{}: defaults make an empty query",
+        S::LAB
+    );
+    for state in [S::default(), changed] {
+        let q = state.to_query();
+        let (back, notices) = S::from_query(&q);
+        assert!(notices.is_empty(), "{}: {notices:?} from {q}", S::LAB);
+        assert_eq!(back, state, "{}: query {q}", S::LAB);
+        let (back, notices) = S::from_json(&state.to_json()).unwrap();
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(back, state, "{}: JSON {}", S::LAB, state.to_json());
+    }
+}
+
+fn optimizers() -> OptimizersLab {
+    let mut s = OptimizersLab {
+        surface: "rosenbrock".into(),
+        kappa: 100.0,
+        noise: 0.5,
+        steps: 200,
+        start: Some([-1.0, 2.0]),
+        ..Default::default()
+    };
+    s.set_on(3, true);
+    s.set_on(0, false);
+    s.lr[5] = 0.02;
+    s.momentum[1] = 0.5;
+    s.hide.insert("surface".into());
+    s
+}
+
+#[test]
+fn every_lab_round_trips_through_the_url_and_json() {
+    round_trips(optimizers());
+    round_trips(ScalingLab {
+        network: Network::Mlp,
+        data: Data::Fashion,
+        batches: "16, 64".into(),
+        base_lr: 0.05,
+        lr_factors: "0.5, 1, 2".into(),
+        rule: engine::scaling::Rule::Linear,
+        target_accuracy: true,
+        target: 0.8,
+        hide: ["batches".to_string()].into(),
+        ..Default::default()
+    });
+    round_trips(ClusterLab {
+        workers: 16,
+        weak: true,
+        chosen: [true, false, true, false, true, false, true],
+        gflops: 12.5,
+        straggler: 4.0,
+        asynchronous: true,
+        bound: "2".into(),
+        compression: 1,
+        percent: 0.5,
+        study: "1, 4".into(),
+        hide: ["workers".to_string(), "run".to_string()].into(),
+        ..Default::default()
+    });
+    round_trips(VisionLab {
+        set: "fashion".into(),
+        train: 2000,
+        preset: 0,
+        layers: "dense 32, relu, dense 10".into(),
+        lr: 0.01,
+        epochs: 2,
+        webgpu: false,
+        hide: ["layers".to_string()].into(),
+        ..Default::default()
+    });
+    round_trips(Landscape {
+        network: Network::Cnn,
+        data: Data::Mnist,
+        batch: 64,
+        compare: 256,
+        epochs: 3,
+        ..Default::default()
+    });
+}
+
+#[test]
+fn hidden_controls_travel_as_name_hide() {
+    let q = optimizers().to_query();
+    assert!(q.contains("surface_hide=true"), "{q}");
+    let (s, notices) = OptimizersLab::from_query("racers_hide=true&bogus_hide=true");
+    assert!(s.hide.contains("racers"));
+    assert_eq!(notices, ["unknown setting 'bogus_hide': ignored"]);
+}
+
+#[test]
+fn bad_values_keep_their_defaults_and_out_of_range_ones_are_clamped() {
+    let (s, notices) =
+        VisionLab::from_query("set=cifar&lr=abc&epochs=1000&batch=-3&webgpu=maybe&mystery=1&embed=1");
+    let d = VisionLab::default();
+    assert_eq!(
+        (s.set.as_str(), s.lr, s.batch, s.webgpu),
+        (d.set.as_str(), d.lr, d.batch, d.webgpu)
+    );
+    assert_eq!(s.epochs, 100);
+    for needle in [
+        "set=cifar",
+        "lr=abc",
+        "epochs=1000",
+        "batch=-3",
+        "webgpu=maybe",
+        "'mystery'",
+    ] {
+        assert!(
+            notices.iter().any(|n| n.contains(needle)),
+            "no notice for {needle}: {notices:?}"
+        );
+    }
+    let (s, notices) = ClusterLab::from_query("data=imagenet&workers=1000&chosen=[true]&lr=NaN");
+    assert_eq!(
+        (s.data, s.workers, s.chosen),
+        (Data::Mnist, 64, ClusterLab::default().chosen)
+    );
+    assert_eq!(notices.len(), 4, "{notices:?}");
+    let (s, notices) = OptimizersLab::from_query("start=9,9&racers=sgd,lbfgs&lr=1,2");
+    let [_, x1, _, y1] = s.surface().view();
+    assert_eq!(s.start, Some([x1, y1]), "clamped into the map");
+    assert_eq!(s.racers, ["sgd"]);
+    assert_eq!(s.lr, OptimizersLab::default().lr, "seven rates or none");
+    assert_eq!(notices.len(), 4, "x, y clamped; lbfgs; lr: {notices:?}");
+    let (s, notices) = ScalingLab::from_query("network=playground");
+    assert_eq!(s.network, Network::Toy);
+    assert_eq!(notices.len(), 1);
+}
+
+#[test]
+fn files_of_another_lab_version_or_shape_are_refused_with_a_reason() {
+    let file = optimizers().to_json();
+    let refused = |r: Result<(VisionLab, Vec<String>), String>| r.unwrap_err();
+    assert!(refused(VisionLab::from_json(&file)).contains("optimizers lab's settings, not the vision lab's"));
+    assert!(refused(VisionLab::from_json("{")).contains("not valid JSON"));
+    assert!(refused(VisionLab::from_json("[1]")).contains("JSON object"));
+    assert!(refused(VisionLab::from_json(r#"{"lab": "vision"}"#)).contains("no version"));
+    assert!(refused(VisionLab::from_json(r#"{"lab": "vision", "version": 7}"#)).contains("newer"));
+    let old = refused(VisionLab::from_json(r#"{"lab": "vision", "version": 0}"#));
+    assert!(old.contains("version 0") && old.contains("cannot read"), "{old}");
+    let (s, notices) =
+        VisionLab::from_json(r#"{"lab": "vision", "version": 1, "epochs": 2, "lr": "fast", "colour": 3}"#)
+            .unwrap();
+    assert_eq!(
+        (s.epochs, s.lr),
+        (2, VisionLab::default().lr),
+        "one bad field keeps its default, not the file"
+    );
+    assert_eq!(notices.len(), 2, "{notices:?}");
+}
