@@ -10,21 +10,21 @@ use std::sync::Arc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::cluster::{scaling_curve, Cluster, ClusterConfig, Consistency, Scaling, ScalingPoint};
+use engine::cluster::{scaling_curve, Cluster, ClusterConfig, Consistency, ScalingPoint};
 use engine::cluster_run::{train_to_target, ClusterRecord, ClusterRun};
-use engine::collectives::{cost, Algorithm, Coverage, Link, Schedule, Topology};
+use engine::collectives::{cost, Algorithm, Coverage, Link, Schedule};
 use engine::compress::Compression;
 use engine::optim::Optimizer;
 use engine::scaling::Target;
-use engine::timeline::Work;
-use engine::train::{TrainConfig, Trainer};
-use lab_state::landscape::{Data, Landscape, Network};
+use engine::train::Trainer;
+use lab_state::landscape::Data;
 
 use crate::draw::cluster::{self as charts, Metric};
 use crate::frame::{next_frame, now_ms};
 use crate::{browser, fetch};
 
-use lab_state::cluster::{algorithm_index, ClusterLab as Settings, ALGORITHMS, COMPRESSIONS};
+pub use lab_state::cluster::algorithm_index;
+use lab_state::cluster::{ClusterLab as Settings, ALGORITHMS, COMPRESSIONS};
 
 /// Worker counts of the speed-up curves.
 const CURVE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
@@ -106,7 +106,7 @@ struct Animation {
 
 #[component]
 pub fn ClusterPage() -> impl IntoView {
-    let settings = RwSignal::new(Settings::default());
+    let (settings, notices) = crate::share::url_state::<Settings>();
     let webgpu = RwSignal::new(false);
     let status = RwSignal::new(
         "press Train to run the chosen algorithms, or Time to accuracy for the worker-count study"
@@ -202,7 +202,7 @@ pub fn ClusterPage() -> impl IntoView {
                 return;
             }
             let s = settings.get_untracked();
-            let plan = s.check().and_then(|_| plan(&s, study));
+            let plan = s.validate().and_then(|_| plan(&s, study));
             let plan = match plan {
                 Ok(p) => p,
                 Err(e) => {
@@ -350,6 +350,7 @@ pub fn ClusterPage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls" aria-label="settings">
+                <crate::share::StateBar state=settings notices=notices/>
                 <h2>"Model and training"</h2>
                 <label>"Network and data"
                     <select data-testid="cl-data" on:change=move |ev| {
@@ -366,7 +367,7 @@ pub fn ClusterPage() -> impl IntoView {
                     <select data-testid="cl-optimizer" on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
                     }>
-                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string()>{o.label()}</option> }).collect_view()}
+                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.optimizer == i)>{o.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 {number("Learning rate", "cl-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
@@ -436,7 +437,7 @@ pub fn ClusterPage() -> impl IntoView {
                     <button data-testid="cl-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"runs CSV"</button>
                     <button data-testid="cl-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
                     <button data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
-                    <button data-testid="cl-export-config" on:click=export_config>"config JSON"</button>
+                    <button data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
                 </div>
                 <label>"Reload saved results (their JSON)"
                     <input type="file" accept=".json,application/json" data-testid="cl-load" on:change=load_record/>

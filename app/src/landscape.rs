@@ -18,7 +18,6 @@ use engine::landscape::{filter_normalized_direction, interpolate, sharpness, sli
 use engine::train::Trainer;
 use lab_state::landscape::{Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS};
 
-use crate::browser;
 use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
 use crate::fetch;
 use crate::frame::next_frame;
@@ -130,9 +129,7 @@ fn redraw(panels: &[PanelCanvases; 2], mapped: &[Mapped]) {
 
 #[component]
 pub fn LandscapePage() -> impl IntoView {
-    let (initial, notices) = Landscape::from_query(&browser::query());
-    let state = RwSignal::new(initial);
-    let notices = RwSignal::new(notices);
+    let (state, notices) = crate::share::url_state::<Landscape>();
     let webgpu = RwSignal::new(true);
     let status = RwSignal::new("press Train and map".to_string());
     let progress = RwSignal::new(0.0f64);
@@ -142,7 +139,6 @@ pub fn LandscapePage() -> impl IntoView {
     let cancel = Rc::new(Cell::new(false));
 
     // The URL always reproduces the settings.
-    Effect::new(move |_| browser::set_query(&state.with(Landscape::to_query)));
 
     let go = {
         let cancel = cancel.clone();
@@ -186,9 +182,7 @@ pub fn LandscapePage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls" aria-label="settings">
-                <ul class="notices" data-testid="land-notices">
-                    {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-                </ul>
+                <crate::share::StateBar state=state notices=notices/>
                 <label>"Network"
                     <select data-testid="land-network" on:change=move |ev| {
                         if let Some(n) = Network::from_key(&event_target_value(&ev)) {

@@ -14,6 +14,7 @@ mod lab;
 mod landscape;
 mod optimizers;
 mod scaling;
+mod share;
 mod task;
 mod view;
 mod vision;

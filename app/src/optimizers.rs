@@ -9,66 +9,11 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::optim::Optimizer;
 use engine::surfaces::{measured_rate, momentum_theory, race, Path, Racer, Surface};
+use lab_state::optimizers::{OptimizersLab, KAPPAS, NOISES, RACERS, STEPS, SURFACES};
 
 use crate::draw::{self, context, CLASS_COLORS};
 use crate::frame::next_frame;
-
-const KAPPAS: [f32; 7] = [2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0];
-const NOISES: [f32; 5] = [0.0, 0.1, 0.5, 1.0, 3.0];
-const STEPS: [usize; 4] = [50, 100, 200, 500];
-
-/// The racers a student can enter, with their usual settings.
-#[derive(Clone, Copy, PartialEq)]
-struct Entry {
-    name: &'static str,
-    on: bool,
-    lr: f32,
-    momentum: f32,
-}
-
-fn entries() -> Vec<Entry> {
-    let e = |name, on, lr, momentum| Entry {
-        name,
-        on,
-        lr,
-        momentum,
-    };
-    vec![
-        e("SGD", true, 0.05, 0.0),
-        e("Momentum", true, 0.05, 0.9),
-        e("Nesterov", false, 0.05, 0.9),
-        e("AdaGrad", false, 0.5, 0.0),
-        e("RMSProp", false, 0.05, 0.9),
-        e("Adam", true, 0.1, 0.9),
-        e("AdamW", false, 0.1, 0.9),
-    ]
-}
-
-fn optimizer(e: &Entry) -> Optimizer {
-    match e.name {
-        "SGD" => Optimizer::Sgd,
-        "Momentum" => Optimizer::Momentum { momentum: e.momentum },
-        "Nesterov" => Optimizer::Nesterov { momentum: e.momentum },
-        "AdaGrad" => Optimizer::AdaGrad { eps: 1e-8 },
-        "RMSProp" => Optimizer::RmsProp {
-            beta: e.momentum,
-            eps: 1e-7,
-        },
-        "AdamW" => Optimizer::AdamW {
-            beta1: e.momentum,
-            beta2: 0.999,
-            eps: 1e-8,
-            weight_decay: 0.01,
-        },
-        _ => Optimizer::Adam {
-            beta1: e.momentum,
-            beta2: 0.999,
-            eps: 1e-8,
-        },
-    }
-}
 
 /// Racer i's colour: the palette's five colours, then black and vermilion.
 fn rgb(i: usize) -> (u8, u8, u8) {
@@ -222,11 +167,7 @@ fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], upto
 
 #[component]
 pub fn OptimizersPage() -> impl IntoView {
-    let surface = RwSignal::new(Surface::Quadratic { kappa: 10.0 });
-    let noise = RwSignal::new(0.0f32);
-    let steps = RwSignal::new(100usize);
-    let start = RwSignal::new(surface.get_untracked().default_start());
-    let racers = RwSignal::new(entries());
+    let (state, notices) = crate::share::url_state::<OptimizersLab>();
     let shown = RwSignal::new(0usize);
     // (name, final loss, measured rate, diverged) per racer.
     let rates = RwSignal::new(Vec::<(String, f32, f32, bool)>::new());
@@ -234,20 +175,15 @@ pub fn OptimizersPage() -> impl IntoView {
     let chart = NodeRef::<Canvas>::new();
     let paths: Rc<RefCell<Vec<(usize, Path)>>> = Rc::default();
     let generation = Rc::new(std::cell::Cell::new(0u64));
+    let names: Vec<&'static str> = RACERS.iter().map(|r| r.0).collect();
 
     let redraw = {
-        let paths = paths.clone();
+        let (paths, names) = (paths.clone(), names.clone());
         move || {
-            let names: Vec<&str> = entries().iter().map(|e| e.name).collect();
+            let s = state.get_untracked();
             if let Some(c) = contour.get_untracked() {
-                draw_contours(&c, surface.get_untracked());
-                draw_paths(
-                    &c,
-                    surface.get_untracked(),
-                    &paths.borrow(),
-                    shown.get_untracked(),
-                    start.get_untracked(),
-                );
+                draw_contours(&c, s.surface());
+                draw_paths(&c, s.surface(), &paths.borrow(), shown.get_untracked(), s.start());
             }
             if let Some(c) = chart.get_untracked() {
                 draw_losses(c, &paths.borrow(), shown.get_untracked(), &names);
@@ -258,30 +194,19 @@ pub fn OptimizersPage() -> impl IntoView {
     let run = {
         let (paths, redraw, generation) = (paths.clone(), redraw.clone(), generation.clone());
         move || {
-            let list = racers.get_untracked();
-            let chosen: Vec<(usize, Racer)> = list
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.on)
-                .map(|(i, e)| {
-                    (
-                        i,
-                        Racer {
-                            optimizer: optimizer(e),
-                            learning_rate: e.lr,
-                        },
-                    )
+            let s = state.get_untracked();
+            let chosen: Vec<(usize, Racer)> = (0..RACERS.len())
+                .filter(|&i| s.is_on(i))
+                .map(|i| {
+                    let racer = Racer {
+                        optimizer: s.optimizer(i),
+                        learning_rate: s.lr[i],
+                    };
+                    (i, racer)
                 })
                 .collect();
-            let s = surface.get_untracked();
-            let result = race(
-                s,
-                start.get_untracked(),
-                &chosen.iter().map(|(_, r)| *r).collect::<Vec<_>>(),
-                steps.get_untracked(),
-                noise.get_untracked(),
-                1,
-            );
+            let racers: Vec<Racer> = chosen.iter().map(|(_, r)| *r).collect();
+            let result = race(s.surface(), s.start(), &racers, s.steps, s.noise, 1);
             rates.set(
                 chosen
                     .iter()
@@ -289,7 +214,7 @@ pub fn OptimizersPage() -> impl IntoView {
                     .map(|((i, _), p)| {
                         let last = p.losses.last().copied().unwrap_or(f32::NAN);
                         (
-                            list[*i].name.to_string(),
+                            RACERS[*i].0.to_string(),
                             last,
                             measured_rate(&p.points),
                             p.diverged,
@@ -302,7 +227,7 @@ pub fn OptimizersPage() -> impl IntoView {
             let (redraw, generation) = (redraw.clone(), generation.clone());
             let mine = generation.get();
             leptos::task::spawn_local(async move {
-                let total = steps.get_untracked();
+                let total = s.steps;
                 let per_frame = (total / 120).max(1);
                 let mut k = 0;
                 while k < total && generation.get() == mine {
@@ -314,145 +239,165 @@ pub fn OptimizersPage() -> impl IntoView {
             });
         }
     };
-    let run_now = run.clone();
-    request_animation_frame(run_now);
-    let on_surface = {
+    request_animation_frame(run.clone());
+    // Every change re-runs the race.
+    let change = {
         let run = run.clone();
-        move |ev| {
-            let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-            let mut s = Surface::ALL[i.min(Surface::ALL.len() - 1)];
-            if let (Surface::Quadratic { kappa }, Surface::Quadratic { .. }) = (surface.get_untracked(), s) {
-                s = Surface::Quadratic { kappa };
-            }
-            surface.set(s);
-            start.set(s.default_start());
-            run();
-        }
-    };
-    let on_kappa = {
-        let run = run.clone();
-        move |ev| {
-            if let Ok(k) = event_target_value(&ev).parse::<f32>() {
-                surface.set(Surface::Quadratic { kappa: k });
-                run();
-            }
-        }
-    };
-    let on_noise = {
-        let run = run.clone();
-        move |ev| {
-            noise.set(event_target_value(&ev).parse().unwrap_or(0.0));
-            run();
-        }
-    };
-    let on_steps = {
-        let run = run.clone();
-        move |ev| {
-            steps.set(event_target_value(&ev).parse().unwrap_or(100));
+        move |f: &dyn Fn(&mut OptimizersLab)| {
+            state.update(|s| f(s));
             run();
         }
     };
     let on_click = {
-        let run = run.clone();
+        let change = change.clone();
         move |ev: leptos::ev::MouseEvent| {
             let Some(c) = contour.get_untracked() else { return };
             let rect = c.get_bounding_client_rect();
-            let [x0, x1, y0, y1] = surface.get_untracked().view();
+            let [x0, x1, y0, y1] = state.with_untracked(|s| s.surface().view());
             let fx = ((ev.client_x() as f64 - rect.left()) / rect.width()) as f32;
             let fy = ((ev.client_y() as f64 - rect.top()) / rect.height()) as f32;
-            start.set([x0 + fx * (x1 - x0), y1 - fy * (y1 - y0)]);
-            run();
+            change(&|s| s.start = Some([x0 + fx * (x1 - x0), y1 - fy * (y1 - y0)]));
+        }
+    };
+    // The keyboard's way to move the start: arrows nudge it by 1/40 of the map.
+    let on_key = {
+        let change = change.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            let (dx, dy) = match ev.key().as_str() {
+                "ArrowLeft" => (-1.0, 0.0),
+                "ArrowRight" => (1.0, 0.0),
+                "ArrowUp" => (0.0, 1.0),
+                "ArrowDown" => (0.0, -1.0),
+                _ => return,
+            };
+            ev.prevent_default();
+            change(&|s| {
+                let [x0, x1, y0, y1] = s.surface().view();
+                let [x, y] = s.start();
+                let nx = (x + dx * (x1 - x0) / 40.0).clamp(x0, x1);
+                let ny = (y + dy * (y1 - y0) / 40.0).clamp(y0, y1);
+                s.start = Some([nx, ny]);
+            });
         }
     };
     let on_goh = {
-        let run = run.clone();
+        let change = change.clone();
         move |_| {
-            let Surface::Quadratic { kappa } = surface.get_untracked() else {
+            let Surface::Quadratic { kappa } = state.with_untracked(|s| s.surface()) else {
                 return;
             };
             let th = momentum_theory(kappa);
-            racers.update(|list| {
-                for e in list.iter_mut() {
-                    match e.name {
-                        "SGD" => e.lr = th.gd_step,
-                        "Momentum" => {
-                            e.lr = th.alpha;
-                            e.momentum = th.beta;
-                        }
-                        _ => {}
-                    }
-                }
+            change(&|s| {
+                s.lr[0] = th.gd_step;
+                s.lr[1] = th.alpha;
+                s.momentum[1] = th.beta;
             });
-            run();
         }
     };
-    let theory = move || match surface.get() {
+    let theory = move || match state.with(|s| s.surface()) {
         Surface::Quadratic { kappa } => Some(momentum_theory(kappa)),
         _ => None,
+    };
+    let on_surface = {
+        let change = change.clone();
+        move |ev| {
+            let i: usize = event_target_value(&ev).parse().unwrap_or(0);
+            change(&|s| {
+                s.surface = SURFACES[i.min(SURFACES.len() - 1)].into();
+                s.start = None;
+            });
+        }
+    };
+    let on_kappa = {
+        let change = change.clone();
+        move |ev| {
+            if let Ok(k) = event_target_value(&ev).parse::<f32>() {
+                change(&|s| s.kappa = k);
+            }
+        }
+    };
+    let on_noise = {
+        let change = change.clone();
+        move |ev| {
+            let n = event_target_value(&ev).parse().unwrap_or(0.0);
+            change(&|s| s.noise = n);
+        }
+    };
+    let on_steps = {
+        let change = change.clone();
+        move |ev| {
+            let n = event_target_value(&ev).parse().unwrap_or(100);
+            change(&|s| s.steps = n);
+        }
     };
 
     view! {
         <header class="top">
             <h1>"Training Lab · optimizers"</h1>
-            <p class="tagline">"Race optimizers on surfaces you can see. Click the map to move the start."</p>
+            <p class="tagline">"Race optimizers on surfaces you can see. Click the map (or focus it and use the arrow keys) to move the start."</p>
             <a href="./">"playground"</a>
         </header>
         <main class="lab">
             <section class="controls" aria-label="surface and race">
+                <crate::share::StateBar state=state notices=notices/>
                 <label>"Surface"
                     <select data-testid="opt-surface" on:change=on_surface>
-                        {Surface::ALL.iter().enumerate().map(|(i, s)| view! { <option value=i.to_string()>{s.label()}</option> }).collect_view()}
+                        {Surface::ALL.iter().enumerate().map(|(i, s)| view! { <option value=i.to_string() selected=move || state.with(|st| st.surface == SURFACES[i])>{s.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label class:hidden=move || theory().is_none()>"Condition number κ"
                     <select data-testid="opt-kappa" on:change=on_kappa>
-                        {KAPPAS.iter().map(|k| view! { <option value=k.to_string() selected=*k == 10.0>{k.to_string()}</option> }).collect_view()}
+                        {KAPPAS.iter().map(|k| view! { <option value=k.to_string() selected=move || state.with(|s| s.kappa == *k)>{k.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Gradient noise (std of each component)"
                     <select data-testid="opt-noise" on:change=on_noise>
-                        {NOISES.iter().map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> }).collect_view()}
+                        {NOISES.iter().map(|n| view! { <option value=n.to_string() selected=move || state.with(|s| s.noise == *n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Steps"
                     <select data-testid="opt-steps" on:change=on_steps>
-                        {STEPS.iter().map(|n| view! { <option value=n.to_string() selected=*n == 100>{n.to_string()}</option> }).collect_view()}
+                        {STEPS.iter().map(|n| view! { <option value=n.to_string() selected=move || state.with(|s| s.steps == *n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
+                <div data-testid="opt-racers">
                 <h2>"Racers"</h2>
-                {entries().into_iter().enumerate().map(|(i, e)| {
-                    let run = run.clone();
-                    let (run2, run3) = (run.clone(), run.clone());
+                {RACERS.iter().enumerate().map(|(i, r)| {
+                    let (c1, c2, c3) = (change.clone(), change.clone(), change.clone());
+                    let key = r.0.to_lowercase();
                     view! {
                         <div class="racer">
                             <label class="inline">
                                 <span class="swatch" style=format!("background:{}", color(i))></span>
-                                <input type="checkbox" data-testid=format!("opt-racer-{}", e.name.to_lowercase())
-                                    prop:checked=move || racers.with(|l| l[i].on)
-                                    on:change=move |ev| { let on = event_target_checked(&ev); racers.update(|l| l[i].on = on); run(); } />
-                                {e.name}
+                                <input type="checkbox" data-testid=format!("opt-racer-{key}")
+                                    prop:checked=move || state.with(|s| s.is_on(i))
+                                    on:change=move |ev| { let on = event_target_checked(&ev); c1(&|s| s.set_on(i, on)); } />
+                                {r.0}
                             </label>
                             <label class="inline small">"η"
-                                <input type="number" step="any" min="0" data-testid=format!("opt-lr-{}", e.name.to_lowercase())
-                                    prop:value=move || racers.with(|l| l[i].lr.to_string())
+                                <input type="number" step="any" min="0" data-testid=format!("opt-lr-{key}")
+                                    prop:value=move || state.with(|s| s.lr[i].to_string())
                                     on:change=move |ev| {
-                                        if let Ok(v) = event_target_value(&ev).parse::<f32>() {
-                                            if v.is_finite() && v > 0.0 { racers.update(|l| l[i].lr = v); run2(); }
+                                        match event_target_value(&ev).parse::<f32>() {
+                                            Ok(v) if v.is_finite() && v > 0.0 && v <= 100.0 => { c2(&|s| s.lr[i] = v); notices.set(vec![]); }
+                                            _ => notices.set(vec![format!("η of {}: a positive number up to 100 (kept {})", r.0, state.with_untracked(|s| s.lr[i]))]),
                                         }
                                     } />
                             </label>
-                            <label class="inline small" class:hidden=e.momentum == 0.0>{if e.name == "RMSProp" { "β" } else { "μ/β₁" }}
-                                <input type="number" step="any" min="0" max="0.999" data-testid=format!("opt-momentum-{}", e.name.to_lowercase())
-                                    prop:value=move || racers.with(|l| l[i].momentum.to_string())
+                            <label class="inline small" class:hidden=r.3 == 0.0>{if r.0 == "RMSProp" { "β" } else { "μ/β₁" }}
+                                <input type="number" step="any" min="0" max="0.999" data-testid=format!("opt-momentum-{key}")
+                                    prop:value=move || state.with(|s| s.momentum[i].to_string())
                                     on:change=move |ev| {
-                                        if let Ok(v) = event_target_value(&ev).parse::<f32>() {
-                                            if (0.0..1.0).contains(&v) { racers.update(|l| l[i].momentum = v); run3(); }
+                                        match event_target_value(&ev).parse::<f32>() {
+                                            Ok(v) if (0.0..1.0).contains(&v) => { c3(&|s| s.momentum[i] = v); notices.set(vec![]); }
+                                            _ => notices.set(vec![format!("momentum of {}: from 0 to 0.999 (kept {})", r.0, state.with_untracked(|s| s.momentum[i]))]),
                                         }
                                     } />
                             </label>
                         </div>
                     }
                 }).collect_view()}
+                </div>
                 <div class="buttons">
                     <button class="primary" data-lab-start="true" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
                     <button data-testid="opt-goh" class:hidden=move || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
@@ -460,8 +405,8 @@ pub fn OptimizersPage() -> impl IntoView {
             </section>
             <section class="views">
                 <figure>
-                    <canvas node_ref=contour data-testid="opt-contour" width="440" height="440" on:click=on_click
-                        aria-label="contour map of the surface with each optimizer's path; click to set the start"></canvas>
+                    <canvas node_ref=contour data-testid="opt-contour" width="440" height="440" tabindex="0" on:click=on_click on:keydown=on_key
+                        aria-label="contour map of the surface with each optimizer's path; click, or use the arrow keys, to move the start"></canvas>
                     <figcaption>"Bands of equal log-loss; darker is higher. Each line is one optimizer's path from the square; the dot is where it is now."</figcaption>
                 </figure>
                 <figure>

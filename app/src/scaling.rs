@@ -10,9 +10,10 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use engine::optim::Optimizer;
-use engine::scaling::{run, Rule, RunResult, Sweep, SweepRecord, Target};
+use engine::scaling::{run, Rule, RunResult, Sweep, SweepRecord};
 use engine::train::Trainer;
-use lab_state::landscape::{Data, Landscape, Network};
+use lab_state::landscape::{Data, Network};
+use lab_state::scaling::ScalingLab as Settings;
 
 use crate::draw::scaling as charts;
 use crate::frame::next_frame;
@@ -61,7 +62,7 @@ fn redraw(c: &Canvases, record: &SweepRecord) {
 
 #[component]
 pub fn ScalingPage() -> impl IntoView {
-    let settings = RwSignal::new(Settings::default());
+    let (settings, notices) = crate::share::url_state::<Settings>();
     let webgpu = RwSignal::new(false);
     let status = RwSignal::new("choose the batch sizes and press Run sweep".to_string());
     let error = RwSignal::new(None::<String>);
@@ -171,6 +172,7 @@ pub fn ScalingPage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls" aria-label="settings">
+                <crate::share::StateBar state=settings notices=notices/>
                 <label>"Network and data"
                     <select data-testid="scale-data" on:change=move |ev| {
                         if let Some(d) = Data::from_key(&event_target_value(&ev)) {
@@ -188,7 +190,7 @@ pub fn ScalingPage() -> impl IntoView {
                     <select data-testid="scale-optimizer" on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
                     }>
-                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string()>{o.label()}</option> }).collect_view()}
+                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.optimizer == i)>{o.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
@@ -234,7 +236,7 @@ pub fn ScalingPage() -> impl IntoView {
                 <div class="buttons">
                     <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>
                     <button data-testid="scale-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
-                    <button data-testid="scale-export-config" on:click=export_config>"config JSON"</button>
+                    <button data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button>
                 </div>
                 <label>"Reload a finished sweep (its JSON)"
                     <input type="file" accept=".json,application/json" data-testid="scale-load" on:change=load_record/>

@@ -14,7 +14,7 @@ use engine::export::{export_model, ModelExport};
 use engine::inspect::{evaluation, first_filters, mnist_digit, Evaluation};
 use engine::model::Layer;
 use engine::optim::Optimizer;
-use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, TrainError, Trainer};
+use engine::train::{DataConfig, ImageConfig, TrainConfig, TrainError, Trainer};
 use lab_state::layers::{self, PRESETS};
 
 use crate::draw::vision as draw;
@@ -39,7 +39,7 @@ const TRAIN_CHECK: usize = 2000;
 /// The drawing pad's side in pixels.
 const PAD: usize = 196;
 
-use lab_state::vision::{VisionLab as Settings, TEST_IMAGES};
+use lab_state::vision::{VisionLab as Settings, TEST_IMAGES, TRAIN_SIZES};
 
 fn names(set: &str) -> &'static [&'static str; 10] {
     if set == "fashion" {
@@ -99,7 +99,7 @@ fn serde_wasm_value(f: &Figures) -> Result<wasm_bindgen::JsValue, ()> {
 
 #[component]
 pub fn VisionPage() -> impl IntoView {
-    let settings = RwSignal::new(Settings::default());
+    let (settings, notices) = crate::share::url_state::<Settings>();
     let status = RwSignal::new("choose a data set and an architecture, then Train".to_string());
     let error = RwSignal::new(None::<String>);
     let running = RwSignal::new(false);
@@ -432,7 +432,7 @@ pub fn VisionPage() -> impl IntoView {
                        put: fn(&mut Settings, &str) -> bool| {
         crate::controls::number_input(settings, error, label, id, get, put)
     };
-    let class_names = move || names(settings.with(|s| s.set));
+    let class_names = move || names(&settings.with(|s| s.set.clone()));
 
     view! {
         <header class="top">
@@ -442,10 +442,11 @@ pub fn VisionPage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls" aria-label="settings">
+                <crate::share::StateBar state=settings notices=notices/>
                 <label>"Data set"
                     <select data-testid="vision-set" on:change=move |ev| {
                         let v = if event_target_value(&ev) == "fashion" { "fashion" } else { "mnist" };
-                        set(&|s| s.set = v);
+                        set(&|s| s.set = v.into());
                     }>
                         <option value="mnist" selected=move || settings.with(|s| s.set == "mnist")>"MNIST digits"</option>
                         <option value="fashion" selected=move || settings.with(|s| s.set == "fashion")>"Fashion-MNIST"</option>
@@ -453,7 +454,7 @@ pub fn VisionPage() -> impl IntoView {
                 </label>
                 <label>"Training images"
                     <select data-testid="vision-train" on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { set(&|s| s.train = n) } }>
-                        {[500usize, 2_000, 10_000, 30_000, 60_000].map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.train == n)>{n.to_string()}</option> }).collect_view()}
+                        {TRAIN_SIZES.map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.train == n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Architecture"
@@ -486,8 +487,8 @@ pub fn VisionPage() -> impl IntoView {
                 {number("Epochs", "vision-epochs", |s| s.epochs.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=50).contains(x)).map(|x| s.epochs = x).is_some())}
                 <label>"Backend"
                     <select data-testid="vision-backend" on:change=move |ev| { let w = event_target_value(&ev) == "webgpu"; set(&|s| s.webgpu = w) }>
-                        <option value="webgpu" selected=true>"WebGPU (CPU path if missing)"</option>
-                        <option value="cpu">"CPU path"</option>
+                        <option value="webgpu" selected=move || settings.with(|s| s.webgpu)>"WebGPU (CPU path if missing)"</option>
+                        <option value="cpu" selected=move || settings.with(|s| !s.webgpu)>"CPU path"</option>
                     </select>
                 </label>
                 <div class="buttons">
@@ -798,7 +799,7 @@ async fn run(
     *session.borrow_mut() = Some(Session {
         trainer,
         test,
-        set: s.set.into(),
+        set: s.set.clone(),
         evaluation: None,
     });
     outcome

@@ -13,7 +13,7 @@ use engine::optim::Optimizer;
 use engine::timeline::Work;
 use engine::train::TrainConfig;
 
-use crate::lab::{clamp, shorten, LabState};
+use crate::lab::{clamp, nearest, shorten, LabState};
 use crate::landscape::{Data, Landscape, Network};
 
 /// The algorithms in the order of their colours.
@@ -254,34 +254,42 @@ impl ClusterLab {
 impl LabState for ClusterLab {
     const LAB: &'static str = "cluster";
     const VERSION: u32 = 1;
+    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
         "data",
+        "optimizer",
+        "lr",
+        "target",
+        "steps",
         "workers",
-        "weak",
+        "scaling",
         "batch",
-        "algorithms",
-        "animate",
-        "shards",
-        "gpus_per_node",
-        "intra",
-        "inter",
         "gflops",
         "straggler",
+        "algorithms",
+        "shards",
+        "gpus",
+        "intra",
+        "inter",
         "overlap",
-        "asynchronous",
+        "async",
         "bound",
         "compression",
         "percent",
         "bits",
-        "error_feedback",
-        "optimizer",
-        "lr",
-        "target",
-        "max_steps",
-        "study",
+        "ef",
         "backend",
-        "run",
-        "export",
+        "study",
+        "train",
+        "run-study",
+        "cancel",
+        "export-csv",
+        "export-record",
+        "export-curve",
+        "export-config",
+        "load",
+        "animate",
+        "share",
     ];
 
     fn check(&mut self, notices: &mut Vec<String>) {
@@ -302,7 +310,7 @@ impl LabState for ClusterLab {
             COMPRESSIONS.len() - 1,
         );
         clamp(notices, "percent", &mut self.percent, 0.01, 100.0);
-        clamp(notices, "bits", &mut self.bits, 1, 16);
+        nearest(notices, "bits", &mut self.bits, &[8, 4, 2, 1]);
         clamp(
             notices,
             "optimizer",

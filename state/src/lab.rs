@@ -323,3 +323,23 @@ pub fn shorten(notices: &mut Vec<String>, name: &str, v: &mut String, max: usize
         notices.push(format!("{name} is longer than {max} characters: cut"));
     }
 }
+
+/// Keeps `v` one of the values a menu offers: the nearest, noting a change.
+pub fn nearest<T>(notices: &mut Vec<String>, name: &str, v: &mut T, offered: &[T])
+where
+    T: Copy + PartialEq + Display,
+{
+    if offered.contains(v) {
+        return;
+    }
+    // Through text, so one helper serves every integer type.
+    let num = |t: &T| t.to_string().parse::<f64>().unwrap_or(f64::MAX);
+    let x = num(v);
+    if let Some(&c) = offered
+        .iter()
+        .min_by(|a, b| (num(a) - x).abs().total_cmp(&(num(b) - x).abs()))
+    {
+        notices.push(format!("{name}={v} is not offered: using {c}"));
+        *v = c;
+    }
+}

@@ -10,6 +10,8 @@ use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use crate::lab::LabState;
@@ -134,7 +136,14 @@ pub struct Landscape {
     pub plane: Plane,
     pub res: usize,
     pub epochs: usize,
+    /// Controls an instructor hid.
+    pub hide: BTreeSet<String>,
 }
+
+/// Test-id suffixes of the page's controls (`land-<name>`), for `<name>_hide=true`.
+const CONTROLS: [&str; 11] = [
+    "network", "dataset", "batch", "compare", "plane", "res", "epochs", "backend", "run", "cancel", "share",
+];
 
 impl Default for Landscape {
     fn default() -> Self {
@@ -147,6 +156,7 @@ impl Default for Landscape {
             plane: Plane::Trajectory,
             res: 21,
             epochs: 30,
+            hide: BTreeSet::new(),
         }
     }
 }
@@ -227,9 +237,17 @@ impl Landscape {
             res: q.number("res", 3, 41, d.res),
             epochs: q.number("epochs", 1, 200, Landscape::default_epochs(network)),
             playground,
+            hide: BTreeSet::new(),
         };
+        let mut s = s;
         for k in q.keys().map(str::to_owned).collect::<Vec<_>>() {
-            if !["net", "data", "pg", "batch", "compare", "plane", "res", "epochs"].contains(&k.as_str()) {
+            if let Some(name) = k.strip_suffix("_hide").filter(|n| CONTROLS.contains(n)) {
+                if q.flag(&k, false) {
+                    s.hide.insert(name.to_string());
+                }
+            } else if !["net", "data", "pg", "batch", "compare", "plane", "res", "epochs"]
+                .contains(&k.as_str())
+            {
                 q.notice(format!("unknown setting '{k}': ignored"));
             }
         }
@@ -266,6 +284,9 @@ impl Landscape {
         }
         if self.plane == Plane::Random {
             pairs.push(("plane".into(), "random".into()));
+        }
+        for name in self.hide.iter().filter(|n| CONTROLS.contains(&n.as_str())) {
+            pairs.push((format!("{name}_hide"), "true".into()));
         }
         encode(pairs)
     }
@@ -349,7 +370,7 @@ impl Landscape {
 impl LabState for Landscape {
     const LAB: &'static str = "landscape";
     const VERSION: u32 = 1;
-    const CONTROLS: &'static [&'static str] = &[];
+    const CONTROLS: &'static [&'static str] = &CONTROLS;
 
     fn check(&mut self, notices: &mut Vec<String>) {
         let (checked, n) = Landscape::from_query(&Landscape::to_query(self));

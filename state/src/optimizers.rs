@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use engine::optim::Optimizer;
 use engine::surfaces::Surface;
 
-use crate::lab::{clamp, one_of, LabState};
+use crate::lab::{clamp, nearest, one_of, LabState};
 
 /// The racers a student can enter: (name, on by default, learning rate, momentum or β).
 pub const RACERS: [(&str, bool, f32, f32); 7] = [
@@ -129,15 +129,26 @@ impl OptimizersLab {
 impl LabState for OptimizersLab {
     const LAB: &'static str = "optimizers";
     const VERSION: u32 = 1;
+    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
-        "surface", "kappa", "noise", "steps", "racers", "run", "goh", "export",
+        "surface",
+        "kappa",
+        "noise",
+        "steps",
+        "racers",
+        "run",
+        "goh",
+        "share",
+        "contour",
+        "loss-chart",
+        "theory",
     ];
 
     fn check(&mut self, notices: &mut Vec<String>) {
         one_of(notices, "surface", &mut self.surface, &SURFACES);
-        clamp(notices, "kappa", &mut self.kappa, 1.0, 10_000.0);
-        clamp(notices, "noise", &mut self.noise, 0.0, 10.0);
-        clamp(notices, "steps", &mut self.steps, 1, 2000);
+        nearest(notices, "kappa", &mut self.kappa, &KAPPAS);
+        nearest(notices, "noise", &mut self.noise, &NOISES);
+        nearest(notices, "steps", &mut self.steps, &STEPS);
         let [x0, x1, y0, y1] = self.surface().view();
         if let Some(p) = &mut self.start {
             clamp(notices, "start x", &mut p[0], x0, x1);
@@ -153,21 +164,9 @@ impl LabState for OptimizersLab {
                 known.join(", ")
             ));
         }
-        for i in 0..RACERS.len() {
-            clamp(
-                notices,
-                &format!("lr of {}", RACERS[i].0),
-                &mut self.lr[i],
-                1e-6,
-                100.0,
-            );
-            clamp(
-                notices,
-                &format!("momentum of {}", RACERS[i].0),
-                &mut self.momentum[i],
-                0.0,
-                0.999,
-            );
+        for (r, (lr, m)) in RACERS.iter().zip(self.lr.iter_mut().zip(&mut self.momentum)) {
+            clamp(notices, &format!("lr of {}", r.0), lr, 1e-6, 100.0);
+            clamp(notices, &format!("momentum of {}", r.0), m, 0.0, 0.999);
         }
     }
 }

@@ -108,22 +108,28 @@ impl ScalingLab {
 impl LabState for ScalingLab {
     const LAB: &'static str = "scaling";
     const VERSION: u32 = 1;
+    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
-        "network",
         "data",
         "optimizer",
         "batches",
-        "base_lr",
-        "base_batch",
-        "lr_factors",
+        "lr",
+        "base-batch",
         "rule",
-        "warmup_epochs",
+        "factors",
+        "warmup",
+        "target-kind",
         "target",
-        "max_steps",
-        "noise_every",
+        "max-steps",
+        "noise-every",
         "backend",
         "run",
-        "export",
+        "cancel",
+        "export-csv",
+        "export-record",
+        "export-config",
+        "load",
+        "share",
     ];
 
     fn check(&mut self, notices: &mut Vec<String>) {

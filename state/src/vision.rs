@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
-use crate::lab::{clamp, one_of, shorten, LabState};
+use crate::lab::{clamp, nearest, one_of, shorten, LabState};
 use crate::layers::{self, PRESETS};
 
 /// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
 pub const TEST_IMAGES: usize = 10_000;
+/// Training-set sizes offered.
+pub const TRAIN_SIZES: [usize; 5] = [500, 2_000, 10_000, 30_000, 60_000];
 
 /// What the page edits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +80,7 @@ impl VisionLab {
 impl LabState for VisionLab {
     const LAB: &'static str = "vision";
     const VERSION: u32 = 1;
+    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
         "set",
         "train",
@@ -87,16 +90,22 @@ impl LabState for VisionLab {
         "lr",
         "batch",
         "epochs",
-        "webgpu",
-        "train_button",
-        "model_files",
+        "backend",
+        "run",
+        "stop",
+        "save",
+        "load",
         "pad",
-        "export",
+        "share",
+        "misses",
+        "confusion",
+        "maps",
+        "filters",
     ];
 
     fn check(&mut self, notices: &mut Vec<String>) {
         one_of(notices, "set", &mut self.set, &["mnist", "fashion"]);
-        clamp(notices, "train", &mut self.train, 100, 60_000);
+        nearest(notices, "train", &mut self.train, &TRAIN_SIZES);
         clamp(notices, "preset", &mut self.preset, 0, PRESETS.len());
         clamp(
             notices,

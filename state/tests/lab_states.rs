@@ -59,7 +59,7 @@ fn every_lab_round_trips_through_the_url_and_json() {
         rule: engine::scaling::Rule::Linear,
         target_accuracy: true,
         target: 0.8,
-        hide: ["batches".to_string()].into(),
+        hide: ["batches".to_string(), "base-batch".to_string()].into(),
         ..Default::default()
     });
     round_trips(ClusterLab {
@@ -73,7 +73,7 @@ fn every_lab_round_trips_through_the_url_and_json() {
         compression: 1,
         percent: 0.5,
         study: "1, 4".into(),
-        hide: ["workers".to_string(), "run".to_string()].into(),
+        hide: ["workers".to_string(), "train".to_string()].into(),
         ..Default::default()
     });
     round_trips(VisionLab {
@@ -93,6 +93,7 @@ fn every_lab_round_trips_through_the_url_and_json() {
         batch: 64,
         compare: 256,
         epochs: 3,
+        hide: ["plane".to_string()].into(),
         ..Default::default()
     });
 }

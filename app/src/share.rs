@@ -1,0 +1,160 @@
+//! Sharing a lab's setup, the same for every lab: its settings live in the URL (read at start,
+//! rewritten on every change), a bar offers "copy link", "save settings" (a versioned JSON file)
+//! and "load settings", notices say what a link or file could not use, and the controls an
+//! instructor hid (`<name>_hide=true`) are taken off the page.
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+
+use lab_state::lab::LabState;
+
+use crate::browser;
+
+/// The lab's settings from the URL, with the notices reading them gave; the URL follows every
+/// later change, so the address bar always reproduces the page.
+pub fn url_state<S: LabState + Send + Sync + 'static>() -> (RwSignal<S>, RwSignal<Vec<String>>) {
+    let (state, notices) = S::from_query(&browser::query());
+    let (state, notices) = (RwSignal::new(state), RwSignal::new(notices));
+    Effect::new(move |_| browser::set_query(&state.with(S::to_query)));
+    // After the page has drawn its controls; again whenever a loaded file changes the set.
+    Effect::new(move |_| {
+        let hidden = state.with(hidden_names);
+        request_animation_frame(move || hide_controls(S::LAB, &hidden));
+    });
+    (state, notices)
+}
+
+/// The names in the state's `hide` set (every lab's settings have one).
+fn hidden_names<S: LabState>(state: &S) -> Vec<String> {
+    serde_json::to_value(state)
+        .ok()
+        .and_then(|v| v.get("hide").cloned())
+        .and_then(|h| serde_json::from_value(h).ok())
+        .unwrap_or_default()
+}
+
+/// Hides what the names stand for, and shows again what they no longer name. A name stands for
+/// `[data-testid="<prefix>-<name>"]`; an input goes with its label, a chart with its figure.
+fn hide_controls(lab: &str, names: &[String]) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let prefix = test_prefix(lab);
+    if let Ok(locked) = doc.query_selector_all(".locked") {
+        for i in 0..locked.length() {
+            if let Some(el) = locked.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                let _ = el.class_list().remove_1("locked");
+            }
+        }
+    }
+    for name in names {
+        let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{prefix}-{name}\"]")) else {
+            continue;
+        };
+        let around = match el.tag_name().as_str() {
+            "INPUT" | "SELECT" | "TEXTAREA" => el.closest("label").ok().flatten(),
+            "CANVAS" => el.closest("figure").ok().flatten(),
+            _ => None,
+        };
+        let _ = around.unwrap_or(el).class_list().add_1("locked");
+    }
+}
+
+/// The test-id prefix of each lab's controls.
+fn test_prefix(lab: &str) -> &'static str {
+    match lab {
+        "optimizers" => "opt",
+        "scaling" => "scale",
+        "cluster" => "cl",
+        "vision" => "vision",
+        "landscape" => "land",
+        _ => "lab",
+    }
+}
+
+/// Copies text to the clipboard where the browser allows it (a secure page, a user's click).
+fn copy_to_clipboard(text: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let clipboard =
+        js_sys::Reflect::get(&window.navigator(), &"clipboard".into()).unwrap_or(JsValue::UNDEFINED);
+    if clipboard.is_undefined() {
+        return;
+    }
+    if let Ok(write) = js_sys::Reflect::get(&clipboard, &"writeText".into()) {
+        if let Some(write) = write.dyn_ref::<js_sys::Function>() {
+            // A refused copy is fine: the link is shown to copy by hand.
+            if let Ok(p) = write.call1(&clipboard, &text.into()) {
+                if let Ok(p) = p.dyn_into::<js_sys::Promise>() {
+                    leptos::task::spawn_local(async move {
+                        let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// "Copy link", "Save settings", "Load settings" and the notices, for any lab.
+#[component]
+pub fn StateBar<S: LabState + Send + Sync + 'static>(
+    state: RwSignal<S>,
+    notices: RwSignal<Vec<String>>,
+) -> impl IntoView {
+    let prefix = test_prefix(S::LAB);
+    let link = RwSignal::new(None::<String>);
+    let copy = move |_| {
+        let href = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        copy_to_clipboard(&href);
+        link.set(Some(href));
+    };
+    let save = move |_| {
+        browser::download(
+            &format!("{}-settings.json", S::LAB),
+            "application/json",
+            &state.with(S::to_json),
+        )
+    };
+    let load = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            match browser::read_file(&input).await {
+                Ok((name, text)) => match S::from_json(&text) {
+                    Ok((s, n)) => {
+                        state.set(s);
+                        notices.set(n.into_iter().map(|n| format!("{name}: {n}")).collect());
+                    }
+                    Err(e) => notices.set(vec![format!("{name}: {e} (the settings shown are kept)")]),
+                },
+                Err(e) => notices.set(vec![e]),
+            }
+            input.set_value("");
+        });
+    };
+    view! {
+        <div class="share" data-testid=format!("{prefix}-share")>
+            <div class="buttons wrap">
+                <button data-testid=format!("{prefix}-copy-link") on:click=copy title="the address of this exact setup">"Copy link"</button>
+                <button data-testid=format!("{prefix}-save-settings") on:click=save>"Save settings"</button>
+                <label class="file-button">"Load settings"
+                    <input type="file" accept=".json,application/json" data-testid=format!("{prefix}-load-settings") on:change=load/>
+                </label>
+            </div>
+            {move || link.get().map(|href| view! {
+                <label class="small">"Link to this setup (copied where the browser allows)"
+                    <input readonly=true data-testid=format!("{prefix}-link") prop:value=href
+                        on:focus=|ev| { if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); } }/>
+                </label>
+            })}
+            <ul class="notices" data-testid=format!("{prefix}-notices") role="status">
+                {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+            </ul>
+        </div>
+    }
+}
