@@ -227,7 +227,13 @@ pub fn ClusterPage() -> impl IntoView {
                     canvases,
                 )
                 .await;
-                crate::task::report_end(status, result, cancel.get(), "the runs done so far are shown");
+                crate::task::report_end(
+                    status,
+                    error,
+                    result,
+                    cancel.get(),
+                    "the runs done so far are shown",
+                );
                 running.set(false);
             });
         }
@@ -348,6 +354,7 @@ pub fn ClusterPage() -> impl IntoView {
             <p class="tagline">"Many workers, one model: how gradients are combined, and what it costs."</p>
             <a href="./">"playground"</a>
         </header>
+        <crate::banner::ErrorBanner error=error id="cl-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
@@ -432,7 +439,6 @@ pub fn ClusterPage() -> impl IntoView {
                 </div>
                 <progress data-testid="cl-progress" max="1" prop:value=move || progress.get()></progress>
                 <p data-lab-status="true" data-testid="cl-status">{move || status.get()}</p>
-                <p class="error" data-testid="cl-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                 <div class="buttons wrap">
                     <button data-testid="cl-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"runs CSV"</button>
                     <button data-testid="cl-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>

@@ -94,6 +94,8 @@ pub struct Lab {
     probs: RefCell<Option<Vec<f32>>>,
     /// The auto backend's last measurement: (model key, use WebGPU, reason).
     auto_choice: RefCell<Option<(String, bool, String)>>,
+    /// The last weights read back, with their step: what a lost GPU device resumes from.
+    checkpoint: RefCell<Option<(u64, Vec<f32>)>>,
 }
 
 impl Lab {
@@ -138,6 +140,7 @@ impl Lab {
             data: RefCell::new(data),
             probs: RefCell::new(None),
             auto_choice: RefCell::new(None),
+            checkpoint: RefCell::new(None),
         })
     }
 
@@ -249,7 +252,24 @@ impl Lab {
                 self.readouts.gpu.set(GpuStatus::Unavailable(e));
             }
         }
+        self.install_device_loss_hook();
         self.reset();
+    }
+
+    /// `window.__labLoseGpu()` destroys the current GPU device, as a driver reset would: how
+    /// the end-to-end tests (and a curious teacher) check that the lab recovers.
+    fn install_device_loss_hook(self: &Rc<Self>) {
+        use wasm_bindgen::prelude::*;
+        let lab = Rc::downgrade(self);
+        let hook = Closure::<dyn Fn()>::new(move || {
+            if let Some(ctx) = lab.upgrade().and_then(|l| l.gpu.borrow().clone()) {
+                ctx.device.destroy();
+            }
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = js_sys::Reflect::set(&w, &"__labLoseGpu".into(), hook.as_ref());
+        }
+        hook.forget();
     }
 
     pub fn train(self: &Rc<Self>) {
@@ -288,6 +308,7 @@ impl Lab {
         *self.history.borrow_mut() = History::default();
         *self.probs.borrow_mut() = None;
         *self.diagram.borrow_mut() = None;
+        *self.checkpoint.borrow_mut() = None;
         self.since_diagram.set(u32::MAX);
         let r = &self.readouts;
         r.step.set(0);
@@ -502,7 +523,11 @@ impl Lab {
             match trainer.predict_layers(&self.grid).await {
                 Ok((probs, layers)) => {
                     let diagram = match trainer.params().await {
-                        Ok(params) => Some(self.build_diagram(&trainer, &probs, &layers, &params)),
+                        Ok(params) => {
+                            let d = self.build_diagram(&trainer, &probs, &layers, &params);
+                            *self.checkpoint.borrow_mut() = Some((trainer.step(), params));
+                            Some(d)
+                        }
                         Err(_) => None,
                     };
                     (Ok(probs), diagram)
@@ -553,6 +578,10 @@ impl Lab {
         let Some(mut trainer) = self.trainer.borrow_mut().take() else {
             return true;
         };
+        if let Some(why) = trainer.gpu_lost() {
+            drop(trainer);
+            return self.recover_device(why, generation).await;
+        }
         let started = now_ms();
         let result = trainer.train(steps).await;
         let elapsed = (now_ms() - started).max(0.1);
@@ -582,12 +611,65 @@ impl Lab {
                 true
             }
             Err(e) => {
+                // A lost device fails the readback first and reports its loss a moment later.
+                if trainer.is_gpu() {
+                    for _ in 0..30 {
+                        if let Some(why) = trainer.gpu_lost() {
+                            drop(trainer);
+                            return self.recover_device(why, generation).await;
+                        }
+                        next_frame().await;
+                    }
+                }
                 r.step.set(trainer.step());
                 r.error.set(Some(e.to_string()));
                 *self.trainer.borrow_mut() = Some(trainer);
                 false
             }
         }
+    }
+
+    /// After the GPU device was lost: a new device (or the CPU path when none can be had), the
+    /// session rebuilt there from the last weights read back, and a banner saying so.
+    async fn recover_device(&self, why: String, generation: u64) -> bool {
+        crate::frame::log_warning(&format!("GPU device lost: {why}"));
+        let checkpoint = self.checkpoint.borrow_mut().take();
+        *self.trainer.borrow_mut() = None;
+        *self.auto_choice.borrow_mut() = None;
+        let device = match GpuContext::new().await {
+            Ok(ctx) => {
+                self.readouts.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
+                *self.gpu.borrow_mut() = Some(Rc::new(ctx));
+                "made a new one"
+            }
+            Err(e) => {
+                self.readouts.gpu.set(GpuStatus::Unavailable(e));
+                *self.gpu.borrow_mut() = None;
+                "could not get another, so training moves to the CPU path"
+            }
+        };
+        if !self.ensure_trainer(generation).await {
+            return false;
+        }
+        let restored = match (checkpoint, self.trainer.borrow_mut().as_mut()) {
+            (Some((step, params)), Some(t)) => t.set_params(&params).is_ok().then(|| {
+                t.set_step(step);
+                step
+            }),
+            _ => None,
+        };
+        let resumed = match restored {
+            Some(step) => {
+                self.history.borrow_mut().train.truncate(step as usize);
+                self.readouts.step.set(step);
+                format!("carries on from step {step} (the optimizer's running averages start afresh)")
+            }
+            None => "starts again from fresh weights (none had been saved yet)".to_string(),
+        };
+        self.readouts.error.set(Some(format!(
+            "The GPU device was lost ({why}). The lab {device} and {resumed}."
+        )));
+        true
     }
 
     /// Aims the next chunk at the frame's training budget (12 ms of a 16 ms frame).

@@ -130,6 +130,7 @@ fn redraw(panels: &[PanelCanvases; 2], mapped: &[Mapped]) {
 #[component]
 pub fn LandscapePage() -> impl IntoView {
     let (state, notices) = crate::share::url_state::<Landscape>();
+    let error = RwSignal::new(None::<String>);
     let webgpu = RwSignal::new(true);
     let status = RwSignal::new("press Train and map".to_string());
     let progress = RwSignal::new(0.0f64);
@@ -147,6 +148,7 @@ pub fn LandscapePage() -> impl IntoView {
                 return;
             }
             running.set(true);
+            error.set(None);
             cancel.set(false);
             mapped.set(Vec::new());
             let cancel = cancel.clone();
@@ -162,7 +164,13 @@ pub fn LandscapePage() -> impl IntoView {
                     panels,
                 )
                 .await;
-                crate::task::report_end(status, result, cancel.get(), "what was done so far is shown");
+                crate::task::report_end(
+                    status,
+                    error,
+                    result,
+                    cancel.get(),
+                    "what was done so far is shown",
+                );
                 running.set(false);
             });
         }
@@ -180,6 +188,7 @@ pub fn LandscapePage() -> impl IntoView {
             <p class="tagline">"Where did training go? The loss around the trained weights, and the path that led there."</p>
             <a href="./">"playground"</a>
         </header>
+        <crate::banner::ErrorBanner error=error id="land-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=state notices=notices/>

@@ -1,6 +1,7 @@
 //! The training lab's front end (leptos, client-side rendered). It shows and drives the engine;
 //! all the math lives in `engine`.
 
+mod banner;
 mod bench;
 mod browser;
 mod cluster;

@@ -107,7 +107,13 @@ pub fn ScalingPage() -> impl IntoView {
                     canvases,
                 )
                 .await;
-                crate::task::report_end(status, result, cancel.get(), "the runs done so far are shown");
+                crate::task::report_end(
+                    status,
+                    error,
+                    result,
+                    cancel.get(),
+                    "the runs done so far are shown",
+                );
                 running.set(false);
             });
         }
@@ -170,6 +176,7 @@ pub fn ScalingPage() -> impl IntoView {
             <p class="tagline">"Is a bigger batch free? Sweep it, and compare with the scaling rules."</p>
             <a href="./">"playground"</a>
         </header>
+        <crate::banner::ErrorBanner error=error id="scale-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
@@ -232,7 +239,6 @@ pub fn ScalingPage() -> impl IntoView {
                 </div>
                 <progress data-testid="scale-progress" max="1" prop:value=move || progress.get()></progress>
                 <p data-lab-status="true" data-testid="scale-status">{move || status.get()}</p>
-                <p class="error" data-testid="scale-error">{move || error.get().unwrap_or_default()}</p>
                 <div class="buttons">
                     <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>
                     <button data-testid="scale-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>

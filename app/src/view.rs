@@ -226,9 +226,7 @@ pub fn App() -> impl IntoView {
                 {notices.get().join("; ")}
             </div>
         })}
-        {move || r.error.get().map(|e| view! {
-            <div class="error" data-testid="error" role="alert">{e}</div>
-        })}
+        <crate::banner::ErrorBanner error=r.error id="error"/>
         <main class="lab">
             <section class="controls" aria-label="data">
                 <h2>"Data"</h2>

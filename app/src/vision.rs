@@ -268,9 +268,9 @@ pub fn VisionPage() -> impl IntoView {
                     &session,
                 )
                 .await;
-                match result {
-                    Ok(()) => {}
-                    Err(e) => error.set(Some(e)),
+                if let Err(e) = result {
+                    error.set(Some(e));
+                    status.set("failed (see the message above)".into());
                 }
                 running.set(false);
                 after_training();
@@ -440,6 +440,7 @@ pub fn VisionPage() -> impl IntoView {
             <p class="tagline">"A convolutional network learns to see digits and clothes, on your GPU."</p>
             <a href="./">"playground"</a>
         </header>
+        <crate::banner::ErrorBanner error=error id="vision-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
@@ -504,7 +505,6 @@ pub fn VisionPage() -> impl IntoView {
                     <dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || figures.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd>
                     <dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", figures.with(|f| f.fps))}</dd>
                 </dl>
-                <p class="error" data-testid="vision-error" role="alert">{move || error.get().unwrap_or_default()}</p>
                 <div class="buttons wrap">
                     <button data-testid="vision-save" disabled=move || !has_model.get() on:click=save>"Save model"</button>
                 </div>

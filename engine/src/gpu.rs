@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::kernel::Shader;
 
@@ -32,6 +33,9 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     pipelines: RefCell<HashMap<(&'static str, &'static str), wgpu::ComputePipeline>>,
+    /// Why the device was lost, once it has been (a driver reset, a tab in the background too
+    /// long, `destroy()`): everything on it is gone, and a new context must be made.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 impl GpuContext {
@@ -78,6 +82,13 @@ impl GpuContext {
         } else {
             info.name.clone()
         };
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = flag.lock() {
+                *l = Some(format!("{reason:?}: {message}"));
+            }
+        });
         Ok(Self {
             device,
             queue,
@@ -85,7 +96,13 @@ impl GpuContext {
             limits,
             modules: RefCell::default(),
             pipelines: RefCell::default(),
+            lost,
         })
+    }
+
+    /// Why the device was lost, or None while it works.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.lock().ok().and_then(|l| l.clone())
     }
 
     /// The compiled pipeline for a shader entry point, built once and reused.

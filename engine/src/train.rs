@@ -374,7 +374,10 @@ impl Trainer {
         let host = plan.host;
         let mut backend = match gpu {
             Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
-            None => Backend::Cpu(CpuBackend::new(plan)),
+            None => {
+                crate::backend::cpu::check_budget(&plan)?;
+                Backend::Cpu(CpuBackend::new(plan))
+            }
         };
         backend.write_f32(host.params, &spec.init_with(&compiled, config.seed, config.init));
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
@@ -407,12 +410,24 @@ impl Trainer {
         self.backend.name()
     }
 
+    /// Why the GPU device this trainer runs on was lost, if it was: its work is gone, and the
+    /// caller rebuilds on a new device from saved weights.
+    pub fn gpu_lost(&self) -> Option<String> {
+        self.backend.gpu_lost()
+    }
+
     pub fn is_gpu(&self) -> bool {
         self.backend.is_gpu()
     }
 
     pub fn step(&self) -> u64 {
         self.step
+    }
+
+    /// Carries on a count from elsewhere: a trainer rebuilt from saved weights after its device
+    /// was lost resumes the step numbers (and the schedule) where they were.
+    pub fn set_step(&mut self, step: u64) {
+        self.step = step;
     }
 
     pub fn epoch(&self) -> u64 {

@@ -110,10 +110,15 @@ fn too_large_a_model_is_refused_before_allocating() {
         },
         ..Default::default()
     };
-    let err = pollster::block_on(Trainer::new(config, Some(ctx.clone()), 1))
+    let err = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 1))
         .err()
         .expect("refused");
     assert!(err.contains("MB"), "{err}");
+    // The CPU path has its own budget: 1.6 GB of weights alone is refused, not allocated.
+    let err = pollster::block_on(Trainer::new(config, None, 1))
+        .err()
+        .expect("refused on the CPU path");
+    assert!(err.contains("the CPU path allows 512 MB"), "{err}");
 }
 
 #[test]
@@ -339,4 +344,22 @@ fn layer_outputs_for_the_network_diagram() {
             assert!((a - b).abs() < 1e-3, "GPU {a} vs CPU {b}");
         }
     }
+}
+
+#[test]
+fn a_lost_device_says_why_and_a_fresh_context_trains_on() {
+    let ctx = gpu();
+    assert_eq!(ctx.lost(), None);
+    ctx.device.destroy();
+    let _ = ctx.device.poll(wgpu::PollType::Poll);
+    let why = ctx.lost().expect("the loss is reported");
+    assert!(why.contains("Destroyed"), "{why}");
+    // What the app does on a loss: a new context, the trainer rebuilt there from saved weights.
+    let mut before = pollster::block_on(Trainer::new(TrainConfig::default(), None, 1)).unwrap();
+    pollster::block_on(before.train(5)).unwrap();
+    let saved = pollster::block_on(before.params()).unwrap();
+    let mut after = pollster::block_on(Trainer::new(TrainConfig::default(), Some(gpu()), 1)).unwrap();
+    after.set_params(&saved).unwrap();
+    assert_eq!(pollster::block_on(after.params()).unwrap(), saved);
+    pollster::block_on(after.train(5)).unwrap();
 }

@@ -133,4 +133,12 @@ impl Backend {
     pub fn is_gpu(&self) -> bool {
         matches!(self, Backend::Gpu(_))
     }
+
+    /// Why the GPU device under this backend was lost, if it was.
+    pub fn gpu_lost(&self) -> Option<String> {
+        match self {
+            Backend::Gpu(g) => g.ctx.lost(),
+            Backend::Cpu(_) => None,
+        }
+    }
 }
