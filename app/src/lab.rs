@@ -347,6 +347,23 @@ impl Lab {
                 test,
                 extent: EXTENT,
             };
+            if let Some(p) = probs.as_deref() {
+                // One row per grid point: where it is, and the model's output for each class.
+                let k = view.classes.max(1);
+                let rows = self.grid.chunks(2).enumerate().map(|(i, xy)| {
+                    let outs = p
+                        .get(i * k..(i + 1) * k)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(f32::to_string);
+                    xy.iter().map(f32::to_string).chain(outs).collect::<Vec<_>>()
+                });
+                let header = std::iter::once("x,y".to_string())
+                    .chain((0..k).map(|c| format!("output_{c}")))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                crate::figures::table_of(&canvas, crate::figures::csv(&header, rows));
+            }
             draw::heatmap::draw(&canvas, &view);
         }
         if let Some(canvas) = self.chart.get_untracked() {
@@ -358,6 +375,20 @@ impl Lab {
 
     fn redraw_network(&self) {
         if let (Some(canvas), Some(d)) = (self.network.get_untracked(), self.diagram.borrow().as_ref()) {
+            let links = d.weights.iter().enumerate().flat_map(|(c, to)| {
+                to.iter().enumerate().flat_map(move |(t, from)| {
+                    from.iter().enumerate().map(move |(f, w)| {
+                        [c, f, t]
+                            .map(|v| v.to_string())
+                            .into_iter()
+                            .chain([w.to_string()])
+                    })
+                })
+            });
+            crate::figures::table_of(
+                &canvas,
+                crate::figures::csv("layer,from_neuron,to_neuron,weight", links),
+            );
             draw::network::draw(&canvas, d, self.hovered.get());
         }
     }

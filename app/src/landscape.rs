@@ -115,13 +115,30 @@ fn redraw(panels: &[PanelCanvases; 2], mapped: &[Mapped]) {
             span: m.span,
             path: &m.path,
         };
+        let at = |i: usize| -m.span + 2.0 * m.span * i as f32 / (m.res.max(2) - 1) as f32;
+        let grid = (0..m.grid.len()).map(|i| {
+            [
+                at(i % m.res).to_string(),
+                at(i / m.res).to_string(),
+                m.grid[i].to_string(),
+            ]
+        });
+        let grid = crate::figures::csv("alpha,beta,loss", grid);
+        let line = m.thetas.iter().enumerate().map(|(k, t)| {
+            let get = |v: &[f32]| v.get(k).map_or(String::new(), f32::to_string);
+            [t.to_string(), get(&m.line_train), get(&m.line_test)]
+        });
+        let line = crate::figures::csv("theta,train_loss,test_loss", line);
         if let Some(canvas) = c.contours.get_untracked() {
+            crate::figures::table_of(&canvas, grid.clone());
             draw_contours(&canvas, &s, range);
         }
         if let Some(canvas) = c.surface.get_untracked() {
+            crate::figures::table_of(&canvas, grid);
             draw_surface(canvas, &s, range);
         }
         if let Some(canvas) = c.line.get_untracked() {
+            crate::figures::table_of(&canvas, line);
             draw_line(canvas, m);
         }
     }

@@ -9,6 +9,7 @@ mod controls;
 mod draw;
 mod embed;
 mod fetch;
+mod figures;
 mod frame;
 mod home;
 mod lab;
@@ -27,6 +28,7 @@ fn main() {
         .unwrap_or_default();
     let path = path.trim_end_matches('/');
     embed::install();
+    figures::install();
     if path.ends_with("/bench") {
         leptos::mount::mount_to_body(bench::BenchPage);
     } else if path.ends_with("/landscape") {

@@ -222,6 +222,30 @@ pub fn OptimizersPage() -> impl IntoView {
                     })
                     .collect(),
             );
+            let rows = |f: &dyn Fn(&Path, usize) -> String| {
+                let mut out = Vec::new();
+                for ((i, _), p) in chosen.iter().zip(&result) {
+                    out.extend(
+                        (0..p.losses.len()).map(|k| [RACERS[*i].0.to_string(), k.to_string(), f(p, k)]),
+                    );
+                }
+                out
+            };
+            crate::figures::set_table(
+                "opt-contour",
+                crate::figures::csv(
+                    "optimizer,step,x,y",
+                    rows(&|p, k| {
+                        p.points
+                            .get(k)
+                            .map_or(String::new(), |q| format!("{},{}", q[0], q[1]))
+                    }),
+                ),
+            );
+            crate::figures::set_table(
+                "opt-loss-chart",
+                crate::figures::csv("optimizer,step,loss", rows(&|p, k| p.losses[k].to_string())),
+            );
             *paths.borrow_mut() = chosen.iter().map(|(i, _)| *i).zip(result).collect();
             generation.set(generation.get() + 1);
             let (redraw, generation) = (redraw.clone(), generation.clone());

@@ -37,8 +37,65 @@ fn critical_batch(runs: &[RunResult]) -> Option<f64> {
         .and_then(|r| r.noise_scale.last().map(|p| p.1))
 }
 
+/// The numbers behind the charts: one row per run for the summaries, one per step for curves.
+fn tables(runs: &[RunResult]) {
+    use crate::figures::{csv, set_table};
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let summary = csv(
+        "batch,learning_rate,steps_to_target,examples_to_target,final_loss,train_accuracy,test_accuracy,diverged",
+        runs.iter().map(|r| {
+            [
+                r.batch.to_string(),
+                r.learning_rate.to_string(),
+                opt(r.steps_to_target.map(|v| v.to_string())),
+                opt(r.examples_to_target.map(|v| v.to_string())),
+                r.final_loss.to_string(),
+                r.train_accuracy.to_string(),
+                opt(r.test_accuracy.map(|v| v.to_string())),
+                r.diverged.to_string(),
+            ]
+        }),
+    );
+    for id in [
+        "scale-steps",
+        "scale-examples",
+        "scale-heatmap",
+        "scale-generalization",
+    ] {
+        set_table(id, summary.clone());
+    }
+    let curves = runs.iter().flat_map(|r| {
+        r.losses.iter().enumerate().map(move |(k, l)| {
+            let lr = r.learning_rates.get(k).map_or(String::new(), f32::to_string);
+            [
+                r.batch.to_string(),
+                r.learning_rate.to_string(),
+                (k + 1).to_string(),
+                l.to_string(),
+                lr,
+            ]
+        })
+    });
+    set_table(
+        "scale-curves",
+        csv("batch,learning_rate,step,loss,learning_rate_at_step", curves),
+    );
+    let noise = runs.iter().flat_map(|r| {
+        r.noise_scale.iter().map(move |(k, b)| {
+            [
+                r.batch.to_string(),
+                r.learning_rate.to_string(),
+                k.to_string(),
+                b.to_string(),
+            ]
+        })
+    });
+    set_table("scale-noise", csv("batch,learning_rate,step,b_simple", noise));
+}
+
 fn redraw(c: &Canvases, record: &SweepRecord) {
     let (s, runs) = (&record.sweep, &record.runs[..]);
+    tables(runs);
     let b = critical_batch(runs);
     if let Some(x) = c.steps.get_untracked() {
         charts::to_target(x, s, runs, false, b);

@@ -131,6 +131,13 @@ pub fn VisionPage() -> impl IntoView {
     let classify = {
         let session = session.clone();
         move |input: Vec<f32>, note: String| {
+            let pixels = input.iter().enumerate().map(|(i, v)| {
+                [i / 28, i % 28]
+                    .map(|x| x.to_string())
+                    .into_iter()
+                    .chain([v.to_string()])
+            });
+            crate::figures::set_table("vision-pad", crate::figures::csv("row,column,ink", pixels));
             let session = session.clone();
             leptos::task::spawn_local(async move {
                 let Some(mut s) = take(&session).await else {

@@ -52,6 +52,19 @@ fn positions(s: &Schedule, w: f64, h: f64) -> Vec<(f64, f64)> {
 /// Frame `step` of the animation (0 = the workers' own gradients; k = after step k, with step k's
 /// messages drawn as arrows: orange adds into the receiver, blue overwrites it).
 pub fn animation(canvas: &HtmlCanvasElement, s: &Schedule, cov: &Coverage, step: usize) -> Option<()> {
+    let messages = s.steps.iter().enumerate().flat_map(|(k, msgs)| {
+        msgs.iter().map(move |m| {
+            let op = if m.reduce { "add" } else { "copy" };
+            [k + 1, m.from, m.to, m.start, m.len]
+                .map(|v| v.to_string())
+                .into_iter()
+                .chain([op.to_string()])
+        })
+    });
+    crate::figures::table_of(
+        canvas,
+        crate::figures::csv("step,from,to,first_value,values,operation", messages),
+    );
     let ctx = context(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_fill_style_str("#ffffff");
@@ -189,6 +202,19 @@ pub fn seconds(t: f64) -> String {
 /// Per worker, a compute lane (forward, backward by bucket, waiting) and beneath it a
 /// communication lane.
 pub fn timeline(canvas: &HtmlCanvasElement, segments: &[Segment], workers: usize, title: &str) -> Option<()> {
+    let rows = segments.iter().map(|g| {
+        [
+            g.worker.to_string(),
+            format!("{:?}", g.phase).to_lowercase(),
+            g.start.to_string(),
+            g.end.to_string(),
+            g.bucket.to_string(),
+        ]
+    });
+    crate::figures::table_of(
+        canvas,
+        crate::figures::csv("worker,phase,start_s,end_s,bucket", rows),
+    );
     let ctx = context(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_fill_style_str("#ffffff");
@@ -259,6 +285,28 @@ pub fn scaling(
     labels: &[(usize, String)],
     metric: Metric,
 ) -> Option<()> {
+    let rows = points.iter().map(|p| {
+        let name = labels
+            .iter()
+            .find(|(i, _)| *i == engine_algorithm_index(p))
+            .map_or("", |(_, l)| l.as_str());
+        [
+            name.to_string(),
+            p.workers.to_string(),
+            p.seconds.to_string(),
+            p.samples.to_string(),
+            p.speedup.to_string(),
+            p.efficiency.to_string(),
+            p.bytes.to_string(),
+        ]
+    });
+    crate::figures::table_of(
+        &canvas,
+        crate::figures::csv(
+            "algorithm,workers,seconds_per_iteration,samples,speedup,efficiency,bytes",
+            rows,
+        ),
+    );
     let root = area(canvas)?;
     let value = |p: &ScalingPoint| match metric {
         Metric::Speedup => p.speedup as f32,
@@ -333,6 +381,14 @@ fn engine_algorithm_index(p: &ScalingPoint) -> usize {
 
 /// Each run's smoothed loss against modelled time.
 pub fn loss_vs_time(canvas: HtmlCanvasElement, runs: &[ClusterRun]) -> Option<()> {
+    let rows = runs.iter().flat_map(|r| {
+        r.losses
+            .iter()
+            .zip(&r.times)
+            .enumerate()
+            .map(move |(k, (l, t))| [r.label.clone(), (k + 1).to_string(), t.to_string(), l.to_string()])
+    });
+    crate::figures::table_of(&canvas, crate::figures::csv("run,update,modelled_s,loss", rows));
     let root = area(canvas)?;
     let end = runs
         .iter()
@@ -396,6 +452,16 @@ pub fn time_to_accuracy(
     runs: &[ClusterRun],
     labels: &[(usize, String)],
 ) -> Option<()> {
+    let rows = runs.iter().map(|r| {
+        let (t, step) = r.reached.as_ref().map_or((String::new(), String::new()), |c| {
+            (c.time.to_string(), c.step.to_string())
+        });
+        [r.label.clone(), r.config.workers.to_string(), t, step]
+    });
+    crate::figures::table_of(
+        &canvas,
+        crate::figures::csv("run,workers,modelled_s_to_target,updates_to_target", rows),
+    );
     let root = area(canvas)?;
     let reached: Vec<(usize, usize, f32)> = runs
         .iter()

@@ -7,6 +7,14 @@ use web_sys::HtmlCanvasElement;
 /// Draws per-step training loss (and its running mean, which is easier to read than the noisy
 /// mini-batch values), and the test loss where it was measured.
 pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
+    let rows = losses.iter().enumerate().map(|(i, l)| {
+        let t = test
+            .iter()
+            .find(|(s, _)| *s == i + 1)
+            .map_or(String::new(), |(_, t)| t.to_string());
+        [(i + 1).to_string(), l.to_string(), t]
+    });
+    crate::figures::table_of(&canvas, crate::figures::csv("step,train_loss,test_loss", rows));
     let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
         return;
     };

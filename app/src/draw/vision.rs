@@ -8,6 +8,7 @@ use engine::inspect::{Evaluation, Miss};
 
 use super::context;
 use super::scaling::{area, draw_legend, line_legend, line_with_dots};
+use crate::figures::{csv, table_of};
 
 /// At an epoch's end: (step, training-set loss, its accuracy, test loss, test accuracy).
 pub type EpochPoint = (usize, f32, f32, f32, f32);
@@ -23,6 +24,24 @@ pub fn curves(
     epochs: &[EpochPoint],
     accuracy: bool,
 ) -> Option<()> {
+    let table = if accuracy {
+        csv(
+            "step,train_accuracy,test_accuracy",
+            epochs
+                .iter()
+                .map(|e| [e.0.to_string(), e.2.to_string(), e.4.to_string()]),
+        )
+    } else {
+        let per_step = losses.iter().enumerate().map(|(k, l)| {
+            let test = epochs
+                .iter()
+                .find(|e| e.0 == k + 1)
+                .map_or(String::new(), |e| e.3.to_string());
+            [(k + 1).to_string(), l.to_string(), test]
+        });
+        csv("step,batch_loss,test_loss", per_step)
+    };
+    table_of(&canvas, table);
     let root = area(canvas)?;
     let steps = losses.len().max(epochs.last().map_or(1, |e| e.0)).max(1) as f32;
     let hi = if accuracy {
@@ -126,6 +145,16 @@ fn clear(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 
 /// The first convolution's filters (each channel's kernel, blue negative, orange positive).
 pub fn filters(canvas: &HtmlCanvasElement, f: usize, c: usize, k: usize, w: &[f32]) -> Option<()> {
+    let rows = (0..f * c * k * k).filter_map(|i| {
+        let v = w.get(i)?;
+        Some(
+            [i / (c * k * k), i / (k * k) % c, i / k % k, i % k]
+                .map(|x| x.to_string())
+                .into_iter()
+                .chain([v.to_string()]),
+        )
+    });
+    table_of(canvas, csv("filter,channel,row,column,weight", rows));
     let ctx = clear(canvas)?;
     let cell = ((canvas.width() as f64 - 10.0) / 8.0).min(60.0);
     let scale = ((cell - 6.0) / k as f64).floor().max(1.0);
@@ -139,6 +168,18 @@ pub fn filters(canvas: &HtmlCanvasElement, f: usize, c: usize, k: usize, w: &[f3
 
 /// Each layer's output for one input: one row of channel images per layer with a spatial output.
 pub fn feature_maps(canvas: &HtmlCanvasElement, layers: &[(String, [usize; 3], Vec<f32>)]) -> Option<()> {
+    let rows = layers.iter().flat_map(|(name, [c, h, w], values)| {
+        values.iter().enumerate().take(c * h * w).map(move |(i, v)| {
+            [
+                name.clone(),
+                (i / (h * w)).to_string(),
+                (i / w % h).to_string(),
+                (i % w).to_string(),
+                v.to_string(),
+            ]
+        })
+    });
+    table_of(canvas, csv("layer,channel,row,column,value", rows));
     let ctx = clear(canvas)?;
     let width = canvas.width() as f64;
     let mut y = 4.0;
@@ -170,6 +211,12 @@ pub fn feature_maps(canvas: &HtmlCanvasElement, layers: &[(String, [usize; 3], V
 /// The confusion matrix: rows are true classes, columns predictions; cells shaded by their share
 /// of the row, with the counts.
 pub fn confusion(canvas: &HtmlCanvasElement, e: &Evaluation, names: &[&str]) -> Option<()> {
+    let n = e.classes;
+    let rows = (0..n * n).map(|i| {
+        let name = |k: usize| names.get(k).map_or(k.to_string(), |s| s.to_string());
+        [name(i / n), name(i % n), e.confusion[i].to_string()]
+    });
+    table_of(canvas, csv("true_class,predicted_class,test_images", rows));
     let ctx = clear(canvas)?;
     let n = e.classes;
     let (left, top) = (70.0, 40.0);
@@ -211,6 +258,18 @@ pub fn confusion(canvas: &HtmlCanvasElement, e: &Evaluation, names: &[&str]) -> 
 /// Thumbnails of misclassified test images with "predicted (true)" under each; the images come
 /// from `image(index)`.
 pub fn misses(canvas: &HtmlCanvasElement, misses: &[Miss], image: &dyn Fn(usize) -> Vec<f32>) -> Option<()> {
+    let rows = misses.iter().map(|m| {
+        [
+            m.index.to_string(),
+            m.label.to_string(),
+            m.predicted.to_string(),
+            m.confidence.to_string(),
+        ]
+    });
+    table_of(
+        canvas,
+        csv("test_index,true_class,predicted_class,confidence", rows),
+    );
     let ctx = clear(canvas)?;
     let per_row = 8;
     let (cell_w, cell_h) = ((canvas.width() as f64 - 4.0) / per_row as f64, 74.0);
