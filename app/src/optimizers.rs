@@ -12,16 +12,12 @@ use leptos::prelude::*;
 use engine::surfaces::{measured_rate, momentum_theory, race, Path, Racer, Surface};
 use lab_state::optimizers::{OptimizersLab, KAPPAS, NOISES, RACERS, STEPS, SURFACES};
 
-use crate::draw::{self, context, CLASS_COLORS};
+use crate::draw::{self, context};
 use crate::frame::next_frame;
 
-/// Racer i's colour: the palette's five colours, then black and vermilion.
+/// Racer i's colour.
 fn rgb(i: usize) -> (u8, u8, u8) {
-    match i {
-        5 => (0, 0, 0),
-        6 => (213, 94, 0),
-        _ => CLASS_COLORS[i % CLASS_COLORS.len()],
-    }
+    lab_state::palette::RACERS[i % lab_state::palette::RACERS.len()]
 }
 
 fn color(i: usize) -> String {

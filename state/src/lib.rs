@@ -8,6 +8,7 @@ pub mod lab;
 pub mod landscape;
 pub mod layers;
 pub mod optimizers;
+pub mod palette;
 pub mod playground;
 pub mod query;
 pub mod scaling;

@@ -16,16 +16,8 @@ use super::scaling::{
     area, batch_range, draw_legend, line_legend, line_with_dots, log2_chart, log_range, value_label,
 };
 
-/// Okabe–Ito's eight colours without black: one per algorithm.
-pub const SERIES: [(u8, u8, u8); 7] = [
-    (0, 114, 178),
-    (230, 159, 0),
-    (0, 158, 115),
-    (204, 121, 167),
-    (86, 180, 233),
-    (213, 94, 0),
-    (120, 120, 120),
-];
+/// One colour per algorithm, checked apart for colour-blind students (`lab_state::palette`).
+pub const SERIES: [(u8, u8, u8); 7] = lab_state::palette::SERIES;
 
 fn rgb(i: usize) -> RGBColor {
     let (r, g, b) = SERIES[i % SERIES.len()];

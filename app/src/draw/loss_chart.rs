@@ -50,12 +50,12 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
     ));
     let _ = chart.draw_series(LineSeries::new(
         super::smoothed(losses, 0.95),
-        ShapeStyle::from(&RGBColor(0, 114, 178)).stroke_width(2),
+        ShapeStyle::from(&super::BLUE).stroke_width(2),
     ));
     // Test loss in the palette's orange, dashed by its sparser points.
     let _ = chart.draw_series(LineSeries::new(
         test.iter().copied(),
-        ShapeStyle::from(&RGBColor(213, 94, 0)).stroke_width(2),
+        ShapeStyle::from(&super::ORANGE).stroke_width(2),
     ));
     let _ = root.present();
 }

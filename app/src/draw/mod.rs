@@ -11,14 +11,12 @@ pub mod scaling;
 pub mod surface;
 pub mod vision;
 
-/// Okabe–Ito colours: distinguishable with the common forms of colour blindness.
-pub const CLASS_COLORS: [(u8, u8, u8); 5] = [
-    (230, 159, 0),
-    (0, 114, 178),
-    (0, 158, 115),
-    (204, 121, 167),
-    (86, 180, 233),
-];
+/// Okabe–Ito colours, checked apart for colour-blind students (`lab_state::palette`).
+pub const CLASS_COLORS: [(u8, u8, u8); 5] = lab_state::palette::CLASSES;
+/// The two colours of two-series charts (train and test, loss and its target).
+const PAIR: [(u8, u8, u8); 2] = lab_state::palette::PAIR;
+pub const BLUE: plotters::style::RGBColor = plotters::style::RGBColor(PAIR[0].0, PAIR[0].1, PAIR[0].2);
+pub const ORANGE: plotters::style::RGBColor = plotters::style::RGBColor(PAIR[1].0, PAIR[1].1, PAIR[1].2);
 
 pub fn css(rgb: (u8, u8, u8)) -> String {
     format!("rgb({},{},{})", rgb.0, rgb.1, rgb.2)

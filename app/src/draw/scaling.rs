@@ -13,8 +13,7 @@ use engine::scaling::{RunResult, Sweep};
 
 use super::{value_color, CLASS_COLORS};
 
-const BLUE: RGBColor = RGBColor(0, 114, 178);
-const ORANGE: RGBColor = RGBColor(213, 94, 0);
+use super::{BLUE, ORANGE};
 const GREEN: RGBColor = RGBColor(0, 158, 115);
 const GREY: RGBColor = RGBColor(150, 150, 150);
 

@@ -13,8 +13,7 @@ use crate::figures::{csv, table_of};
 /// At an epoch's end: (step, training-set loss, its accuracy, test loss, test accuracy).
 pub type EpochPoint = (usize, f32, f32, f32, f32);
 
-const BLUE: RGBColor = RGBColor(0, 114, 178);
-const ORANGE: RGBColor = RGBColor(213, 94, 0);
+use super::{BLUE, ORANGE};
 
 /// The loss per step (smoothed) with the test loss at each epoch's end; or, with `accuracy`, the
 /// training-set and test accuracy at each epoch's end.
