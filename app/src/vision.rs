@@ -432,6 +432,38 @@ pub fn VisionPage() -> impl IntoView {
         }
     };
 
+    // The keyboard's way through the misclassified images: arrows step, starting at the first.
+    let miss_cursor = Rc::new(Cell::new(None::<usize>));
+    let step_miss = {
+        let (session, show_test) = (session.clone(), show_test.clone());
+        move |ev: leptos::ev::KeyboardEvent| {
+            let delta: isize = match ev.key().as_str() {
+                "ArrowRight" | "ArrowDown" | "Enter" => 1,
+                "ArrowLeft" | "ArrowUp" => -1,
+                _ => return,
+            };
+            ev.prevent_default();
+            let misses: Vec<usize> = session
+                .borrow()
+                .as_ref()
+                .and_then(|s| {
+                    s.evaluation
+                        .as_ref()
+                        .map(|e| e.misclassified.iter().take(32).map(|m| m.index).collect())
+                })
+                .unwrap_or_default();
+            if misses.is_empty() {
+                return;
+            }
+            let k = match miss_cursor.get() {
+                None => 0,
+                Some(k) => (k as isize + delta).rem_euclid(misses.len() as isize) as usize,
+            };
+            miss_cursor.set(Some(k));
+            show_test(misses[k]);
+        }
+    };
+
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
     let number = move |label: &'static str,
                        id: &'static str,
@@ -573,7 +605,7 @@ pub fn VisionPage() -> impl IntoView {
                     <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss></canvas>
+                    <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
                     <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
                 </figure>
             </section>
