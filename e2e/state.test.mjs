@@ -14,6 +14,8 @@ after(async () => { await server.close(); });
 // lab, prefix, a query, a control it sets with the value it must show, a control it hides,
 // a control to change afterwards (with the new value and the URL text it must produce).
 const LABS = [
+  { lab: 'playground', path: '', p: 'lab', q: 'dataset=xor&momentum=0.5&dataset_hide=true&noise=oops',
+    shows: ['momentum', '0.5'], hidden: 'dataset', hideKey: 'dataset', bad: 'noise=oops', change: ['activation', 'relu', 'activation=relu'] },
   { lab: 'optimizers', p: 'opt', q: 'surface=beale&steps=200&lr=0.01,0.05,0.05,0.5,0.05,0.1,0.1&goh_hide=true&noise=oops',
     shows: ['opt-steps', '200'], hidden: 'opt-goh', bad: 'noise=oops', change: ['opt-steps', '50', 'steps=50'] },
   { lab: 'scaling', p: 'scale', q: 'batches=4%2C+8&base_lr=0.2&rule=linear&cancel_hide=true&max_steps=-1',
@@ -32,11 +34,11 @@ test('every lab: settings from the link, hidden controls, notices, save and load
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
     for (const l of LABS) {
-      await page.goto(`${server.url}${l.lab}?${l.q}`);
+      await page.goto(`${server.url}${l.path ?? l.lab}?${l.q}`);
       await page.locator(byId(`${l.p}-share`)).waitFor({ timeout: 30_000 });
       await until(async () => (await value(page, l.shows[0])) === l.shows[1], 5_000, `${l.lab}: ${l.shows[0]} = ${l.shows[1]}`);
       assert.equal(await page.locator(byId(l.hidden)).isVisible(), false, `${l.lab}: ${l.hidden} hidden`);
-      const notices = await text(page, `${l.p}-notices`);
+      const notices = l.lab === 'playground' ? await text(page, 'url-notice') : await text(page, `${l.p}-notices`);
       assert.ok(notices.includes(l.bad), `${l.lab}: a notice names ${l.bad}: ${notices}`);
 
       // A change rewrites the link; "Copy link" shows it.
@@ -44,7 +46,7 @@ test('every lab: settings from the link, hidden controls, notices, save and load
       await until(async () => page.url().includes(l.change[2]), 5_000, `${l.lab}: URL has ${l.change[2]}`);
       await page.click(byId(`${l.p}-copy-link`));
       const link = await value(page, `${l.p}-link`);
-      assert.ok(link.includes(l.change[2]) && link.includes(`${l.hidden.slice(l.p.length + 1)}_hide=true`), `${l.lab}: link ${link}`);
+      assert.ok(link.includes(l.change[2]) && link.includes(`${l.hideKey ?? l.hidden.slice(l.p.length + 1)}_hide=true`), `${l.lab}: link ${link}`);
 
       // Save, then load: the file comes back whole; another lab's file is refused, page kept.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(`${l.p}-save-settings`))]);
@@ -58,7 +60,7 @@ test('every lab: settings from the link, hidden controls, notices, save and load
       assert.equal(await value(page, l.change[0]), l.change[1], `${l.lab}: settings kept after a refused file`);
       await load('newer.json', JSON.stringify({ ...saved, version: 99 }));
       await until(async () => (await text(page, `${l.p}-notices`)).includes('newer'), 5_000, `${l.lab}: newer refused`);
-      await page.goto(`${server.url}${l.lab}`);
+      await page.goto(`${server.url}${l.path ?? l.lab}`);
       await page.locator(byId(`${l.p}-share`)).waitFor({ timeout: 30_000 });
       await load('mine.json', JSON.stringify(saved));
       await until(async () => (await text(page, `${l.p}-notices`)) === '', 5_000, `${l.lab}: own file read quietly`);

@@ -99,6 +99,9 @@ fn copy_to_clipboard(text: &str) {
 pub fn StateBar<S: LabState + Send + Sync + 'static>(
     state: RwSignal<S>,
     notices: RwSignal<Vec<String>>,
+    /// Where a loaded file goes when the page applies settings itself (else into `state`).
+    #[prop(optional)]
+    loaded: Option<RwSignal<Option<S>>>,
 ) -> impl IntoView {
     let prefix = test_prefix(S::LAB);
     let link = RwSignal::new(None::<String>);
@@ -127,7 +130,10 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
             match browser::read_file(&input).await {
                 Ok((name, text)) => match S::from_json(&text) {
                     Ok((s, n)) => {
-                        state.set(s);
+                        match loaded {
+                            Some(l) => l.set(Some(s)),
+                            None => state.set(s),
+                        }
                         notices.set(n.into_iter().map(|n| format!("{name}: {n}")).collect());
                     }
                     Err(e) => notices.set(vec![format!("{name}: {e} (the settings shown are kept)")]),

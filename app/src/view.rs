@@ -99,6 +99,19 @@ pub fn App() -> impl IntoView {
     let notices = lab.notices;
     leptos::task::spawn_local(lab.clone().detect_gpu());
     let shown = move |name: &'static str| move || !state.with(|s| s.hide.contains(name));
+    // A settings file goes through the same path as the controls: checked, then a fresh model.
+    let (file_notices, loaded) = (
+        RwSignal::new(Vec::<String>::new()),
+        RwSignal::new(None::<Playground>),
+    );
+    {
+        let lab = lab.clone();
+        Effect::new(move |_| {
+            if let Some(s) = loaded.get() {
+                lab.update(move |st| *st = s);
+            }
+        });
+    }
     let busy = move || r.gpu.get() == GpuStatus::Detecting;
     // Regression has no classes: accuracy does not apply.
     let regression = move || state.with(|s| s.dataset.is_regression());
@@ -229,6 +242,9 @@ pub fn App() -> impl IntoView {
         <crate::banner::ErrorBanner error=r.error id="error"/>
         <main class="lab">
             <section class="controls" aria-label="data">
+                <div class:hidden=move || !shown("share")()>
+                    <crate::share::StateBar state=state notices=file_notices loaded=loaded/>
+                </div>
                 <h2>"Data"</h2>
                 <label class:hidden=move || !shown("dataset")()>"Data set"
                     {choice(&lab, "dataset", datasets, |s| s.dataset, |s, v| s.dataset = v, |_| false)}

@@ -81,6 +81,10 @@ pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
                 Layer::Dense { units }
             }
             "flatten" => {
+                // Already flat (before any convolution): nothing to do, and nothing to write back.
+                if !spatial {
+                    continue;
+                }
                 spatial = false;
                 Layer::Flatten
             }

@@ -23,7 +23,8 @@ pub const MAX_LAYERS: usize = 8;
 pub const MAX_NEURONS: usize = 64;
 
 /// Every control the page has, by the name `<name>_hide=true` hides it with.
-pub const CONTROLS: [&str; 29] = [
+pub const CONTROLS: [&str; 30] = [
+    "share",
     "dataset",
     "classes",
     "noise",
@@ -459,6 +460,28 @@ impl Playground {
             return Err(notices.join("; "));
         }
         Ok(checked)
+    }
+}
+
+/// The playground keeps its own URL keys (`lr`, `test`, …); its settings file is the generic
+/// one, checked by a trip through the URL.
+impl crate::lab::LabState for Playground {
+    const LAB: &'static str = "playground";
+    const VERSION: u32 = VERSION;
+    const CONTROLS: &'static [&'static str] = &CONTROLS;
+
+    fn check(&mut self, notices: &mut Vec<String>) {
+        let (checked, n) = Playground::from_query(&Playground::to_query(self));
+        notices.extend(n);
+        *self = checked;
+    }
+
+    fn to_query(&self) -> String {
+        Playground::to_query(self)
+    }
+
+    fn from_query(query: &str) -> (Self, Vec<String>) {
+        Playground::from_query(query)
     }
 }
 

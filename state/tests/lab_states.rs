@@ -87,6 +87,13 @@ fn every_lab_round_trips_through_the_url_and_json() {
         hide: ["layers".to_string()].into(),
         ..Default::default()
     });
+    round_trips(lab_state::playground::Playground {
+        dataset: engine::data::toy::ToyKind::Xor,
+        hidden: vec![4, 4],
+        learning_rate: 0.1,
+        hide: ["dataset".to_string()].into(),
+        ..Default::default()
+    });
     round_trips(Landscape {
         network: Network::Cnn,
         data: Data::Mnist,
