@@ -46,6 +46,9 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     assert.equal(await pg.locator(byId('url-notice')).count(), 0, `no notice: ${await pg.locator(byId('url-notice')).allTextContents()}`);
     assert.equal(await pg.locator(byId('dataset')).isVisible(), false, 'locked: the data set is hidden');
     assert.equal(await pg.locator(byId('step')).textContent(), '0');
+    const opt = page.frameLocator('#lab-optimizers iframe');
+    await until(async () => (await opt.locator(byId('opt-surface')).isVisible()) === false, 10_000, 'optimizers locked: no surface choice');
+    assert.match(await opt.locator(byId('opt-theory')).textContent(), /0\.8182|0\.9802/, 'the κ = 100 ravine');
 
     await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-start' }));
     await until(async () => Number(await pg.locator(byId('step')).textContent()) > 20, 60_000, 'training started by the host');

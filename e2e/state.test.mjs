@@ -24,6 +24,8 @@ const LABS = [
     shows: ['cl-gflops', '12.5'], hidden: 'cl-workers', bad: 'lr=fast', change: ['cl-compression', '1', 'compression=1'] },
   { lab: 'vision', p: 'vision', q: 'set=fashion&epochs=2&layers_hide=true&batch=0',
     shows: ['vision-epochs', '2'], hidden: 'vision-layers', bad: 'batch=0', change: ['vision-train', '500', 'train=500'] },
+  { lab: 'bench', p: 'bench', q: 'backend=cpu&run_hide=true&steps=x',
+    shows: ['bench-backend', 'cpu'], hidden: 'bench-run', bad: 'steps=x', change: ['bench-workload', 'W2', 'workload=W2'] },
   { lab: 'landscape', p: 'land', q: 'net=mlp&data=fashion&res=11&plane_hide=true&epochs=x',
     shows: ['land-res', '11'], hidden: 'land-plane', bad: 'epochs=x', change: ['land-batch', '64', 'batch=64'] },
 ];

@@ -1,6 +1,7 @@
 //! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images on
 //! WebGPU or the CPU path and reports samples/s, first-step time, the loss curve and test accuracy.
-//! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`) and read the result
+//! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`, read by
+//! `lab_state::bench::BenchLab`) and read the result
 //! from `window.__labBench` (or `{error}` on failure). With `slice=N` it instead times an N × N
 //! loss-landscape slice on 1,000 training images against training the same model.
 
@@ -14,46 +15,22 @@ use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKL
 use engine::gpu::GpuContext;
 use engine::train::Trainer;
 
+use lab_state::bench::BenchLab;
+
 use crate::{draw, fetch, frame};
 
+/// What one run measures, from the page's settings.
 #[derive(Clone, Debug, PartialEq)]
 struct Query {
     workload: String,
     webgpu: bool,
-    autostart: bool,
     steps: Option<usize>,
     /// Test images to evaluate on (default all 10,000).
     test: Option<usize>,
-    /// Time an N × N landscape slice instead (see `engine::bench::slice_run`).
-    slice: Option<usize>,
 }
 
 /// Training images a slice is evaluated on.
 const SLICE_SAMPLES: usize = 1000;
-
-fn query() -> Query {
-    let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
-    let get = |k: &str| params.as_ref().and_then(|p| p.get(k));
-    Query {
-        workload: get("workload")
-            .filter(|w| w == "W1" || w == "W2")
-            .unwrap_or_else(|| "W1".into()),
-        webgpu: get("backend").as_deref() != Some("cpu"),
-        autostart: get("autostart").as_deref() == Some("1"),
-        steps: get("steps")
-            .and_then(|s| s.parse().ok())
-            .filter(|&n: &usize| n >= 2),
-        test: get("test")
-            .and_then(|s| s.parse().ok())
-            .filter(|&n: &usize| n >= 1),
-        slice: get("slice")
-            .and_then(|s| s.parse().ok())
-            .filter(|n: &usize| (2..=41).contains(n)),
-    }
-}
 
 /// Publishes the outcome for scripts.
 fn publish(value: &serde_json::Value) {
@@ -124,28 +101,26 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
 
 #[component]
 pub fn BenchPage() -> impl IntoView {
-    let q = query();
-    let workload = RwSignal::new(q.workload.clone());
-    let webgpu = RwSignal::new(q.webgpu);
+    let (settings, notices) = crate::share::url_state::<BenchLab>();
     let status = RwSignal::new("ready".to_string());
     let result = RwSignal::new(None::<BenchResult>);
     let running = RwSignal::new(false);
     let chart = NodeRef::<Canvas>::new();
-    let (steps, autostart, test, slice) = (q.steps, q.autostart, q.test, q.slice);
+    let autostart = settings.with_untracked(|s| s.autostart);
     let start = move || {
         if running.get_untracked() {
             return;
         }
         running.set(true);
         result.set(None);
+        let s = settings.get_untracked();
         let q = Query {
-            workload: workload.get_untracked(),
-            webgpu: webgpu.get_untracked(),
-            autostart,
-            steps,
-            test,
-            slice,
+            workload: s.workload.clone(),
+            webgpu: s.backend == "webgpu",
+            steps: s.steps,
+            test: s.test,
         };
+        let slice = s.slice;
         let backend = if q.webgpu { "webgpu" } else { "cpu" };
         if let Some(res) = slice {
             leptos::task::spawn_local(async move {
@@ -206,15 +181,16 @@ pub fn BenchPage() -> impl IntoView {
         </header>
         <main class="lab">
             <section class="controls">
+                <crate::share::StateBar state=settings notices=notices/>
                 <label>"Workload"
-                    <select data-testid="bench-workload" on:change=move |ev| workload.set(event_target_value(&ev))>
-                        {["W1", "W2"].map(|w| view! { <option value=w selected=move || workload.get() == w>{w}</option> }).collect_view()}
+                    <select data-testid="bench-workload" on:change=move |ev| { let w = event_target_value(&ev); settings.update(|s| s.workload = w) }>
+                        {["W1", "W2"].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Backend"
-                    <select data-testid="bench-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                        <option value="webgpu" selected=move || webgpu.get()>"WebGPU"</option>
-                        <option value="cpu" selected=move || !webgpu.get()>"CPU"</option>
+                    <select data-testid="bench-backend" on:change=move |ev| { let b = event_target_value(&ev); settings.update(|s| s.backend = b) }>
+                        <option value="webgpu" selected=move || settings.with(|s| s.backend == "webgpu")>"WebGPU"</option>
+                        <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
                     </select>
                 </label>
                 <div class="buttons">

@@ -68,6 +68,7 @@ fn test_prefix(lab: &str) -> &'static str {
         "cluster" => "cl",
         "vision" => "vision",
         "landscape" => "land",
+        "bench" => "bench",
         _ => "lab",
     }
 }

@@ -2,7 +2,7 @@
 //! unknown keys, stray bytes — and any layer line parse without a panic; whatever state comes out
 //! writes back to a URL that reads as the same state with no notice, and the playground's JSON
 //! export reads back too; every other lab's URL and JSON likewise (the generic `LabState` codec),
-//! with any JSON text refused or read without a panic. 9 × 4,000 cases per run
+//! with any JSON text refused or read without a panic. 10 × 4,000 cases per run
 //! (`PROPTEST_CASES` overrides).
 
 use std::fmt::Debug;
@@ -129,6 +129,9 @@ proptest! {
 
     #[test]
     fn cluster_state_round_trips(q in query()) { generic_round_trip::<ClusterLab>(&q)?; }
+
+    #[test]
+    fn bench_state_round_trips(q in query()) { generic_round_trip::<lab_state::bench::BenchLab>(&q)?; }
 
     #[test]
     fn vision_state_round_trips(q in query()) { generic_round_trip::<VisionLab>(&q)?; }

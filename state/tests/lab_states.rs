@@ -94,6 +94,13 @@ fn every_lab_round_trips_through_the_url_and_json() {
         hide: ["dataset".to_string()].into(),
         ..Default::default()
     });
+    round_trips(lab_state::bench::BenchLab {
+        workload: "W2".into(),
+        backend: "cpu".into(),
+        steps: Some(40),
+        slice: Some(11),
+        ..Default::default()
+    });
     round_trips(Landscape {
         network: Network::Cnn,
         data: Data::Mnist,
