@@ -106,7 +106,7 @@ impl LabState for VisionLab {
     fn check(&mut self, notices: &mut Vec<String>) {
         one_of(notices, "set", &mut self.set, &["mnist", "fashion"]);
         nearest(notices, "train", &mut self.train, &TRAIN_SIZES);
-        clamp(notices, "preset", &mut self.preset, 0, PRESETS.len());
+        clamp(notices, "preset", &mut self.preset, 0, PRESETS.len() - 1);
         clamp(
             notices,
             "optimizer",
