@@ -240,7 +240,12 @@ pub fn timeline(canvas: &HtmlCanvasElement, segments: &[Segment], workers: usize
         let _ = ctx.fill_text(&format!("w{k}"), 6.0, top + row * k as f64 + row * 0.45);
     }
     if workers > shown {
-        let _ = ctx.fill_text(&format!("(first {shown} of {workers} workers)"), w - 170.0, 13.0);
+        // Under the rows, between the axis labels: the title line is long already.
+        let _ = ctx.fill_text(
+            &format!("(first {shown} of {workers} workers)"),
+            w / 2.0 - 70.0,
+            h - bottom + 14.0,
+        );
     }
     let _ = ctx.fill_text("0", left, h - bottom + 14.0);
     let _ = ctx.fill_text(&seconds(end), w - 70.0, h - bottom + 14.0);
