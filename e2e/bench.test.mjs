@@ -1,8 +1,8 @@
 // End-to-end: the benchmark page runs W1 and W2 (shortened by `steps`) on WebGPU and on the CPU
-// path, driven by URL, and publishes its figures in window.__labBench.
+// path, driven by URL, and publishes its figures in window.__labBench; a run can be cancelled.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, screenshot } from './harness.mjs';
+import { serve, launch, byId, screenshot, until } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -64,6 +64,23 @@ test('benchmark page times a landscape slice against training (slice=N)', async 
       assert.match(await page.locator(byId('bench-status')).textContent(), /3 × 3 slice on 1000 images/);
     }
     assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('benchmark page: a run shows its progress and can be cancelled', async () => {
+  const { browser, page } = await launch({ webgpu: true });
+  try {
+    await page.goto(`${server.url}bench?workload=W2&steps=400`);
+    await page.click(byId('bench-run'));
+    await page.locator(byId('bench-progress')).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator(`${byId('bench-cancel')}:not([disabled])`).click({ timeout: 20_000 });
+    await page.waitForLoadState('load');
+    await until(async () => (await page.locator(byId('bench-status')).textContent()) === 'ready', 20_000, 'a fresh page');
+    assert.equal(await page.locator(byId('bench-progress')).isVisible(), false);
+    assert.equal(await page.locator(byId('bench-workload')).evaluate((s) => s.value), 'W2', 'settings kept');
+    assert.ok(!page.url().includes('autostart'), page.url());
   } finally {
     await browser.close();
   }

@@ -172,6 +172,16 @@ pub fn BenchPage() -> impl IntoView {
             start();
         });
     }
+    // A run is one timed engine call that cannot stop halfway without spoiling its figures:
+    // cancelling drops it by reloading the page with the same settings, not started.
+    let cancel = move || {
+        let mut s = settings.get_untracked();
+        s.autostart = false;
+        crate::browser::set_query(&lab_state::lab::LabState::to_query(&s));
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    };
     let row = |label: &'static str, value: String| view! { <tr><th>{label}</th><td>{value}</td></tr> };
     view! {
         <header class="top">
@@ -194,9 +204,12 @@ pub fn BenchPage() -> impl IntoView {
                     </select>
                 </label>
                 <div class="buttons">
-                    <button class="primary" data-testid="bench-run" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                    <button class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                    <button data-testid="bench-cancel" data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
                 </div>
-                <p data-testid="bench-status">{move || status.get()}</p>
+                // Indeterminate: the run is one timed call, so it reports no fraction done.
+                <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
+                <p data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
             </section>
             <section class="views">
                 <figure>

@@ -227,9 +227,12 @@ fn encode_value(v: &Value) -> String {
 
 /// URL text back to a value shaped like the field's default.
 fn decode_value(raw: &str, like: &Value) -> Option<Value> {
+    // Text stays as written (a cut may end in a space); everything else ignores spaces around it.
+    if let Value::String(_) = like {
+        return Some(Value::String(raw.to_string()));
+    }
     let raw = raw.trim();
     match like {
-        Value::String(_) => Some(Value::String(raw.to_string())),
         Value::Bool(_) => match raw {
             "1" | "true" | "yes" => Some(true.into()),
             "0" | "false" | "no" => Some(false.into()),

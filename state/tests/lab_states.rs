@@ -113,6 +113,16 @@ fn every_lab_round_trips_through_the_url_and_json() {
 }
 
 #[test]
+fn text_cut_to_length_comes_back_as_cut() {
+    // Found by the fuzzer: a long text cut to 20 characters may end in a space, which must survive.
+    let long = "a".repeat(19) + " and more";
+    let (s, notices) = ClusterLab::from_query(&format!("bound={}", long.replace(' ', "+")));
+    assert_eq!(s.bound, "a".repeat(19) + " ");
+    assert_eq!(notices.len(), 1);
+    assert_eq!(ClusterLab::from_query(&s.to_query()), (s, vec![]));
+}
+
+#[test]
 fn hidden_controls_travel_as_name_hide() {
     let q = optimizers().to_query();
     assert!(q.contains("surface_hide=true"), "{q}");
