@@ -642,9 +642,11 @@ impl Lab {
                 true
             }
             Err(e) => {
-                // A lost device fails the readback first and reports its loss a moment later.
+                // A lost device fails the readback first and reports its loss a moment later
+                // (seconds later on a busy machine).
                 if trainer.is_gpu() {
-                    for _ in 0..30 {
+                    let deadline = now_ms() + 10_000.0;
+                    while now_ms() < deadline {
                         if let Some(why) = trainer.gpu_lost() {
                             drop(trainer);
                             return self.recover_device(why, generation).await;
