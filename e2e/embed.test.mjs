@@ -52,8 +52,9 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
 
     await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-start' }));
     await until(async () => Number(await pg.locator(byId('step')).textContent()) > 20, 60_000, 'training started by the host');
-    await until(async () => (await page.evaluate(() => window.metrics.length)) > 0, 10_000, 'metrics to the host');
-    const last = await page.evaluate(() => window.metrics[window.metrics.length - 1]);
+    // Metrics go out every 300 ms when they change: wait for one sent after training began.
+    await until(async () => page.evaluate(() => window.metrics.some((m) => Number(m.readouts.Step) > 0)), 10_000, 'metrics with steps to the host');
+    const last = await page.evaluate(() => window.metrics.filter((m) => Number(m.readouts.Step) > 0).pop());
     assert.equal(last.type, 'lab-metrics');
     assert.ok(Number(last.readouts.Step) > 0, JSON.stringify(last));
     await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-pause' }));
