@@ -54,6 +54,10 @@ test('every chart of every lab offers PNG and CSV', async () => {
     const timeline = (await download(page, 'cl-timeline-csv')).toString().trim().split('\n');
     assert.equal(timeline[0], 'worker,phase,start_s,end_s,bucket');
 
+    const schedule = (await download(page, 'cl-animation-csv')).toString().trim().split('\n');
+    assert.equal(schedule[0], 'step,from,to,first_value,values,operation');
+    assert.equal(schedule.length - 1, 2 * 7 * 8, "8-worker ring: 14 steps of 8 messages");
+
     // A chart not drawn yet: no file, a message.
     await page.click(byId('cl-loss-csv'));
     await until(async () => /nothing drawn yet/.test(await text(page, 'cl-error')), 5_000, 'the message');

@@ -149,6 +149,7 @@ pub fn BenchPage() -> impl IntoView {
                 Ok(r) => {
                     status.set("done".into());
                     if let Some(c) = chart.get_untracked() {
+                        crate::figures::table_of(&c, draw::loss_chart::table(&r.losses, &[]));
                         draw::loss_chart::draw(c, &r.losses, &[]);
                     }
                     // `backend` echoes the URL's vocabulary; `device` names the adapter.

@@ -145,6 +145,10 @@ pub fn ClusterPage() -> impl IntoView {
             step_seconds,
         }))
     });
+    // Its messages as the animation chart's CSV, built when asked: the chart redraws every frame.
+    crate::figures::provide("cl-animation", move || {
+        animation.with_untracked(|a| a.as_ref().map(|a| charts::schedule_table(&a.schedule)))
+    });
     let total_frames = move || animation.with(|a| a.as_ref().map_or(1, |a| a.coverage.frames.len()));
     Effect::new(move |_| {
         let k = frame.get();

@@ -1,9 +1,12 @@
 //! Every chart downloads as a PNG and as a CSV of the numbers it draws. Pages hand each chart's
-//! table to `set_table` when they draw it (keyed by the canvas's test id); `install` gives every
-//! `<figure>` with a canvas a small "PNG" / "CSV" toolbar, also on figures drawn later.
+//! table to `set_table` when they draw it (keyed by the canvas's test id) — or, for a chart
+//! redrawn every frame, a way to build it at the click (`provide`), so drawing stays cheap;
+//! `install` gives every `<figure>` with a canvas a small "PNG" / "CSV" toolbar, also on figures
+//! drawn later.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -11,13 +14,21 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::frame::{next_frame, now_ms};
 
+/// Builds a chart's CSV; None while nothing is drawn.
+type TableBuilder = Rc<dyn Fn() -> Option<String>>;
+
 thread_local! {
-    static TABLES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    static TABLES: RefCell<HashMap<String, TableBuilder>> = RefCell::new(HashMap::new());
 }
 
 /// The numbers behind the chart drawn on canvas `id`, as CSV with a header line.
 pub fn set_table(id: &str, csv: String) {
-    TABLES.with(|t| t.borrow_mut().insert(id.to_string(), csv));
+    provide(id, move || Some(csv.clone()));
+}
+
+/// Builds chart `id`'s CSV when asked (None: nothing drawn yet).
+pub fn provide(id: &str, table: impl Fn() -> Option<String> + 'static) {
+    TABLES.with(|t| t.borrow_mut().insert(id.to_string(), Rc::new(table)));
 }
 
 /// `set_table` for the canvas being drawn (its test id names the table).
@@ -28,7 +39,9 @@ pub fn table_of(canvas: &web_sys::HtmlCanvasElement, csv: String) {
 }
 
 fn table(id: &str) -> Option<String> {
-    TABLES.with(|t| t.borrow().get(id).cloned())
+    // The builder is taken out of the map first: it may borrow page state, never the map.
+    let build = TABLES.with(|t| t.borrow().get(id).cloned())?;
+    build()
 }
 
 /// CSV from a header and rows of displayable cells.

@@ -102,7 +102,7 @@ impl Lab {
     pub fn new() -> Rc<Self> {
         let (state, notices) = Playground::from_query(&browser::query());
         let data = state.toy().generate_split();
-        Rc::new(Self {
+        let lab = Rc::new(Self {
             state: RwSignal::new(state),
             notices: RwSignal::new(notices),
             readouts: Readouts {
@@ -141,7 +141,9 @@ impl Lab {
             probs: RefCell::new(None),
             auto_choice: RefCell::new(None),
             checkpoint: RefCell::new(None),
-        })
+        });
+        lab.provide_tables();
+        lab
     }
 
     /// Applies a change to the state: the URL follows, and a fresh model starts (the data is
@@ -347,23 +349,6 @@ impl Lab {
                 test,
                 extent: EXTENT,
             };
-            if let Some(p) = probs.as_deref() {
-                // One row per grid point: where it is, and the model's output for each class.
-                let k = view.classes.max(1);
-                let rows = self.grid.chunks(2).enumerate().map(|(i, xy)| {
-                    let outs = p
-                        .get(i * k..(i + 1) * k)
-                        .unwrap_or(&[])
-                        .iter()
-                        .map(f32::to_string);
-                    xy.iter().map(f32::to_string).chain(outs).collect::<Vec<_>>()
-                });
-                let header = std::iter::once("x,y".to_string())
-                    .chain((0..k).map(|c| format!("output_{c}")))
-                    .collect::<Vec<_>>()
-                    .join(",");
-                crate::figures::table_of(&canvas, crate::figures::csv(&header, rows));
-            }
             draw::heatmap::draw(&canvas, &view);
         }
         if let Some(canvas) = self.chart.get_untracked() {
@@ -375,20 +360,6 @@ impl Lab {
 
     fn redraw_network(&self) {
         if let (Some(canvas), Some(d)) = (self.network.get_untracked(), self.diagram.borrow().as_ref()) {
-            let links = d.weights.iter().enumerate().flat_map(|(c, to)| {
-                to.iter().enumerate().flat_map(move |(t, from)| {
-                    from.iter().enumerate().map(move |(f, w)| {
-                        [c, f, t]
-                            .map(|v| v.to_string())
-                            .into_iter()
-                            .chain([w.to_string()])
-                    })
-                })
-            });
-            crate::figures::table_of(
-                &canvas,
-                crate::figures::csv("layer,from_neuron,to_neuron,weight", links),
-            );
             draw::network::draw(&canvas, d, self.hovered.get());
         }
     }
@@ -750,17 +721,62 @@ impl Lab {
     /// Downloads the loss curves as CSV: step, training loss, test loss (where measured).
     pub fn export_losses(&self) {
         let h = self.history.borrow();
-        let mut csv = String::from("step,train_loss,test_loss\n");
-        for (i, loss) in h.train.iter().enumerate() {
-            let step = i + 1;
-            let test = h
-                .test
-                .iter()
-                .find(|(s, _)| *s == step)
-                .map_or(String::new(), |(_, l)| l.to_string());
-            csv.push_str(&format!("{step},{loss},{test}\n"));
-        }
-        browser::download("playground-loss.csv", "text/csv", &csv);
+        browser::download(
+            "playground-loss.csv",
+            "text/csv",
+            &draw::loss_chart::table(&h.train, &h.test),
+        );
+    }
+
+    /// The charts' CSVs, built when asked: the charts redraw every frame while training.
+    fn provide_tables(self: &Rc<Self>) {
+        let lab = Rc::downgrade(self);
+        crate::figures::provide("loss-chart", move || {
+            let lab = lab.upgrade()?;
+            let h = lab.history.borrow();
+            Some(draw::loss_chart::table(&h.train, &h.test))
+        });
+        let lab = Rc::downgrade(self);
+        crate::figures::provide("heatmap", move || {
+            let lab = lab.upgrade()?;
+            let probs = lab.probs.borrow();
+            let p = probs.as_deref()?;
+            // One row per grid point: where it is, and the model's output for each class.
+            let k = if lab.state.with_untracked(|s| s.dataset.is_regression()) {
+                1
+            } else {
+                lab.data.borrow().0.classes.max(1)
+            };
+            let rows = lab.grid.chunks(2).enumerate().map(|(i, xy)| {
+                let outs = p
+                    .get(i * k..(i + 1) * k)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(f32::to_string);
+                xy.iter().map(f32::to_string).chain(outs).collect::<Vec<_>>()
+            });
+            let header = std::iter::once("x,y".to_string())
+                .chain((0..k).map(|c| format!("output_{c}")))
+                .collect::<Vec<_>>()
+                .join(",");
+            Some(crate::figures::csv(&header, rows))
+        });
+        let lab = Rc::downgrade(self);
+        crate::figures::provide("network", move || {
+            let lab = lab.upgrade()?;
+            let diagram = lab.diagram.borrow();
+            let links = diagram.as_ref()?.weights.iter().enumerate().flat_map(|(c, to)| {
+                to.iter().enumerate().flat_map(move |(t, from)| {
+                    from.iter().enumerate().map(move |(f, w)| {
+                        [c, f, t]
+                            .map(|v| v.to_string())
+                            .into_iter()
+                            .chain([w.to_string()])
+                    })
+                })
+            });
+            Some(crate::figures::csv("layer,from_neuron,to_neuron,weight", links))
+        });
     }
 
     pub fn export_heatmap(&self) {

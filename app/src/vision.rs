@@ -113,6 +113,14 @@ pub fn VisionPage() -> impl IntoView {
     let selected = RwSignal::new(0usize);
     let session: Rc<RefCell<Option<Session>>> = Rc::new(RefCell::new(None));
     let history: Rc<RefCell<History>> = Rc::new(RefCell::new((Vec::new(), Vec::new())));
+    // The curves' CSVs, built when asked: the curves redraw after every chunk of training.
+    for (id, accuracy) in [("vision-loss", false), ("vision-accuracy", true)] {
+        let history = history.clone();
+        crate::figures::provide(id, move || {
+            let h = history.try_borrow().ok()?;
+            (!h.0.is_empty()).then(|| draw::curves_table(&h.0, &h.1, accuracy))
+        });
+    }
     let pad = Rc::new(RefCell::new(vec![0.0f32; PAD * PAD]));
     let drawing = Rc::new(Cell::new(false));
     let stop = Rc::new(Cell::new(false));

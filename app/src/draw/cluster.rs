@@ -41,9 +41,8 @@ fn positions(s: &Schedule, w: f64, h: f64) -> Vec<(f64, f64)> {
     out
 }
 
-/// Frame `step` of the animation (0 = the workers' own gradients; k = after step k, with step k's
-/// messages drawn as arrows: orange adds into the receiver, blue overwrites it).
-pub fn animation(canvas: &HtmlCanvasElement, s: &Schedule, cov: &Coverage, step: usize) -> Option<()> {
+/// The schedule's messages as CSV, one row each: step, sender, receiver, values, add or copy.
+pub fn schedule_table(s: &Schedule) -> String {
     let messages = s.steps.iter().enumerate().flat_map(|(k, msgs)| {
         msgs.iter().map(move |m| {
             let op = if m.reduce { "add" } else { "copy" };
@@ -53,10 +52,12 @@ pub fn animation(canvas: &HtmlCanvasElement, s: &Schedule, cov: &Coverage, step:
                 .chain([op.to_string()])
         })
     });
-    crate::figures::table_of(
-        canvas,
-        crate::figures::csv("step,from,to,first_value,values,operation", messages),
-    );
+    crate::figures::csv("step,from,to,first_value,values,operation", messages)
+}
+
+/// Frame `step` of the animation (0 = the workers' own gradients; k = after step k, with step k's
+/// messages drawn as arrows: orange adds into the receiver, blue overwrites it).
+pub fn animation(canvas: &HtmlCanvasElement, s: &Schedule, cov: &Coverage, step: usize) -> Option<()> {
     let ctx = context(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_fill_style_str("#ffffff");

@@ -4,9 +4,8 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-/// Draws per-step training loss (and its running mean, which is easier to read than the noisy
-/// mini-batch values), and the test loss where it was measured.
-pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
+/// What the chart draws, as CSV: step, training loss, test loss (where measured).
+pub fn table(losses: &[f32], test: &[(usize, f32)]) -> String {
     let rows = losses.iter().enumerate().map(|(i, l)| {
         let t = test
             .iter()
@@ -14,7 +13,12 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
             .map_or(String::new(), |(_, t)| t.to_string());
         [(i + 1).to_string(), l.to_string(), t]
     });
-    crate::figures::table_of(&canvas, crate::figures::csv("step,train_loss,test_loss", rows));
+    crate::figures::csv("step,train_loss,test_loss", rows)
+}
+
+/// Draws per-step training loss (and its running mean, which is easier to read than the noisy
+/// mini-batch values), and the test loss where it was measured.
+pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
     let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
         return;
     };

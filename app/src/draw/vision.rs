@@ -15,15 +15,10 @@ pub type EpochPoint = (usize, f32, f32, f32, f32);
 
 use super::{BLUE, ORANGE};
 
-/// The loss per step (smoothed) with the test loss at each epoch's end; or, with `accuracy`, the
-/// training-set and test accuracy at each epoch's end.
-pub fn curves(
-    canvas: HtmlCanvasElement,
-    losses: &[f32],
-    epochs: &[EpochPoint],
-    accuracy: bool,
-) -> Option<()> {
-    let table = if accuracy {
+/// What `curves` draws, as CSV: the batch loss per step with the test loss at each epoch's end,
+/// or with `accuracy` the training-set and test accuracy at each epoch's end.
+pub fn curves_table(losses: &[f32], epochs: &[EpochPoint], accuracy: bool) -> String {
+    if accuracy {
         csv(
             "step,train_accuracy,test_accuracy",
             epochs
@@ -39,8 +34,17 @@ pub fn curves(
             [(k + 1).to_string(), l.to_string(), test]
         });
         csv("step,batch_loss,test_loss", per_step)
-    };
-    table_of(&canvas, table);
+    }
+}
+
+/// The loss per step (smoothed) with the test loss at each epoch's end; or, with `accuracy`, the
+/// training-set and test accuracy at each epoch's end.
+pub fn curves(
+    canvas: HtmlCanvasElement,
+    losses: &[f32],
+    epochs: &[EpochPoint],
+    accuracy: bool,
+) -> Option<()> {
     let root = area(canvas)?;
     let steps = losses.len().max(epochs.last().map_or(1, |e| e.0)).max(1) as f32;
     let hi = if accuracy {
