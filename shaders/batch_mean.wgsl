@@ -1,8 +1,10 @@
 // Mean per-sample loss and accuracy of a batch, written into slot `slot` of a small log, so that
 // many steps can run before the host reads the log back once.
-// One workgroup: each invocation sums a strided share, then a tree reduction in workgroup memory.
+// One workgroup per batch: each invocation sums a strided share, then a tree reduction in
+// workgroup memory. The loss landscape runs several points at once: workgroup q averages the
+// q-th block of `rows` values into slot `slot + q`, for q below `live`.
 
-struct Params { rows: u32, slot: u32, _pad0: u32, _pad1: u32 }
+struct Params { rows: u32, slot: u32, live: u32, _pad1: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> loss: array<f32>;
@@ -15,12 +17,14 @@ var<workgroup> part_loss: array<f32, 256>;
 var<workgroup> part_correct: array<f32, 256>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    if (wg.x >= p.live) { return; }
+    let first = wg.x * p.rows;
     var sl = 0.0;
     var sc = 0.0;
     for (var r = lid.x; r < p.rows; r = r + WG) {
-        sl = sl + loss[r];
-        sc = sc + correct[r];
+        sl = sl + loss[first + r];
+        sc = sc + correct[first + r];
     }
     part_loss[lid.x] = sl;
     part_correct[lid.x] = sc;
@@ -33,7 +37,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
         workgroupBarrier();
     }
     if (lid.x == 0u) {
-        log_loss[p.slot] = part_loss[0] / f32(p.rows);
-        log_accuracy[p.slot] = part_correct[0] / f32(p.rows);
+        log_loss[p.slot + wg.x] = part_loss[0] / f32(p.rows);
+        log_accuracy[p.slot + wg.x] = part_correct[0] / f32(p.rows);
     }
 }

@@ -13,6 +13,11 @@
 // read straight from the input into workgroup memory. Like matmul.wgsl, each workgroup of 64
 // invocations computes a 64×16 tile and each invocation a 4×4 block of it in registers.
 //
+// forward also runs several weight vectors at once (the loss landscape's points): workgroup z = q
+// reads its input `q·in_stride` further on (0 when the points share their input, the data), its
+// weights `q·w_stride` further on, and writes its own block of the output; points from `live`
+// on are skipped.
+//
 // backward_weight sums over every output position of the batch (tens of thousands): so that many
 // workgroups share that work, each sums one chunk of `chunk` positions into its own slot of
 // `partials` ("split-K"), and backward_reduce adds the slots up.
@@ -22,6 +27,7 @@ struct Params {
     out_c: u32, out_h: u32, out_w: u32, k_h: u32,
     k_w: u32, stride: u32, pad: u32, w_off: u32,
     b_off: u32, chunk: u32, row_groups: u32, _pad2: u32,
+    in_stride: u32, w_stride: u32, live: u32, _pad4: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -38,6 +44,11 @@ struct Params {
 var<workgroup> tile_a: array<array<vec4<f32>, 16>, 16>;
 var<workgroup> tile_b: array<array<vec4<f32>, 4>, 16>;
 
+// The point's offsets in forward (see above); zero in the backward passes.
+var<private> in_base: u32;
+var<private> w_base: u32;
+var<private> out_base: u32;
+
 fn patch_len() -> u32 { return p.in_c * p.k_h * p.k_w; }
 fn out_plane() -> u32 { return p.out_h * p.out_w; }
 fn positions() -> u32 { return p.batch * out_plane(); }
@@ -46,7 +57,7 @@ fn weight_len() -> u32 { return p.out_c * patch_len(); }
 // in[b, c, y, x], zero in the padding (coordinates outside the image).
 fn input_at(b: u32, c: u32, y: i32, x: i32) -> f32 {
     if (y < 0 || x < 0 || y >= i32(p.in_h) || x >= i32(p.in_w)) { return 0.0; }
-    return input[((b * p.in_c + c) * p.in_h + u32(y)) * p.in_w + u32(x)];
+    return input[in_base + ((b * p.in_c + c) * p.in_h + u32(y)) * p.in_w + u32(x)];
 }
 
 // dOut viewed as a matrix: row = output position (b, oy, ox), col = filter f.
@@ -74,6 +85,10 @@ fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
 // out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]: 64 positions × 16 filters per tile.
 @compute @workgroup_size(4, 16)
 fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    if (wg.z >= p.live) { return; }
+    in_base = wg.z * p.in_stride;
+    w_base = wg.z * p.w_stride;
+    out_base = wg.z * positions() * p.out_c;
     for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
         forward_tile(t * 64u, wg.x * 16u, lid);
     }
@@ -108,7 +123,7 @@ fn forward_tile(row0: u32, f0: u32, lid: vec3<u32>) {
             let ff = idx % 16u;
             let kk = idx / 16u;
             var v = 0.0;
-            if (f0 + ff < p.out_c && k0 + kk < k) { v = weights[p.w_off + (f0 + ff) * k + k0 + kk]; }
+            if (f0 + ff < p.out_c && k0 + kk < k) { v = weights[w_base + p.w_off + (f0 + ff) * k + k0 + kk]; }
             tile_b[kk][ff / 4u][ff % 4u] = v;
         }
         workgroupBarrier();
@@ -123,7 +138,8 @@ fn forward_tile(row0: u32, f0: u32, lid: vec3<u32>) {
         for (var j = 0u; j < 4u; j = j + 1u) {
             let f = f0 + lid.x * 4u + j;
             if (f < p.out_c) {
-                output[(rb * p.out_c + f) * out_plane() + rp] = acc[i][j] + weights[p.b_off + f];
+                let at = out_base + (rb * p.out_c + f) * out_plane() + rp;
+                output[at] = acc[i][j] + weights[w_base + p.b_off + f];
             }
         }
     }

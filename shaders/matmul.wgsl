@@ -4,6 +4,11 @@
 //   C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs]
 //   C is M×N, stored densely from c_off.
 //
+// A batch of independent products runs in one dispatch (workgroup z = product q): product q
+// reads A, B and writes C `q·a_bs`, `q·b_bs`, `q·c_bs` further on. The loss landscape uses it
+// to run many weight vectors at once (a_bs = 0 when they share their input); products from
+// `live` on are skipped (a last, partly filled batch of points).
+//
 // Tiled twice over. Each workgroup of 8×8 invocations computes a 32×32 tile of C: per step it
 // copies a 32×32 slice of A and of B into workgroup memory (every value read from global memory
 // is then used 32 times), and each invocation accumulates a 4×4 block of C in registers (every
@@ -14,6 +19,7 @@ struct Params {
     m: u32, n: u32, k: u32, accumulate: u32,
     a_off: u32, a_rs: u32, a_cs: u32, b_off: u32,
     b_rs: u32, b_cs: u32, c_off: u32, n_groups: u32,
+    a_bs: u32, b_bs: u32, c_bs: u32, live: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -22,6 +28,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;
 
 const TILE: u32 = 32u;
+// This product's offsets (the batch's q-th, see above); private: set once per invocation.
+var<private> a_base: u32;
+var<private> b_base: u32;
+var<private> c_base: u32;
 // tile_a[k][i] holds A rows 4i..4i+3 at column k; tile_b[k][j] holds B columns 4j..4j+3 at row k.
 var<workgroup> tile_a: array<array<vec4<f32>, 8>, 32>;
 var<workgroup> tile_b: array<array<vec4<f32>, 8>, 32>;
@@ -31,6 +41,10 @@ var<workgroup> tile_b: array<array<vec4<f32>, 8>, 32>;
 // of many short ones whose start-up would dominate.
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    if (wg.z >= p.live) { return; }
+    a_base = p.a_off + wg.z * p.a_bs;
+    b_base = p.b_off + wg.z * p.b_bs;
+    c_base = p.c_off + wg.z * p.c_bs;
     let n_tiles = (p.n + TILE - 1u) / TILE;
     for (var tile = wg.x; tile < n_tiles; tile = tile + p.n_groups) {
         product_tile(wg.y * TILE, tile * TILE, lid);
@@ -50,14 +64,14 @@ fn product_tile(row0: u32, col0: u32, lid: vec3<u32>) {
             let mm = select(idx % TILE, idx / TILE, p.a_cs == 1u);
             var va = 0.0;
             if (row0 + mm < p.m && k0 + kk < p.k) {
-                va = a[p.a_off + (row0 + mm) * p.a_rs + (k0 + kk) * p.a_cs];
+                va = a[a_base + (row0 + mm) * p.a_rs + (k0 + kk) * p.a_cs];
             }
             tile_a[kk][mm / 4u][mm % 4u] = va;
             let nn = select(idx / TILE, idx % TILE, p.b_cs == 1u);
             let kb = select(idx % TILE, idx / TILE, p.b_cs == 1u);
             var vb = 0.0;
             if (k0 + kb < p.k && col0 + nn < p.n) {
-                vb = b[p.b_off + (k0 + kb) * p.b_rs + (col0 + nn) * p.b_cs];
+                vb = b[b_base + (k0 + kb) * p.b_rs + (col0 + nn) * p.b_cs];
             }
             tile_b[kb][nn / 4u][nn % 4u] = vb;
         }
@@ -77,7 +91,7 @@ fn product_tile(row0: u32, col0: u32, lid: vec3<u32>) {
         for (var j = 0u; j < 4u; j = j + 1u) {
             let col = col0 + lid.x * 4u + j;
             if (row < p.m && col < p.n) {
-                let idx = p.c_off + row * p.n + col;
+                let idx = c_base + row * p.n + col;
                 if (p.accumulate != 0u) {
                     c[idx] = c[idx] + acc[i][j];
                 } else {

@@ -54,6 +54,45 @@ pub struct StepScalars {
     pub t: u32,
     /// Learning rate for this step.
     pub lr: f32,
+    /// Landscape points this pass evaluates, when fewer than the plan's `points_per_pass` (the
+    /// last pass of a list): kernels skip the other points' work. 0: all.
+    pub points: u32,
+}
+
+/// Independent copies of one forward computation run in a single dispatch: the loss landscape's
+/// points, each with its own weights. Copy q reads its parameters `q·param_stride` further on
+/// and its rows follow copy q − 1's. The default is a single copy (training, prediction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Points {
+    pub count: usize,
+    pub param_stride: usize,
+}
+
+impl Points {
+    pub fn new(count: usize, param_stride: usize) -> Self {
+        Self {
+            count,
+            param_stride,
+        }
+    }
+
+    /// How many copies (at least one).
+    pub fn n(&self) -> usize {
+        self.count.max(1)
+    }
+
+    /// How many copies this run computes (see `StepScalars::points`).
+    pub fn live(&self, step: &StepScalars) -> usize {
+        live_points(self.n(), step)
+    }
+}
+
+/// The first `live` of `count` copies run (all when the step names none).
+pub fn live_points(count: usize, step: &StepScalars) -> usize {
+    match step.points as usize {
+        0 => count,
+        p => p.min(count),
+    }
 }
 
 /// CPU storage for a plan's buffers.

@@ -82,9 +82,9 @@ pub async fn interpolate(
 }
 
 /// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
-/// rows go along β from −span (row 0), columns along α. Each row is one batch of points on the
-/// device. `progress` is told each finished row and may stop the work by returning false (the
-/// rows done so far are returned).
+/// rows go along β from −span (row 0), columns along α. The points go to the device in calls of
+/// whole evaluation passes (at least a row's worth); after each, `progress` is told how many rows
+/// are finished and may stop the work by returning false (the finished rows are returned).
 #[allow(clippy::too_many_arguments)]
 pub async fn slice(
     trainer: &mut Trainer,
@@ -98,12 +98,18 @@ pub async fn slice(
 ) -> Result<Vec<f32>, String> {
     trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
+    let points: Vec<[f32; 2]> = (0..res * res)
+        .map(|i| [coord(i % res), coord(i / res)])
+        .collect();
+    let per_pass = trainer.eval_points_per_pass();
+    let per_call = res.max(1).next_multiple_of(per_pass);
     let mut out = Vec::with_capacity(res * res);
-    for row in 0..res {
-        let points: Vec<[f32; 2]> = (0..res).map(|col| [coord(col), coord(row)]).collect();
-        let losses = trainer.plane_losses(center, d1, d2, &points).await?;
+    for call in points.chunks(per_call) {
+        let losses = trainer.plane_losses(center, d1, d2, call).await?;
         out.extend(losses.into_iter().map(|(l, _)| l));
-        if !progress(row + 1) {
+        let rows = out.len() / res.max(1);
+        if !progress(rows) {
+            out.truncate(rows * res);
             break;
         }
     }

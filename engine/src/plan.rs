@@ -2,7 +2,7 @@
 //! forward-only prediction. Both backends run exactly these lists, which is what makes the CPU
 //! path a faithful reference for the GPU one.
 
-use crate::kernel::{BufId, BufferTable, Elem, Kernel};
+use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
 use crate::model::{Compiled, CompiledLayer, Layer};
 use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::batch_mean::BatchMean;
@@ -53,6 +53,8 @@ pub struct EvalBuffers {
     pub points: BufId,
     pub log_loss: BufId,
     pub log_accuracy: BufId,
+    /// Points evaluated side by side in one run of `Plan::evaluate` (see `eval_points`).
+    pub points_per_pass: usize,
 }
 
 pub struct Plan {
@@ -66,8 +68,9 @@ pub struct Plan {
     pub predict_rows: usize,
     /// Each layer's output in the predict pass (layer i writes `predict_acts[i]`).
     pub predict_acts: Vec<BufId>,
-    /// The loss at one point of a plane through weight space, over `eval_rows` samples: the
-    /// point's weights, the forward pass, the loss and its mean. Empty when `eval_rows` is 0.
+    /// The loss at `eval.points_per_pass` points of a plane through weight space, over
+    /// `eval_rows` samples: the points' weights, the forward pass, the loss and its mean per
+    /// point. Empty when `eval_rows` is 0.
     pub evaluate: KernelList,
     pub eval: Option<EvalBuffers>,
     pub eval_rows: usize,
@@ -146,24 +149,56 @@ fn loss_kernel(
     }
 }
 
+/// Device memory the landscape evaluation may take for its points' weights and activations.
+pub const EVAL_BUDGET_BYTES: usize = 128 << 20;
+/// The most landscape points evaluated in one pass (a divisor of `LOG_CAPACITY`).
+pub const MAX_EVAL_POINTS: usize = 32;
+
+/// How many landscape points one evaluation pass runs side by side: as many as fit in
+/// `EVAL_BUDGET_BYTES` (weights, activations, per-sample loss), at least one, at most
+/// `MAX_EVAL_POINTS`, a power of two so that the log's 256 slots hold whole passes. A model whose
+/// first layer has no weights (a pool or an activation on the data) runs one point at a time:
+/// the batched kernels are the ones with weights.
+pub fn eval_points(model: &Compiled, rows: usize) -> usize {
+    let first = model.layers.iter().find(|l| !matches!(l.layer, Layer::Flatten));
+    if !first.is_some_and(|l| l.has_params()) {
+        return 1;
+    }
+    let acts: usize = model
+        .layers
+        .iter()
+        .filter(|l| !matches!(l.layer, Layer::Flatten))
+        .map(|l| l.out_len() * if matches!(l.layer, Layer::Pool { .. }) { 2 } else { 1 })
+        .sum();
+    let per_point = 4 * (model.n_params + rows * (acts + model.classes() + 3));
+    let fit = (EVAL_BUDGET_BYTES / per_point.max(1)).clamp(1, MAX_EVAL_POINTS);
+    if let Ok(v) = std::env::var("LAB_EVAL_POINTS") {
+        return v.parse().unwrap();
+    }
+    1 << fit.ilog2()
+}
+
 /// The landscape evaluation: buffers and kernels (see `Plan::evaluate`).
 fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, EvalBuffers) {
     let model = cfg.model;
     let (n, r) = (model.n_params, cfg.eval_rows);
+    let count = eval_points(model, r);
     let b = EvalBuffers {
         x: t.add("eval.x", Elem::F32, r * model.input_len()),
-        y: t.add("eval.y", Elem::U32, r),
+        // The labels once per point: the loss kernel reads them row by row.
+        y: t.add("eval.y", Elem::U32, count * r),
         center: t.add("eval.center", Elem::F32, n),
         d1: t.add("eval.d1", Elem::F32, n),
         d2: t.add("eval.d2", Elem::F32, n),
         points: t.add("eval.points", Elem::F32, 2 * LOG_CAPACITY),
         log_loss: t.add("eval.log.loss", Elem::F32, LOG_CAPACITY),
         log_accuracy: t.add("eval.log.accuracy", Elem::F32, LOG_CAPACITY),
+        points_per_pass: count,
     };
-    let weights = t.add("eval.weights", Elem::F32, n);
-    let loss = t.add("eval.loss", Elem::F32, r);
-    let correct = t.add("eval.correct", Elem::F32, r);
-    let d_outputs = t.add("eval.d_outputs", Elem::F32, r * model.classes());
+    let weights = t.add("eval.weights", Elem::F32, count * n);
+    let loss = t.add("eval.loss", Elem::F32, count * r);
+    let correct = t.add("eval.correct", Elem::F32, count * r);
+    let d_outputs = t.add("eval.d_outputs", Elem::F32, count * r * model.classes());
     let mut ops: KernelList = vec![Box::new(WeightOffset {
         center: b.center,
         d1: b.d1,
@@ -171,17 +206,20 @@ fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, EvalBuffers
         points: b.points,
         weights,
         n,
+        count,
     })];
-    // The training forward pass (dropout off), on the point's weights.
-    let f = forward(t, &mut ops, model, weights, b.x, r, "eval", None);
+    // The training forward pass (dropout off), every point on its own weights.
+    let points = Points::new(count, n);
+    let f = forward(t, &mut ops, model, weights, b.x, (r, points), "eval", None);
     let outputs = *f.acts.last().expect("a model has layers");
-    ops.push(loss_kernel(cfg, outputs, b.y, loss, correct, d_outputs, r));
+    ops.push(loss_kernel(cfg, outputs, b.y, loss, correct, d_outputs, count * r));
     ops.push(Box::new(BatchMean {
         loss,
         correct,
         log_loss: b.log_loss,
         log_accuracy: b.log_accuracy,
         rows: r,
+        batches: count,
     }));
     (ops, b)
 }
@@ -245,7 +283,9 @@ struct Forward {
 }
 
 /// Forward pass over `rows` samples in `input`; the last buffer holds the logits. Dropout runs
-/// only when `dropout_seed` is given (training).
+/// only when `dropout_seed` is given (training). With several `points` (the landscape), each
+/// runs the same samples on its own weights in one dispatch per kernel: every buffer after the
+/// input holds the points' blocks of `rows` samples one after another.
 #[allow(clippy::too_many_arguments)]
 fn forward(
     t: &mut BufferTable,
@@ -253,10 +293,11 @@ fn forward(
     model: &Compiled,
     params: BufId,
     input: BufId,
-    rows: usize,
+    (rows, points): (usize, Points),
     tag: &str,
     dropout_seed: Option<u32>,
 ) -> Forward {
+    let copies = points.n();
     let mut acts = vec![input];
     let mut argmax = Vec::new();
     for (i, l) in model.layers.iter().enumerate() {
@@ -269,7 +310,10 @@ fn forward(
             argmax.push(None);
             continue;
         }
-        let y = t.add(&format!("{tag}.act{}", i + 1), Elem::F32, rows * l.out_len());
+        let len = copies * rows * l.out_len();
+        let y = t.add(&format!("{tag}.act{}", i + 1), Elem::F32, len);
+        // The points share the data (the input, or a flatten of it); later layers are per point.
+        let input_shared = x == input;
         let mut arg = None;
         match l.layer {
             Layer::Dense { units } => {
@@ -288,6 +332,10 @@ fn forward(
                         b_off: l.w_off,
                         b_rs: 1,
                         b_cs: inputs,
+                        batch: copies,
+                        a_bs: if input_shared { 0 } else { rows * inputs },
+                        b_bs: points.param_stride,
+                        c_bs: rows * units,
                         ..Default::default()
                     },
                 }));
@@ -297,6 +345,7 @@ fn forward(
                     z: y,
                     rows,
                     cols: units,
+                    points,
                 }));
             }
             Layer::Conv2d { .. } => ops.push(Box::new(Conv2dForward {
@@ -304,9 +353,11 @@ fn forward(
                 params,
                 output: y,
                 g: conv_geom(l, rows),
+                points,
+                input_shared,
             })),
             Layer::Pool { kind, .. } => {
-                let g = pool_geom(l, rows);
+                let g = pool_geom(l, copies * rows);
                 let a = t.add(&format!("{tag}.argmax{}", i + 1), Elem::U32, g.out_len());
                 ops.push(Box::new(PoolForward {
                     kind,
@@ -321,12 +372,12 @@ fn forward(
                 kind,
                 z: x,
                 h: y,
-                n: rows * l.out_len(),
+                n: len,
             })),
             Layer::Dropout { rate } => ops.push(Box::new(Dropout {
                 x,
                 y,
-                n: rows * l.out_len(),
+                n: len,
                 seed: dropout_seed.unwrap_or(0) ^ dropout::hash(i as u32),
                 keep: 1.0 - rate,
             })),
@@ -567,7 +618,7 @@ impl Plan {
             model,
             params,
             batch_x,
-            b,
+            (b, Points::default()),
             "train",
             Some(cfg.seed),
         );
@@ -579,6 +630,7 @@ impl Plan {
             log_loss,
             log_accuracy,
             rows: b,
+            batches: 1,
         }));
         backward(
             &mut t, &mut train, model, params, grads, &fwd, d_logits, b, cfg.seed,
@@ -613,7 +665,16 @@ impl Plan {
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
         let mut predict: KernelList = Vec::new();
-        let pf = forward(&mut t, &mut predict, model, params, predict_x, p, "predict", None);
+        let pf = forward(
+            &mut t,
+            &mut predict,
+            model,
+            params,
+            predict_x,
+            (p, Points::default()),
+            "predict",
+            None,
+        );
         let logits = *pf.acts.last().expect("a model has layers");
         // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
         // what that loss compares with its targets.

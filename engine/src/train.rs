@@ -445,6 +445,7 @@ impl Trainer {
             slot: 0,
             t: self.step.max(1) as u32,
             lr: self.config.learning_rate,
+            ..Default::default()
         };
         self.backend.profile(Pass::Train, &scalars, reps, now_ms).await
     }
@@ -470,6 +471,7 @@ impl Trainer {
                 slot: slot as u32,
                 t: self.step as u32,
                 lr: self.learning_rate_at(self.step),
+                ..Default::default()
             };
             self.backend.run(Pass::Train, &scalars);
         }
@@ -581,6 +583,7 @@ impl Trainer {
             slot: 0,
             t: self.step as u32,
             lr: self.learning_rate_at(self.step),
+            ..Default::default()
         };
         self.backend.run(Pass::Update, &scalars);
         Ok(())
@@ -614,7 +617,9 @@ impl Trainer {
             }
             let y = data.y[row] as usize;
             loss += match self.config.loss {
-                Loss::CrossEntropy => -(o[y].max(1e-12) as f64).ln(),
+                // −ln p as the training loss kernel has it (log-sum-exp of the logits) for every
+                // probability a float holds; capped (at 87.3) only where the softmax underflowed.
+                Loss::CrossEntropy => -(o[y].max(f32::MIN_POSITIVE) as f64).ln(),
                 Loss::Mse => {
                     let sq = |c: usize| (o[c] as f64 - (c == y) as u8 as f64).powi(2);
                     (0..classes).map(sq).sum::<f64>() / classes as f64
@@ -642,6 +647,12 @@ impl Trainer {
         self.backend.plan().eval_rows
     }
 
+    /// Landscape points evaluated side by side in one pass on the device (1 without an
+    /// evaluation; see `plan::eval_points`).
+    pub fn eval_points_per_pass(&self) -> usize {
+        self.backend.plan().eval.map_or(1, |e| e.points_per_pass)
+    }
+
     /// Puts the first `eval_rows` samples of `data` on the device for [`Trainer::plane_losses`]
     /// (a set with fewer samples is refused).
     pub fn set_eval_data(&mut self, data: &Dataset) -> Result<(), String> {
@@ -657,19 +668,21 @@ impl Trainer {
         }
         let inputs = self.config.inputs(&data.x[..rows * data.dim]);
         self.backend.write_f32(eval.x, &inputs);
-        if data.is_regression() {
-            let bits: Vec<u32> = data.targets[..rows].iter().map(|t| t.to_bits()).collect();
-            self.backend.write_u32(eval.y, &bits);
+        let labels: Vec<u32> = if data.is_regression() {
+            data.targets[..rows].iter().map(|t| t.to_bits()).collect()
         } else {
-            self.backend.write_u32(eval.y, &data.y[..rows]);
-        }
+            data.y[..rows].to_vec()
+        };
+        // Once per point of a pass: the loss kernel reads every point's rows.
+        self.backend.write_u32(eval.y, &labels.repeat(eval.points_per_pass));
         self.eval_loaded = rows;
         Ok(())
     }
 
     /// Mean loss and accuracy on the evaluation samples at the weights center + α·d1 + β·d2 for
-    /// each (α, β) in `points`. Each point runs on the device as the training forward pass on
-    /// its own weights; a chunk of up to 256 points is queued back to back with one readback.
+    /// each (α, β) in `points`. The points run on the device as the training forward pass, each
+    /// on its own weights, `points_per_pass` of them side by side in every dispatch; a chunk of up
+    /// to 256 points is queued back to back with one readback.
     pub async fn plane_losses(
         &mut self,
         center: &[f32],
@@ -691,12 +704,15 @@ impl Trainer {
         self.backend.write_f32(eval.d1, d1);
         self.backend.write_f32(eval.d2, d2);
         let mut out = Vec::with_capacity(points.len());
+        let per_pass = eval.points_per_pass;
         for chunk in points.chunks(LOG_CAPACITY) {
             let flat: Vec<f32> = chunk.iter().flatten().copied().collect();
             self.backend.write_f32(eval.points, &flat);
-            for slot in 0..chunk.len() {
+            for slot in (0..chunk.len()).step_by(per_pass) {
+                // A last pass with fewer points skips the rest's work.
                 let scalars = StepScalars {
                     slot: slot as u32,
+                    points: per_pass.min(chunk.len() - slot) as u32,
                     ..Default::default()
                 };
                 self.backend.run(Pass::Evaluate, &scalars);

@@ -63,6 +63,8 @@ fn conv2d_kernels_match_cpu() {
                     params,
                     output,
                     g,
+                    points: Default::default(),
+                    input_shared: false,
                 }),
                 Box::new(Conv2dBackwardWeight {
                     input,
@@ -90,6 +92,56 @@ fn conv2d_kernels_match_cpu() {
         let tol = 1e-5 * (g.patch_len().max(g.batch * g.out_h() * g.out_w()) as f32).sqrt();
         for (name, (gpu, cpu)) in ["forward", "weight+bias grads", "input grads"].iter().zip(&out) {
             assert_close(&format!("conv {g:?} {name}"), gpu, cpu, tol, 1e-4);
+        }
+    }
+}
+
+/// The forward pass of several weight vectors at once (the landscape's points): each point's
+/// block of the output is its own weights' convolution of the shared images, or of its own.
+#[test]
+fn conv2d_forward_of_several_points_matches_each_point_alone() {
+    let ctx = gpu();
+    let points = 3;
+    for g in geoms() {
+        for input_shared in [true, false] {
+            let stride = g.b_off + g.out_c + 5;
+            let in_len = if input_shared { g.in_len() } else { points * g.in_len() };
+            let mut t = BufferTable::default();
+            let input = t.add("in", Elem::F32, in_len);
+            let params = t.add("params", Elem::F32, points * stride);
+            let output = t.add("out", Elem::F32, points * g.out_len());
+            let (iv, pv) = (random(in_len, 4), random(points * stride, 5));
+            let out = run_multi(
+                &ctx,
+                t,
+                vec![
+                    Init::F32(iv.clone()),
+                    Init::F32(pv.clone()),
+                    Init::F32(vec![0.0; points * g.out_len()]),
+                ],
+                || -> Vec<Box<dyn Kernel>> {
+                    vec![Box::new(Conv2dForward {
+                        input,
+                        params,
+                        output,
+                        g,
+                        points: engine::kernel::Points::new(points, stride),
+                        input_shared,
+                    })]
+                },
+                StepScalars::default(),
+                &[output],
+            );
+            let tol = 1e-5 * (g.patch_len() as f32).sqrt();
+            let what = format!("conv {g:?} x{points} shared {input_shared}");
+            assert_close(&what, &out[0].0, &out[0].1, tol, 1e-4);
+            for q in 0..points {
+                let x = if input_shared { &iv[..] } else { &iv[q * g.in_len()..] };
+                let mut want = vec![0.0; g.out_len()];
+                conv2d_forward_reference(&g, x, &pv[q * stride..], &mut want);
+                let got = &out[0].0[q * g.out_len()..(q + 1) * g.out_len()];
+                assert_close(&format!("{what} point {q}"), got, &want, tol, 1e-4);
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{assert_close, gpu, random, run_both, run_multi, Init};
-use engine::kernel::{BufferTable, Elem, StepScalars};
+use engine::kernel::{BufferTable, Elem, Points, StepScalars};
 use engine::ops::activation::{ActBackward, ActForward, Activation};
 use engine::ops::batch_mean::BatchMean;
 use engine::ops::bias::{AddBias, BiasGrad};
@@ -40,6 +40,7 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                     b_cs: k,
                     c_off: 1,
                     accumulate,
+                    ..Default::default()
                 };
                 let out = run_both(
                     &ctx,
@@ -92,6 +93,7 @@ fn bias_add_and_grad_match_cpu() {
                     z,
                     rows,
                     cols,
+                    points: Points::default(),
                 })
             },
             StepScalars::default(),
@@ -238,6 +240,7 @@ fn softmax_cross_entropy_and_batch_mean_match_cpu() {
                     log_loss,
                     log_accuracy: log_acc,
                     rows,
+                    batches: 1,
                 })
             },
             step,
@@ -280,6 +283,7 @@ fn weight_offset_matches_cpu() {
                     points,
                     weights,
                     n,
+                    count: 1,
                 })
             },
             StepScalars {
@@ -439,6 +443,7 @@ fn every_optimizer_matches_cpu() {
                 slot: 0,
                 t: 3,
                 lr: 0.05,
+                ..Default::default()
             };
             let out = run_multi(&ctx, t, inits, || optim::kernels(opt, bufs), step, &[w, a, b]);
             for (name, (gpu, cpu)) in ["weights", "state a", "state b"].iter().zip(&out) {
@@ -561,4 +566,197 @@ fn mse_regularize_and_dropout_match_cpu() {
         );
         assert_close("dropout", &out[0].0, &out[0].1, TOL, TOL);
     }
+}
+
+/// The landscape's points side by side (several weight vectors in one dispatch): the batched
+/// matrix product (shared or per-point left operand), the per-point bias, the per-point weights
+/// and the per-point means, each against its CPU twin and against a closed form per point.
+#[test]
+fn landscape_point_batches_match_cpu_and_each_point_alone() {
+    use engine::ops::bias::add_bias_cpu;
+    use engine::ops::matmul::matmul_reference;
+    use engine::ops::weight_offset::WeightOffset;
+    let ctx = gpu();
+    let points = 3;
+    for &(m, n, k) in &[(1, 1, 1), (17, 3, 5), (33, 65, 17)] {
+        for shared in [true, false] {
+            let a_bs = if shared { 0 } else { m * k };
+            let (a_len, b_len, c_len) = (m * k + 2 * a_bs, points * (k * n + 2), points * m * n);
+            let mut t = BufferTable::default();
+            let a = t.add("a", Elem::F32, a_len);
+            let b = t.add("b", Elem::F32, b_len);
+            let c = t.add("c", Elem::F32, c_len);
+            let dims = MatmulDims {
+                m,
+                n,
+                k,
+                a_rs: k,
+                a_cs: 1,
+                b_off: 1,
+                b_rs: 1,
+                b_cs: k,
+                batch: points,
+                a_bs,
+                b_bs: k * n + 2,
+                c_bs: m * n,
+                ..Default::default()
+            };
+            let (av, bv) = (random(a_len, 11), random(b_len, 12));
+            let out = run_both(
+                &ctx,
+                t.clone(),
+                vec![
+                    Init::F32(av.clone()),
+                    Init::F32(bv.clone()),
+                    Init::F32(vec![0.0; c_len]),
+                ],
+                || Box::new(Matmul { a, b, c, dims }),
+                StepScalars::default(),
+                &[c],
+            );
+            let what = format!("batched matmul {m}x{n}x{k} shared {shared}");
+            let tol = 1e-5 * (k as f32).sqrt();
+            // A last pass with one live product: the others are left alone.
+            let live = run_both(
+                &ctx,
+                t,
+                vec![
+                    Init::F32(av.clone()),
+                    Init::F32(bv.clone()),
+                    Init::F32(vec![7.0; c_len]),
+                ],
+                || Box::new(Matmul { a, b, c, dims }),
+                StepScalars {
+                    points: 1,
+                    ..Default::default()
+                },
+                &[c],
+            );
+            assert_close(&format!("{what}, first only"), &live[0].0, &live[0].1, tol, 1e-5);
+            assert_eq!(&live[0].0[..m * n], &out[0].0[..m * n], "{what}: the live product");
+            assert!(live[0].0[m * n..].iter().all(|v| *v == 7.0), "{what}: the rest skipped");
+            assert_close(&what, &out[0].0, &out[0].1, tol, 1e-5);
+            let mut want = vec![0.0; c_len];
+            matmul_reference(&av, &bv, &mut want, &dims);
+            assert_close(&format!("{what} vs triple loop"), &out[0].1, &want, tol, 1e-5);
+        }
+    }
+
+    let (rows, cols, stride) = (17, 5, 9);
+    let mut t = BufferTable::default();
+    let params = t.add("params", Elem::F32, points * stride);
+    let z = t.add("z", Elem::F32, points * rows * cols);
+    let (pv, zv) = (random(points * stride, 13), random(points * rows * cols, 14));
+    let out = run_both(
+        &ctx,
+        t,
+        vec![Init::F32(pv.clone()), Init::F32(zv.clone())],
+        || {
+            Box::new(AddBias {
+                params,
+                bias_off: 2,
+                z,
+                rows,
+                cols,
+                points: Points::new(points, stride),
+            })
+        },
+        StepScalars::default(),
+        &[z],
+    );
+    assert_close("per-point bias", &out[0].0, &out[0].1, TOL, TOL);
+    let mut want = zv.clone();
+    for (q, block) in want.chunks_mut(rows * cols).enumerate() {
+        add_bias_cpu(&pv[q * stride + 2..], block, cols);
+    }
+    assert_close("per-point bias vs point by point", &out[0].1, &want, TOL, TOL);
+
+    let n = 17;
+    let mut t = BufferTable::default();
+    let [center, d1, d2] = ["center", "d1", "d2"].map(|name| t.add(name, Elem::F32, n));
+    let plane = t.add("points", Elem::F32, 10);
+    let weights = t.add("weights", Elem::F32, points * n);
+    let list = vec![9.0, 9.0, 0.5, -1.0, -0.25, 2.0, 1.0, 0.0, 9.0, 9.0];
+    let out = run_both(
+        &ctx,
+        t,
+        vec![
+            Init::F32(random(n, 1)),
+            Init::F32(random(n, 2)),
+            Init::F32(random(n, 3)),
+            Init::F32(list.clone()),
+            Init::F32(vec![0.0; points * n]),
+        ],
+        || {
+            Box::new(WeightOffset {
+                center,
+                d1,
+                d2,
+                points: plane,
+                weights,
+                n,
+                count: points,
+            })
+        },
+        // A last pass with two live points: the third is left alone.
+        StepScalars {
+            slot: 1,
+            points: 2,
+            ..Default::default()
+        },
+        &[weights],
+    );
+    assert_close("weights of 2 of 3 points", &out[0].0, &out[0].1, 1e-6, 1e-6);
+    assert!(out[0].0[2 * n..].iter().all(|w| *w == 0.0), "point 3 skipped");
+    let (c, u, v) = (random(n, 1), random(n, 2), random(n, 3));
+    for q in 0..2 {
+        let (alpha, beta) = (list[2 * (1 + q)], list[2 * (1 + q) + 1]);
+        let want: Vec<f32> = (0..n).map(|i| c[i] + alpha * u[i] + beta * v[i]).collect();
+        let got = &out[0].1[q * n..(q + 1) * n];
+        assert_close(&format!("point {q} = slot {}", 1 + q), got, &want, 1e-6, 1e-6);
+    }
+
+    let rows = 1000;
+    let mut t = BufferTable::default();
+    let loss = t.add("loss", Elem::F32, points * rows);
+    let correct = t.add("correct", Elem::F32, points * rows);
+    let log_loss = t.add("log_loss", Elem::F32, 8);
+    let log_acc = t.add("log_acc", Elem::F32, 8);
+    let lv: Vec<f32> = random(points * rows, 15).iter().map(|x| x.abs()).collect();
+    let cv: Vec<f32> = (0..points * rows).map(|r| (r % (2 + r / rows) == 0) as u8 as f32).collect();
+    let out = run_both(
+        &ctx,
+        t,
+        vec![
+            Init::F32(lv.clone()),
+            Init::F32(cv.clone()),
+            Init::F32(vec![0.0; 8]),
+            Init::F32(vec![0.0; 8]),
+        ],
+        || {
+            Box::new(BatchMean {
+                loss,
+                correct,
+                log_loss,
+                log_accuracy: log_acc,
+                rows,
+                batches: points,
+            })
+        },
+        StepScalars {
+            slot: 2,
+            ..Default::default()
+        },
+        &[log_loss, log_acc],
+    );
+    assert_close("per-point mean loss", &out[0].0, &out[0].1, TOL, 1e-5);
+    assert_close("per-point accuracy", &out[1].0, &out[1].1, TOL, 1e-5);
+    for q in 0..points {
+        let block = q * rows..(q + 1) * rows;
+        let mean = |v: &[f32]| v.iter().map(|x| *x as f64).sum::<f64>() / rows as f64;
+        let (l, a) = (mean(&lv[block.clone()]), mean(&cv[block]));
+        assert!((out[0].0[2 + q] as f64 - l).abs() < 1e-5, "point {q} loss");
+        assert!((out[1].0[2 + q] as f64 - a).abs() < 1e-6, "point {q} accuracy {a}");
+    }
+    assert!(out[0].0[1] == 0.0 && out[0].0[5] == 0.0, "only slots 2, 3, 4 written");
 }

@@ -160,13 +160,16 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
             grid.iter().all(|l| *l >= trained * 0.5),
             "the trained point is low on its slice"
         );
+        // Cancelling: the points go in calls of whole passes (32 points here), so a 41 × 41
+        // slice stops after the call that finished its second row, keeping whole rows only.
         let mut stop_after = 0;
-        let partial = pollster::block_on(slice(&mut t, &w1, &d1, &d2, 1.0, 5, &data, |r| {
+        let partial = pollster::block_on(slice(&mut t, &w1, &d1, &d2, 1.0, 41, &data, |r| {
             stop_after = r;
             r < 2
         }))
         .unwrap();
-        assert_eq!((partial.len(), stop_after), (10, 2), "cancelled after two rows");
+        assert!((2..41).contains(&stop_after), "stopped after {stop_after} rows");
+        assert_eq!(partial.len(), 41 * stop_after, "cancelled with whole rows");
         let lines =
             pollster::block_on(interpolate(&mut t, &w0, &w1, &[-0.5, 0.0, 1.0, 1.5], &[&data])).unwrap();
         let initial = pollster::block_on(loss_at(&mut t, &w0, &data)).unwrap();
@@ -197,5 +200,108 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
             t.backend_name()
         );
         assert!(s.is_finite());
+    }
+}
+
+/// Many landscape points go through the network side by side, in one dispatch per kernel, each
+/// on its own weights: every point's loss and accuracy must equal those of the same weights
+/// evaluated alone (set as the trainer's parameters, through the prediction pass), on both
+/// backends, for an MLP on the data as it is and a CNN whose first layer reads shared images.
+#[test]
+fn a_pass_of_many_points_matches_each_point_alone() {
+    let ctx = common::gpu();
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let moons = TrainConfig {
+        data: DataConfig::Toy(ToyConfig {
+            kind: ToyKind::Moons,
+            points: 150,
+            noise: 0.1,
+            seed: 5,
+            test_fraction: 0.0,
+            classes: 2,
+        }),
+        model: ModelConfig::Mlp {
+            hidden: vec![8, 6],
+            activation: Activation::Tanh,
+        },
+        batch: 16,
+        ..Default::default()
+    };
+    let cnn = TrainConfig {
+        data: DataConfig::Images(engine::train::ImageConfig {
+            set: "mnist".into(),
+            train_limit: 120,
+            test_limit: 10,
+        }),
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::Conv2d {
+                    filters: 4,
+                    kernel: 3,
+                    stride: 2,
+                    padding: 1,
+                },
+                Layer::Activation {
+                    kind: Activation::Relu,
+                },
+                Layer::Pool {
+                    kind: PoolKind::Max,
+                    size: 2,
+                    stride: 2,
+                },
+                Layer::Flatten,
+                Layer::Dense { units: 12 },
+                Layer::Activation {
+                    kind: Activation::Relu,
+                },
+                Layer::Dense { units: 10 },
+            ],
+        },
+        batch: 16,
+        ..Default::default()
+    };
+    for config in [cnn, moons] {
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+        let (data, _) = config.data.load(read).unwrap();
+        let rows = 100;
+        let eval_set = data.head(rows);
+        for gpu in [Some(ctx.clone()), None] {
+            let mut t = pollster::block_on(Trainer::with_evaluation(
+                config.clone(),
+                data.clone(),
+                gpu,
+                rows,
+                rows,
+            ))
+            .unwrap();
+            pollster::block_on(t.train(20)).unwrap();
+            let per_pass = t.eval_points_per_pass();
+            assert!(per_pass > 1, "{}: one point per pass", t.backend_name());
+            let w = pollster::block_on(t.params()).unwrap();
+            let d1 = filter_normalized_direction(&t.compiled, &w, 1);
+            let d2 = filter_normalized_direction(&t.compiled, &w, 2);
+            // Not a whole number of passes: the last pass is padded.
+            let points: Vec<[f32; 2]> = (0..per_pass + 3)
+                .map(|i| [(i as f32 * 0.37).sin(), (i as f32 * 0.61).cos() - 0.5])
+                .collect();
+            t.set_eval_data(&eval_set).unwrap();
+            let batched = pollster::block_on(t.plane_losses(&w, &d1, &d2, &points)).unwrap();
+            assert_eq!(batched.len(), points.len());
+            for (p, (loss, acc)) in points.iter().zip(&batched) {
+                t.set_params(&offset(&w, &d1, p[0], &d2, p[1])).unwrap();
+                let (l, a) = pollster::block_on(t.evaluate(&eval_set)).unwrap();
+                assert!(
+                    (loss - l).abs() <= 1e-5 * (1.0 + l) && (acc - a).abs() < 1e-6,
+                    "{} on {}, point {p:?}: batched ({loss}, {acc}) vs alone ({l}, {a})",
+                    config.model_label(),
+                    t.backend_name()
+                );
+            }
+            eprintln!(
+                "{} points, {per_pass} per pass, on {}: batched = alone",
+                points.len(),
+                t.backend_name()
+            );
+        }
     }
 }

@@ -54,6 +54,7 @@ fn engine_steps(opt: Optimizer) -> Vec<Vec<f64>> {
                 slot: 0,
                 t: step,
                 lr: LR as f32,
+                ..Default::default()
             },
         );
         out.push(

@@ -1,6 +1,7 @@
-//! Mean loss and accuracy of a batch into a metrics log slot (`shaders/batch_mean.wgsl`).
+//! Mean loss and accuracy of a batch into a metrics log slot (`shaders/batch_mean.wgsl`); of
+//! several batches side by side (the landscape's points) into consecutive slots.
 
-use crate::kernel::{wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{live_points, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 pub struct BatchMean {
     pub loss: BufId,
@@ -8,6 +9,8 @@ pub struct BatchMean {
     pub log_loss: BufId,
     pub log_accuracy: BufId,
     pub rows: usize,
+    /// Batches of `rows` values one after another (0 counts as 1), into slots from the step's.
+    pub batches: usize,
 }
 
 pub fn mean_cpu(values: &[f32]) -> f32 {
@@ -19,7 +22,10 @@ impl Kernel for BatchMean {
         wgsl!("batch_mean.wgsl", "main")
     }
     fn params(&self, step: &StepScalars) -> Words {
-        Words::default().u(self.rows as u32).u(step.slot)
+        Words::default()
+            .u(self.rows as u32)
+            .u(step.slot)
+            .u(live_points(self.batches.max(1), step) as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![
@@ -30,20 +36,22 @@ impl Kernel for BatchMean {
         ]
     }
     fn workgroups(&self) -> [u32; 3] {
-        [1, 1, 1]
+        [self.batches.max(1) as u32, 1, 1]
     }
     fn per_step(&self) -> bool {
         true
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
-        let slot = step.slot as usize;
-        let l = mean_cpu(&bufs.f32(self.loss)[..self.rows]);
-        let a = mean_cpu(&bufs.f32(self.correct)[..self.rows]);
-        let mut log = bufs.take_f32(self.log_loss);
-        log[slot] = l;
-        bufs.put_f32(self.log_loss, log);
-        let mut log = bufs.take_f32(self.log_accuracy);
-        log[slot] = a;
-        bufs.put_f32(self.log_accuracy, log);
+        for q in 0..live_points(self.batches.max(1), step) {
+            let (slot, rows) = (step.slot as usize + q, q * self.rows..(q + 1) * self.rows);
+            let l = mean_cpu(&bufs.f32(self.loss)[rows.clone()]);
+            let a = mean_cpu(&bufs.f32(self.correct)[rows]);
+            let mut log = bufs.take_f32(self.log_loss);
+            log[slot] = l;
+            bufs.put_f32(self.log_loss, log);
+            let mut log = bufs.take_f32(self.log_accuracy);
+            log[slot] = a;
+            bufs.put_f32(self.log_accuracy, log);
+        }
     }
 }

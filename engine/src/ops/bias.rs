@@ -1,14 +1,15 @@
 //! Bias of a dense layer: add in the forward pass, column sums in the backward (`shaders/bias.wgsl`).
 
-use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
 
-/// Z[r, j] += bias[bias_off + j].
+/// Z[r, j] += bias[bias_off + j], for each point's `rows` rows with that point's bias.
 pub struct AddBias {
     pub params: BufId,
     pub bias_off: usize,
     pub z: BufId,
     pub rows: usize,
     pub cols: usize,
+    pub points: Points,
 }
 
 /// dbias[bias_off + j] = Σ_r dZ[r, j].
@@ -32,28 +33,40 @@ pub fn bias_grad_cpu(dz: &[f32], dbias: &mut [f32], rows: usize, cols: usize) {
     }
 }
 
-fn words(rows: usize, cols: usize, bias_off: usize) -> Words {
-    Words::default().u(rows as u32).u(cols as u32).u(bias_off as u32)
+fn words(rows: usize, cols: usize, bias_off: usize, points: Points, step: &StepScalars) -> Words {
+    Words::default()
+        .u(rows as u32)
+        .u(cols as u32)
+        .u(bias_off as u32)
+        .u(points.param_stride as u32)
+        .u(points.live(step) as u32)
 }
 
 impl Kernel for AddBias {
     fn shader(&self) -> Shader {
         wgsl!("bias.wgsl", "add_bias")
     }
-    fn params(&self, _: &StepScalars) -> Words {
-        words(self.rows, self.cols, self.bias_off)
+    fn params(&self, step: &StepScalars) -> Words {
+        words(self.rows, self.cols, self.bias_off, self.points, step)
+    }
+    fn per_step(&self) -> bool {
+        self.points.n() > 1
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.params), (2, self.z)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        groups_1d(self.rows * self.cols, 256)
+        let [x, _, _] = groups_1d(self.rows * self.cols, 256);
+        [x, self.points.n() as u32, 1]
     }
-    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut z = bufs.take_f32(self.z);
         let n = self.rows * self.cols;
-        let bias = &bufs.f32(self.params)[self.bias_off..self.bias_off + self.cols];
-        add_bias_cpu(bias, &mut z[..n], self.cols);
+        for (q, block) in z.chunks_mut(n).take(self.points.live(step)).enumerate() {
+            let off = q * self.points.param_stride + self.bias_off;
+            let bias = &bufs.f32(self.params)[off..off + self.cols];
+            add_bias_cpu(bias, block, self.cols);
+        }
         bufs.put_f32(self.z, z);
     }
 }
@@ -63,7 +76,7 @@ impl Kernel for BiasGrad {
         wgsl!("bias.wgsl", "bias_grad")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        words(self.rows, self.cols, self.bias_off)
+        words(self.rows, self.cols, self.bias_off, Points::default(), &StepScalars::default())
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(3, self.dz), (4, self.grads)]

@@ -2,7 +2,7 @@
 
 use super::gemm_cpu::gemm;
 use super::matmul::MatmulDims;
-use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
 
 /// Workgroups along the rows of the forward and input-gradient GEMMs at most; each takes every
 /// ROW_GROUPS-th tile of 64 rows (see `shaders/conv2d.wgsl`).
@@ -62,6 +62,11 @@ impl ConvGeom {
     }
 
     fn words(&self) -> Words {
+        self.words_for_points(0, 0, 1)
+    }
+
+    /// The uniform, with the forward pass's per-point input and weight strides and its count.
+    fn words_for_points(&self, in_stride: usize, w_stride: usize, live: usize) -> Words {
         Words::default()
             .u(self.batch as u32)
             .u(self.in_c as u32)
@@ -78,6 +83,10 @@ impl ConvGeom {
             .u(self.b_off as u32)
             .u(GRAD_CHUNK as u32)
             .u(ROW_GROUPS)
+            .u(0)
+            .u(in_stride as u32)
+            .u(w_stride as u32)
+            .u(live as u32)
     }
 
     /// Index of the input a term [b, f, oy, ox, c, ky, kx] reads, None in the zero padding.
@@ -286,11 +295,25 @@ pub fn conv2d_backward_input_reference(g: &ConvGeom, params: &[f32], d_out: &[f3
     });
 }
 
+/// The forward pass; with several `points`, point q convolves its own `g.batch` images (or the
+/// shared ones when `input_shared`) with its own weights, into its own block of `output`.
 pub struct Conv2dForward {
     pub input: BufId,
     pub params: BufId,
     pub output: BufId,
     pub g: ConvGeom,
+    pub points: Points,
+    pub input_shared: bool,
+}
+
+impl Conv2dForward {
+    fn input_stride(&self) -> usize {
+        if self.input_shared {
+            0
+        } else {
+            self.g.in_len()
+        }
+    }
 }
 
 /// Weight and bias gradients, chunk by chunk, into `partials` (chunks × partial_len).
@@ -331,23 +354,35 @@ fn tiles(filters: usize, rows: usize, chunks: usize) -> [u32; 3] {
 
 impl Kernel for Conv2dForward {
     fn flops(&self) -> f64 {
-        self.g.gemm_flops()
+        self.points.n() as f64 * self.g.gemm_flops()
     }
     fn shader(&self) -> Shader {
         wgsl!("conv2d.wgsl", "forward")
     }
-    fn params(&self, _: &StepScalars) -> Words {
-        self.g.words()
+    fn params(&self, step: &StepScalars) -> Words {
+        let live = self.points.live(step);
+        self.g
+            .words_for_points(self.input_stride(), self.points.param_stride, live)
+    }
+    fn per_step(&self) -> bool {
+        self.points.n() > 1
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.input), (2, self.params), (3, self.output)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        row_groups(tiles(self.g.out_c, self.g.positions(), 1))
+        let points = self.points.n();
+        row_groups(tiles(self.g.out_c, self.g.positions(), points))
     }
-    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
-        conv2d_forward_cpu(&self.g, bufs.f32(self.input), bufs.f32(self.params), &mut out);
+        let (input, params) = (bufs.f32(self.input), bufs.f32(self.params));
+        let blocks = out.chunks_mut(self.g.out_len()).take(self.points.live(step));
+        for (q, block) in blocks.enumerate() {
+            let input = &input[q * self.input_stride()..];
+            let params = &params[q * self.points.param_stride..];
+            conv2d_forward_cpu(&self.g, input, params, block);
+        }
         bufs.put_f32(self.output, out);
     }
 }

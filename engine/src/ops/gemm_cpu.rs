@@ -184,6 +184,7 @@ mod tests {
                         b_cs: if transposed { k } else { 1 },
                         c_off: 2,
                         accumulate,
+                        ..Default::default()
                     };
                     let a = values(3 + m * k, 1);
                     let b = values(1 + k * n, 2);

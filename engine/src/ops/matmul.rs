@@ -1,8 +1,10 @@
 //! C = A · B with strided reads (see `shaders/matmul.wgsl`).
 
-use crate::kernel::{wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{live_points, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 /// Shapes and strides: C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs].
+/// `batch` independent products (0 counts as 1): product q starts q·a_bs, q·b_bs and q·c_bs
+/// further on in A, B and C.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MatmulDims {
     pub m: usize,
@@ -16,6 +18,27 @@ pub struct MatmulDims {
     pub b_cs: usize,
     pub c_off: usize,
     pub accumulate: bool,
+    pub batch: usize,
+    pub a_bs: usize,
+    pub b_bs: usize,
+    pub c_bs: usize,
+}
+
+impl MatmulDims {
+    pub fn products(&self) -> usize {
+        self.batch.max(1)
+    }
+
+    /// Product q of the batch as a single product.
+    pub fn product(&self, q: usize) -> MatmulDims {
+        MatmulDims {
+            a_off: self.a_off + q * self.a_bs,
+            b_off: self.b_off + q * self.b_bs,
+            c_off: self.c_off + q * self.c_bs,
+            batch: 1,
+            ..*self
+        }
+    }
 }
 
 pub struct Matmul {
@@ -26,7 +49,13 @@ pub struct Matmul {
 }
 
 /// The textbook triple loop: the definition the fast CPU twin (`gemm_cpu::gemm`) is tested against.
-pub fn matmul_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
+pub fn matmul_reference(a: &[f32], b: &[f32], c: &mut [f32], batched: &MatmulDims) {
+    for q in 0..batched.products() {
+        product_reference(a, b, c, &batched.product(q));
+    }
+}
+
+fn product_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
     for m in 0..d.m {
         for n in 0..d.n {
             let mut acc = 0.0f32;
@@ -54,7 +83,7 @@ impl Kernel for Matmul {
         wgsl!("matmul.wgsl", "main")
     }
 
-    fn params(&self, _: &StepScalars) -> Words {
+    fn params(&self, step: &StepScalars) -> Words {
         let d = &self.dims;
         Words::default()
             .u(d.m as u32)
@@ -69,6 +98,14 @@ impl Kernel for Matmul {
             .u(d.b_cs as u32)
             .u(d.c_off as u32)
             .u(self.n_groups())
+            .u(d.a_bs as u32)
+            .u(d.b_bs as u32)
+            .u(d.c_bs as u32)
+            .u(live_points(d.products(), step) as u32)
+    }
+
+    fn per_step(&self) -> bool {
+        self.dims.products() > 1
     }
 
     fn bindings(&self) -> Vec<(u32, BufId)> {
@@ -76,16 +113,19 @@ impl Kernel for Matmul {
     }
 
     fn workgroups(&self) -> [u32; 3] {
-        [self.n_groups(), (self.dims.m as u32).div_ceil(32).max(1), 1]
+        let m_tiles = (self.dims.m as u32).div_ceil(32).max(1);
+        [self.n_groups(), m_tiles, self.dims.products() as u32]
     }
 
     fn flops(&self) -> f64 {
-        2.0 * (self.dims.m * self.dims.n * self.dims.k) as f64
+        2.0 * (self.dims.products() * self.dims.m * self.dims.n * self.dims.k) as f64
     }
 
-    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut c = bufs.take_f32(self.c);
-        super::gemm_cpu::gemm(bufs.f32(self.a), bufs.f32(self.b), &mut c, &self.dims);
+        for q in 0..live_points(self.dims.products(), step) {
+            super::gemm_cpu::gemm(bufs.f32(self.a), bufs.f32(self.b), &mut c, &self.dims.product(q));
+        }
         bufs.put_f32(self.c, c);
     }
 }
