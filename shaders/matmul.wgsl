@@ -20,6 +20,7 @@ struct Params {
     a_off: u32, a_rs: u32, a_cs: u32, b_off: u32,
     b_rs: u32, b_cs: u32, c_off: u32, n_groups: u32,
     a_bs: u32, b_bs: u32, c_bs: u32, live: u32,
+    z_groups: u32, _pad0: u32, _pad1: u32, _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -38,16 +39,18 @@ var<workgroup> tile_b: array<array<vec4<f32>, 8>, 32>;
 
 // Workgroups along n take every n_groups-th column tile (a grid-stride loop), so a wide, shallow
 // product (a weight gradient: n = 784, k = the batch) runs as a few long-lived workgroups instead
-// of many short ones whose start-up would dominate.
+// of many short ones whose start-up would dominate; likewise along the batch, every z_groups-th
+// product.
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    if (wg.z >= p.live) { return; }
-    a_base = p.a_off + wg.z * p.a_bs;
-    b_base = p.b_off + wg.z * p.b_bs;
-    c_base = p.c_off + wg.z * p.c_bs;
     let n_tiles = (p.n + TILE - 1u) / TILE;
-    for (var tile = wg.x; tile < n_tiles; tile = tile + p.n_groups) {
-        product_tile(wg.y * TILE, tile * TILE, lid);
+    for (var q = wg.z; q < p.live; q = q + p.z_groups) {
+        a_base = p.a_off + q * p.a_bs;
+        b_base = p.b_off + q * p.b_bs;
+        c_base = p.c_off + q * p.c_bs;
+        for (var tile = wg.x; tile < n_tiles; tile = tile + p.n_groups) {
+            product_tile(wg.y * TILE, tile * TILE, lid);
+        }
     }
 }
 

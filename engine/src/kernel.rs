@@ -70,10 +70,7 @@ pub struct Points {
 
 impl Points {
     pub fn new(count: usize, param_stride: usize) -> Self {
-        Self {
-            count,
-            param_stride,
-        }
+        Self { count, param_stride }
     }
 
     /// How many copies (at least one).

@@ -6,6 +6,7 @@
 
 use crate::data::Dataset;
 use crate::model::{Compiled, Layer};
+use crate::plan::LOG_CAPACITY;
 use crate::rng::Rng;
 use crate::train::Trainer;
 
@@ -81,10 +82,22 @@ pub async fn interpolate(
     Ok(out)
 }
 
+/// Arithmetic per call to the device while mapping a slice: about 0.1 s on an emulated GPU, well
+/// under a millisecond on a real one. Every call costs a round trip (the readback), so a small
+/// model's points go many passes to a call; a large model's, one pass each.
+const CALL_FLOPS: f64 = 50e6;
+
+/// Points per call: whole evaluation passes, at least one, at most the log's capacity.
+fn points_per_call(trainer: &Trainer) -> usize {
+    let per_pass = trainer.eval_points_per_pass();
+    let passes = (CALL_FLOPS / trainer.eval_pass_flops().max(1.0)) as usize;
+    passes.clamp(1, LOG_CAPACITY / per_pass) * per_pass
+}
+
 /// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
 /// rows go along β from −span (row 0), columns along α. The points go to the device in calls of
-/// whole evaluation passes (at least a row's worth); after each, `progress` is told how many rows
-/// are finished and may stop the work by returning false (the finished rows are returned).
+/// whole evaluation passes (`points_per_call`); after each, `progress` is told how many rows are
+/// finished and may stop the work by returning false (the finished rows are returned).
 #[allow(clippy::too_many_arguments)]
 pub async fn slice(
     trainer: &mut Trainer,
@@ -98,11 +111,8 @@ pub async fn slice(
 ) -> Result<Vec<f32>, String> {
     trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
-    let points: Vec<[f32; 2]> = (0..res * res)
-        .map(|i| [coord(i % res), coord(i / res)])
-        .collect();
-    let per_pass = trainer.eval_points_per_pass();
-    let per_call = res.max(1).next_multiple_of(per_pass);
+    let points: Vec<[f32; 2]> = (0..res * res).map(|i| [coord(i % res), coord(i / res)]).collect();
+    let per_call = points_per_call(trainer);
     let mut out = Vec::with_capacity(res * res);
     for call in points.chunks(per_call) {
         let losses = trainer.plane_losses(center, d1, d2, call).await?;

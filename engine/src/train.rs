@@ -653,6 +653,11 @@ impl Trainer {
         self.backend.plan().eval.map_or(1, |e| e.points_per_pass)
     }
 
+    /// Floating-point operations of one evaluation pass (all its points).
+    pub fn eval_pass_flops(&self) -> f64 {
+        self.backend.plan().evaluate.iter().map(|k| k.flops()).sum()
+    }
+
     /// Puts the first `eval_rows` samples of `data` on the device for [`Trainer::plane_losses`]
     /// (a set with fewer samples is refused).
     pub fn set_eval_data(&mut self, data: &Dataset) -> Result<(), String> {
@@ -674,7 +679,8 @@ impl Trainer {
             data.y[..rows].to_vec()
         };
         // Once per point of a pass: the loss kernel reads every point's rows.
-        self.backend.write_u32(eval.y, &labels.repeat(eval.points_per_pass));
+        self.backend
+            .write_u32(eval.y, &labels.repeat(eval.points_per_pass));
         self.eval_loaded = rows;
         Ok(())
     }

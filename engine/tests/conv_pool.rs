@@ -105,7 +105,11 @@ fn conv2d_forward_of_several_points_matches_each_point_alone() {
     for g in geoms() {
         for input_shared in [true, false] {
             let stride = g.b_off + g.out_c + 5;
-            let in_len = if input_shared { g.in_len() } else { points * g.in_len() };
+            let in_len = if input_shared {
+                g.in_len()
+            } else {
+                points * g.in_len()
+            };
             let mut t = BufferTable::default();
             let input = t.add("in", Elem::F32, in_len);
             let params = t.add("params", Elem::F32, points * stride);
@@ -136,7 +140,11 @@ fn conv2d_forward_of_several_points_matches_each_point_alone() {
             let what = format!("conv {g:?} x{points} shared {input_shared}");
             assert_close(&what, &out[0].0, &out[0].1, tol, 1e-4);
             for q in 0..points {
-                let x = if input_shared { &iv[..] } else { &iv[q * g.in_len()..] };
+                let x = if input_shared {
+                    &iv[..]
+                } else {
+                    &iv[q * g.in_len()..]
+                };
                 let mut want = vec![0.0; g.out_len()];
                 conv2d_forward_reference(&g, x, &pv[q * stride..], &mut want);
                 let got = &out[0].0[q * g.out_len()..(q + 1) * g.out_len()];

@@ -633,8 +633,15 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
                 &[c],
             );
             assert_close(&format!("{what}, first only"), &live[0].0, &live[0].1, tol, 1e-5);
-            assert_eq!(&live[0].0[..m * n], &out[0].0[..m * n], "{what}: the live product");
-            assert!(live[0].0[m * n..].iter().all(|v| *v == 7.0), "{what}: the rest skipped");
+            assert_eq!(
+                &live[0].0[..m * n],
+                &out[0].0[..m * n],
+                "{what}: the live product"
+            );
+            assert!(
+                live[0].0[m * n..].iter().all(|v| *v == 7.0),
+                "{what}: the rest skipped"
+            );
             assert_close(&what, &out[0].0, &out[0].1, tol, 1e-5);
             let mut want = vec![0.0; c_len];
             matmul_reference(&av, &bv, &mut want, &dims);
@@ -723,7 +730,9 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
     let log_loss = t.add("log_loss", Elem::F32, 8);
     let log_acc = t.add("log_acc", Elem::F32, 8);
     let lv: Vec<f32> = random(points * rows, 15).iter().map(|x| x.abs()).collect();
-    let cv: Vec<f32> = (0..points * rows).map(|r| (r % (2 + r / rows) == 0) as u8 as f32).collect();
+    let cv: Vec<f32> = (0..points * rows)
+        .map(|r| (r % (2 + r / rows) == 0) as u8 as f32)
+        .collect();
     let out = run_both(
         &ctx,
         t,
@@ -756,7 +765,13 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
         let mean = |v: &[f32]| v.iter().map(|x| *x as f64).sum::<f64>() / rows as f64;
         let (l, a) = (mean(&lv[block.clone()]), mean(&cv[block]));
         assert!((out[0].0[2 + q] as f64 - l).abs() < 1e-5, "point {q} loss");
-        assert!((out[1].0[2 + q] as f64 - a).abs() < 1e-6, "point {q} accuracy {a}");
+        assert!(
+            (out[1].0[2 + q] as f64 - a).abs() < 1e-6,
+            "point {q} accuracy {a}"
+        );
     }
-    assert!(out[0].0[1] == 0.0 && out[0].0[5] == 0.0, "only slots 2, 3, 4 written");
+    assert!(
+        out[0].0[1] == 0.0 && out[0].0[5] == 0.0,
+        "only slots 2, 3, 4 written"
+    );
 }

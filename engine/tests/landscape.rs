@@ -160,8 +160,8 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
             grid.iter().all(|l| *l >= trained * 0.5),
             "the trained point is low on its slice"
         );
-        // Cancelling: the points go in calls of whole passes (32 points here), so a 41 × 41
-        // slice stops after the call that finished its second row, keeping whole rows only.
+        // Cancelling: the points go in calls of whole passes (256 points for this small net), so
+        // a 41 × 41 slice stops after the call that finished its second row, keeping whole rows.
         let mut stop_after = 0;
         let partial = pollster::block_on(slice(&mut t, &w1, &d1, &d2, 1.0, 41, &data, |r| {
             stop_after = r;

@@ -16,7 +16,7 @@
 //!       trains and estimates the gradient noise scale B_simple along the way
 //!   lab cluster-bench [--backend gpu|cpu] [--workers N] [--batch N] [--steps N]
 //!       times a simulated data-parallel step of N workers against one worker on the same batch
-//!   lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
+//!   lab slice-bench [--workload W1|W2|all | --config FILE.json] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
 //!       times a loss-landscape slice against training the same model
 
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ const USAGE: &str = "usage:
   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
   lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
   lab cluster-bench [--backend gpu|cpu] [--workers N] [--batch N] [--steps N]
-  lab slice-bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
+  lab slice-bench [--workload W1|W2|all | --config FILE.json] [--backend gpu|cpu|both] [--res N] [--samples N] [--steps N]
   (image data sets are read from --data DIR, default public/data)";
 
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -117,11 +117,15 @@ fn prepare_data(args: &[String]) -> Result<(), String> {
 }
 
 fn config_and_backend(args: &[String]) -> Result<(TrainConfig, Option<Rc<GpuContext>>), String> {
-    let config: TrainConfig = match flag(args, "--config") {
-        Some(p) => serde_json::from_slice(&read(Path::new(p))?).map_err(|e| format!("{p}: {e}"))?,
-        None => TrainConfig::default(),
-    };
-    Ok((config, backend(args, "gpu")?))
+    Ok((config_of(args)?, backend(args, "gpu")?))
+}
+
+/// The `--config FILE.json`, or the default config.
+fn config_of(args: &[String]) -> Result<TrainConfig, String> {
+    match flag(args, "--config") {
+        Some(p) => serde_json::from_slice(&read(Path::new(p))?).map_err(|e| format!("{p}: {e}")),
+        None => Ok(TrainConfig::default()),
+    }
 }
 
 /// The GPU for `--backend gpu`, none for `cpu`; `default` when the flag is absent.
@@ -426,15 +430,23 @@ fn slice_bench(args: &[String]) -> Result<(), String> {
         number(args, "--samples", 1000)?,
         number(args, "--steps", 156)?,
     );
-    for w in engine::bench::WORKLOADS
-        .iter()
-        .filter(|w| which == "all" || which == w.name)
-    {
+    // A config file (`--config FILE`) instead of the fixed workloads: any model, e.g. a small one
+    // where many points per pass matter most.
+    let (configs, names): (Vec<TrainConfig>, Vec<String>) = match flag(args, "--config") {
+        Some(path) => (vec![config_of(args)?], vec![path.to_string()]),
+        None => engine::bench::WORKLOADS
+            .iter()
+            .filter(|w| which == "all" || which == w.name)
+            .map(|w| ((w.config)(), w.name.to_string()))
+            .unzip(),
+    };
+    for (config, name) in configs.into_iter().zip(&names) {
         for b in backends(args)? {
             let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
-            let (mut trainer, _) = build_with_evaluation(args, (w.config)(), gpu, samples)?;
+            let rows = samples.min(load_data(args, &config)?.0.len());
+            let (mut trainer, _) = build_with_evaluation(args, config.clone(), gpu, rows)?;
             let now = engine::bench::native_now_ms;
-            let r = pollster::block_on(engine::bench::slice_run(&mut trainer, w.name, res, steps, &now))?;
+            let r = pollster::block_on(engine::bench::slice_run(&mut trainer, name, res, steps, &now))?;
             println!("{}", serde_json::to_string(&r).expect("results serialize"));
         }
     }

@@ -76,7 +76,13 @@ impl Kernel for BiasGrad {
         wgsl!("bias.wgsl", "bias_grad")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        words(self.rows, self.cols, self.bias_off, Points::default(), &StepScalars::default())
+        words(
+            self.rows,
+            self.cols,
+            self.bias_off,
+            Points::default(),
+            &StepScalars::default(),
+        )
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(3, self.dz), (4, self.grads)]

@@ -41,6 +41,10 @@ impl MatmulDims {
     }
 }
 
+/// Workgroups that keep every core busy; beyond them, workgroups loop over tiles (start-up
+/// costs add up on CPU-emulated GPUs).
+const BUSY: u32 = 16;
+
 pub struct Matmul {
     pub a: BufId,
     pub b: BufId,
@@ -73,8 +77,19 @@ impl Matmul {
     /// while 16 workgroups in all still keep every core busy.
     fn n_groups(&self) -> u32 {
         let n_tiles = (self.dims.n as u32).div_ceil(32).max(1);
-        let m_tiles = (self.dims.m as u32).div_ceil(32).max(1);
-        n_tiles.min(16u32.div_ceil(m_tiles)).max(1)
+        n_tiles.min(BUSY.div_ceil(self.m_tiles())).max(1)
+    }
+
+    /// Workgroups along the batch, by the same rule.
+    fn z_groups(&self) -> u32 {
+        let per_product = self.m_tiles() * self.n_groups();
+        (self.dims.products() as u32)
+            .min(BUSY.div_ceil(per_product))
+            .max(1)
+    }
+
+    fn m_tiles(&self) -> u32 {
+        (self.dims.m as u32).div_ceil(32).max(1)
     }
 }
 
@@ -102,6 +117,7 @@ impl Kernel for Matmul {
             .u(d.b_bs as u32)
             .u(d.c_bs as u32)
             .u(live_points(d.products(), step) as u32)
+            .u(self.z_groups())
     }
 
     fn per_step(&self) -> bool {
@@ -113,8 +129,7 @@ impl Kernel for Matmul {
     }
 
     fn workgroups(&self) -> [u32; 3] {
-        let m_tiles = (self.dims.m as u32).div_ceil(32).max(1);
-        [self.n_groups(), m_tiles, self.dims.products() as u32]
+        [self.n_groups(), self.m_tiles(), self.z_groups()]
     }
 
     fn flops(&self) -> f64 {

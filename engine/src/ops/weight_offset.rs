@@ -49,7 +49,11 @@ impl Kernel for WeightOffset {
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut w = bufs.take_f32(self.weights);
         let n = self.n;
-        for (q, out) in w.chunks_mut(n).take(live_points(self.count.max(1), step)).enumerate() {
+        for (q, out) in w
+            .chunks_mut(n)
+            .take(live_points(self.count.max(1), step))
+            .enumerate()
+        {
             let slot = step.slot as usize + q;
             let (alpha, beta) = {
                 let p = bufs.f32(self.points);
