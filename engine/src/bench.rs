@@ -208,6 +208,8 @@ pub struct SliceBenchResult {
     pub res: usize,
     /// Samples each point is evaluated on.
     pub eval_samples: usize,
+    /// Points evaluated side by side in one pass (`plan::eval_points`; 1 on the CPU path).
+    pub points_per_pass: usize,
     pub slice_ms: f64,
     /// Samples evaluated per second over the slice (points × samples / time).
     pub slice_samples_per_sec: f64,
@@ -253,6 +255,7 @@ pub async fn slice_run(
         backend: trainer.backend_name(),
         res,
         eval_samples,
+        points_per_pass: trainer.eval_points_per_pass(),
         slice_ms,
         slice_samples_per_sec: slice_rate,
         train_samples_per_sec: train_rate,

@@ -111,6 +111,8 @@ pub struct PlanConfig<'a> {
     pub predict_rows: usize,
     /// Samples in the landscape evaluation (0: no evaluation plan).
     pub eval_rows: usize,
+    /// Several landscape points per evaluation pass (`eval_points`); else one.
+    pub eval_batched: bool,
 }
 
 /// The per-sample loss and correctness of `rows` outputs against `labels`, and the loss's
@@ -189,7 +191,11 @@ pub fn eval_points(model: &Compiled, rows: usize) -> usize {
 fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, EvalBuffers) {
     let model = cfg.model;
     let (n, r) = (model.n_params, cfg.eval_rows);
-    let count = eval_points(model, r);
+    let count = if cfg.eval_batched {
+        eval_points(model, r)
+    } else {
+        1
+    };
     let b = EvalBuffers {
         x: t.add("eval.x", Elem::F32, r * model.input_len()),
         // The labels once per point: the loss kernel reads them row by row.

@@ -370,6 +370,9 @@ impl Trainer {
             regression: data.is_regression(),
             predict_rows: predict_rows.max(1),
             eval_rows,
+            // Several landscape points per pass save dispatches on a GPU; the CPU twins have none
+            // to save and run fastest a point at a time, each pass in cache.
+            eval_batched: gpu.is_some(),
         });
         let host = plan.host;
         let mut backend = match gpu {

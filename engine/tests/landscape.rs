@@ -275,8 +275,14 @@ fn a_pass_of_many_points_matches_each_point_alone() {
             ))
             .unwrap();
             pollster::block_on(t.train(20)).unwrap();
+            // The CPU path runs a point per pass (no dispatches to save): the same numbers.
             let per_pass = t.eval_points_per_pass();
-            assert!(per_pass > 1, "{}: one point per pass", t.backend_name());
+            assert_eq!(
+                per_pass > 1,
+                t.is_gpu(),
+                "{}: {per_pass} per pass",
+                t.backend_name()
+            );
             let w = pollster::block_on(t.params()).unwrap();
             let d1 = filter_normalized_direction(&t.compiled, &w, 1);
             let d2 = filter_normalized_direction(&t.compiled, &w, 2);
@@ -304,4 +310,82 @@ fn a_pass_of_many_points_matches_each_point_alone() {
             );
         }
     }
+}
+
+/// Points per evaluation pass follow the 16 MB budget (the figures the README quotes).
+#[test]
+fn points_per_pass_follow_the_memory_budget() {
+    use engine::plan::eval_points;
+    let points_of = |config: TrainConfig, rows: usize| {
+        let model = config.spec(10).compile().unwrap();
+        eval_points(&model, rows)
+    };
+    let w = |name: &str| {
+        let w = engine::bench::WORKLOADS.iter().find(|w| w.name == name).unwrap();
+        (w.config)()
+    };
+    let images = |layers: Vec<Layer>| TrainConfig {
+        data: DataConfig::Images(engine::train::ImageConfig {
+            set: "mnist".into(),
+            train_limit: 2000,
+            test_limit: 500,
+        }),
+        model: ModelConfig::Layers { layers },
+        ..Default::default()
+    };
+    let toy = TrainConfig {
+        model: ModelConfig::Mlp {
+            hidden: vec![8, 8],
+            activation: Activation::Tanh,
+        },
+        ..Default::default()
+    };
+    let mlp = images(vec![
+        Layer::Flatten,
+        Layer::Dense { units: 32 },
+        Layer::Activation {
+            kind: Activation::Relu,
+        },
+        Layer::Dense { units: 10 },
+    ]);
+    let cnn = images(vec![
+        Layer::Conv2d {
+            filters: 4,
+            kernel: 5,
+            stride: 1,
+            padding: 0,
+        },
+        Layer::Activation {
+            kind: Activation::Relu,
+        },
+        Layer::Pool {
+            kind: PoolKind::Max,
+            size: 2,
+            stride: 2,
+        },
+        Layer::Flatten,
+        Layer::Dense { units: 10 },
+    ]);
+    let pool_first = images(vec![
+        Layer::Pool {
+            kind: PoolKind::Avg,
+            size: 2,
+            stride: 2,
+        },
+        Layer::Flatten,
+        Layer::Dense { units: 10 },
+    ]);
+    let got = [
+        points_of(toy, 400),
+        points_of(mlp, 500),
+        points_of(w("W1"), 1000),
+        points_of(cnn, 500),
+        points_of(w("W2"), 1000),
+        points_of(pool_first, 500),
+    ];
+    assert_eq!(
+        got,
+        [32, 32, 8, 1, 1, 1],
+        "toy, MLP 784-32-10, W1, CNN, W2, pool first"
+    );
 }
