@@ -45,6 +45,9 @@ impl MatmulDims {
 /// costs add up on CPU-emulated GPUs).
 const BUSY: u32 = 16;
 
+/// Rows and columns of C per workgroup (see the shader).
+const TILE: u32 = 64;
+
 pub struct Matmul {
     pub a: BufId,
     pub b: BufId,
@@ -76,7 +79,7 @@ impl Matmul {
     /// Workgroups along n: every column tile, or fewer (each taking several, see the shader)
     /// while 16 workgroups in all still keep every core busy.
     fn n_groups(&self) -> u32 {
-        let n_tiles = (self.dims.n as u32).div_ceil(32).max(1);
+        let n_tiles = (self.dims.n as u32).div_ceil(TILE).max(1);
         n_tiles.min(BUSY.div_ceil(self.m_tiles())).max(1)
     }
 
@@ -89,7 +92,7 @@ impl Matmul {
     }
 
     fn m_tiles(&self) -> u32 {
-        (self.dims.m as u32).div_ceil(32).max(1)
+        (self.dims.m as u32).div_ceil(TILE).max(1)
     }
 }
 
