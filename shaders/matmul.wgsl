@@ -58,30 +58,39 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }
 }
 
+// A[row, k] and B[k, col] of this product, zero outside the matrices.
+fn a_at(row: u32, k: u32) -> f32 {
+    if (row >= p.m || k >= p.k) { return 0.0; }
+    return a[a_base + row * p.a_rs + k * p.a_cs];
+}
+
+fn b_at(k: u32, col: u32) -> f32 {
+    if (k >= p.k || col >= p.n) { return 0.0; }
+    return b[b_base + k * p.b_rs + col * p.b_cs];
+}
+
 fn product_tile(row0: u32, col0: u32, lid: vec3<u32>) {
     let flat = lid.y * 8u + lid.x;
     // acc[2r + h] = C[row0 + 8·lid.y + r, col0 + 8·lid.x + 4h .. +3]: an 8×8 block per invocation.
     var acc: array<vec4<f32>, 16>;
     for (var k0 = 0u; k0 < p.k; k0 = k0 + DEPTH) {
-        // 64 invocations copy 64×32 values of each operand: 32 each, zero outside the matrices.
-        // Neighbouring invocations read neighbouring addresses: along k where A's rows are
-        // contiguous (a_cs = 1), along m where its columns are (transposed reads); same for B.
-        for (var e = 0u; e < 32u; e = e + 1u) {
+        // 64 invocations copy 64×32 values of each operand, as 8 vec4 each (a whole vec4 per
+        // write: writing single lanes of a vector in workgroup memory can cost a read-modify-write
+        // of the whole vector), zero outside the matrices. Neighbouring invocations read
+        // neighbouring addresses: along k where A's rows are contiguous (a_cs = 1), along m where
+        // its columns are (transposed reads); same for B.
+        for (var e = 0u; e < 8u; e = e + 1u) {
             let idx = e * 64u + flat;
-            let kk = select(idx / TILE, idx % DEPTH, p.a_cs == 1u);
-            let mm = select(idx % TILE, idx / DEPTH, p.a_cs == 1u);
-            var va = 0.0;
-            if (row0 + mm < p.m && k0 + kk < p.k) {
-                va = a[a_base + (row0 + mm) * p.a_rs + (k0 + kk) * p.a_cs];
-            }
-            tile_a[kk][mm / 4u][mm % 4u] = va;
-            let nn = select(idx / DEPTH, idx % TILE, p.b_cs == 1u);
-            let kb = select(idx % DEPTH, idx / TILE, p.b_cs == 1u);
-            var vb = 0.0;
-            if (k0 + kb < p.k && col0 + nn < p.n) {
-                vb = b[b_base + (k0 + kb) * p.b_rs + (col0 + nn) * p.b_cs];
-            }
-            tile_b[kb][nn / 4u][nn % 4u] = vb;
+            let ka = select(idx / 16u, idx % DEPTH, p.a_cs == 1u);
+            let ia = select(idx % 16u, idx / DEPTH, p.a_cs == 1u);
+            let ra = row0 + 4u * ia;
+            tile_a[ka][ia] = vec4<f32>(a_at(ra, k0 + ka), a_at(ra + 1u, k0 + ka),
+                                       a_at(ra + 2u, k0 + ka), a_at(ra + 3u, k0 + ka));
+            let jb = select(idx / DEPTH, idx % 16u, p.b_cs == 1u);
+            let kb = select(idx % DEPTH, idx / 16u, p.b_cs == 1u);
+            let cb = col0 + 4u * jb;
+            tile_b[kb][jb] = vec4<f32>(b_at(k0 + kb, cb), b_at(k0 + kb, cb + 1u),
+                                       b_at(k0 + kb, cb + 2u), b_at(k0 + kb, cb + 3u));
         }
         workgroupBarrier();
         for (var kk = 0u; kk < DEPTH; kk = kk + 1u) {
