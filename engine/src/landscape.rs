@@ -87,11 +87,13 @@ pub async fn interpolate(
 /// model's points go many passes to a call; a large model's, one pass each.
 const CALL_FLOPS: f64 = 50e6;
 
-/// Points per call: whole evaluation passes, at least one, at most the log's capacity.
-fn points_per_call(trainer: &Trainer) -> usize {
+/// Points per call: whole evaluation passes, at least a row of the slice (a call also uploads
+/// the plane and waits for the page's next turn), at most the log's capacity.
+fn points_per_call(trainer: &Trainer, row: usize) -> usize {
     let per_pass = trainer.eval_points_per_pass();
     let passes = (CALL_FLOPS / trainer.eval_pass_flops().max(1.0)) as usize;
-    passes.clamp(1, LOG_CAPACITY / per_pass) * per_pass
+    let at_least = row.div_ceil(per_pass).min(LOG_CAPACITY / per_pass);
+    passes.clamp(at_least.max(1), LOG_CAPACITY / per_pass) * per_pass
 }
 
 /// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
@@ -112,7 +114,7 @@ pub async fn slice(
     trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
     let points: Vec<[f32; 2]> = (0..res * res).map(|i| [coord(i % res), coord(i / res)]).collect();
-    let per_call = points_per_call(trainer);
+    let per_call = points_per_call(trainer, res);
     let mut out = Vec::with_capacity(res * res);
     for call in points.chunks(per_call) {
         let losses = trainer.plane_losses(center, d1, d2, call).await?;
