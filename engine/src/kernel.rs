@@ -80,15 +80,16 @@ impl Points {
 
     /// How many copies this run computes (see `StepScalars::points`).
     pub fn live(&self, step: &StepScalars) -> usize {
-        live_points(self.n(), step)
+        live_points(self.count, step)
     }
 }
 
-/// The first `live` of `count` copies run (all when the step names none).
+/// How many of `count` copies (0 counts as 1) a run computes: the first `step.points`, or all
+/// when the step names none.
 pub fn live_points(count: usize, step: &StepScalars) -> usize {
     match step.points as usize {
-        0 => count,
-        p => p.min(count),
+        0 => count.max(1),
+        p => p.min(count.max(1)),
     }
 }
 

@@ -11,6 +11,26 @@ use engine::ops::pool::PoolKind;
 use engine::rng::Rng;
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
+/// Conv (filters, kernel, stride, padding) → ReLU → max-pool 2, the block of every CNN here.
+fn conv_relu_max_pool(filters: usize, kernel: usize, stride: usize, padding: usize) -> [Layer; 3] {
+    [
+        Layer::Conv2d {
+            filters,
+            kernel,
+            stride,
+            padding,
+        },
+        Layer::Activation {
+            kind: Activation::Relu,
+        },
+        Layer::Pool {
+            kind: PoolKind::Max,
+            size: 2,
+            stride: 2,
+        },
+    ]
+}
+
 fn norm(v: &[f32]) -> f32 {
     v.iter().map(|x| x * x).sum::<f32>().sqrt()
 }
@@ -19,28 +39,18 @@ fn norm(v: &[f32]) -> f32 {
 fn filter_normalization_gives_each_filter_the_norm_of_its_weights() {
     let spec = ModelSpec {
         input: [1, 8, 8],
-        layers: vec![
-            Layer::Conv2d {
-                filters: 3,
-                kernel: 3,
-                stride: 1,
-                padding: 1,
-            },
-            Layer::Activation {
-                kind: Activation::Relu,
-            },
-            Layer::Pool {
-                kind: PoolKind::Max,
-                size: 2,
-                stride: 2,
-            },
-            Layer::Flatten,
-            Layer::Dense { units: 5 },
-            Layer::Activation {
-                kind: Activation::Tanh,
-            },
-            Layer::Dense { units: 2 },
-        ],
+        layers: [
+            conv_relu_max_pool(3, 3, 1, 1).as_slice(),
+            &[
+                Layer::Flatten,
+                Layer::Dense { units: 5 },
+                Layer::Activation {
+                    kind: Activation::Tanh,
+                },
+                Layer::Dense { units: 2 },
+            ],
+        ]
+        .concat(),
     };
     let model = spec.compile().unwrap();
     let w = spec.init(&model, 3);
@@ -234,28 +244,18 @@ fn a_pass_of_many_points_matches_each_point_alone() {
             test_limit: 10,
         }),
         model: ModelConfig::Layers {
-            layers: vec![
-                Layer::Conv2d {
-                    filters: 4,
-                    kernel: 3,
-                    stride: 2,
-                    padding: 1,
-                },
-                Layer::Activation {
-                    kind: Activation::Relu,
-                },
-                Layer::Pool {
-                    kind: PoolKind::Max,
-                    size: 2,
-                    stride: 2,
-                },
-                Layer::Flatten,
-                Layer::Dense { units: 12 },
-                Layer::Activation {
-                    kind: Activation::Relu,
-                },
-                Layer::Dense { units: 10 },
-            ],
+            layers: [
+                conv_relu_max_pool(4, 3, 2, 1).as_slice(),
+                &[
+                    Layer::Flatten,
+                    Layer::Dense { units: 12 },
+                    Layer::Activation {
+                        kind: Activation::Relu,
+                    },
+                    Layer::Dense { units: 10 },
+                ],
+            ]
+            .concat(),
         },
         batch: 16,
         ..Default::default()
@@ -348,24 +348,13 @@ fn points_per_pass_follow_the_memory_budget() {
         },
         Layer::Dense { units: 10 },
     ]);
-    let cnn = images(vec![
-        Layer::Conv2d {
-            filters: 4,
-            kernel: 5,
-            stride: 1,
-            padding: 0,
-        },
-        Layer::Activation {
-            kind: Activation::Relu,
-        },
-        Layer::Pool {
-            kind: PoolKind::Max,
-            size: 2,
-            stride: 2,
-        },
-        Layer::Flatten,
-        Layer::Dense { units: 10 },
-    ]);
+    let cnn = images(
+        [
+            conv_relu_max_pool(4, 5, 1, 0).as_slice(),
+            &[Layer::Flatten, Layer::Dense { units: 10 }],
+        ]
+        .concat(),
+    );
     let pool_first = images(vec![
         Layer::Pool {
             kind: PoolKind::Avg,

@@ -160,7 +160,7 @@ fn load_data(args: &[String], config: &TrainConfig) -> Result<(Dataset, Option<D
     })
 }
 
-/// `build`, with a landscape evaluation over `eval_rows` samples.
+/// `build`, with a landscape evaluation over `eval_rows` samples (at most the training set's).
 fn build_with_evaluation(
     args: &[String],
     config: TrainConfig,
@@ -168,6 +168,7 @@ fn build_with_evaluation(
     eval_rows: usize,
 ) -> Result<(Trainer, Option<Dataset>), String> {
     let (train, test) = load_data(args, &config)?;
+    let eval_rows = eval_rows.min(train.len());
     let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
     Ok((trainer, test))
 }
@@ -443,8 +444,7 @@ fn slice_bench(args: &[String]) -> Result<(), String> {
     for (config, name) in configs.into_iter().zip(&names) {
         for b in backends(args)? {
             let gpu = if b == "gpu" { Some(gpu_context()?) } else { None };
-            let rows = samples.min(load_data(args, &config)?.0.len());
-            let (mut trainer, _) = build_with_evaluation(args, config.clone(), gpu, rows)?;
+            let (mut trainer, _) = build_with_evaluation(args, config.clone(), gpu, samples)?;
             let now = engine::bench::native_now_ms;
             let r = pollster::block_on(engine::bench::slice_run(&mut trainer, name, res, steps, &now))?;
             println!("{}", serde_json::to_string(&r).expect("results serialize"));

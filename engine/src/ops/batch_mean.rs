@@ -25,7 +25,7 @@ impl Kernel for BatchMean {
         Words::default()
             .u(self.rows as u32)
             .u(step.slot)
-            .u(live_points(self.batches.max(1), step) as u32)
+            .u(live_points(self.batches, step) as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![
@@ -42,16 +42,14 @@ impl Kernel for BatchMean {
         true
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
-        for q in 0..live_points(self.batches.max(1), step) {
+        let (mut log_loss, mut log_accuracy) =
+            (bufs.take_f32(self.log_loss), bufs.take_f32(self.log_accuracy));
+        for q in 0..live_points(self.batches, step) {
             let (slot, rows) = (step.slot as usize + q, q * self.rows..(q + 1) * self.rows);
-            let l = mean_cpu(&bufs.f32(self.loss)[rows.clone()]);
-            let a = mean_cpu(&bufs.f32(self.correct)[rows]);
-            let mut log = bufs.take_f32(self.log_loss);
-            log[slot] = l;
-            bufs.put_f32(self.log_loss, log);
-            let mut log = bufs.take_f32(self.log_accuracy);
-            log[slot] = a;
-            bufs.put_f32(self.log_accuracy, log);
+            log_loss[slot] = mean_cpu(&bufs.f32(self.loss)[rows.clone()]);
+            log_accuracy[slot] = mean_cpu(&bufs.f32(self.correct)[rows]);
         }
+        bufs.put_f32(self.log_loss, log_loss);
+        bufs.put_f32(self.log_accuracy, log_accuracy);
     }
 }

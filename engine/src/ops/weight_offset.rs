@@ -27,7 +27,7 @@ impl Kernel for WeightOffset {
         wgsl!("weight_offset.wgsl", "main")
     }
     fn params(&self, step: &StepScalars) -> Words {
-        let live = live_points(self.count.max(1), step);
+        let live = live_points(self.count, step);
         Words::default().u(self.n as u32).u(step.slot).u(live as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
@@ -49,11 +49,7 @@ impl Kernel for WeightOffset {
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut w = bufs.take_f32(self.weights);
         let n = self.n;
-        for (q, out) in w
-            .chunks_mut(n)
-            .take(live_points(self.count.max(1), step))
-            .enumerate()
-        {
+        for (q, out) in w.chunks_mut(n).take(live_points(self.count, step)).enumerate() {
             let slot = step.slot as usize + q;
             let (alpha, beta) = {
                 let p = bufs.f32(self.points);
