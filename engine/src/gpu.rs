@@ -31,11 +31,28 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub adapter: AdapterSummary,
     pub limits: wgpu::Limits,
+    /// How many workgroups the device runs at once where that is few: a GPU emulated on the
+    /// processor (SwiftShader, lavapipe) runs one per core. 0 for a real GPU (as many as the work
+    /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
+    pub parallel_workgroups: u32,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     pipelines: RefCell<HashMap<(&'static str, &'static str), wgpu::ComputePipeline>>,
     /// Why the device was lost, once it has been (a driver reset, a tab in the background too
     /// long, `destroy()`): everything on it is gone, and a new context must be made.
     lost: Arc<Mutex<Option<String>>>,
+}
+
+/// The processor's cores (the browser's `navigator.hardwareConcurrency`), at least 1.
+fn processor_cores() -> u32 {
+    #[cfg(target_arch = "wasm32")]
+    let cores = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
+        .and_then(|n| js_sys::Reflect::get(&n, &"hardwareConcurrency".into()))
+        .ok()
+        .and_then(|c| c.as_f64())
+        .map(|c| c as u32);
+    #[cfg(not(target_arch = "wasm32"))]
+    let cores = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
+    cores.unwrap_or(2).max(1)
 }
 
 impl GpuContext {
@@ -82,6 +99,11 @@ impl GpuContext {
         } else {
             info.name.clone()
         };
+        let parallel_workgroups = if info.device_type == wgpu::DeviceType::Cpu {
+            processor_cores()
+        } else {
+            0
+        };
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -94,6 +116,7 @@ impl GpuContext {
             queue,
             adapter: AdapterSummary { name, api },
             limits,
+            parallel_workgroups,
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,

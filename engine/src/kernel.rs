@@ -193,6 +193,9 @@ pub trait Kernel {
     fn bindings(&self) -> Vec<(u32, BufId)>;
     /// Workgroups to dispatch.
     fn workgroups(&self) -> [u32; 3];
+    /// Adapts the grid to a device that runs only `parallel_workgroups` workgroups at once
+    /// (`GpuContext::parallel_workgroups`; 0: a real GPU). Called once, before dispatching.
+    fn fit_device(&mut self, _parallel_workgroups: u32) {}
     /// True when `params` depends on the step scalars (the uniform is rewritten each step).
     fn per_step(&self) -> bool {
         false

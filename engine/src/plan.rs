@@ -343,6 +343,7 @@ fn forward(
                     a: x,
                     b: params,
                     c: y,
+                    parallel: 0,
                     // Y = X · Wᵀ: B[k = input j, n = output o] = W[o·in + j].
                     dims: MatmulDims {
                         m: rows,
@@ -446,6 +447,7 @@ fn backward(
                     a: d_out,
                     b: x,
                     c: grads,
+                    parallel: 0,
                     dims: MatmulDims {
                         m: units,
                         n: inputs,
@@ -471,6 +473,7 @@ fn backward(
                         a: d_out,
                         b: params,
                         c: d_in,
+                        parallel: 0,
                         dims: MatmulDims {
                             m: rows,
                             n: inputs,

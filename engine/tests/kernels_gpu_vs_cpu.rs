@@ -15,10 +15,22 @@ use engine::optim::{self, Optimizer, OptimizerBuffers};
 
 const TOL: f32 = 1e-5;
 
+/// Workgroup caps to test: the device's own (0), one workgroup looping over every tile, and
+/// one workgroup per tile (a real GPU's).
+const CAPS: [u32; 3] = [0, 1, u32::MAX];
+
 #[test]
 fn matmul_matches_cpu_at_odd_sizes_and_strides() {
     let ctx = gpu();
-    for &(m, n, k) in &[(1, 1, 1), (3, 17, 5), (17, 3, 1000), (33, 65, 17), (1000, 3, 3)] {
+    let sizes = [
+        (1, 1, 1),
+        (3, 17, 5),
+        (17, 3, 1000),
+        (33, 65, 17),
+        (1000, 3, 3),
+        (130, 200, 9),
+    ];
+    for (&(m, n, k), parallel) in sizes.iter().flat_map(|s| CAPS.map(|p| (s, p))) {
         for transpose_a in [false, true] {
             for accumulate in [false, true] {
                 let mut t = BufferTable::default();
@@ -50,13 +62,18 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                         Init::F32(random(k * n + 3, 2)),
                         Init::F32(random(m * n + 1, 3)),
                     ],
-                    || Box::new(Matmul { a, b, c, dims }),
+                    || {
+                        Box::new(Matmul {
+                            parallel,
+                            ..Matmul::new(a, b, c, dims)
+                        })
+                    },
                     StepScalars::default(),
                     &[c],
                 );
                 let tol = 1e-5 * (k as f32).sqrt();
                 assert_close(
-                    &format!("matmul {m}x{n}x{k} T{transpose_a} acc{accumulate}"),
+                    &format!("matmul {m}x{n}x{k} T{transpose_a} acc{accumulate} cap {parallel}"),
                     &out[0].0,
                     &out[0].1,
                     tol,
@@ -579,7 +596,7 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
     let ctx = gpu();
     let points = 3;
     for &(m, n, k) in &[(1, 1, 1), (17, 3, 5), (33, 65, 17)] {
-        for shared in [true, false] {
+        for (shared, parallel) in [true, false].into_iter().flat_map(|s| CAPS.map(|p| (s, p))) {
             let a_bs = if shared { 0 } else { m * k };
             let (a_len, b_len, c_len) = (m * k + 2 * a_bs, points * (k * n + 2), points * m * n);
             let mut t = BufferTable::default();
@@ -610,11 +627,16 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
                     Init::F32(bv.clone()),
                     Init::F32(vec![0.0; c_len]),
                 ],
-                || Box::new(Matmul { a, b, c, dims }),
+                || {
+                    Box::new(Matmul {
+                        parallel,
+                        ..Matmul::new(a, b, c, dims)
+                    })
+                },
                 StepScalars::default(),
                 &[c],
             );
-            let what = format!("batched matmul {m}x{n}x{k} shared {shared}");
+            let what = format!("batched matmul {m}x{n}x{k} shared {shared} cap {parallel}");
             let tol = 1e-5 * (k as f32).sqrt();
             // A last pass with one live product: the others are left alone.
             let live = run_both(
@@ -625,7 +647,12 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
                     Init::F32(bv.clone()),
                     Init::F32(vec![7.0; c_len]),
                 ],
-                || Box::new(Matmul { a, b, c, dims }),
+                || {
+                    Box::new(Matmul {
+                        parallel,
+                        ..Matmul::new(a, b, c, dims)
+                    })
+                },
                 StepScalars {
                     points: 1,
                     ..Default::default()

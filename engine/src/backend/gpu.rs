@@ -54,8 +54,12 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), String> {
 }
 
 impl GpuBackend {
-    pub async fn new(ctx: Rc<GpuContext>, plan: Plan) -> Result<Self, String> {
+    pub async fn new(ctx: Rc<GpuContext>, mut plan: Plan) -> Result<Self, String> {
         check_limits(&plan, &ctx.limits)?;
+        let kernels = plan.train.iter_mut().chain(&mut plan.predict);
+        for k in kernels.chain(&mut plan.evaluate) {
+            k.fit_device(ctx.parallel_workgroups);
+        }
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let buffers: Vec<wgpu::Buffer> = plan

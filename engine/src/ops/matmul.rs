@@ -41,10 +41,6 @@ impl MatmulDims {
     }
 }
 
-/// Workgroups that keep every core busy; beyond them, workgroups loop over tiles (start-up
-/// costs add up on CPU-emulated GPUs).
-const BUSY: u32 = 16;
-
 /// Rows and columns of C per workgroup (see the shader).
 const TILE: u32 = 64;
 
@@ -53,6 +49,23 @@ pub struct Matmul {
     pub b: BufId,
     pub c: BufId,
     pub dims: MatmulDims,
+    /// Workgroups to run at most (0: the device decides, see `Kernel::fit_device`; none there:
+    /// one per tile). A GPU emulated on the processor runs one workgroup per core at a time and
+    /// pays for every extra one (W1's weight gradient, 26 tiles: 16 workgroups took about twice
+    /// as long as 2 on SwiftShader with 2 cores), so there workgroups loop over the tiles.
+    pub parallel: u32,
+}
+
+impl Matmul {
+    pub fn new(a: BufId, b: BufId, c: BufId, dims: MatmulDims) -> Self {
+        Matmul {
+            a,
+            b,
+            c,
+            dims,
+            parallel: 0,
+        }
+    }
 }
 
 /// The textbook triple loop: the definition the fast CPU twin (`gemm_cpu::gemm`) is tested against.
@@ -76,18 +89,27 @@ fn product_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
 }
 
 impl Matmul {
+    /// The most workgroups to run (`parallel`, 0 meaning no limit).
+    fn cap(&self) -> u32 {
+        if self.parallel == 0 {
+            u32::MAX
+        } else {
+            self.parallel
+        }
+    }
+
     /// Workgroups along n: every column tile, or fewer (each taking several, see the shader)
-    /// while 16 workgroups in all still keep every core busy.
+    /// while the row tiles times these still reach the cap.
     fn n_groups(&self) -> u32 {
         let n_tiles = (self.dims.n as u32).div_ceil(TILE).max(1);
-        n_tiles.min(BUSY.div_ceil(self.m_tiles())).max(1)
+        n_tiles.min(self.cap().div_ceil(self.m_tiles())).max(1)
     }
 
     /// Workgroups along the batch, by the same rule.
     fn z_groups(&self) -> u32 {
         let per_product = self.m_tiles() * self.n_groups();
         (self.dims.products() as u32)
-            .min(BUSY.div_ceil(per_product))
+            .min(self.cap().div_ceil(per_product))
             .max(1)
     }
 
@@ -133,6 +155,12 @@ impl Kernel for Matmul {
 
     fn workgroups(&self) -> [u32; 3] {
         [self.n_groups(), self.m_tiles(), self.z_groups()]
+    }
+
+    fn fit_device(&mut self, parallel_workgroups: u32) {
+        if self.parallel == 0 {
+            self.parallel = parallel_workgroups;
+        }
     }
 
     fn flops(&self) -> f64 {
