@@ -41,10 +41,11 @@ var<private> c_base: u32;
 var<workgroup> tile_a: array<array<vec4<f32>, 16>, 32>;
 var<workgroup> tile_b: array<array<vec4<f32>, 16>, 32>;
 
-// Workgroups along n take every n_groups-th column tile (a grid-stride loop), so a wide, shallow
-// product (a weight gradient: n = 784, k = the batch) runs as a few long-lived workgroups instead
-// of many short ones whose start-up would dominate; likewise along the batch, every z_groups-th
-// product.
+// Workgroups along n take every n_groups-th column tile (a grid-stride loop), and along the batch
+// every z_groups-th product: on a GPU emulated on the processor, which runs one workgroup per core
+// at a time, the host dispatches only as many workgroups as it has cores, each looping over its
+// share (extra workgroups cost time there: W1's weight gradient, 26 tiles, ran about twice as
+// fast in 2 workgroups as in 16). A real GPU gets one workgroup per tile.
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let n_tiles = (p.n + TILE - 1u) / TILE;
@@ -93,27 +94,34 @@ fn product_tile(row0: u32, col0: u32, lid: vec3<u32>) {
                                        b_at(k0 + kb, cb + 2u), b_at(k0 + kb, cb + 3u));
         }
         workgroupBarrier();
-        for (var kk = 0u; kk < DEPTH; kk = kk + 1u) {
-            let a0 = tile_a[kk][2u * lid.y];
-            let a1 = tile_a[kk][2u * lid.y + 1u];
-            let b0 = tile_b[kk][2u * lid.x];
-            let b1 = tile_b[kk][2u * lid.x + 1u];
-            acc[0] = acc[0] + a0.x * b0;
-            acc[1] = acc[1] + a0.x * b1;
-            acc[2] = acc[2] + a0.y * b0;
-            acc[3] = acc[3] + a0.y * b1;
-            acc[4] = acc[4] + a0.z * b0;
-            acc[5] = acc[5] + a0.z * b1;
-            acc[6] = acc[6] + a0.w * b0;
-            acc[7] = acc[7] + a0.w * b1;
-            acc[8] = acc[8] + a1.x * b0;
-            acc[9] = acc[9] + a1.x * b1;
-            acc[10] = acc[10] + a1.y * b0;
-            acc[11] = acc[11] + a1.y * b1;
-            acc[12] = acc[12] + a1.z * b0;
-            acc[13] = acc[13] + a1.z * b1;
-            acc[14] = acc[14] + a1.w * b0;
-            acc[15] = acc[15] + a1.w * b1;
+        // Only the steps inside the matrices, and only by invocations whose block holds some of
+        // C (on a narrow product most blocks are padding: W1's output layer is 10 wide). The
+        // condition is an `if` around the loop, not the loop's bound, so the barrier below stays
+        // in uniform control flow.
+        let depth = min(DEPTH, p.k - k0);
+        if (row0 + 8u * lid.y < p.m && col0 + 8u * lid.x < p.n) {
+            for (var kk = 0u; kk < depth; kk = kk + 1u) {
+                let a0 = tile_a[kk][2u * lid.y];
+                let a1 = tile_a[kk][2u * lid.y + 1u];
+                let b0 = tile_b[kk][2u * lid.x];
+                let b1 = tile_b[kk][2u * lid.x + 1u];
+                acc[0] = acc[0] + a0.x * b0;
+                acc[1] = acc[1] + a0.x * b1;
+                acc[2] = acc[2] + a0.y * b0;
+                acc[3] = acc[3] + a0.y * b1;
+                acc[4] = acc[4] + a0.z * b0;
+                acc[5] = acc[5] + a0.z * b1;
+                acc[6] = acc[6] + a0.w * b0;
+                acc[7] = acc[7] + a0.w * b1;
+                acc[8] = acc[8] + a1.x * b0;
+                acc[9] = acc[9] + a1.x * b1;
+                acc[10] = acc[10] + a1.y * b0;
+                acc[11] = acc[11] + a1.y * b1;
+                acc[12] = acc[12] + a1.z * b0;
+                acc[13] = acc[13] + a1.z * b1;
+                acc[14] = acc[14] + a1.w * b0;
+                acc[15] = acc[15] + a1.w * b1;
+            }
         }
         workgroupBarrier();
     }
