@@ -2,12 +2,15 @@
 //! from the same weights and batch, against burn (CPU backend `flex` with autodiff) as an
 //! independent reference: loss, every gradient and every updated weight within 1e-4 relative.
 
+mod common;
+
 use std::path::PathBuf;
 
 use burn::tensor::activation::{log_softmax, relu};
 use burn::tensor::module::{conv2d, max_pool2d};
 use burn::tensor::ops::{ConvOptions, MaxPoolOptions};
 use burn::tensor::{Device, Tensor, TensorData};
+use common::conv_relu_pool;
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::data::Dataset;
 use engine::model::{Compiled, Layer};
@@ -214,24 +217,11 @@ fn cnn_step_matches_burn() {
     let config = TrainConfig {
         data: data_config,
         model: ModelConfig::Layers {
-            layers: vec![
-                Layer::Conv2d {
-                    filters: 4,
-                    kernel: 5,
-                    stride: 2,
-                    padding: 1,
-                },
-                Layer::Activation {
-                    kind: Activation::Relu,
-                },
-                Layer::Pool {
-                    kind: PoolKind::Max,
-                    size: 2,
-                    stride: 2,
-                },
-                Layer::Flatten,
-                Layer::Dense { units: 10 },
-            ],
+            layers: [
+                conv_relu_pool(4, 5, 2, 1, PoolKind::Max).as_slice(),
+                &[Layer::Flatten, Layer::Dense { units: 10 }],
+            ]
+            .concat(),
         },
         ..base(8)
     };

@@ -4,11 +4,12 @@
 
 mod common;
 
+use common::conv_relu_pool;
+
 use std::path::PathBuf;
 
 use engine::data::Dataset;
 use engine::model::Layer;
-use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
@@ -21,24 +22,11 @@ fn config(pool: PoolKind, optimizer: Optimizer, batch: usize) -> TrainConfig {
             test_limit: 200,
         }),
         model: ModelConfig::Layers {
-            layers: vec![
-                Layer::Conv2d {
-                    filters: 4,
-                    kernel: 3,
-                    stride: 2,
-                    padding: 1,
-                },
-                Layer::Activation {
-                    kind: Activation::Relu,
-                },
-                Layer::Pool {
-                    kind: pool,
-                    size: 2,
-                    stride: 2,
-                },
-                Layer::Flatten,
-                Layer::Dense { units: 10 },
-            ],
+            layers: [
+                conv_relu_pool(4, 3, 2, 1, pool).as_slice(),
+                &[Layer::Flatten, Layer::Dense { units: 10 }],
+            ]
+            .concat(),
         },
         optimizer,
         learning_rate: optimizer.default_learning_rate() * 5.0,

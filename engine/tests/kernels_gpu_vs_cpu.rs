@@ -619,45 +619,36 @@ fn landscape_point_batches_match_cpu_and_each_point_alone() {
                 ..Default::default()
             };
             let (av, bv) = (random(a_len, 11), random(b_len, 12));
-            let out = run_both(
-                &ctx,
-                t.clone(),
-                vec![
-                    Init::F32(av.clone()),
-                    Init::F32(bv.clone()),
-                    Init::F32(vec![0.0; c_len]),
-                ],
-                || {
-                    Box::new(Matmul {
-                        parallel,
-                        ..Matmul::new(a, b, c, dims)
-                    })
-                },
-                StepScalars::default(),
-                &[c],
-            );
+            // C filled with `fill` first; `step.points` live products.
+            let run = |fill: f32, step: StepScalars| {
+                run_both(
+                    &ctx,
+                    t.clone(),
+                    vec![
+                        Init::F32(av.clone()),
+                        Init::F32(bv.clone()),
+                        Init::F32(vec![fill; c_len]),
+                    ],
+                    || {
+                        Box::new(Matmul {
+                            parallel,
+                            ..Matmul::new(a, b, c, dims)
+                        })
+                    },
+                    step,
+                    &[c],
+                )
+            };
+            let out = run(0.0, StepScalars::default());
             let what = format!("batched matmul {m}x{n}x{k} shared {shared} cap {parallel}");
             let tol = 1e-5 * (k as f32).sqrt();
             // A last pass with one live product: the others are left alone.
-            let live = run_both(
-                &ctx,
-                t,
-                vec![
-                    Init::F32(av.clone()),
-                    Init::F32(bv.clone()),
-                    Init::F32(vec![7.0; c_len]),
-                ],
-                || {
-                    Box::new(Matmul {
-                        parallel,
-                        ..Matmul::new(a, b, c, dims)
-                    })
-                },
+            let live = run(
+                7.0,
                 StepScalars {
                     points: 1,
                     ..Default::default()
                 },
-                &[c],
             );
             assert_close(&format!("{what}, first only"), &live[0].0, &live[0].1, tol, 1e-5);
             assert_eq!(

@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::conv_relu_pool;
+
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::landscape::*;
 use engine::model::{Layer, ModelSpec};
@@ -10,26 +12,6 @@ use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 use engine::rng::Rng;
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
-
-/// Conv (filters, kernel, stride, padding) → ReLU → max-pool 2, the block of every CNN here.
-fn conv_relu_max_pool(filters: usize, kernel: usize, stride: usize, padding: usize) -> [Layer; 3] {
-    [
-        Layer::Conv2d {
-            filters,
-            kernel,
-            stride,
-            padding,
-        },
-        Layer::Activation {
-            kind: Activation::Relu,
-        },
-        Layer::Pool {
-            kind: PoolKind::Max,
-            size: 2,
-            stride: 2,
-        },
-    ]
-}
 
 fn norm(v: &[f32]) -> f32 {
     v.iter().map(|x| x * x).sum::<f32>().sqrt()
@@ -40,7 +22,7 @@ fn filter_normalization_gives_each_filter_the_norm_of_its_weights() {
     let spec = ModelSpec {
         input: [1, 8, 8],
         layers: [
-            conv_relu_max_pool(3, 3, 1, 1).as_slice(),
+            conv_relu_pool(3, 3, 1, 1, PoolKind::Max).as_slice(),
             &[
                 Layer::Flatten,
                 Layer::Dense { units: 5 },
@@ -245,7 +227,7 @@ fn a_pass_of_many_points_matches_each_point_alone() {
         }),
         model: ModelConfig::Layers {
             layers: [
-                conv_relu_max_pool(4, 3, 2, 1).as_slice(),
+                conv_relu_pool(4, 3, 2, 1, PoolKind::Max).as_slice(),
                 &[
                     Layer::Flatten,
                     Layer::Dense { units: 12 },
@@ -350,7 +332,7 @@ fn points_per_pass_follow_the_memory_budget() {
     ]);
     let cnn = images(
         [
-            conv_relu_max_pool(4, 5, 1, 0).as_slice(),
+            conv_relu_pool(4, 5, 1, 0, PoolKind::Max).as_slice(),
             &[Layer::Flatten, Layer::Dense { units: 10 }],
         ]
         .concat(),

@@ -8,6 +8,9 @@ use std::rc::Rc;
 use engine::backend::{Backend, CpuBackend, GpuBackend, Pass};
 use engine::gpu::GpuContext;
 use engine::kernel::{BufId, BufferTable, Kernel, StepScalars};
+use engine::model::Layer;
+use engine::ops::activation::Activation;
+use engine::ops::pool::PoolKind;
 use engine::plan::Plan;
 
 pub fn gpu() -> Rc<GpuContext> {
@@ -84,4 +87,30 @@ pub fn assert_close(what: &str, gpu: &[f32], cpu: &[f32], atol: f32, rtol: f32) 
 pub fn random(n: usize, seed: u64) -> Vec<f32> {
     let mut r = engine::rng::Rng::new(seed);
     (0..n).map(|_| r.range(-1.0, 1.0)).collect()
+}
+
+/// A conv → ReLU → 2×2 pool block, as the CNN tests build their networks.
+pub fn conv_relu_pool(
+    filters: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+    pool: PoolKind,
+) -> [Layer; 3] {
+    [
+        Layer::Conv2d {
+            filters,
+            kernel,
+            stride,
+            padding,
+        },
+        Layer::Activation {
+            kind: Activation::Relu,
+        },
+        Layer::Pool {
+            kind: pool,
+            size: 2,
+            stride: 2,
+        },
+    ]
 }
