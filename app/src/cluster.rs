@@ -394,7 +394,7 @@ pub fn ClusterPage() -> impl IntoView {
                 </label>
                 {number("Batch (global when strong, per worker when weak)", "cl-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=4096).contains(x)).map(|x| s.batch = x).is_some())}
                 <p class="small muted" data-testid="cl-batch-note">{move || settings.with(|s| {
-                    let per = s.scaling().worker_batch(s.batch, s.workers);
+                    let per = s.per_worker(s.workers);
                     format!("{} scaling: each of the {} workers computes on {per} samples; one update uses {} samples", if s.weak { "weak" } else { "strong" }, s.workers, per * s.workers)
                 })}</p>
                 {number("Worker speed (GFLOP/s)", "cl-gflops", |s| s.gflops.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && x.is_finite()).map(|x| s.gflops = x).is_some())}
@@ -579,7 +579,7 @@ fn draw_timeline(c: &Canvases, s: &Settings) {
         consistency: Consistency::Synchronous,
         ..config
     };
-    let t = sync.iteration(&work, s.scaling().worker_batch(s.batch, s.workers));
+    let t = sync.iteration(&work, s.per_worker(s.workers));
     let title = format!(
         "{}: {} compute + {} exposed comm.",
         ALGORITHMS[s.animate].1,
@@ -594,9 +594,15 @@ type Plan = Vec<(String, usize, usize, Compression, bool)>;
 
 fn plan(s: &Settings, study: bool) -> Result<Plan, String> {
     let mut runs = Vec::new();
+    // Asynchronous workers talk to a parameter server whatever allreduce is ticked: one run.
+    let algorithms: Vec<usize> = if s.asynchronous {
+        s.chosen().into_iter().take(1).collect()
+    } else {
+        s.chosen()
+    };
     if study {
         for p in s.study()? {
-            for i in s.chosen() {
+            for &i in &algorithms {
                 runs.push((
                     format!("study {}", s.run_label(p, i, s.compression())),
                     p,
@@ -607,7 +613,7 @@ fn plan(s: &Settings, study: bool) -> Result<Plan, String> {
             }
         }
     } else {
-        for i in s.chosen() {
+        for &i in &algorithms {
             runs.push((
                 s.run_label(s.workers, i, s.compression()),
                 s.workers,
@@ -666,7 +672,6 @@ async fn run_all(
             config.consistency = Consistency::Synchronous;
         }
         config.compression = compression;
-        config.error_feedback &= compression != Compression::None;
         let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu.clone(), 1).await?;
         let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
         let share = 1.0 / total as f64;

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::backend::KernelTime;
 use crate::data::Dataset;
-use crate::model::{forward_macs, Layer};
+use crate::model::Layer;
 use crate::ops::activation::Activation;
 use crate::ops::pool::PoolKind;
 use crate::optim::Optimizer;
@@ -101,7 +101,7 @@ pub struct BenchResult {
     pub samples_per_sec_steady: f64,
     /// Samples per second including the first step.
     pub samples_per_sec_total: f64,
-    /// Achieved training GFLOP/s (2 FLOPs per multiply-accumulate, forward + backward ≈ 3× forward).
+    /// Achieved training GFLOP/s (the FLOPs of `timeline::Work`: the kernels the step runs).
     pub gflops: f64,
     pub final_loss: f32,
     pub losses: Vec<f32>,
@@ -180,7 +180,7 @@ pub async fn run(
     };
     let profile = summarize(&trainer.profile_step(3, now_ms).await?);
     let steady = (steps - 1) as f64 * batch as f64 / ((t2 - t1) / 1000.0);
-    let flops = 3.0 * 2.0 * forward_macs(&trainer.compiled) as f64 * steady;
+    let flops = crate::timeline::Work::of(&trainer.compiled).flops_per_sample * steady;
     Ok(BenchResult {
         workload: name.into(),
         backend: trainer.backend_name(),

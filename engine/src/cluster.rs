@@ -25,11 +25,12 @@ pub enum Scaling {
 }
 
 impl Scaling {
-    /// The batch each worker computes its gradient on.
-    pub fn worker_batch(self, batch: usize, workers: usize) -> usize {
+    /// The batch each worker computes its gradient on; None where strong scaling would leave a
+    /// worker without a sample (a global batch smaller than the worker count).
+    pub fn worker_batch(self, batch: usize, workers: usize) -> Option<usize> {
         match self {
-            Scaling::Strong => (batch / workers.max(1)).max(1),
-            Scaling::Weak => batch,
+            Scaling::Strong => Some(batch / workers.max(1)).filter(|&b| b > 0),
+            Scaling::Weak => Some(batch),
         }
     }
 }
@@ -67,6 +68,11 @@ pub struct ClusterConfig {
     /// Allreduce each layer's gradients as soon as backward has produced them.
     #[serde(default)]
     pub overlap: bool,
+    /// Seconds each step costs whatever its batch (kernel launches, synchronisation): compute is
+    /// this plus the batch's FLOPs at `flops_per_second`, so a worker at batch 1 is not 1/64 of
+    /// the time of batch 64.
+    #[serde(default = "default_overhead")]
+    pub step_overhead_seconds: f64,
 }
 
 fn one() -> f64 {
@@ -78,6 +84,14 @@ pub const DEFAULT_FLOPS: f64 = 1e13;
 
 fn default_flops() -> f64 {
     DEFAULT_FLOPS
+}
+
+/// The stated fixed cost of one training step on a worker: 0.2 ms, about a dozen kernel launches
+/// and a synchronisation on a GPU (an assumption of the model, not a measurement).
+pub const DEFAULT_STEP_OVERHEAD: f64 = 2e-4;
+
+fn default_overhead() -> f64 {
+    DEFAULT_STEP_OVERHEAD
 }
 
 impl ClusterConfig {
@@ -94,12 +108,20 @@ impl ClusterConfig {
             straggler: 1.0,
             flops_per_second: DEFAULT_FLOPS,
             overlap: false,
+            step_overhead_seconds: DEFAULT_STEP_OVERHEAD,
         }
     }
 
-    /// Modelled seconds of forward + backward of `batch` samples on each worker.
+    /// Error feedback is on and the compressor has a contractive form for it.
+    pub fn uses_error_feedback(&self) -> bool {
+        self.error_feedback && self.compression.supports_error_feedback()
+    }
+
+    /// Modelled seconds of forward + backward of `batch` samples on each worker: the fixed step
+    /// overhead plus the batch's FLOPs at the worker's speed (docs/theory.md §6.1).
     pub fn compute_seconds(&self, work: &Work, batch: usize) -> Vec<f64> {
-        let base = work.flops_per_sample * batch as f64 / self.flops_per_second.max(1.0);
+        let base = self.step_overhead_seconds.max(0.0)
+            + work.flops_per_sample * batch as f64 / self.flops_per_second.max(1.0);
         (0..self.workers.max(1))
             .map(|w| {
                 let slow = self.workers > 1 && w + 1 == self.workers;
@@ -131,8 +153,9 @@ impl ClusterConfig {
         })
     }
 
-    /// Seconds of one asynchronous round trip: push the (compressed) gradient to the server, pull
-    /// the dense weights back.
+    /// Seconds of one asynchronous round trip on the server's link: push the (compressed)
+    /// gradient to the server, pull the dense weights back. The link is shared: a worker whose
+    /// gradient is ready while another's round trip holds it waits (docs/theory.md §6.3).
     pub fn push_pull_seconds(&self, n: usize) -> f64 {
         let link = self.topology.inter;
         2.0 * link.alpha + (self.compression.bytes(n) + 4.0 * n as f64) * link.beta
@@ -187,6 +210,8 @@ pub struct Cluster {
     time: f64,
     version: u64,
     states: Vec<WorkerState>,
+    /// Asynchronous runs: the stretches of time the server's link is taken by round trips.
+    link_busy: Vec<(f64, f64)>,
     /// Asynchronous runs: what each worker did when, the first [`TRACE_SEGMENTS`].
     pub trace: Vec<Segment>,
 }
@@ -196,7 +221,7 @@ impl Cluster {
     pub fn new(config: ClusterConfig, compiled: &Compiled, worker_batch: usize) -> Self {
         let n = compiled.n_params;
         let schedule = Schedule::new(config.algorithm, config.workers, n, config.topology.gpus_per_node);
-        let errors = if config.error_feedback {
+        let errors = if config.uses_error_feedback() {
             vec![vec![0.0; n]; config.workers]
         } else {
             Vec::new()
@@ -226,6 +251,7 @@ impl Cluster {
             rng: Rng::new(config.seed ^ 0xC1u64),
             grads: vec![Vec::with_capacity(n); config.workers],
             states: vec![WorkerState::default(); config.workers],
+            link_busy: Vec::new(),
             config,
             schedule,
             work,
@@ -267,7 +293,7 @@ impl Cluster {
         let rows = trainer.next_batch_rows();
         let loss = trainer.loss_and_gradient_into(&rows, &mut self.grads[w]).await?;
         let c = self.config.compression;
-        if self.config.error_feedback {
+        if self.config.uses_error_feedback() {
             self.grads[w] = with_error_feedback(c, &self.grads[w], &mut self.errors[w], &mut self.rng);
         } else if c != Compression::None {
             self.grads[w] = c.apply(&self.grads[w], &mut self.rng);
@@ -299,15 +325,38 @@ impl Cluster {
         })
     }
 
-    /// Worker `w` pulls the current weights at time `now` and starts its next gradient.
+    /// Worker `w` pulls the current weights at time `now` and starts its next gradient; when it is
+    /// computed, the push and the pull wait for the server's link to be free.
     async fn start(&mut self, trainer: &mut Trainer, w: usize, now: f64) -> Result<(), String> {
         let loss = self.gradient(trainer, w).await?;
         let compute = self.config.compute_seconds(&self.work, self.worker_batch)[w];
-        let finish = now + compute + self.comm.0;
-        self.record(w, Phase::Backward, now, now + compute);
-        self.record(w, Phase::Comm, now + compute, finish);
+        let ready = now + compute;
+        let on_link = self.reserve_link(now, ready, self.comm.0);
+        let finish = on_link + self.comm.0;
+        self.record(w, Phase::Backward, now, ready);
+        self.record(w, Phase::Wait, ready, on_link);
+        self.record(w, Phase::Comm, on_link, finish);
         self.states[w].running = Some((finish, self.version, loss));
         Ok(())
+    }
+
+    /// The earliest time from `ready` at which the server's link is free for `seconds`, taken
+    /// from then on. Round trips that ended by `now` are forgotten (no later request precedes it).
+    fn reserve_link(&mut self, now: f64, ready: f64, seconds: f64) -> f64 {
+        self.link_busy.retain(|&(_, end)| end > now);
+        let mut start = ready;
+        for &(a, b) in &self.link_busy {
+            if b <= start {
+                continue;
+            }
+            if a >= start + seconds {
+                break;
+            }
+            start = b;
+        }
+        let at = self.link_busy.partition_point(|&(a, _)| a < start);
+        self.link_busy.insert(at, (start, start + seconds));
+        start
     }
 
     fn record(&mut self, worker: usize, phase: Phase, start: f64, end: f64) {
@@ -378,24 +427,30 @@ impl Cluster {
     }
 }
 
-/// Time and bytes of one allreduce of the schedule's values under the configured compression:
-/// dense formats shrink every message to their bytes per value; sparse ones are allgathered around
-/// a ring instead ((p − 1) steps of k values with their indices, DOMAIN.md §6).
+/// Time and bytes of one allreduce of the schedule's values under the configured compression
+/// (docs/theory.md §6.4). Uncompressed, the schedule is charged as it is. Compressed vectors do not
+/// add up in place — sparse ones have different supports, quantized ones different per-worker
+/// scales, so a sum no longer fits in b bits — so every worker's compressed vector is allgathered
+/// around a ring instead, whatever algorithm was chosen, and each worker sums the p decompressed
+/// vectors itself: (p − 1) steps of one message each way, p(p − 1) messages on the wire. That is
+/// exactly what the simulation computes (the exact sum of the decompressed vectors), and at many
+/// workers it can send more than the dense ring.
 fn comm(config: &ClusterConfig, schedule: &Schedule) -> (f64, f64) {
     let (c, n) = (config.compression, schedule.n);
     let p = config.workers as f64;
     if p <= 1.0 {
         return (0.0, 0.0);
     }
-    if c.is_sparse() {
-        let link = config.topology.inter;
-        let per = c.bytes(n);
-        ((p - 1.0) * (link.alpha + per * link.beta), p * (p - 1.0) * per)
-    } else {
-        let per_value = c.bytes(n) / n.max(1) as f64;
-        let k = cost(schedule, &config.topology, per_value);
-        (k.seconds, k.bytes)
+    if c == Compression::None {
+        let k = cost(schedule, &config.topology, 4.0);
+        return (k.seconds, k.bytes);
     }
+    let link = config.topology.inter;
+    let per = c.bytes(n);
+    (
+        (p - 1.0) * (link.alpha + per * (link.beta + link.gamma)),
+        p * (p - 1.0) * per,
+    )
 }
 
 /// Speed-up and efficiency of one configuration at one worker count.
@@ -415,7 +470,8 @@ pub struct ScalingPoint {
 
 /// Speed-up and efficiency of synchronous training against worker count for each algorithm, from
 /// the same iteration model (compute, buckets, schedule costs) as the cluster's clock. `batch` is
-/// the global batch (strong scaling) or each worker's (weak).
+/// the global batch (strong scaling) or each worker's (weak); under strong scaling worker counts
+/// above the batch are left out (a worker would have no sample).
 pub fn scaling_curve(
     base: &ClusterConfig,
     work: &Work,
@@ -439,7 +495,9 @@ pub fn scaling_curve(
                 consistency: Consistency::Synchronous,
                 ..base.clone()
             };
-            let per = scaling.worker_batch(batch, p);
+            let Some(per) = scaling.worker_batch(batch, p) else {
+                continue;
+            };
             let t = config.iteration(work, per);
             let samples = per * p;
             let speedup = samples as f64 / t.seconds / one;

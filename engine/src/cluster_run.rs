@@ -165,7 +165,7 @@ impl ClusterRecord {
                         format!("async bound {}", bound.map_or("none".into(), |b| b.to_string())),
                 },
                 c.compression.label(),
-                c.error_feedback,
+                c.uses_error_feedback(),
                 r.worker_batch,
                 r.losses.len(),
                 opt(r.reached.map(|x| x.step.to_string())),

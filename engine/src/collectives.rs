@@ -523,24 +523,24 @@ pub struct Cost {
     pub bytes: f64,
 }
 
-/// Charges each step of a schedule: messages of one step go at once, so a step costs one latency
-/// plus, at its busiest node, the bytes it sends or receives (whichever is more: links are full
-/// duplex) at β and the bytes it reduces at γ — the Hockney α-β-γ model of DOMAIN.md §6, whose
-/// closed forms this reproduces for every algorithm in its table.
+/// Charges each step of a schedule under the one-port Hockney α-β-γ model (docs/theory.md §6.2):
+/// messages of one step go at once, but each node sends one message at a time and receives one at
+/// a time (links are full duplex), so a node's step time is the larger of its sending and its
+/// receiving side — one α per message plus its bytes at β — plus the bytes it reduces at γ. A
+/// parameter server receiving p messages therefore pays p·α, as the closed forms of §6.2 say.
 pub fn cost(s: &Schedule, topology: &Topology, bytes_per_element: f64) -> Cost {
     let nodes = s.workers + s.servers;
     let mut step_seconds = Vec::with_capacity(s.steps.len());
     let mut bytes = 0.0;
     for step in &s.steps {
         let (mut sent, mut received, mut reduced) = (vec![0.0; nodes], vec![0.0; nodes], vec![0.0; nodes]);
-        let mut alpha: f64 = 0.0;
         for m in step {
             let link = topology.link(s, m.from, m.to);
             let b = m.len as f64 * bytes_per_element;
             bytes += b;
-            alpha = alpha.max(link.alpha);
-            sent[m.from] += b * link.beta;
-            received[m.to] += b * link.beta;
+            let seconds = link.alpha + b * link.beta;
+            sent[m.from] += seconds;
+            received[m.to] += seconds;
             if m.reduce {
                 reduced[m.to] += b * link.gamma;
             }
@@ -548,7 +548,7 @@ pub fn cost(s: &Schedule, topology: &Topology, bytes_per_element: f64) -> Cost {
         let busiest = (0..nodes)
             .map(|i| sent[i].max(received[i]) + reduced[i])
             .fold(0.0, f64::max);
-        step_seconds.push(alpha + busiest);
+        step_seconds.push(busiest);
     }
     Cost {
         seconds: step_seconds.iter().sum(),

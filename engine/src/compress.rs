@@ -1,6 +1,13 @@
-//! Gradient compression for data-parallel training (DOMAIN.md §6): top-k and random-k
+//! Gradient compression for data-parallel training (docs/theory.md §6.4): top-k and random-k
 //! sparsification, b-bit quantization with stochastic rounding, ternary; error feedback keeps what
 //! compression dropped and adds it to the next gradient (e ← e + g − C(e + g)).
+//!
+//! Two families, for two uses. Without error feedback the stochastic compressors are *unbiased*
+//! (E C(x) = x: random-k scaled by 1/fraction, b-bit levels ±max|x|, TernGrad). Error feedback
+//! needs a *contractive* compressor instead, ‖C(x) − x‖² ≤ (1 − δ)‖x‖² for some δ > 0, or the
+//! memory grows without bound: under it random-k is left unscaled (Stich et al. 2018) and 1-bit is
+//! the scaled sign ‖x‖₁/d · sign(x) (Karimireddy et al. 2019). The multi-bit quantizers and ternary
+//! are unbiased only, and are not offered with error feedback.
 
 use serde::{Deserialize, Serialize};
 
@@ -54,9 +61,45 @@ impl Compression {
         }
     }
 
-    /// Sparse messages do not add up in place: they are allgathered rather than allreduced.
-    pub fn is_sparse(self) -> bool {
-        matches!(self, Compression::TopK { .. } | Compression::RandomK { .. })
+    /// Whether error feedback may be used with it: a contractive form exists (top-k, random-k
+    /// unscaled, 1-bit as scaled sign). Multi-bit and ternary quantizers are unbiased but not
+    /// contractive, so their error memory could grow without bound.
+    pub fn supports_error_feedback(self) -> bool {
+        matches!(
+            self,
+            Compression::TopK { .. } | Compression::RandomK { .. } | Compression::Quantize { bits: 1 }
+        )
+    }
+
+    /// The name of what is sent under error feedback, where it differs from the unbiased form.
+    pub fn error_feedback_label(self) -> String {
+        match self {
+            Compression::RandomK { fraction } => format!("random-k {}% unscaled", fraction * 100.0),
+            Compression::Quantize { bits: 1 } => "scaled sign".into(),
+            c => c.label(),
+        }
+    }
+
+    /// The contractive form used under error feedback: random-k without the 1/fraction scale,
+    /// 1-bit as the scaled sign ‖x‖₁/d · sign(x); top-k is contractive as it is.
+    pub fn apply_contractive(self, g: &[f32], rng: &mut Rng) -> Vec<f32> {
+        match self {
+            Compression::RandomK { .. } => {
+                let k = self.kept(g.len());
+                let mut order: Vec<usize> = (0..g.len()).collect();
+                rng.shuffle(&mut order);
+                let mut out = vec![0.0; g.len()];
+                for &i in &order[..k.min(g.len())] {
+                    out[i] = g[i];
+                }
+                out
+            }
+            Compression::Quantize { bits: 1 } => {
+                let scale = (g.iter().map(|v| v.abs() as f64).sum::<f64>() / g.len().max(1) as f64) as f32;
+                g.iter().map(|&x| if x < 0.0 { -scale } else { scale }).collect()
+            }
+            c => c.apply(g, rng),
+        }
     }
 
     /// Compresses a vector it may consume (no copy when there is no compression).
@@ -128,10 +171,12 @@ impl Compression {
     }
 }
 
-/// Error feedback: compresses e + g and keeps the remainder in `e`.
+/// Error feedback: compresses e + g by the compressor's contractive form and keeps the remainder
+/// in `e`. Only for compressors that [`Compression::supports_error_feedback`].
 pub fn with_error_feedback(c: Compression, g: &[f32], e: &mut [f32], rng: &mut Rng) -> Vec<f32> {
+    debug_assert!(c.supports_error_feedback(), "{c:?} has no contractive form");
     let corrected: Vec<f32> = g.iter().zip(e.iter()).map(|(g, e)| g + e).collect();
-    let sent = c.apply(&corrected, rng);
+    let sent = c.apply_contractive(&corrected, rng);
     for ((e, c), s) in e.iter_mut().zip(&corrected).zip(&sent) {
         *e = c - s;
     }

@@ -128,9 +128,11 @@ pub async fn slice(
     Ok(out)
 }
 
-/// The plane of a training trajectory: the first two principal directions of the checkpoints'
-/// offsets from the final weights, their explained variance ratios, and each checkpoint's
-/// coordinates in that plane.
+/// The plane of a training trajectory (Li et al. 2018, §6; docs/theory.md §4.3): the first two
+/// principal directions of the checkpoints' offsets from the final weights, *centred* on their
+/// mean before the PCA as Li et al.'s code (scikit-learn's PCA) does, the share of the centred
+/// variance each explains, and each checkpoint's offset projected on them (so the final weights
+/// sit at the origin).
 pub struct TrajectoryPlane {
     pub d1: Vec<f32>,
     pub d2: Vec<f32>,
@@ -146,10 +148,20 @@ pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> Traj
         .iter()
         .map(|c| c.iter().zip(final_weights).map(|(a, b)| a - b).collect())
         .collect();
+    let mut mean = vec![0.0f64; final_weights.len()];
+    for xi in &x {
+        for (m, v) in mean.iter_mut().zip(xi) {
+            *m += *v as f64 / k as f64;
+        }
+    }
+    let y: Vec<Vec<f32>> = x
+        .iter()
+        .map(|xi| xi.iter().zip(&mean).map(|(v, m)| (*v as f64 - m) as f32).collect())
+        .collect();
     let mut gram = vec![vec![0.0f64; k]; k];
     for i in 0..k {
         for j in i..k {
-            let v = dot(&x[i], &x[j]);
+            let v = dot(&y[i], &y[j]);
             gram[i][j] = v;
             gram[j][i] = v;
         }
@@ -174,10 +186,10 @@ pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> Traj
             lambda = n;
             u = next.into_iter().map(|v| v / n).collect();
         }
-        // Direction in weight space: Xᵀu / ‖Xᵀu‖ (its norm² is λ).
+        // Direction in weight space: Yᵀu / ‖Yᵀu‖ (its norm² is λ).
         let dim = final_weights.len();
         let mut d = vec![0.0f64; dim];
-        for (i, xi) in x.iter().enumerate() {
+        for (i, xi) in y.iter().enumerate() {
             for (dj, v) in d.iter_mut().zip(xi) {
                 *dj += u[i] * *v as f64;
             }

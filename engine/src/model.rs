@@ -119,16 +119,13 @@ impl Compiled {
     }
 }
 
-/// Multiply-accumulates of one forward pass of one sample (training costs about 3×).
-pub fn forward_macs(c: &Compiled) -> usize {
-    c.layers
-        .iter()
-        .map(|l| match l.layer {
-            Layer::Dense { units } => units * l.in_len(),
-            Layer::Conv2d { .. } => l.out_len() * l.in_shape[0] * l.w_shape()[2] * l.w_shape()[3],
-            _ => 0,
-        })
-        .sum()
+/// Multiply-accumulates of one layer's forward pass of one sample (0 for layers without weights).
+pub fn layer_macs(l: &CompiledLayer) -> usize {
+    match l.layer {
+        Layer::Dense { units } => units * l.in_len(),
+        Layer::Conv2d { .. } => l.out_len() * l.in_shape[0] * l.w_shape()[2] * l.w_shape()[3],
+        _ => 0,
+    }
 }
 
 impl ModelSpec {

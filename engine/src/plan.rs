@@ -429,8 +429,9 @@ fn backward(
     for i in (0..n).rev() {
         let l = &model.layers[i];
         let x = fwd.acts[i];
-        // The first layer's input is the data: its gradient is never needed.
-        let needs_d_in = i > 0;
+        // Below the first layer with weights lies only the data (and parameter-free layers on
+        // it): its gradient is never needed, so it is not computed.
+        let needs_d_in = input_gradient_needed(model, i);
         if matches!(l.layer, Layer::Flatten) {
             continue; // d_out already is the gradient of the same memory
         }
@@ -552,6 +553,12 @@ fn backward(
             d_out = d_in;
         }
     }
+}
+
+/// Whether backward computes the gradient of layer `i`'s input: only when some layer below it
+/// has weights. `timeline::Work` counts FLOPs by the same rule.
+pub fn input_gradient_needed(model: &Compiled, i: usize) -> bool {
+    model.layers[..i].iter().any(|l| l.has_params())
 }
 
 impl Plan {

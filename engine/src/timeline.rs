@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Compiled, Layer};
+use crate::model::{layer_macs, Compiled, Layer};
+use crate::plan::input_gradient_needed;
 
 /// What a worker is doing in a stretch of time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,30 +46,35 @@ pub struct Work {
 }
 
 impl Work {
-    /// Training costs about three forward passes (forward, and backward's two products), two FLOPs
-    /// per multiply-accumulate; backward's time splits over the layers by their products.
+    /// The FLOPs of one training sample as the training pass computes them (a multiply-add counts
+    /// 2, docs/theory.md §6.1): every layer's forward product, the weight gradient of every layer
+    /// with weights, and the input gradient only where backward computes it — not below the first
+    /// layer with weights, whose input is the data. Backward's time splits over the layers by
+    /// their products.
     pub fn of(c: &Compiled) -> Self {
-        let macs = |l: &crate::model::CompiledLayer| match l.layer {
-            Layer::Dense { units } => (units * l.in_len()) as f64,
-            Layer::Conv2d { .. } => {
-                let w = l.w_shape();
-                (l.out_len() * l.in_shape[0] * w[2] * w[3]) as f64
-            }
-            _ => 0.0,
-        };
-        let total: f64 = c.layers.iter().map(macs).sum::<f64>().max(1.0);
+        let macs = |l: &crate::model::CompiledLayer| layer_macs(l) as f64;
+        // Products per layer in backward: the weight gradient, plus the input gradient if needed.
+        let backward: Vec<f64> = c
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(i, l)| macs(l) * if input_gradient_needed(c, i) { 2.0 } else { 1.0 })
+            .collect();
+        let forward: f64 = c.layers.iter().map(macs).sum();
+        let total_backward = backward.iter().sum::<f64>().max(1.0);
         let buckets = c
             .layers
             .iter()
+            .zip(&backward)
             .rev()
-            .filter(|l| l.has_params())
-            .map(|l| Bucket {
+            .filter(|(l, _)| l.has_params())
+            .map(|(l, b)| Bucket {
                 params: l.w_len + bias_len(l),
-                share: macs(l) / total,
+                share: b / total_backward,
             })
             .collect();
         Work {
-            flops_per_sample: 6.0 * total,
+            flops_per_sample: 2.0 * (forward + backward.iter().sum::<f64>()),
             buckets,
         }
     }

@@ -656,6 +656,13 @@ impl Trainer {
         self.backend.plan().eval.map_or(1, |e| e.points_per_pass)
     }
 
+    /// Floating-point operations of one training step's forward and backward kernels (the
+    /// optimizer's are memory-bound and count none), as the kernels themselves report them.
+    pub fn train_pass_flops(&self) -> f64 {
+        let plan = self.backend.plan();
+        plan.train[..plan.optimizer_start].iter().map(|k| k.flops()).sum()
+    }
+
     /// Floating-point operations of one evaluation pass (all its points).
     pub fn eval_pass_flops(&self) -> f64 {
         self.backend.plan().evaluate.iter().map(|k| k.flops()).sum()

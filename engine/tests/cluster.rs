@@ -182,8 +182,9 @@ fn the_clock_advances_by_the_modelled_iteration() {
     let last = last.unwrap();
     assert!((last.time - 3.0 * iteration.seconds).abs() < 1e-12);
     assert_eq!(last.samples, 32);
-    // Compute is FLOPs over speed; without overlap the allreduce of everything follows it.
-    let compute = work.flops_per_sample * 8.0 / 1e6;
+    // Compute is the step's overhead plus FLOPs over speed; without overlap the allreduce of
+    // everything follows it.
+    let compute = config.step_overhead_seconds + work.flops_per_sample * 8.0 / 1e6;
     assert!((iteration.compute_seconds - compute).abs() < 1e-12);
     let (comm, _) = config.allreduce(t.compiled.n_params);
     assert!((iteration.seconds - (compute + comm)).abs() < 1e-12);
@@ -265,6 +266,7 @@ fn overlap_hides_communication_and_the_curve_is_perfect_on_a_free_network() {
     // all but the first layer's hide behind backward.
     let slow = ClusterConfig {
         flops_per_second: 1e8,
+        step_overhead_seconds: 0.0,
         topology: Topology::flat(Link {
             alpha: 0.0,
             ..Link::preset("wifi").unwrap()
@@ -309,6 +311,148 @@ fn overlap_hides_communication_and_the_curve_is_perfect_on_a_free_network() {
     );
     assert!(real.iter().all(|p| p.efficiency <= 1.0 + 1e-12));
     assert_eq!(real[0].speedup, 1.0);
+
+    // With a fixed step overhead o, strong scaling on a free network gives
+    // (o + F·B/s) / (o + F·(B/p)/s), not p; worker counts above the batch are left out.
+    let o = 1e-3;
+    let overhead = ClusterConfig {
+        step_overhead_seconds: o,
+        ..free.clone()
+    };
+    let (f, s) = (work.flops_per_sample, overhead.flops_per_second);
+    let curve = scaling_curve(&overhead, &work, 8, Scaling::Strong, &[Algorithm::Ring], &workers);
+    assert_eq!(curve.iter().map(|p| p.workers).collect::<Vec<_>>(), [1, 2, 4, 8]);
+    for p in curve {
+        let want = (o + f * 8.0 / s) / (o + f * (8 / p.workers) as f64 / s);
+        assert!((p.speedup - want).abs() < 1e-9 * want, "{p:?} vs {want}");
+    }
+    assert_eq!(Scaling::Strong.worker_batch(32, 64), None);
+    assert_eq!(Scaling::Weak.worker_batch(32, 64), Some(32));
+}
+
+/// Asynchronous workers share the parameter server's link (docs/theory.md §6.3): p equal workers
+/// computing for c seconds, each push and pull taking m, make min(p / (c + 2m), 1 / (2m))
+/// updates per second — compute-bound below saturation, the server's link above it.
+#[test]
+fn async_throughput_is_bounded_by_the_server_link() {
+    let t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+    let base = ClusterConfig {
+        consistency: Consistency::Asynchronous { bound: None },
+        flops_per_second: 1e6,
+        ..cluster(4, Algorithm::Ring, Compression::None)
+    };
+    let work = engine::timeline::Work::of(&t.compiled);
+    let c = base.compute_seconds(&work, 8)[0];
+    for m in [c / 20.0, c / 2.0, 2.0 * c] {
+        let config = ClusterConfig {
+            topology: Topology::flat(Link {
+                alpha: m,
+                beta: 0.0,
+                gamma: 0.0,
+            }),
+            ..base.clone()
+        };
+        let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
+        let mut cl = new_cluster(config, &t);
+        let times: Vec<f64> = (0..400)
+            .map(|_| pollster::block_on(cl.step(&mut t)).unwrap().time)
+            .collect();
+        let measured = 300.0 / (times[399] - times[99]);
+        let want = (4.0 / (c + 2.0 * m)).min(1.0 / (2.0 * m));
+        assert!(
+            (measured - want).abs() < 0.01 * want,
+            "m = {m}: {measured} updates/s vs {want}"
+        );
+    }
+}
+
+/// Error feedback with the contractive forms keeps its memory bounded (docs/theory.md §6.4):
+/// ‖e‖ ≤ √(1−δ)/(1 − √(1−δ)) · max‖g‖ < (2/δ) · max‖g‖, with δ = k/d for the sparsifiers and
+/// δ = ‖x‖₁²/(d‖x‖²) (about 2/π for Gaussian vectors, ½ taken here) for the scaled sign. The
+/// unbiased random-k (scaled by d/k) under error feedback grows without bound instead.
+#[test]
+fn error_feedback_memory_stays_bounded_with_contractive_compressors() {
+    let d = 2000;
+    let gradient = |rng: &mut Rng| -> Vec<f32> { (0..d).map(|_| rng.normal()).collect() };
+    let norm = |v: &[f32]| v.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
+    for (c, delta) in [
+        (Compression::TopK { fraction: 0.01 }, 0.01),
+        (Compression::RandomK { fraction: 0.01 }, 0.01),
+        (Compression::Quantize { bits: 1 }, 0.5),
+    ] {
+        assert!(c.supports_error_feedback());
+        let (mut rng, mut e) = (Rng::new(3), vec![0.0f32; d]);
+        let (mut g_max, mut e_max) = (0.0f64, 0.0f64);
+        for _ in 0..1000 {
+            let g = gradient(&mut rng);
+            g_max = g_max.max(norm(&g));
+            with_error_feedback(c, &g, &mut e, &mut rng);
+            e_max = e_max.max(norm(&e));
+        }
+        assert!(
+            e_max <= 2.0 / delta * g_max,
+            "{c:?}: ‖e‖ reached {e_max}, bound {}",
+            2.0 / delta * g_max
+        );
+    }
+    // The unbiased random-k fed its own remainder: e ← x − (d/k)·(kept part of x) multiplies the
+    // kept coordinates by 1 − d/k each time they are drawn.
+    let (mut rng, mut e) = (Rng::new(3), vec![0.0f32; d]);
+    let c = Compression::RandomK { fraction: 0.01 };
+    let mut g_max = 0.0f64;
+    for _ in 0..300 {
+        let g = gradient(&mut rng);
+        g_max = g_max.max(norm(&g));
+        let x: Vec<f32> = g.iter().zip(&e).map(|(g, e)| g + e).collect();
+        let sent = c.apply(&x, &mut rng);
+        e = x.iter().zip(&sent).map(|(x, s)| x - s).collect();
+    }
+    assert!(norm(&e) > 1e6 * g_max, "unbiased random-k under error feedback grows");
+    for c in [Compression::Quantize { bits: 4 }, Compression::Ternary, Compression::None] {
+        assert!(!c.supports_error_feedback(), "{c:?}");
+    }
+}
+
+/// The scaled sign sends ‖x‖₁/d · sign(x); unscaled random-k sends x's own values.
+#[test]
+fn contractive_forms_are_the_scaled_sign_and_unscaled_random_k() {
+    let x = [0.5f32, -1.5, 2.0, -0.0];
+    let sign = Compression::Quantize { bits: 1 }.apply_contractive(&x, &mut Rng::new(1));
+    assert_eq!(sign, vec![1.0, -1.0, 1.0, 1.0]);
+    let kept = Compression::RandomK { fraction: 0.5 }.apply_contractive(&x, &mut Rng::new(1));
+    assert_eq!(kept.iter().filter(|v| **v != 0.0).count(), 2);
+    assert!(kept.iter().zip(&x).all(|(k, x)| *k == 0.0 || k == x));
+}
+
+/// Compressed vectors are allgathered (they do not sum in b bits): (p − 1)(α + b(β + γ)) with b a
+/// worker's compressed bytes, p(p − 1)·b on the wire. At 64 workers 4-bit sends more than the
+/// dense ring's 2(p − 1)·4n bytes — and at 8 workers less.
+#[test]
+fn quantized_gradients_are_allgathered_and_cost_so() {
+    let link = Link::preset("10gbe").unwrap();
+    let n = 25_450;
+    for p in [8usize, 64] {
+        let config = ClusterConfig {
+            compression: Compression::Quantize { bits: 4 },
+            ..ClusterConfig::new(p, Algorithm::Ring, link)
+        };
+        let (seconds, bytes) = config.allreduce(n);
+        let b = n as f64 * 4.0 / 8.0 + 4.0;
+        let pf = p as f64;
+        assert!((bytes - pf * (pf - 1.0) * b).abs() < 1e-6);
+        let want = (pf - 1.0) * (link.alpha + b * (link.beta + link.gamma));
+        assert!((seconds - want).abs() < 1e-12 * want.max(1.0));
+        let dense = ClusterConfig::new(p, Algorithm::Ring, link).allreduce(n);
+        assert!((dense.1 - 2.0 * (pf - 1.0) * 4.0 * n as f64).abs() < 1e-6);
+        if p == 64 {
+            assert!(bytes > dense.1, "64 workers: 4-bit sends more");
+            // Bandwidth-bound (a vector of 2M values), it also takes longer.
+            let big = 2_000_000;
+            assert!(config.allreduce(big).0 > ClusterConfig::new(p, Algorithm::Ring, link).allreduce(big).0);
+        } else {
+            assert!(bytes < dense.1, "8 workers: 4-bit saves");
+        }
+    }
 }
 
 #[test]

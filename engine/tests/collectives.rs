@@ -56,6 +56,8 @@ fn close(what: &str, got: f64, want: f64) {
     );
 }
 
+/// The closed forms of docs/theory.md §6.2 (one-port Hockney model), at powers of two and not:
+/// the halving/doubling family folds the extra workers in first and sends them the result last.
 #[test]
 fn the_cost_model_matches_the_closed_forms() {
     let link = Link {
@@ -65,12 +67,20 @@ fn the_cost_model_matches_the_closed_forms() {
     };
     let topo = Topology::flat(link);
     let (a, b, g) = (link.alpha, link.beta, link.gamma);
-    for &p in &[2usize, 4, 8, 16, 64] {
-        let elems = 64 * 1024; // divisible by every p here
+    for &p in &[2usize, 3, 4, 5, 6, 8, 12, 16, 64] {
+        let elems = 60 * 1024; // divisible by every p here
         let n = elems as f64 * 4.0; // bytes
         let pf = p as f64;
-        let lg = pf.log2();
-        let ceil_lg = lg.ceil();
+        let ceil_lg = pf.log2().ceil();
+        // The power of two the halving/doubling family works on, and its fold and unfold steps.
+        let p2 = (1usize << pf.log2().floor() as u32) as f64;
+        let lg2 = p2.log2();
+        let (fold, unfold) = if p2 < pf {
+            (a + n * b + n * g, a + n * b)
+        } else {
+            (0.0, 0.0)
+        };
+        let extra_bytes = (pf - p2) * n * 2.0;
         let cases: [(Algorithm, f64, f64); 6] = [
             (
                 Algorithm::Naive,
@@ -78,8 +88,9 @@ fn the_cost_model_matches_the_closed_forms() {
                 pf * (pf - 1.0) * n,
             ),
             (
+                // One-port: the server receives p messages, then sends p.
                 Algorithm::ParameterServer { shards: 1 },
-                2.0 * (a + pf * n * b) + pf * n * g,
+                2.0 * pf * (a + n * b) + pf * n * g,
                 2.0 * pf * n,
             ),
             (
@@ -94,13 +105,16 @@ fn the_cost_model_matches_the_closed_forms() {
             ),
             (
                 Algorithm::RecursiveDoubling,
-                lg * (a + n * b + n * g),
-                pf * lg * n,
+                fold + lg2 * (a + n * b + n * g) + unfold,
+                p2 * lg2 * n + extra_bytes,
             ),
             (
                 Algorithm::Rabenseifner,
-                2.0 * lg * a + 2.0 * ((pf - 1.0) / pf) * n * b + ((pf - 1.0) / pf) * n * g,
-                2.0 * (pf - 1.0) * n,
+                fold + 2.0 * lg2 * a
+                    + 2.0 * ((p2 - 1.0) / p2) * n * b
+                    + ((p2 - 1.0) / p2) * n * g
+                    + unfold,
+                2.0 * (p2 - 1.0) * n + extra_bytes,
             ),
         ];
         for (alg, time, bytes) in cases {
@@ -108,6 +122,54 @@ fn the_cost_model_matches_the_closed_forms() {
             close(&format!("{} p={p} time", alg.label()), c.seconds, time);
             close(&format!("{} p={p} bytes", alg.label()), c.bytes, bytes);
         }
+        // s servers each own n/s: each receives p messages of n/s and sends p back, while each
+        // worker sends (then receives) s messages of n/s; the busier side sets each step.
+        let s = 3.0;
+        let server_side = pf * (a + n / s * b);
+        let worker_side = s * a + n * b;
+        let c = cost(
+            &Schedule::new(Algorithm::ParameterServer { shards: 3 }, p, elems, 1),
+            &topo,
+            4.0,
+        );
+        close(
+            &format!("sharded server p={p}"),
+            c.seconds,
+            (server_side + pf * n / s * g).max(worker_side) + server_side.max(worker_side),
+        );
+    }
+}
+
+/// Inside a node of g GPUs the leader gathers g − 1 messages one at a time (one-port), the
+/// leaders ring-allreduce over the slow link, and the leader sends the result g − 1 times.
+#[test]
+fn the_hierarchical_cost_matches_its_closed_form() {
+    let fast = Link {
+        alpha: 1e-6,
+        beta: 1.0 / 100e9,
+        gamma: 1.0 / 200e9,
+    };
+    let slow = Link {
+        alpha: 2e-5,
+        beta: 1.0 / 1e9,
+        gamma: 1.0 / 200e9,
+    };
+    for (p, gpus) in [(6usize, 3usize), (12, 4), (5, 1), (16, 4)] {
+        let topo = Topology {
+            gpus_per_node: gpus,
+            intra: fast,
+            inter: slow,
+        };
+        let elems = 60 * 1024;
+        let n = elems as f64 * 4.0;
+        let (gf, m) = (gpus as f64, (p / gpus) as f64);
+        let inside = (gf - 1.0) * (fast.alpha + n * fast.beta);
+        let ring = 2.0 * (m - 1.0) * slow.alpha
+            + 2.0 * ((m - 1.0) / m) * n * slow.beta
+            + ((m - 1.0) / m) * n * slow.gamma;
+        let want = inside + (gf - 1.0) * n * fast.gamma + ring + inside;
+        let c = cost(&Schedule::new(Algorithm::Hierarchical, p, elems, gpus), &topo, 4.0);
+        close(&format!("hierarchical p={p} g={gpus}"), c.seconds, want);
     }
 }
 

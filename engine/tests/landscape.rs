@@ -360,3 +360,94 @@ fn points_per_pass_follow_the_memory_budget() {
         "toy, MLP 784-32-10, W1, CNN, W2, pool first"
     );
 }
+
+/// The trajectory plane is the PCA of the *centred* checkpoint offsets (Li et al.'s code): its
+/// explained-variance ratios and directions equal the leading eigenpairs of the centred
+/// covariance, found here independently by Jacobi rotations on a small problem.
+#[test]
+fn trajectory_pca_is_centred_and_matches_an_eigendecomposition() {
+    let dim = 6;
+    let mut rng = Rng::new(9);
+    let fin: Vec<f32> = (0..dim).map(|_| rng.normal()).collect();
+    // A curved path: the offsets' mean is far from zero, so uncentred PCA would differ.
+    let checkpoints: Vec<Vec<f32>> = (0..15)
+        .map(|i| {
+            let t = i as f32 / 14.0;
+            (0..dim)
+                .map(|j| {
+                    let curve = [3.0 * (1.0 - t), 2.0 * (t * 3.0).sin(), t * t, 0.3 * t, 0.0, 0.1];
+                    fin[j] + curve[j] + 0.05 * rng.normal()
+                })
+                .collect()
+        })
+        .collect();
+    let p = trajectory_plane(&checkpoints, &fin);
+    // Centred covariance (dim × dim) in f64.
+    let k = checkpoints.len() as f64;
+    let x: Vec<Vec<f64>> = checkpoints
+        .iter()
+        .map(|c| c.iter().zip(&fin).map(|(a, b)| (a - b) as f64).collect())
+        .collect();
+    let mean: Vec<f64> = (0..dim).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / k).collect();
+    let mut a = vec![vec![0.0f64; dim]; dim];
+    for r in &x {
+        for i in 0..dim {
+            for j in 0..dim {
+                a[i][j] += (r[i] - mean[i]) * (r[j] - mean[j]);
+            }
+        }
+    }
+    let (values, vectors) = jacobi_eigen(a);
+    let total: f64 = values.iter().sum();
+    let mut order: Vec<usize> = (0..dim).collect();
+    order.sort_by(|&i, &j| values[j].total_cmp(&values[i]));
+    for (slot, d) in [&p.d1, &p.d2].into_iter().enumerate() {
+        let i = order[slot];
+        let want = values[i] / total;
+        assert!(
+            (p.explained[slot] as f64 - want).abs() < 1e-4,
+            "component {slot}: {} vs {want}",
+            p.explained[slot]
+        );
+        let cos: f64 = (0..dim).map(|j| d[j] as f64 * vectors[j][i]).sum();
+        assert!(cos.abs() > 0.9999, "direction {slot}: |cos| = {}", cos.abs());
+    }
+    // Coordinates are the uncentred offsets projected, so the final weights sit at the origin.
+    let c0: f64 = (0..dim).map(|j| x[0][j] * p.d1[j] as f64).sum();
+    assert!((p.coords[0][0] as f64 - c0).abs() < 1e-4);
+}
+
+/// Eigenvalues and eigenvectors (columns) of a symmetric matrix by cyclic Jacobi rotations.
+fn jacobi_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let n = a.len();
+    let mut v: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| (i == j) as u8 as f64).collect()).collect();
+    for _ in 0..100 {
+        for p in 0..n {
+            for q in p + 1..n {
+                if a[p][q].abs() < 1e-15 {
+                    continue;
+                }
+                let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let (c, s) = (1.0 / (t * t + 1.0).sqrt(), t / (t * t + 1.0).sqrt());
+                for k in 0..n {
+                    let (akp, akq) = (a[k][p], a[k][q]);
+                    a[k][p] = c * akp - s * akq;
+                    a[k][q] = s * akp + c * akq;
+                }
+                for k in 0..n {
+                    let (apk, aqk) = (a[p][k], a[q][k]);
+                    a[p][k] = c * apk - s * aqk;
+                    a[q][k] = s * apk + c * aqk;
+                }
+                for row in v.iter_mut() {
+                    let (vp, vq) = (row[p], row[q]);
+                    row[p] = c * vp - s * vq;
+                    row[q] = s * vp + c * vq;
+                }
+            }
+        }
+    }
+    ((0..n).map(|i| a[i][i]).collect(), v)
+}

@@ -170,12 +170,13 @@ impl ClusterLab {
                 inter: link(self.inter),
             },
             compression: self.compression(),
-            error_feedback: self.error_feedback && self.compression() != Compression::None,
+            error_feedback: self.error_feedback && self.compression().supports_error_feedback(),
             seed: 1,
             consistency: self.consistency()?,
             straggler: self.straggler.max(1.0),
             flops_per_second: self.gflops * 1e9,
             overlap: self.overlap,
+            step_overhead_seconds: engine::cluster::DEFAULT_STEP_OVERHEAD,
         })
     }
 
@@ -193,7 +194,25 @@ impl ClusterLab {
         TrainConfig {
             optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
             learning_rate: self.lr,
-            ..shape.to_config(self.scaling().worker_batch(self.batch, workers))
+            ..shape.to_config(self.per_worker(workers))
+        }
+    }
+
+    /// The batch each of `workers` computes on; [`ClusterLab::validate`] refuses the settings
+    /// where strong scaling would leave a worker without a sample.
+    pub fn per_worker(&self, workers: usize) -> usize {
+        self.scaling().worker_batch(self.batch, workers).unwrap_or(1)
+    }
+
+    /// Refuses strong scaling of a global batch over more workers than it has samples.
+    fn check_split(&self, workers: usize) -> Result<(), String> {
+        match self.scaling().worker_batch(self.batch, workers) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "strong scaling: a global batch of {} cannot be split over {workers} workers \
+                 (each needs at least one sample): raise the batch or use weak scaling",
+                self.batch
+            )),
         }
     }
 
@@ -216,6 +235,9 @@ impl ClusterLab {
         if counts.is_empty() || counts.iter().any(|c| !(1..=64).contains(c)) {
             return Err("worker counts: whole numbers from 1 to 64".into());
         }
+        for &c in &counts {
+            self.check_split(c)?;
+        }
         Ok(counts)
     }
 
@@ -230,7 +252,7 @@ impl ClusterLab {
             return Err("learning rate: a positive number".into());
         }
         self.consistency()?;
-        Ok(())
+        self.check_split(self.workers)
     }
 
     pub fn run_label(&self, workers: usize, i: usize, compression: Compression) -> String {

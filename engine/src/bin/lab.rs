@@ -355,7 +355,10 @@ fn cluster_bench(args: &[String]) -> Result<(), String> {
         pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1))
     };
     let mut one = build(global)?;
-    let mut shared = build(Scaling::Strong.worker_batch(global, workers))?;
+    let per = Scaling::Strong
+        .worker_batch(global, workers)
+        .ok_or_else(|| format!("--batch {global} cannot be split over {workers} workers"))?;
+    let mut shared = build(per)?;
     let link = Link::preset("infiniband").expect("a preset");
     let config = ClusterConfig::new(workers, Algorithm::Ring, link);
     let mut cluster = Cluster::new(config, &shared.compiled, shared.config.batch);
