@@ -92,7 +92,7 @@ impl Default for ClusterLab {
             asynchronous: false,
             bound: String::new(),
             compression: 0,
-            percent: 1.0,
+            percent: 5.0,
             bits: 4,
             error_feedback: true,
             optimizer: 0,
