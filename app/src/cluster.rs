@@ -416,6 +416,9 @@ pub fn ClusterPage() -> impl IntoView {
                 {check("Overlap: allreduce each layer as soon as backward has produced it", "cl-overlap", |s| s.overlap, |s, on| s.overlap = on)}
                 <h2>"Consistency and compression"</h2>
                 {check("Asynchronous SGD (through a parameter server)", "cl-async", |s| s.asynchronous, |s, on| s.asynchronous = on)}
+                <Show when=move || settings.with(|s| s.asynchronous)>
+                    <p class="small muted" data-testid="cl-async-note">"Asynchronous workers push and pull through one parameter server, whatever algorithm is ticked (one run); the server's link is shared, so pushes and pulls queue for it."</p>
+                </Show>
                 {number("Staleness bound (iterations ahead of the slowest; empty = none)", "cl-bound", |s| s.bound.clone(), |s, v| { s.bound = v.trim().into(); v.trim().is_empty() || v.trim().parse::<usize>().is_ok() })}
                 <label>"Gradient compression"
                     <select data-testid="cl-compression" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.compression = i) } }>
@@ -428,7 +431,10 @@ pub fn ClusterPage() -> impl IntoView {
                         {[8u32, 4, 2, 1].map(|b| view! { <option value=b.to_string() selected=move || settings.with(|s| s.bits == b)>{format!("{b}-bit")}</option> }).collect_view()}
                     </select>
                 </label>
-                {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
+                <Show when=move || settings.with(|s| s.compression().supports_error_feedback())>
+                    {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
+                </Show>
+                <p class="small muted" data-testid="cl-compression-note">{move || settings.with(|s| s.compression_note().unwrap_or_default())}</p>
                 <label>"Backend"
                     <select data-testid="cl-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
                         <option value="cpu" selected=true>"CPU path"</option>

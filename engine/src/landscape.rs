@@ -156,7 +156,12 @@ pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> Traj
     }
     let y: Vec<Vec<f32>> = x
         .iter()
-        .map(|xi| xi.iter().zip(&mean).map(|(v, m)| (*v as f64 - m) as f32).collect())
+        .map(|xi| {
+            xi.iter()
+                .zip(&mean)
+                .map(|(v, m)| (*v as f64 - m) as f32)
+                .collect()
+        })
         .collect();
     let mut gram = vec![vec![0.0f64; k]; k];
     for i in 0..k {

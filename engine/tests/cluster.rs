@@ -407,8 +407,15 @@ fn error_feedback_memory_stays_bounded_with_contractive_compressors() {
         let sent = c.apply(&x, &mut rng);
         e = x.iter().zip(&sent).map(|(x, s)| x - s).collect();
     }
-    assert!(norm(&e) > 1e6 * g_max, "unbiased random-k under error feedback grows");
-    for c in [Compression::Quantize { bits: 4 }, Compression::Ternary, Compression::None] {
+    assert!(
+        norm(&e) > 1e6 * g_max,
+        "unbiased random-k under error feedback grows"
+    );
+    for c in [
+        Compression::Quantize { bits: 4 },
+        Compression::Ternary,
+        Compression::None,
+    ] {
         assert!(!c.supports_error_feedback(), "{c:?}");
     }
 }

@@ -110,10 +110,7 @@ fn the_cost_model_matches_the_closed_forms() {
             ),
             (
                 Algorithm::Rabenseifner,
-                fold + 2.0 * lg2 * a
-                    + 2.0 * ((p2 - 1.0) / p2) * n * b
-                    + ((p2 - 1.0) / p2) * n * g
-                    + unfold,
+                fold + 2.0 * lg2 * a + 2.0 * ((p2 - 1.0) / p2) * n * b + ((p2 - 1.0) / p2) * n * g + unfold,
                 2.0 * (p2 - 1.0) * n + extra_bytes,
             ),
         ];
@@ -168,7 +165,11 @@ fn the_hierarchical_cost_matches_its_closed_form() {
             + 2.0 * ((m - 1.0) / m) * n * slow.beta
             + ((m - 1.0) / m) * n * slow.gamma;
         let want = inside + (gf - 1.0) * n * fast.gamma + ring + inside;
-        let c = cost(&Schedule::new(Algorithm::Hierarchical, p, elems, gpus), &topo, 4.0);
+        let c = cost(
+            &Schedule::new(Algorithm::Hierarchical, p, elems, gpus),
+            &topo,
+            4.0,
+        );
         close(&format!("hierarchical p={p} g={gpus}"), c.seconds, want);
     }
 }

@@ -388,7 +388,9 @@ fn trajectory_pca_is_centred_and_matches_an_eigendecomposition() {
         .iter()
         .map(|c| c.iter().zip(&fin).map(|(a, b)| (a - b) as f64).collect())
         .collect();
-    let mean: Vec<f64> = (0..dim).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / k).collect();
+    let mean: Vec<f64> = (0..dim)
+        .map(|j| x.iter().map(|r| r[j]).sum::<f64>() / k)
+        .collect();
     let mut a = vec![vec![0.0f64; dim]; dim];
     for r in &x {
         for i in 0..dim {
@@ -420,7 +422,9 @@ fn trajectory_pca_is_centred_and_matches_an_eigendecomposition() {
 /// Eigenvalues and eigenvectors (columns) of a symmetric matrix by cyclic Jacobi rotations.
 fn jacobi_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
-    let mut v: Vec<Vec<f64>> = (0..n).map(|i| (0..n).map(|j| (i == j) as u8 as f64).collect()).collect();
+    let mut v: Vec<Vec<f64>> = (0..n)
+        .map(|i| (0..n).map(|j| (i == j) as u8 as f64).collect())
+        .collect();
     for _ in 0..100 {
         for p in 0..n {
             for q in p + 1..n {

@@ -255,6 +255,51 @@ impl ClusterLab {
         self.check_split(self.workers)
     }
 
+    /// What the compression settings send and cost, for the note under them (None without
+    /// compression): the contractive or unbiased form, and the allgather against the dense
+    /// allreduce of the first algorithm ticked.
+    pub fn compression_note(&self) -> Option<String> {
+        let c = self.compression();
+        if c == Compression::None {
+            return None;
+        }
+        let form = match (c.supports_error_feedback(), self.error_feedback) {
+            (true, true) => format!(
+                "With error feedback the contractive form is sent ({}); what it drops is kept and \
+                 added to the next gradient.",
+                c.error_feedback_label()
+            ),
+            (true, false) => format!(
+                "Without error feedback the unbiased form is sent ({}).",
+                c.label()
+            ),
+            (false, _) => "Multi-bit and ternary quantizers are unbiased but not contractive, so \
+                           they run without error feedback (it would grow without bound)."
+                .to_string(),
+        };
+        let i = self.chosen().first().copied().unwrap_or(0);
+        let (Ok(work), Ok(config)) = (self.work(), self.config(self.workers, i)) else {
+            return Some(form);
+        };
+        let n = work.params();
+        let sent = config.allreduce(n).1;
+        let dense = ClusterConfig {
+            compression: Compression::None,
+            ..config
+        }
+        .allreduce(n)
+        .1;
+        let verdict = if sent > dense { "more than" } else { "against" };
+        Some(format!(
+            "{form} Compressed vectors do not add up in place, so the {} workers allgather them: \
+             {} on the wire per step, {verdict} {} for the dense {}.",
+            self.workers,
+            megabytes(sent),
+            megabytes(dense),
+            ALGORITHMS[i].1
+        ))
+    }
+
     pub fn run_label(&self, workers: usize, i: usize, compression: Compression) -> String {
         // Asynchronous workers talk to a parameter server whatever allreduce is chosen.
         let (name, mode) = match self.consistency() {
@@ -271,6 +316,10 @@ impl ClusterLab {
         };
         format!("{workers} × {name}{mode}{c}")
     }
+}
+
+fn megabytes(bytes: f64) -> String {
+    format!("{:.2} MB", bytes / 1e6)
 }
 
 impl LabState for ClusterLab {

@@ -19,7 +19,11 @@ fn test_accuracy(lab: &ClusterLab) -> f32 {
         .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))
         .unwrap();
     let mut trainer = pollster::block_on(Trainer::with_data(config, train, None, 1)).unwrap();
-    let mut cluster = Cluster::new(lab.config(lab.workers, 0).unwrap(), &trainer.compiled, trainer.config.batch);
+    let mut cluster = Cluster::new(
+        lab.config(lab.workers, 0).unwrap(),
+        &trainer.compiled,
+        trainer.config.batch,
+    );
     // The whole budget for every run, so that they compare at equal updates.
     let run = pollster::block_on(train_to_target(
         String::new(),
@@ -49,7 +53,10 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
         let c = lab.compression();
         assert!(lab.config(8, 0).unwrap().uses_error_feedback(), "{c:?}");
         let accuracy = test_accuracy(&lab);
-        eprintln!("{}: {accuracy} vs uncompressed {reference}", c.error_feedback_label());
+        eprintln!(
+            "{}: {accuracy} vs uncompressed {reference}",
+            c.error_feedback_label()
+        );
         assert!(
             accuracy >= reference - 0.02,
             "{}: {accuracy} vs uncompressed {reference}",

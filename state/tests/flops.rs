@@ -35,9 +35,11 @@ fn kernels_agree(what: &str, config: TrainConfig, classes: usize) {
 #[test]
 fn the_flop_model_is_what_the_kernels_compute() {
     for (key, _, text, _) in PRESETS {
-        let mut v = VisionLab::default();
-        v.layers = text.into();
-        v.batch = 4;
+        let v = VisionLab {
+            layers: text.into(),
+            batch: 4,
+            ..Default::default()
+        };
         kernels_agree(key, v.config().unwrap(), 10);
     }
     for network in [Network::Toy, Network::Mlp, Network::Cnn] {
@@ -51,7 +53,11 @@ fn the_flop_model_is_what_the_kernels_compute() {
             data,
             ..Default::default()
         };
-        kernels_agree(network.key(), l.to_config(8), if data.is_images() { 10 } else { 2 });
+        kernels_agree(
+            network.key(),
+            l.to_config(8),
+            if data.is_images() { 10 } else { 2 },
+        );
     }
     let cluster = ClusterLab::default();
     kernels_agree("cluster", cluster.train_config(cluster.workers), 10);
@@ -60,11 +66,20 @@ fn the_flop_model_is_what_the_kernels_compute() {
     let playground = Playground::default().to_config();
     let mlp = matches!(playground.model, ModelConfig::Mlp { .. });
     assert!(mlp, "the playground trains an MLP");
-    kernels_agree("playground", TrainConfig { batch: 8, ..playground }, 2);
+    kernels_agree(
+        "playground",
+        TrainConfig {
+            batch: 8,
+            ..playground
+        },
+        2,
+    );
     // A CNN whose first layer is a pool on the data: still no input gradient below the conv.
-    let mut v = VisionLab::default();
-    v.layers = "maxpool 2, conv 4 3x3, relu, dense 10".into();
-    v.batch = 4;
+    let v = VisionLab {
+        layers: "maxpool 2, conv 4 3x3, relu, dense 10".into(),
+        batch: 4,
+        ..Default::default()
+    };
     assert!(parse(&v.layers, 10).is_ok());
     kernels_agree("pool first", v.config().unwrap(), 10);
 }
