@@ -10,7 +10,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use engine::optim::Optimizer;
-use engine::scaling::{run, Rule, RunResult, Sweep, SweepRecord};
+use engine::scaling::{raw_b_simple, run, Rule, RunResult, Sweep, SweepRecord};
 use engine::train::Trainer;
 use lab_state::landscape::{Data, Network};
 use lab_state::scaling::ScalingLab as Settings;
@@ -29,7 +29,8 @@ struct Canvases {
     noise: NodeRef<Canvas>,
 }
 
-/// The critical batch: the last B_simple of the run that measured at the smallest batch.
+/// The critical batch: the late B_simple (the window of the last measurements) of the run that
+/// measured at the smallest batch.
 fn critical_batch(runs: &[RunResult]) -> Option<f64> {
     runs.iter()
         .filter(|r| !r.noise_scale.is_empty())
@@ -81,16 +82,26 @@ fn tables(runs: &[RunResult]) {
         csv("batch,learning_rate,step,loss,learning_rate_at_step", curves),
     );
     let noise = runs.iter().flat_map(|r| {
-        r.noise_scale.iter().map(move |(k, b)| {
+        r.noise_raw.iter().map(move |&m| {
+            let window = r.noise_scale.iter().find(|p| p.0 == m.0).map(|p| p.1);
             [
                 r.batch.to_string(),
                 r.learning_rate.to_string(),
-                k.to_string(),
-                b.to_string(),
+                m.0.to_string(),
+                m.1.to_string(),
+                m.2.to_string(),
+                opt(raw_b_simple(m).map(|b| b.to_string())),
+                opt(window.map(|b| b.to_string())),
             ]
         })
     });
-    set_table("scale-noise", csv("batch,learning_rate,step,b_simple", noise));
+    set_table(
+        "scale-noise",
+        csv(
+            "batch,learning_rate,step,g2,trace,b_simple_raw,b_simple_window",
+            noise,
+        ),
+    );
 }
 
 fn redraw(c: &Canvases, record: &SweepRecord) {

@@ -1,4 +1,4 @@
-//! Batch size and learning rate (DOMAIN.md §5): the scaling rules, steps-to-target from a loss
+//! Batch size and learning rate (docs/theory.md §5): the scaling rules, steps-to-target from a loss
 //! stream, the gradient noise scale B_simple (McCandlish et al. 2018) estimated from two batch
 //! sizes, and sweeps that train one model per batch size.
 
@@ -83,45 +83,52 @@ pub fn steps_to_target(values: &[f32], target: Target, window: usize) -> Option<
 }
 
 /// The gradient noise scale from pairs of squared gradient norms at a small and a big batch
-/// (DOMAIN.md §5): |G|² ≈ (B_big|G_big|² − B_small|G_small|²)/(B_big − B_small) and
-/// tr Σ ≈ (|G_small|² − |G_big|²)/(1/B_small − 1/B_big), each smoothed by an exponential moving
-/// average before the ratio B_simple = tr Σ / |G|².
+/// (McCandlish et al. 2018, appendix A; docs/theory.md §5.3): each measurement gives unbiased
+/// estimates |G|² ≈ (B_big|G_big|² − B_small|G_small|²)/(B_big − B_small) and
+/// tr Σ ≈ (|G_small|² − |G_big|²)/(1/B_small − 1/B_big). Each is noisy (|G|² can even come out
+/// negative), so both are averaged over the last `window` measurements *before* the ratio
+/// B_simple = tr Σ / |G|², as McCandlish et al. do; the raw per-measurement ratios are kept too.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoiseScale {
-    /// Weight of the newest estimate in the moving averages.
-    pub ema: f64,
-    pub g2: Option<f64>,
-    pub trace: Option<f64>,
+    pub window: usize,
+    /// Every measurement: (step, |G|² estimate, tr Σ estimate).
+    pub raw: Vec<(usize, f64, f64)>,
 }
 
 impl NoiseScale {
-    pub fn new(ema: f64) -> Self {
+    pub fn new(window: usize) -> Self {
         Self {
-            ema,
-            g2: None,
-            trace: None,
+            window: window.max(1),
+            raw: Vec::new(),
         }
     }
 
-    /// Adds one measurement: squared norms of the mean gradient over `b_small` and over `b_big`
-    /// samples.
-    pub fn add(&mut self, b_small: usize, g2_small: f64, b_big: usize, g2_big: f64) {
+    /// Adds the measurement taken at `step`: squared norms of the mean gradient over `b_small`
+    /// and over `b_big` samples.
+    pub fn add(&mut self, step: usize, b_small: usize, g2_small: f64, b_big: usize, g2_big: f64) {
         let (bs, bb) = (b_small as f64, b_big as f64);
         let g2 = (bb * g2_big - bs * g2_small) / (bb - bs);
         let trace = (g2_small - g2_big) / (1.0 / bs - 1.0 / bb);
-        let blend = |old: Option<f64>, new: f64| Some(old.map_or(new, |o| o + self.ema * (new - o)));
-        self.g2 = blend(self.g2, g2);
-        self.trace = blend(self.trace, trace);
+        self.raw.push((step, g2, trace));
     }
 
-    /// B_simple, once there is a positive |G|² estimate.
+    /// B_simple from the window's mean tr Σ over its mean |G|², once that mean is positive.
     pub fn b_simple(&self) -> Option<f64> {
-        match (self.trace, self.g2) {
-            (Some(t), Some(g)) if g > 0.0 => Some(t / g),
-            _ => None,
-        }
+        let last = &self.raw[self.raw.len().saturating_sub(self.window)..];
+        let (g2, trace) = last
+            .iter()
+            .fold((0.0, 0.0), |(g, t), (_, g2, tr)| (g + g2, t + tr));
+        (g2 > 0.0).then(|| trace / g2)
     }
 }
+
+/// The ratio of one measurement alone (None where its |G|² estimate is not positive).
+pub fn raw_b_simple((_, g2, trace): (usize, f64, f64)) -> Option<f64> {
+    (g2 > 0.0).then(|| trace / g2)
+}
+
+/// Measurements B_simple is averaged over in a sweep's runs.
+pub const NOISE_WINDOW: usize = 8;
 
 fn norm2(v: &[f32]) -> f64 {
     v.iter().map(|x| (*x as f64) * (*x as f64)).sum()
@@ -212,9 +219,12 @@ pub struct RunResult {
     /// (step, loss, accuracy) on the check set at each check of the target.
     #[serde(default)]
     pub checks: Vec<(usize, f32, f32)>,
-    /// (step, B_simple so far) at each noise measurement.
+    /// (step, B_simple over the last [`NOISE_WINDOW`] measurements) at each noise measurement.
     #[serde(default)]
     pub noise_scale: Vec<(usize, f64)>,
+    /// Every noise measurement: (step, |G|² estimate, tr Σ estimate).
+    #[serde(default)]
+    pub noise_raw: Vec<(usize, f64, f64)>,
 }
 
 /// A finished sweep: its settings and every run, enough to redraw it without training.
@@ -344,7 +354,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     let mut checks: Vec<(usize, f32, f32)> = Vec::new();
     let mut diverged = false;
     let mut reached = None;
-    let mut noise = NoiseScale::new(0.2);
+    let mut noise = NoiseScale::new(NOISE_WINDOW);
     let mut noise_scale = Vec::new();
     while losses.len() < sweep.max_steps && reached.is_none() {
         let before = losses.len();
@@ -369,7 +379,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         let every = sweep.noise_every;
         if every > 0 && before / every != losses.len() / every {
             let (bs, small, bb, big) = measure_noise(trainer, sweep.noise_k).await?;
-            noise.add(bs, small, bb, big);
+            noise.add(losses.len(), bs, small, bb, big);
             if let Some(b) = noise.b_simple() {
                 noise_scale.push((losses.len(), b));
             }
@@ -405,5 +415,6 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         losses,
         checks,
         noise_scale,
+        noise_raw: noise.raw,
     })
 }

@@ -77,7 +77,7 @@ fn the_noise_scale_estimator_recovers_a_known_value() {
         .collect(); // |G|² = 1
     let sd: Vec<f64> = (0..dim).map(|i| 1.0 + i as f64 * 0.5).collect();
     let trace: f64 = sd.iter().map(|s| s * s).sum();
-    let mut est = NoiseScale::new(0.01);
+    let mut est = NoiseScale::new(3000);
     let mean_grad = |rng: &mut Rng, b: usize| -> f64 {
         let mut m = vec![0.0; dim];
         for _ in 0..b {
@@ -89,11 +89,34 @@ fn the_noise_scale_estimator_recovers_a_known_value() {
     };
     for _ in 0..3000 {
         let (small, big) = (mean_grad(&mut rng, 8), mean_grad(&mut rng, 128));
-        est.add(8, small, 128, big);
+        est.add(0, 8, small, 128, big);
     }
     let b = est.b_simple().unwrap();
     eprintln!("B_simple {b:.1} (true {trace:.1})");
     assert!((b - trace).abs() < 0.15 * trace, "B_simple {b} vs {trace}");
+}
+
+/// The smoothed B_simple forgets early training: after a change of regime it is the ratio of the
+/// last window's mean tr Σ to its mean |G|² exactly (McCandlish et al.: average, then divide),
+/// whatever came before.
+#[test]
+fn the_noise_scale_is_a_window_mean_of_the_late_measurements() {
+    let mut est = NoiseScale::new(4);
+    // Early: |G|² = 1, tr Σ = 100 (B = 100), from exact big/small pairs at B 8 and 128.
+    let pair = |g2: f64, trace: f64, b: f64| g2 + trace / b;
+    for step in 0..10 {
+        est.add(step, 8, pair(1.0, 100.0, 8.0), 128, pair(1.0, 100.0, 128.0));
+    }
+    assert!((est.b_simple().unwrap() - 100.0).abs() < 1e-6);
+    // Late: |G|² shrinks to 0.1 and 0.3 alternately, tr Σ stays 100.
+    for step in 10..14 {
+        let g2 = if step % 2 == 0 { 0.1 } else { 0.3 };
+        est.add(step, 8, pair(g2, 100.0, 8.0), 128, pair(g2, 100.0, 128.0));
+    }
+    let want = 100.0 / 0.2; // mean tr Σ / mean |G|², not the mean of the ratios (666.7)
+    assert!((est.b_simple().unwrap() - want).abs() < 1e-6 * want);
+    let raw: Vec<f64> = est.raw[10..].iter().filter_map(|r| raw_b_simple(*r)).collect();
+    assert!((raw[0] - 1000.0).abs() < 1e-6 && (raw[1] - 333.333_333).abs() < 1e-3);
 }
 
 fn toy(batch: usize) -> (TrainConfig, engine::data::Dataset) {
@@ -164,6 +187,7 @@ fn a_sweep_run_stops_at_its_target_and_reports_it() {
     );
     assert!(!r.diverged && r.train_loss.is_finite());
     assert!(!r.noise_scale.is_empty() && r.noise_scale.iter().all(|(_, b)| b.is_finite()));
+    assert!(r.noise_raw.len() >= r.noise_scale.len());
     let record = SweepRecord::new(sweep, vec![r.clone()]);
     let json = serde_json::to_string(&record).unwrap();
     let back = SweepRecord::from_json(&json).unwrap();

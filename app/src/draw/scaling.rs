@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use engine::scaling::{RunResult, Sweep};
+use engine::scaling::{raw_b_simple, RunResult, Sweep};
 
 use super::{value_color, CLASS_COLORS};
 
@@ -403,10 +403,17 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
     let _ = root.present();
 }
 
-/// B_simple as training goes, one line per run that measured it.
+/// B_simple as training goes, per run that measured it: each measurement's own ratio as a faint
+/// marker, and the windowed estimate (mean tr Σ over mean |G|² of the last measurements) as a line.
 pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
     let Some(root) = area(canvas) else { return };
     let measured: Vec<&RunResult> = runs.iter().filter(|r| !r.noise_scale.is_empty()).collect();
+    let raw = |r: &RunResult| -> Vec<(usize, f64)> {
+        r.noise_raw
+            .iter()
+            .filter_map(|m| raw_b_simple(*m).map(|b| (m.0, b)))
+            .collect()
+    };
     let steps = measured
         .iter()
         .flat_map(|r| r.noise_scale.last().map(|p| p.0))
@@ -414,9 +421,12 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         .unwrap_or(1)
         .max(2);
     let ys = log_range(
-        measured
-            .iter()
-            .flat_map(|r| r.noise_scale.iter().map(|p| p.1 as f32)),
+        measured.iter().flat_map(|r| {
+            r.noise_scale
+                .iter()
+                .map(|p| p.1 as f32)
+                .chain(raw(r).into_iter().map(|p| p.1 as f32))
+        }),
         2.0,
     );
     let Ok(mut chart) = ChartBuilder::on(&root)
@@ -431,12 +441,18 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         .configure_mesh()
         .y_label_formatter(&value_label)
         .x_desc("step")
-        .y_desc("B_simple")
+        .y_desc("B_simple (samples)")
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();
     for (i, r) in runs.iter().enumerate().filter(|(_, r)| !r.noise_scale.is_empty()) {
         let c = color(i);
+        let faint = c.mix(0.35);
+        let _ = chart.draw_series(
+            raw(r)
+                .into_iter()
+                .map(|(s, b)| Cross::new((s, (b as f32).log10()), 3, faint.stroke_width(1))),
+        );
         let points: Vec<(usize, f32)> = r
             .noise_scale
             .iter()

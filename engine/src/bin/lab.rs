@@ -403,24 +403,27 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn noise_scale(args: &[String]) -> Result<(), String> {
-    use engine::scaling::{measure_noise, NoiseScale};
+    use engine::scaling::{measure_noise, raw_b_simple, NoiseScale};
     let (config, gpu) = config_and_backend(args)?;
-    let (steps, every, k) = (
+    let (steps, every, k, window) = (
         number(args, "--steps", 1000)?,
         number(args, "--every", 50)?.max(1),
         number(args, "--k", 8)?,
+        number(args, "--window", engine::scaling::NOISE_WINDOW)?,
     );
     let (mut trainer, _) = build(args, config, gpu)?;
-    let mut estimate = NoiseScale::new(0.2);
+    let mut estimate = NoiseScale::new(window);
     while (trainer.step() as usize) < steps {
         pollster::block_on(trainer.train(every)).map_err(|e| e.to_string())?;
         let (bs, small, bb, big) = pollster::block_on(measure_noise(&mut trainer, k))?;
-        estimate.add(bs, small, bb, big);
+        estimate.add(trainer.step() as usize, bs, small, bb, big);
+        let last = *estimate.raw.last().expect("just added");
         println!(
             "{}",
             serde_json::json!({
                 "step": trainer.step(), "b_small": bs, "g2_small": small, "b_big": bb, "g2_big": big,
-                "b_simple": estimate.b_simple(),
+                "g2": last.1, "trace": last.2, "b_simple_raw": raw_b_simple(last),
+                "b_simple_window": estimate.b_simple(),
             })
         );
     }
