@@ -1,4 +1,4 @@
-// AdaGrad (DOMAIN.md §2): A ← A + g²;  w ← w − η g / √(A + ε)
+// AdaGrad (docs/theory.md §2.4; ε inside the root, §2.9): A ← A + g²;  w ← w − η g / √(A + ε)
 // Each parameter's step shrinks with the total squared gradient it has seen.
 
 struct Params { n: u32, lr: f32, eps: f32, _pad: u32 }

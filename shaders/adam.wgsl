@@ -1,4 +1,4 @@
-// Adam and AdamW over the flat parameter buffer (DOMAIN.md §2):
+// Adam and AdamW over the flat parameter buffer (docs/theory.md §2.6–2.7):
 //   m ← β1 m + (1−β1) g;  v ← β2 v + (1−β2) g²
 //   m̂ = m / (1−β1ᵗ);  v̂ = v / (1−β2ᵗ);  w ← w − η m̂ / (√v̂ + ε) − η λ w
 // λ (weight_decay) is 0 for Adam; AdamW's decay is "decoupled": it shrinks w directly instead of

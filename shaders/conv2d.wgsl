@@ -6,7 +6,7 @@
 //   backward_weight: dW[f,c,ky,kx]  = Σ_{b,oy,ox} dOut[b,f,oy,ox] · in[b, c, oy·s+ky−pad, ox·s+kx−pad]
 //   backward_bias:   dbias[f]       = Σ_{b,oy,ox} dOut[b,f,oy,ox]
 //   backward_input:  dIn[b,c,y,x]   = Σ_{f,ky,kx} dOut[b,f,oy,ox] · W[f,c,ky,kx]  where y = oy·s+ky−pad
-//                    (the "full" correlation of dOut with the flipped kernel, DOMAIN.md §1)
+//                    (the "full" correlation of dOut with the flipped kernel, docs/theory.md §1.2)
 //
 // forward and backward_weight are implicit GEMMs: the im2col matrix (one row per output position
 // r = (b, oy, ox), one column per kernel element q = (c, ky, kx)) is never stored; tiles of it are

@@ -1,4 +1,4 @@
-// LARS (You et al. 2017; DOMAIN.md §2): every parameter tensor l (a weight matrix or a bias) gets
+// LARS (You et al. 2017; docs/theory.md §2.8): every parameter tensor l (a weight matrix or a bias) gets
 // its own learning rate from the trust ratio
 //   η_l = η · ‖w_l‖ / (‖g_l‖ + λ ‖w_l‖)          (η_l = η where a norm is zero)
 //   v ← μ v + η_l (g + λ w);  w ← w − v

@@ -2,7 +2,7 @@
 // in [B, C, H, W] → out [B, C, OH, OW], OH = (H − size) / stride + 1.
 //   max_forward:  out = max of the window; argmax remembers which input won
 //   avg_forward:  out = mean of the window
-//   max_backward: dIn[i] = Σ over windows whose argmax is i of dOut   (DOMAIN.md §1: routed to the arg-max only)
+//   max_backward: dIn[i] = Σ over windows whose argmax is i of dOut   (docs/theory.md §1.2: routed to the arg-max only)
 //   avg_backward: dIn[i] = Σ over windows containing i of dOut / size²
 // Backward passes gather (one invocation per input element) rather than scatter, so no atomics.
 

@@ -1,4 +1,4 @@
-// RMSProp (DOMAIN.md §2): A ← β A + (1 − β) g²;  w ← w − η g / (√A + ε)
+// RMSProp (docs/theory.md §2.5): A ← β A + (1 − β) g²;  w ← w − η g / (√A + ε)
 // Like AdaGrad, but the squared gradients are a moving average, so old ones are forgotten.
 
 struct Params { n: u32, lr: f32, beta: f32, eps: f32 }

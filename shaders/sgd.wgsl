@@ -1,8 +1,8 @@
-// SGD and its momentum variants over the flat parameter buffer (DOMAIN.md §2).
+// SGD and its momentum variants over the flat parameter buffer (docs/theory.md §2).
 //   mode 0, SGD:       w ← w − η g
 //   mode 1, momentum:  v ← μ v − η g;  w ← w + v
 //   mode 2, Nesterov:  v ← μ v − η g;  w ← w + μ v − η g
-// Nesterov is the look-ahead form: w here is the point w' + μ v' at which DOMAIN.md's
+// Nesterov is the look-ahead form: w here is the point w' + μ v' at which docs/theory.md's
 // v ← μ v − η ∇ℓ(w' + μ v'), w' ← w' + v evaluates its gradient, so only one gradient per step is needed.
 
 struct Params { n: u32, lr: f32, momentum: f32, mode: u32 }

@@ -1,4 +1,4 @@
-// Points of a loss-landscape slice (DOMAIN.md §4): the weights
+// Points of a loss-landscape slice (docs/theory.md §4.2): the weights
 //   w_q = center + α_q·d1 + β_q·d2
 // with (α_q, β_q) the point `slot + q` of a list of points on the device, for q = the dispatch's
 // row y: the weight vectors of several points side by side (point q's from q·n on), so that one

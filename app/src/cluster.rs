@@ -1,5 +1,5 @@
 //! The cluster lab (`/cluster`): simulated data-parallel workers train one model through real
-//! allreduce schedules, charged by the α-β-γ cost model (DOMAIN.md §6). The animation, the
+//! allreduce schedules, charged by the α-β-γ cost model (docs/theory.md §6). The animation, the
 //! timeline, the curves and the runs all come from the engine's schedules (`engine::cluster`,
 //! `engine::collectives`); this page only chooses and draws.
 

@@ -1,6 +1,6 @@
 //! The batch-size and learning-rate scaling lab (`/scaling`): a sweep trains one run per batch
 //! size (and learning-rate factor) from the same initial weights until a target, one after another
-//! on the chosen backend, and lays the results beside the published rules (DOMAIN.md §5). The
+//! on the chosen backend, and lays the results beside the published rules (docs/theory.md §5). The
 //! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`engine::scaling`).
 
 use std::cell::Cell;

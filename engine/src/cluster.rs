@@ -1,4 +1,4 @@
-//! Simulated data-parallel training (DOMAIN.md §6): N workers compute real gradients on their own
+//! Simulated data-parallel training (docs/theory.md §6): N workers compute real gradients on their own
 //! shards at the same weights, their (optionally compressed) gradients are combined by a real
 //! allreduce schedule, and the mean updates the one shared model — synchronous SGD, exactly as
 //! each worker of a cluster would apply it. The schedule is also charged by the cost model, so the

@@ -1,4 +1,4 @@
-//! Allreduce as real schedules (DOMAIN.md §6): each algorithm is a list of steps, each step a set
+//! Allreduce as real schedules (docs/theory.md §6.2): each algorithm is a list of steps, each step a set
 //! of messages "node a sends elements [start, start + len) to node b, which adds them in (reduce)
 //! or takes them (copy)". The same schedule is executed on real gradient buffers, charged by the
 //! α-β-γ cost model, and (in the app) animated, so the three cannot disagree.

@@ -1,4 +1,4 @@
-//! The loss landscape of a trained network (DOMAIN.md §4): 1-D interpolation between two weight
+//! The loss landscape of a trained network (docs/theory.md §4): 1-D interpolation between two weight
 //! vectors (Goodfellow et al. 2015), 2-D slices along filter-normalized random directions (Li et
 //! al. 2018), the PCA plane of a training trajectory, and a sharpness number. Losses are evaluated
 //! on the device by the trainer's evaluation plan (`Trainer::plane_losses`): the weights of each
@@ -223,7 +223,7 @@ pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> Traj
     }
 }
 
-/// Sharpness (Keskar et al. 2017, in the filter-normalized form of DOMAIN.md §4): the mean rise of
+/// Sharpness (Keskar et al. 2017, in the filter-normalized form of docs/theory.md §4.4): the mean rise of
 /// the loss at distance `radius` along `directions` random filter-normalized directions, both
 /// ways.
 pub async fn sharpness(

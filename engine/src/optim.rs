@@ -1,4 +1,4 @@
-//! The optimizer table (DOMAIN.md §2) and learning-rate schedules. The update kernels live in
+//! The optimizer table (docs/theory.md §2) and learning-rate schedules. The update kernels live in
 //! `ops/`; this file says which to run and with what hyper-parameters.
 
 use serde::{Deserialize, Serialize};
@@ -87,7 +87,7 @@ impl Optimizer {
         }
     }
 
-    /// A sensible starting learning rate (Keras defaults where DOMAIN.md lists them).
+    /// A sensible starting learning rate (Keras defaults, docs/theory.md §2).
     pub fn default_learning_rate(&self) -> f32 {
         match self {
             Optimizer::Adam { .. } | Optimizer::AdamW { .. } | Optimizer::RmsProp { .. } => 1e-3,
@@ -239,7 +239,7 @@ pub enum Decay {
     Cosine { total_steps: u32, min_factor: f32 },
 }
 
-/// A learning-rate schedule: a linear warmup (DOMAIN.md §5, Goyal et al.) from
+/// A learning-rate schedule: a linear warmup (docs/theory.md §2.10, Goyal et al.) from
 /// `warmup_start · η` to η over `warmup_steps`, then `decay`, counted from the end of the warmup.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]

@@ -80,7 +80,7 @@ pub struct Plan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Loss {
-    /// Softmax cross-entropy (DOMAIN.md §1).
+    /// Softmax cross-entropy (docs/theory.md §1.1).
     #[default]
     CrossEntropy,
     /// Mean squared error of the raw outputs against one-hot targets.

@@ -1,4 +1,4 @@
-//! Analytic 2-D loss surfaces for the optimizer lab (DOMAIN.md §3–4), and races of optimizers on
+//! Analytic 2-D loss surfaces for the optimizer lab (docs/theory.md §3), and races of optimizers on
 //! them: each optimizer starts from the same point and steps with the same update rules the
 //! training kernels use (their CPU twins), on exact gradients or on gradients with seeded noise.
 
@@ -173,7 +173,7 @@ pub fn race(
 }
 
 /// Goh (Distill 2017) for ½(λ₁x² + λ₂y²) with λ₁ = 1, λ₂ = κ: gradient descent's best step and
-/// rate, and momentum's optimal step α, momentum β and rate (DOMAIN.md §3).
+/// rate, and momentum's optimal step α, momentum β and rate (docs/theory.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MomentumTheory {
     pub gd_step: f32,

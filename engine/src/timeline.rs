@@ -1,4 +1,4 @@
-//! One iteration of synchronous data-parallel training on a time axis (DOMAIN.md §6): each worker
+//! One iteration of synchronous data-parallel training on a time axis (docs/theory.md §6.5): each worker
 //! runs forward and backward, the gradients are allreduced, and — with overlap — each layer's
 //! gradients (a bucket) start their allreduce as soon as every worker's backward has produced
 //! them, hiding communication behind the rest of the backward pass.

@@ -115,7 +115,7 @@ fn burn_step(compiled: &Compiled, params: &[f32], data: &Dataset, rows: usize) -
             .unwrap();
         g[*off..*off + values.len()].copy_from_slice(&values);
     }
-    // Adam, step 1 (DOMAIN.md §2), in f64 on burn's gradients.
+    // Adam, step 1 (docs/theory.md §2.6), in f64 on burn's gradients.
     let (bc1, bc2) = (1.0 - BETA1 as f64, 1.0 - BETA2 as f64);
     let updated = params
         .iter()

@@ -1,4 +1,4 @@
-//! Simulated data-parallel training and gradient compression (DOMAIN.md §6).
+//! Simulated data-parallel training and gradient compression (docs/theory.md §6).
 
 use engine::cluster::*;
 use engine::collectives::{cost, Algorithm, Link, Schedule, Topology};

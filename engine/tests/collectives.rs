@@ -1,6 +1,6 @@
-//! Allreduce schedules (DOMAIN.md §6): every algorithm leaves every worker holding the exact sum
+//! Allreduce schedules (docs/theory.md §6): every algorithm leaves every worker holding the exact sum
 //! (so the mean after dividing by p) for worker counts 1–64, powers of two or not, and vector
-//! lengths not divisible by the count; the cost model reproduces the closed forms of DOMAIN.md's
+//! lengths not divisible by the count; the cost model reproduces the closed forms of docs/theory.md's
 //! table, time and bytes on the wire.
 
 use engine::collectives::*;

@@ -1,5 +1,5 @@
 //! The step export re-checked the way an outsider would: parse the JSON, run the network in f64
-//! from the formulas in DOMAIN.md §1 (no engine code), and compare the loss and, by central finite
+//! from the formulas in docs/theory.md §1 (no engine code), and compare the loss and, by central finite
 //! differences in f64, every exported gradient.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Each optimizer's first three updates against DOMAIN.md §2, written out independently in f64 on
+//! Each optimizer's first three updates against docs/theory.md §2, written out independently in f64 on
 //! the quadratic ℓ(w) = ½ Σ aᵢ wᵢ² (gradient aᵢ wᵢ), with the engine's update kernels run on the CPU
 //! backend (the GPU kernels are checked against these twins in `kernels_gpu_vs_cpu.rs`).
 
@@ -72,7 +72,7 @@ fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-/// DOMAIN.md §2, literally.
+/// docs/theory.md §2, literally.
 fn reference_steps(opt: Optimizer) -> Vec<Vec<f64>> {
     let mut w = W0.to_vec();
     let (mut s1, mut s2) = (vec![0.0; 4], vec![0.0; 4]);

@@ -1,4 +1,4 @@
-//! Batch-size and learning-rate scaling (DOMAIN.md §5): the rules, warmup, steps-to-target, the
+//! Batch-size and learning-rate scaling (docs/theory.md §5): the rules, warmup, steps-to-target, the
 //! gradient noise scale on a synthetic problem with a known answer, and a sweep run.
 
 use engine::data::toy::{ToyConfig, ToyKind};

@@ -75,7 +75,7 @@ fn paths_on_the_quadratic_follow_the_update_rules() {
                     let m = [[1.0 - eta * lambda * (1.0 + mu), mu * mu], [-eta * lambda, mu]];
                     (0..=steps).map(|t| linear(m, x0, t)).collect()
                 }
-                // Adaptive methods: DOMAIN.md §2's formulas iterated in f64.
+                // Adaptive methods: docs/theory.md §2's formulas iterated in f64.
                 opt => {
                     let (mut x, mut a, mut b) = (x0, 0.0f64, 0.0f64);
                     let mut out = vec![x];
