@@ -34,6 +34,15 @@ test('optimizer lab: a race on the quadratic, Goh\'s optimum, other surfaces', a
     assert.ok(Math.abs(Number(r.SGD[1]) - 0.8182) < 0.01, `GD measured ${r.SGD}`);
     await screenshot(page, 'optimizers-quadratic.png');
 
+    // Each surface has its own rates: after Goh's optimum on the quadratic, no racer diverges
+    // on the curved valleys with their defaults (the lesson: SGD crawls, momentum and Adam move).
+    for (const surface of ['1', '2', '3', '5']) {
+      await page.selectOption(byId('opt-surface'), surface);
+      await page.waitForTimeout(1500);
+      const r = await rates(page);
+      console.log(`surface ${surface}:`, JSON.stringify(r));
+      assert.ok(Object.values(r).every((v) => v[0] !== 'diverged'), `surface ${surface}: ${JSON.stringify(r)}`);
+    }
     await page.selectOption(byId('opt-surface'), '1'); // Rosenbrock
     await page.check(byId('opt-racer-nesterov'));
     await page.selectOption(byId('opt-noise'), '0.5');

@@ -322,10 +322,7 @@ pub fn OptimizersPage() -> impl IntoView {
         let change = change.clone();
         move |ev| {
             let i: usize = event_target_value(&ev).parse().unwrap_or(0);
-            change(&|s| {
-                s.surface = SURFACES[i.min(SURFACES.len() - 1)].into();
-                s.start = None;
-            });
+            change(&|s| s.switch_surface(SURFACES[i.min(SURFACES.len() - 1)]));
         }
     };
     let on_kappa = {

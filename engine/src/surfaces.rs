@@ -101,7 +101,7 @@ impl Surface {
         match self {
             Surface::Quadratic { .. } => [-1.8, 1.2],
             Surface::Rosenbrock => [-1.5, 2.5],
-            Surface::Beale => [-3.0, 3.5],
+            Surface::Beale => [1.0, 1.5],
             Surface::Himmelblau => [0.0, 0.0],
             Surface::DeepLinear => [0.05, -0.04],
             Surface::MonkeySaddle => [0.2, 0.05],

@@ -21,6 +21,21 @@ pub const RACERS: [(&str, bool, f32, f32); 7] = [
     ("AdamW", false, 0.1, 0.9),
 ];
 
+/// Each racer's learning rate on a surface, in `RACERS` order: rates at which every optimizer
+/// descends from the surface's default start over 100 steps without diverging (the quadratic's are
+/// `RACERS`'; the curved valleys need far smaller steps for SGD and momentum). Switching surface
+/// restores these, so rates tuned for one surface (Goh's optimum, say) do not carry to another.
+pub fn default_rates(surface: Surface) -> [f32; 7] {
+    match surface {
+        Surface::Quadratic { .. } => RACERS.map(|r| r.2),
+        Surface::Rosenbrock => [1e-3, 5e-4, 5e-4, 0.1, 0.01, 0.1, 0.1],
+        Surface::Beale => [0.01, 1e-3, 1e-3, 0.3, 0.03, 0.1, 0.1],
+        Surface::Himmelblau => [0.01, 3e-3, 3e-3, 0.3, 0.03, 0.1, 0.1],
+        Surface::DeepLinear => [0.1, 0.03, 0.03, 0.1, 0.01, 0.03, 0.03],
+        Surface::MonkeySaddle => [3e-3, 1e-3, 1e-3, 3e-3, 1e-3, 1e-3, 1e-3],
+    }
+}
+
 /// URL keys of the surfaces, in `Surface::ALL` order.
 pub const SURFACES: [&str; 6] = [
     "quadratic",
@@ -86,6 +101,17 @@ impl OptimizersLab {
 
     pub fn start(&self) -> [f32; 2] {
         self.start.unwrap_or_else(|| self.surface().default_start())
+    }
+
+    /// Moves to surface `key` (one of `SURFACES`) with its usual start, its rates and the usual
+    /// momentum.
+    pub fn switch_surface(&mut self, key: &str) {
+        if SURFACES.contains(&key) {
+            self.surface = key.into();
+        }
+        self.start = None;
+        self.lr = default_rates(self.surface());
+        self.momentum = RACERS.map(|r| r.3);
     }
 
     pub fn is_on(&self, i: usize) -> bool {
