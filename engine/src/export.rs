@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Compiled, ModelSpec};
+use crate::plan::Loss;
 use crate::train::{TrainConfig, Trainer};
 
 pub const FORMAT: &str = "training-lab step export v1";
@@ -47,8 +48,27 @@ pub struct StepExport {
 
 const FORWARD: &str = "h = inputs (one [C, H, W] sample per row, NCHW); each layer in model.layers maps h: \
 dense h = h Wᵀ + b (h flattened); conv2d h = cross-correlation with W (stride, zero padding) + b; \
-pool = max or mean over each window; activation element-wise; flatten keeps the values. \
-The last h are the logits; loss = mean over the batch of −log softmax(logits)[label]; gradients = d loss / d parameter";
+pool = max or mean over each window; activation element-wise; flatten keeps the values.";
+
+/// How the exported numbers relate, in words, for the configured loss (docs/theory.md §1.1, §2.9).
+pub fn forward_text(config: &TrainConfig) -> String {
+    let loss = match config.loss {
+        Loss::CrossEntropy => {
+            "The last h are the logits; loss = mean over the batch of −log softmax(logits)[label]"
+        }
+        Loss::Mse => {
+            "The last h are the outputs o; loss = mean over the batch and the C outputs of (o − t)², \
+t the one-hot label (classification) or the target (regression)"
+        }
+    };
+    let regularization = if config.regularization.l1 > 0.0 || config.regularization.l2 > 0.0 {
+        "; the loss and gradients exclude the L1/L2 terms, which the update adds to the weights' gradients \
+(g + λ2·w + λ1·sign(w))"
+    } else {
+        ""
+    };
+    format!("{FORWARD} {loss}; gradients = d loss / d parameter{regularization}")
+}
 
 fn tensors(model: &Compiled, flat: &[f32]) -> Vec<Tensor> {
     let mut out = Vec::new();
@@ -80,7 +100,7 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
         format: FORMAT.into(),
         config: trainer.config.clone(),
         model: trainer.spec.clone(),
-        forward: FORWARD.into(),
+        forward: forward_text(&trainer.config),
         parameters: tensors(&trainer.compiled, &params),
         batch: Batch {
             inputs: rows

@@ -107,6 +107,20 @@ fn exported_steps_recheck_in_f64_on_both_backends() {
             assert_eq!(parsed.batch.inputs.len(), 12);
             assert_eq!(parsed.parameters.len(), 6);
             recheck(&parsed);
+            assert!(parsed.forward.contains("−log softmax(logits)[label]"));
         }
     }
+    // The text names the configured loss, and says the L1/L2 terms are not in it.
+    let mse = TrainConfig {
+        loss: engine::plan::Loss::Mse,
+        regularization: engine::plan::Regularization { l1: 0.0, l2: 1e-3 },
+        batch: 4,
+        ..Default::default()
+    };
+    let e = pollster::block_on(export_first_step(mse, None)).unwrap();
+    assert!(!e.forward.contains("softmax"), "{}", e.forward);
+    assert!(e
+        .forward
+        .contains("mean over the batch and the C outputs of (o − t)²"));
+    assert!(e.forward.contains("exclude the L1/L2 terms"));
 }
