@@ -78,3 +78,30 @@ test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad 
     await browser.close();
   }
 });
+
+test('scaling lab: the defaults show steps to target falling, then flattening, on the CPU path', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}scaling`);
+    await page.selectOption(byId('scale-backend'), 'cpu');
+    const started = Date.now();
+    await page.click(byId('scale-run'));
+    await until(async () => /^(done|failed)/.test(await text(page, 'scale-status')), 120_000, 'the default sweep');
+    assert.equal(await text(page, 'scale-status'), 'done');
+    console.log(`default sweep in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const rows = await page.locator(`${byId('scale-table')} tr`).all();
+    const steps = [];
+    for (const row of rows.slice(1)) steps.push(Number((await row.locator('td').nth(2).textContent()).trim()));
+    console.log('steps to target:', steps);
+    assert.equal(steps.length, 6);
+    assert.ok(steps.every((s) => Number.isFinite(s) && s > 0), `every batch reaches the target: ${steps}`);
+    assert.ok(steps.every((s, i) => i === 0 || s < steps[i - 1]), `fewer steps at every larger batch: ${steps}`);
+    const early = steps[0] / steps[2];
+    const late = steps[3] / steps[5];
+    assert.ok(early > late + 0.5, `a 4× batch saves more at the small end (${early}) than at the large (${late})`);
+    await screenshot(page, 'scaling-defaults.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});

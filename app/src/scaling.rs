@@ -43,7 +43,7 @@ fn tables(runs: &[RunResult]) {
     use crate::figures::{csv, set_table};
     let opt = |v: Option<String>| v.unwrap_or_default();
     let summary = csv(
-        "batch,learning_rate,steps_to_target,examples_to_target,final_loss,train_accuracy,test_accuracy,diverged",
+        "batch,learning_rate,steps_to_target,examples_to_target,final_loss,train_accuracy,test_accuracy,diverged,stalled_at",
         runs.iter().map(|r| {
             [
                 r.batch.to_string(),
@@ -54,6 +54,7 @@ fn tables(runs: &[RunResult]) {
                 r.train_accuracy.to_string(),
                 opt(r.test_accuracy.map(|v| v.to_string())),
                 r.diverged.to_string(),
+                opt(r.stalled_at.map(|v| v.to_string())),
             ]
         }),
     );
@@ -348,7 +349,12 @@ pub fn ScalingPage() -> impl IntoView {
                             <tr>
                                 <td>{x.batch}</td>
                                 <td>{format!("{:.4}", x.learning_rate)}</td>
-                                <td>{if x.diverged { "diverged".to_string() } else { x.steps_to_target.map_or(format!("> {}", x.steps), |s| s.to_string()) }}</td>
+                                <td>{match (x.diverged, x.stalled_at, x.steps_to_target) {
+                                    (true, _, _) => "diverged".to_string(),
+                                    (_, Some(at), _) => format!("stalled at {at} (loss {:.2})", x.final_loss),
+                                    (_, _, Some(s)) => s.to_string(),
+                                    _ => format!("> {}", x.steps),
+                                }}</td>
                                 <td>{x.examples_to_target.map_or("–".into(), |e| e.to_string())}</td>
                                 <td>{format!("{:.1} %", x.train_accuracy * 100.0)}</td>
                                 <td>{x.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td>

@@ -17,6 +17,7 @@ pub mod inspect;
 pub mod kernel;
 pub mod landscape;
 pub mod model;
+pub mod noise_scale;
 pub mod ops;
 pub mod optim;
 pub mod plan;

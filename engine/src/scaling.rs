@@ -8,6 +8,8 @@ use crate::data::Dataset;
 use crate::optim::Schedule;
 use crate::train::{TrainConfig, Trainer};
 
+pub use crate::noise_scale::{measure_noise, raw_b_simple, NoiseScale, NOISE_WINDOW};
+
 /// How the learning rate follows the batch size from a base pair (η_base, B_base).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -82,81 +84,6 @@ pub fn steps_to_target(values: &[f32], target: Target, window: usize) -> Option<
     None
 }
 
-/// The gradient noise scale from pairs of squared gradient norms at a small and a big batch
-/// (McCandlish et al. 2018, appendix A; docs/theory.md §5.3): each measurement gives unbiased
-/// estimates |G|² ≈ (B_big|G_big|² − B_small|G_small|²)/(B_big − B_small) and
-/// tr Σ ≈ (|G_small|² − |G_big|²)/(1/B_small − 1/B_big). Each is noisy (|G|² can even come out
-/// negative), so both are averaged over the last `window` measurements *before* the ratio
-/// B_simple = tr Σ / |G|², as McCandlish et al. do; the raw per-measurement ratios are kept too.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NoiseScale {
-    pub window: usize,
-    /// Every measurement: (step, |G|² estimate, tr Σ estimate).
-    pub raw: Vec<(usize, f64, f64)>,
-}
-
-impl NoiseScale {
-    pub fn new(window: usize) -> Self {
-        Self {
-            window: window.max(1),
-            raw: Vec::new(),
-        }
-    }
-
-    /// Adds the measurement taken at `step`: squared norms of the mean gradient over `b_small`
-    /// and over `b_big` samples.
-    pub fn add(&mut self, step: usize, b_small: usize, g2_small: f64, b_big: usize, g2_big: f64) {
-        let (bs, bb) = (b_small as f64, b_big as f64);
-        let g2 = (bb * g2_big - bs * g2_small) / (bb - bs);
-        let trace = (g2_small - g2_big) / (1.0 / bs - 1.0 / bb);
-        self.raw.push((step, g2, trace));
-    }
-
-    /// B_simple from the window's mean tr Σ over its mean |G|², once that mean is positive.
-    pub fn b_simple(&self) -> Option<f64> {
-        let last = &self.raw[self.raw.len().saturating_sub(self.window)..];
-        let (g2, trace) = last
-            .iter()
-            .fold((0.0, 0.0), |(g, t), (_, g2, tr)| (g + g2, t + tr));
-        (g2 > 0.0).then(|| trace / g2)
-    }
-}
-
-/// The ratio of one measurement alone (None where its |G|² estimate is not positive).
-pub fn raw_b_simple((_, g2, trace): (usize, f64, f64)) -> Option<f64> {
-    (g2 > 0.0).then(|| trace / g2)
-}
-
-/// Measurements B_simple is averaged over in a sweep's runs.
-pub const NOISE_WINDOW: usize = 8;
-
-fn norm2(v: &[f32]) -> f64 {
-    v.iter().map(|x| (*x as f64) * (*x as f64)).sum()
-}
-
-/// One measurement for [`NoiseScale::add`] at the trainer's current weights: `k` gradients over
-/// the next `k` batches (B_small = the batch size) and their mean, which is the gradient over all
-/// k·B samples (B_big). Returns (B_small, mean |G_small|² over the k batches, B_big, |G_big|²).
-/// The weights do not move; the batch sampler advances.
-pub async fn measure_noise(trainer: &mut Trainer, k: usize) -> Result<(usize, f64, usize, f64), String> {
-    let k = k.max(2);
-    let b = trainer.config.batch;
-    let mut sum: Vec<f32> = Vec::new();
-    let mut small = 0.0;
-    for _ in 0..k {
-        let rows = trainer.next_batch_rows();
-        let (_, g) = trainer.loss_and_gradient(&rows).await?;
-        small += norm2(&g);
-        if sum.is_empty() {
-            sum = g;
-        } else {
-            sum.iter_mut().zip(&g).for_each(|(s, x)| *s += x);
-        }
-    }
-    let mean: Vec<f32> = sum.iter().map(|s| s / k as f32).collect();
-    Ok((b, small / k as f64, k * b, norm2(&mean)))
-}
-
 /// A sweep over batch sizes (and optionally learning rates): one run per (batch, η) pair, each
 /// trained from the same initial weights until the target or the step budget.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -214,6 +141,10 @@ pub struct RunResult {
     pub test_accuracy: Option<f32>,
     /// True when the loss became NaN/Inf (the run stops there).
     pub diverged: bool,
+    /// The step at which the run was stopped for making no progress: the check loss had not
+    /// improved by [`STALL_IMPROVEMENT`] over its best for [`STALL_CHECKS`] checks.
+    #[serde(default)]
+    pub stalled_at: Option<usize>,
     pub losses: Vec<f32>,
     pub learning_rates: Vec<f32>,
     /// (step, loss, accuracy) on the check set at each check of the target.
@@ -272,14 +203,14 @@ impl SweepRecord {
 }
 
 /// The columns of [`RunResult::csv_row`].
-pub const CSV_HEADER: &str = "batch,learning_rate,steps,steps_to_target,examples_to_target,final_loss,train_loss,train_accuracy,test_loss,test_accuracy,diverged";
+pub const CSV_HEADER: &str = "batch,learning_rate,steps,steps_to_target,examples_to_target,final_loss,train_loss,train_accuracy,test_loss,test_accuracy,diverged,stalled_at";
 
 impl RunResult {
     /// One CSV line (empty cells where there is no value).
     pub fn csv_row(&self) -> String {
         let opt = |v: Option<String>| v.unwrap_or_default();
         format!(
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             self.batch,
             self.learning_rate,
             self.steps,
@@ -290,7 +221,8 @@ impl RunResult {
             self.train_accuracy,
             opt(self.test_loss.map(|v| v.to_string())),
             opt(self.test_accuracy.map(|v| v.to_string())),
-            self.diverged
+            self.diverged,
+            opt(self.stalled_at.map(|s| s.to_string()))
         )
     }
 }
@@ -332,6 +264,12 @@ pub const EVAL_SAMPLES: usize = 2000;
 /// Training samples the target is checked on: a fixed set, so the check does not depend on how
 /// noisy one batch is (a small batch would otherwise "reach" an accuracy by luck).
 pub const CHECK_SAMPLES: usize = 1000;
+/// A run is stopped as stalled after this many checks (each about [`CHECK_EVERY_SAMPLES`]
+/// samples) without its check loss improving on its best by [`STALL_IMPROVEMENT`].
+pub const STALL_CHECKS: usize = 100;
+/// The relative improvement of the check loss that counts as progress.
+pub const STALL_IMPROVEMENT: f32 = 0.01;
+
 /// The target is checked after about this many training samples (at least every step, at most
 /// every 64 steps): the same resolution in samples for every batch size.
 pub const CHECK_EVERY_SAMPLES: usize = 256;
@@ -354,6 +292,8 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     let mut checks: Vec<(usize, f32, f32)> = Vec::new();
     let mut diverged = false;
     let mut reached = None;
+    let mut stalled_at = None;
+    let (mut best, mut since_best) = (f32::INFINITY, 0usize);
     let mut noise = NoiseScale::new(NOISE_WINDOW);
     let mut noise_scale = Vec::new();
     while losses.len() < sweep.max_steps && reached.is_none() {
@@ -375,6 +315,15 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         };
         if sweep.target.met_by(value) {
             reached = Some(losses.len());
+        }
+        if loss < best * (1.0 - STALL_IMPROVEMENT) {
+            (best, since_best) = (loss, 0);
+        } else {
+            since_best += 1;
+        }
+        if reached.is_none() && since_best >= STALL_CHECKS {
+            stalled_at = Some(losses.len());
+            break;
         }
         let every = sweep.noise_every;
         if every > 0 && before / every != losses.len() / every {
@@ -409,6 +358,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         test_loss,
         test_accuracy,
         diverged,
+        stalled_at,
         learning_rates: (1..=losses.len() as u64)
             .map(|s| trainer.learning_rate_at(s))
             .collect(),

@@ -36,18 +36,20 @@ pub struct ScalingLab {
 impl Default for ScalingLab {
     fn default() -> Self {
         Self {
+            // The circle with momentum: every batch reaches the target within seconds on the
+            // CPU path, and the steps to it fall, then flatten, as the batch grows.
             network: Network::Toy,
-            data: Data::Toy(engine::data::toy::ToyKind::Spiral),
-            optimizer: 0,
-            batches: "8, 16, 32, 64, 128".into(),
-            base_lr: 0.1,
+            data: Data::Toy(engine::data::toy::ToyKind::Circle),
+            optimizer: 1,
+            batches: "8, 16, 32, 64, 128, 256".into(),
+            base_lr: 0.05,
             base_batch: 8,
             lr_factors: "1".into(),
             rule: Rule::Sqrt,
             warmup_epochs: 0.0,
             target_accuracy: false,
-            target: 0.5,
-            max_steps: 1500,
+            target: 0.05,
+            max_steps: 3000,
             noise_every: 25,
             hide: BTreeSet::new(),
         }
