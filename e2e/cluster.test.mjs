@@ -101,6 +101,9 @@ test('cluster lab: 8 workers on MNIST, ring vs tree vs parameter server, animati
     await page.selectOption(byId('cl-compression'), '0');
     await page.click(byId('cl-async'));
     await fill(page, 'cl-straggler', '4');
+    // Slow workers (0.1 GFLOP/s), so that compute, not the server's shared link, sets the pace and
+    // the straggler's gradients come back stale (at 5 GFLOP/s the link is saturated).
+    await fill(page, 'cl-gflops', '0.1');
     await page.click(byId('cl-train'));
     await finish(page, 'async');
     const asyncRuns = (await table(page)).filter((r) => !r.run.startsWith('study'));

@@ -24,6 +24,13 @@ test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings 
     console.log(summary);
     assert.match(summary, /PCA plane explains \d+ % \+ \d+ %/);
     assert.match(summary, /sharpness .* \d\.\d{4}/);
+    // The lesson with the defaults: batch 4 and 256, each trained to loss 0.1, and the large
+    // batch's minimum measured sharper (Keskar et al.).
+    assert.match(summary, /batch 4, \d+ steps \(trained to loss ≤ 0\.1\)/);
+    assert.match(summary, /batch 256, \d+ steps \(trained to loss ≤ 0\.1\)/);
+    const verdict = await text(page, 'land-verdict');
+    console.log(verdict);
+    assert.match(verdict, /^Batch 256 is sharper than batch 4 .*as Keskar et al\. \(2017\) report\.$/);
     await screenshot(page, 'landscape-trajectory.png');
 
     await page.selectOption(byId('land-plane'), 'random');
@@ -37,8 +44,8 @@ test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings 
     await done(page, 'the comparison');
     const both = await text(page, 'land-summary');
     console.log(both);
-    assert.match(both, /batch 4, \d+ steps: .*random filter-normalized plane/);
-    assert.match(both, /batch 256, \d+ steps: .*random filter-normalized plane/);
+    assert.match(both, /batch 4, \d+ steps \(.*\): .*random filter-normalized plane/);
+    assert.match(both, /batch 256, \d+ steps \(.*\): .*random filter-normalized plane/);
     await screenshot(page, 'landscape-compare.png');
 
     // Reloading the link reproduces the settings.
@@ -60,7 +67,7 @@ test('landscape lab: a CNN on MNIST (CPU path), a playground network, bad URL va
     await done(page, 'the CNN map', 300_000);
     assert.equal(await text(page, 'land-status'), 'done');
     console.log(await text(page, 'land-summary'));
-    assert.match(await text(page, 'land-summary'), /batch 64, 31 steps: .*PCA plane/);
+    assert.match(await text(page, 'land-summary'), /batch 64, 31 steps \(stopped at the budget of 1 epochs before loss 0\.2\): .*PCA plane/);
     await screenshot(page, 'landscape-mnist-cnn.png');
 
     // The playground links to the landscape of its own network.

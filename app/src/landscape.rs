@@ -16,7 +16,9 @@ use leptos::prelude::*;
 use engine::gpu::GpuContext;
 use engine::landscape::{filter_normalized_direction, interpolate, sharpness, slice, trajectory_plane};
 use engine::train::Trainer;
-use lab_state::landscape::{Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS};
+use lab_state::landscape::{
+    sharpness_verdict, Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS,
+};
 
 use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
 use crate::fetch;
@@ -24,6 +26,40 @@ use crate::frame::next_frame;
 
 /// Checkpoints kept along the way (the trajectory's PCA uses them).
 const CHECKPOINTS: usize = 30;
+
+/// Checkpoints along a run of unknown length for the trajectory's PCA: at most 2 × CHECKPOINTS,
+/// evenly spaced — when full, every other one is dropped and the stride doubles.
+struct Checkpoints {
+    kept: Vec<Vec<f32>>,
+    stride: usize,
+    seen: usize,
+}
+
+impl Checkpoints {
+    fn new(first: Vec<f32>) -> Self {
+        Self {
+            kept: vec![first],
+            stride: 1,
+            seen: 0,
+        }
+    }
+
+    fn push(&mut self, w: Vec<f32>) {
+        self.seen += 1;
+        if !self.seen.is_multiple_of(self.stride) {
+            return;
+        }
+        self.kept.push(w);
+        if self.kept.len() > 2 * CHECKPOINTS {
+            let mut i = 0;
+            self.kept.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride *= 2;
+        }
+    }
+}
 
 /// One trained network's landscape.
 #[derive(Clone, Default)]
@@ -36,6 +72,8 @@ struct Mapped {
     line_train: Vec<f32>,
     line_test: Vec<f32>,
     summary: String,
+    /// (batch, sharpness, training loss), for the comparison's verdict.
+    measured: (usize, f32, f32),
 }
 
 fn draw_line(canvas: web_sys::HtmlCanvasElement, m: &Mapped) {
@@ -215,6 +253,7 @@ pub fn LandscapePage() -> impl IntoView {
                             set(&|s| {
                                 s.network = n;
                                 s.epochs = Landscape::default_epochs(n);
+                                s.target = Landscape::default_target(n);
                                 if n.reads_images() && !s.data.is_images() { s.data = Data::Mnist; }
                                 if n == Network::Toy && s.data.is_images() { s.data = Landscape::default().data; }
                             });
@@ -230,8 +269,8 @@ pub fn LandscapePage() -> impl IntoView {
                         if let Some(d) = Data::from_key(&event_target_value(&ev)) {
                             set(&|s| {
                                 s.data = d;
-                                if d.is_images() && !s.network.reads_images() { s.network = Network::Mlp; s.epochs = 3; }
-                                if !d.is_images() && s.network.reads_images() { s.network = Network::Toy; s.epochs = 30; }
+                                if d.is_images() && !s.network.reads_images() { s.network = Network::Mlp; s.epochs = Landscape::default_epochs(s.network); s.target = Landscape::default_target(s.network); }
+                                if !d.is_images() && s.network.reads_images() { s.network = Network::Toy; s.epochs = Landscape::default_epochs(s.network); s.target = Landscape::default_target(s.network); }
                             });
                         }
                     }>
@@ -263,7 +302,17 @@ pub fn LandscapePage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Epochs"
+                <label>"Train to a training loss of (0: all the epochs)"
+                    <input type="number" min="0" max="10" step="0.05" data-testid="land-target"
+                        prop:value=move || state.with(|s| s.target.to_string())
+                        on:change=move |ev| {
+                            match event_target_value(&ev).parse::<f32>() {
+                                Ok(t) if (0.0..=10.0).contains(&t) => { set(&|s| s.target = t); notices.set(vec![]); }
+                                _ => notices.set(vec!["target loss: a number from 0 to 10 (kept the last one)".into()]),
+                            }
+                        }/>
+                </label>
+                <label>"Epochs (at most)"
                     <input type="number" min="1" max="200" data-testid="land-epochs"
                         prop:value=move || state.with(|s| s.epochs.to_string())
                         on:change=move |ev| {
@@ -309,6 +358,10 @@ pub fn LandscapePage() -> impl IntoView {
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
                 </ul>
+                <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
+                    [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
+                    _ => String::new(),
+                })}</p>
             </section>
             <section class="views land-panels">
                 {panels.into_iter().enumerate().map(|(i, c)| view! {
@@ -380,22 +433,33 @@ async fn run_one(
     };
     let (eval_train, eval_test) = (data.head(eval_rows), test.head(eval_rows));
     let mut trainer = Trainer::with_evaluation(config, data.clone(), gpu, 1, eval_rows).await?;
-    let steps = (s.epochs * data.len() / batch).max(1);
-    let every = steps.div_ceil(CHECKPOINTS).max(1);
+    let budget = (s.epochs * data.len() / batch).max(1);
+    // Checked every ≈ 256 samples (as the scaling lab), so every batch stops near the target.
+    let every = (256 / batch).clamp(1, 64);
     let w0 = trainer.params().await?;
-    let mut checkpoints = vec![w0.clone()];
+    let mut checkpoints = Checkpoints::new(w0.clone());
     status.set(format!(
-        "batch {batch}: training {steps} steps on {}…",
+        "batch {batch}: training to loss {} (at most {budget} steps) on {}…",
+        s.target,
         trainer.backend_name()
     ));
-    while (trainer.step() as usize) < steps && !cancel.get() {
-        let n = every.min(steps - trainer.step() as usize);
+    let mut loss = f32::INFINITY;
+    while (trainer.step() as usize) < budget && !cancel.get() && !(s.target > 0.0 && loss <= s.target) {
+        let n = every.min(budget - trainer.step() as usize);
         trainer.train(n).await.map_err(|e| e.to_string())?;
         checkpoints.push(trainer.params().await?);
-        report(0.4 * trainer.step() as f64 / steps as f64);
+        if s.target > 0.0 {
+            loss = trainer.evaluate(&eval_train).await?.0;
+        }
+        report(0.4 * trainer.step() as f64 / budget as f64);
         next_frame().await;
     }
+    let steps = trainer.step() as usize;
     let w1 = trainer.params().await?;
+    let mut checkpoints = checkpoints.kept;
+    if checkpoints.last() != Some(&w1) {
+        checkpoints.push(w1.clone());
+    }
 
     status.set(format!("batch {batch}: interpolating…"));
     let thetas: Vec<f32> = (0..=40).map(|i| -0.5 + i as f32 * 0.05).collect();
@@ -452,7 +516,15 @@ async fn run_one(
         line_train: lines[0].clone(),
         line_test: lines[1].clone(),
         summary: format!(
-            "batch {batch}, {steps} steps: train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms) {sharp:.4}; {plane_text}"
+            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms) {sharp:.4}; {plane_text}",
+            if s.target > 0.0 && train_loss <= s.target + 1e-3 {
+                format!("trained to loss ≤ {}", s.target)
+            } else if s.target > 0.0 {
+                format!("stopped at the budget of {} epochs before loss {}", s.epochs, s.target)
+            } else {
+                format!("{} epochs", s.epochs)
+            }
         ),
+        measured: (batch, sharp, train_loss),
     })
 }

@@ -135,14 +135,19 @@ pub struct Landscape {
     pub compare: usize,
     pub plane: Plane,
     pub res: usize,
+    /// The most epochs a run trains (all of them when `target` is 0).
     pub epochs: usize,
+    /// Each run trains until its training loss (on the evaluation samples) is at most this, so
+    /// that batch sizes are compared at equal training loss (0: train the full `epochs`).
+    pub target: f32,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
 }
 
 /// Test-id suffixes of the page's controls (`land-<name>`), for `<name>_hide=true`.
-const CONTROLS: [&str; 11] = [
-    "network", "dataset", "batch", "compare", "plane", "res", "epochs", "backend", "run", "cancel", "share",
+const CONTROLS: [&str; 12] = [
+    "network", "dataset", "batch", "compare", "plane", "res", "epochs", "target", "backend", "run", "cancel",
+    "share",
 ];
 
 impl Default for Landscape {
@@ -151,11 +156,14 @@ impl Default for Landscape {
             network: Network::Toy,
             data: Data::Toy(ToyKind::Moons),
             playground: Playground::default(),
-            batch: 16,
-            compare: 0,
+            // A small and a large batch, each trained to the same training loss: the lesson
+            // (which minimum is sharper) appears with the defaults.
+            batch: 4,
+            compare: 256,
             plane: Plane::Trajectory,
             res: 21,
-            epochs: 30,
+            epochs: Landscape::default_epochs(Network::Toy),
+            target: Landscape::default_target(Network::Toy),
             hide: BTreeSet::new(),
         }
     }
@@ -166,12 +174,22 @@ fn batch_from(key: &str) -> Option<usize> {
 }
 
 impl Landscape {
-    /// Epochs a fresh choice of network starts with: enough to train, quick in a browser.
+    /// The epoch budget a fresh choice of network starts with: enough for a batch of 256 (or 512
+    /// images) to reach the default target.
     pub fn default_epochs(network: Network) -> usize {
         if network.reads_images() {
-            3
+            150
         } else {
-            30
+            200
+        }
+    }
+
+    /// The training loss every run is trained to by default.
+    pub fn default_target(network: Network) -> f32 {
+        if network.reads_images() {
+            0.2
+        } else {
+            0.1
         }
     }
 
@@ -224,7 +242,11 @@ impl Landscape {
                 |k| k.parse().ok().filter(|b| *b >= 1 && *b <= 4096),
                 default_batch,
             ),
-            compare: q.choice("compare", |k| if k == "0" { Some(0) } else { batch_from(k) }, 0),
+            compare: q.choice(
+                "compare",
+                |k| if k == "0" { Some(0) } else { batch_from(k) },
+                d.compare,
+            ),
             plane: q.choice(
                 "plane",
                 |k| match k {
@@ -236,6 +258,7 @@ impl Landscape {
             ),
             res: q.number("res", 3, 41, d.res),
             epochs: q.number("epochs", 1, 200, Landscape::default_epochs(network)),
+            target: q.number("target", 0.0, 10.0, Landscape::default_target(network)),
             playground,
             hide: BTreeSet::new(),
         };
@@ -245,8 +268,10 @@ impl Landscape {
                 if q.flag(&k, false) {
                     s.hide.insert(name.to_string());
                 }
-            } else if !["net", "data", "pg", "batch", "compare", "plane", "res", "epochs"]
-                .contains(&k.as_str())
+            } else if ![
+                "net", "data", "pg", "batch", "compare", "plane", "res", "epochs", "target",
+            ]
+            .contains(&k.as_str())
             {
                 q.notice(format!("unknown setting '{k}': ignored"));
             }
@@ -274,13 +299,16 @@ impl Landscape {
         };
         for (key, value, default) in [
             ("batch", self.batch, default_batch),
-            ("compare", self.compare, 0),
+            ("compare", self.compare, d.compare),
             ("res", self.res, d.res),
             ("epochs", self.epochs, Landscape::default_epochs(self.network)),
         ] {
             if value != default {
                 pairs.push((key.into(), value.to_string()));
             }
+        }
+        if self.target != Landscape::default_target(self.network) {
+            pairs.push(("target".into(), self.target.to_string()));
         }
         if self.plane == Plane::Random {
             pairs.push(("plane".into(), "random".into()));
@@ -365,6 +393,49 @@ impl Landscape {
     }
 }
 
+/// What a comparison of two trained batches says about sharpness (Keskar et al. 2017; docs/theory.md
+/// §4.4), from each run's (batch, sharpness, training loss): which is sharper as measured, whether
+/// that agrees with Keskar et al.'s large-batch sharp minima, and a caution when the training losses
+/// differ (sharpness is compared at equal training loss).
+pub fn sharpness_verdict(a: (usize, f32, f32), b: (usize, f32, f32), target: f32) -> String {
+    let (small, large) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+    let ratio = large.1 / small.1.max(f32::MIN_POSITIVE);
+    let mut text = if large.1 > small.1 {
+        format!(
+            "Batch {} is sharper than batch {} ({:.4} vs {:.4}, ×{ratio:.1}): the large batch found the \
+             sharper minimum, as Keskar et al. (2017) report.",
+            large.0, small.0, large.1, small.1
+        )
+    } else {
+        format!(
+            "Batch {} is sharper than batch {} ({:.4} vs {:.4}): here the small batch found the sharper \
+             minimum, contrary to Keskar et al. (2017); their result holds for large networks trained to \
+             low loss — try a lower target or the image MLP.",
+            small.0, large.0, small.1, large.1
+        )
+    };
+    let (lo, hi) = (small.2.min(large.2), small.2.max(large.2));
+    let unequal = if target > 0.0 {
+        hi > target + 1e-3
+    } else {
+        hi > 1.25 * lo + 0.01
+    };
+    if unequal {
+        text.push_str(&format!(
+            " The training losses differ ({:.3} vs {:.3}): the comparison is not at equal loss \
+             (a run stopped at its epoch budget{}).",
+            small.2,
+            large.2,
+            if target > 0.0 {
+                " before the target"
+            } else {
+                "; set a target loss"
+            }
+        ));
+    }
+    text
+}
+
 /// The landscape lab keeps its own short URL keys (`net`, `pg`); its JSON file is the generic one,
 /// checked by a trip through the URL.
 impl LabState for Landscape {
@@ -436,10 +507,26 @@ mod tests {
     }
 
     #[test]
+    fn the_verdict_names_the_sharper_batch() {
+        let v = sharpness_verdict((256, 0.0169, 0.05), (4, 0.0112, 0.09), 0.1);
+        assert!(
+            v.starts_with("Batch 256 is sharper than batch 4 (0.0169 vs 0.0112, ×1.5)"),
+            "{v}"
+        );
+        assert!(v.contains("as Keskar et al."), "{v}");
+        assert!(!v.contains("differ"), "{v}");
+        let v = sharpness_verdict((4, 0.02, 0.1), (256, 0.01, 0.4), 0.1);
+        assert!(
+            v.contains("contrary to Keskar") && v.contains("losses differ"),
+            "{v}"
+        );
+    }
+
+    #[test]
     fn bad_values_keep_defaults_with_notices() {
         let (s, notices) = Landscape::from_query("net=toy&data=mnist&res=99&batch=abc&compare=7&zoom=2");
         assert_eq!(s.network, Network::Mlp, "images need the image network");
-        assert_eq!((s.res, s.batch, s.compare), (41, 16, 0));
+        assert_eq!((s.res, s.batch, s.compare), (41, 4, 256));
         assert_eq!(notices.len(), 5, "{notices:?}");
         let (s, notices) = Landscape::from_query("net=cnn&data=spiral");
         assert_eq!((s.network, s.data), (Network::Cnn, Data::Mnist));
@@ -463,11 +550,11 @@ mod tests {
         assert!(matches!(toy.data, DataConfig::Toy(ref t) if t.kind == ToyKind::Moons));
         assert_eq!(
             Landscape {
-                compare: 256,
+                compare: 0,
                 ..Default::default()
             }
             .batches(),
-            vec![16, 256]
+            vec![4]
         );
     }
 }
