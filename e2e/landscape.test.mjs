@@ -24,10 +24,10 @@ test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings 
     console.log(summary);
     assert.match(summary, /PCA plane explains \d+ % \+ \d+ %/);
     assert.match(summary, /sharpness .* \d\.\d{4}/);
-    // The lesson with the defaults: batch 4 and 256, each trained to loss 0.1, and the large
+    // The lesson with the defaults: batch 4 and 256, each trained to loss 0.05, and the large
     // batch's minimum measured sharper (Keskar et al.).
-    assert.match(summary, /batch 4, \d+ steps \(trained to loss ≤ 0\.1\)/);
-    assert.match(summary, /batch 256, \d+ steps \(trained to loss ≤ 0\.1\)/);
+    assert.match(summary, /batch 4, \d+ steps \(trained to loss ≤ 0\.05\)/);
+    assert.match(summary, /batch 256, \d+ steps \(trained to loss ≤ 0\.05\)/);
     const verdict = await text(page, 'land-verdict');
     console.log(verdict);
     assert.match(verdict, /^Batch 256 is sharper than batch 4 .*as Keskar et al\. \(2017\) report\.$/);

@@ -14,7 +14,9 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use engine::gpu::GpuContext;
-use engine::landscape::{filter_normalized_direction, interpolate, sharpness, slice, trajectory_plane};
+use engine::landscape::{
+    filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
+};
 use engine::train::Trainer;
 use lab_state::landscape::{
     sharpness_verdict, Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS,
@@ -23,43 +25,6 @@ use lab_state::landscape::{
 use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
 use crate::fetch;
 use crate::frame::next_frame;
-
-/// Checkpoints kept along the way (the trajectory's PCA uses them).
-const CHECKPOINTS: usize = 30;
-
-/// Checkpoints along a run of unknown length for the trajectory's PCA: at most 2 × CHECKPOINTS,
-/// evenly spaced — when full, every other one is dropped and the stride doubles.
-struct Checkpoints {
-    kept: Vec<Vec<f32>>,
-    stride: usize,
-    seen: usize,
-}
-
-impl Checkpoints {
-    fn new(first: Vec<f32>) -> Self {
-        Self {
-            kept: vec![first],
-            stride: 1,
-            seen: 0,
-        }
-    }
-
-    fn push(&mut self, w: Vec<f32>) {
-        self.seen += 1;
-        if !self.seen.is_multiple_of(self.stride) {
-            return;
-        }
-        self.kept.push(w);
-        if self.kept.len() > 2 * CHECKPOINTS {
-            let mut i = 0;
-            self.kept.retain(|_| {
-                i += 1;
-                i % 2 == 1
-            });
-            self.stride *= 2;
-        }
-    }
-}
 
 /// One trained network's landscape.
 #[derive(Clone, Default)]
@@ -434,32 +399,22 @@ async fn run_one(
     let (eval_train, eval_test) = (data.head(eval_rows), test.head(eval_rows));
     let mut trainer = Trainer::with_evaluation(config, data.clone(), gpu, 1, eval_rows).await?;
     let budget = (s.epochs * data.len() / batch).max(1);
-    // Checked every ≈ 256 samples (as the scaling lab), so every batch stops near the target.
-    let every = (256 / batch).clamp(1, 64);
     let w0 = trainer.params().await?;
-    let mut checkpoints = Checkpoints::new(w0.clone());
     status.set(format!(
         "batch {batch}: training to loss {} (at most {budget} steps) on {}…",
         s.target,
         trainer.backend_name()
     ));
-    let mut loss = f32::INFINITY;
-    while (trainer.step() as usize) < budget && !cancel.get() && !(s.target > 0.0 && loss <= s.target) {
-        let n = every.min(budget - trainer.step() as usize);
-        trainer.train(n).await.map_err(|e| e.to_string())?;
-        checkpoints.push(trainer.params().await?);
-        if s.target > 0.0 {
-            loss = trainer.evaluate(&eval_train).await?.0;
+    let run = train_to_loss(&mut trainer, &eval_train, s.target, budget, |steps| {
+        report(0.4 * steps as f64 / budget as f64);
+        async move {
+            next_frame().await;
+            !cancel.get()
         }
-        report(0.4 * trainer.step() as f64 / budget as f64);
-        next_frame().await;
-    }
-    let steps = trainer.step() as usize;
-    let w1 = trainer.params().await?;
-    let mut checkpoints = checkpoints.kept;
-    if checkpoints.last() != Some(&w1) {
-        checkpoints.push(w1.clone());
-    }
+    })
+    .await?;
+    let (steps, checkpoints) = (run.steps, run.checkpoints);
+    let w1 = checkpoints.last().cloned().unwrap_or_else(|| w0.clone());
 
     status.set(format!("batch {batch}: interpolating…"));
     let thetas: Vec<f32> = (0..=40).map(|i| -0.5 + i as f32 * 0.05).collect();

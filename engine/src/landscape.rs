@@ -247,3 +247,92 @@ pub async fn sharpness(
     }
     Ok(rise / (2 * directions.max(1)) as f32)
 }
+
+/// Checkpoints kept for the trajectory's PCA while training a run of unknown length: at most
+/// 2 × `CHECKPOINTS`, evenly spaced — when full, every other one is dropped and the stride doubles.
+pub const CHECKPOINTS: usize = 30;
+
+pub struct Checkpoints {
+    pub kept: Vec<Vec<f32>>,
+    stride: usize,
+    seen: usize,
+}
+
+impl Checkpoints {
+    pub fn new(first: Vec<f32>) -> Self {
+        Self {
+            kept: vec![first],
+            stride: 1,
+            seen: 0,
+        }
+    }
+
+    pub fn push(&mut self, w: Vec<f32>) {
+        self.seen += 1;
+        if !self.seen.is_multiple_of(self.stride) {
+            return;
+        }
+        self.kept.push(w);
+        if self.kept.len() > 2 * CHECKPOINTS {
+            let mut i = 0;
+            self.kept.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride *= 2;
+        }
+    }
+}
+
+/// How a run to a training loss ended.
+pub struct TrainedRun {
+    pub steps: usize,
+    /// The loss on the evaluation samples at the last check (NaN without a target).
+    pub loss: f32,
+    pub reached: bool,
+    /// Checkpoints from the initial to the final weights.
+    pub checkpoints: Vec<Vec<f32>>,
+}
+
+/// Trains until the loss on `eval` is at most `target` (checked every ≈ 256 samples, as the
+/// scaling lab does, so a large batch stops near the target too) or `budget` steps; a target of
+/// 0 trains the whole budget. So that batch sizes are compared at equal training loss before
+/// their sharpness is (docs/theory.md §4.4). `progress(steps)` is awaited after every check and
+/// stops the run by giving false.
+pub async fn train_to_loss<F: std::future::Future<Output = bool>>(
+    trainer: &mut Trainer,
+    eval: &Dataset,
+    target: f32,
+    budget: usize,
+    mut progress: impl FnMut(usize) -> F,
+) -> Result<TrainedRun, String> {
+    let every = (256 / trainer.config.batch.max(1)).clamp(1, 64);
+    let mut checkpoints = Checkpoints::new(trainer.params().await?);
+    let mut loss = f32::NAN;
+    let mut steps = trainer.step() as usize;
+    while steps < budget && !(target > 0.0 && loss <= target) {
+        trainer
+            .train(every.min(budget - steps))
+            .await
+            .map_err(|e| e.to_string())?;
+        steps = trainer.step() as usize;
+        checkpoints.push(trainer.params().await?);
+        if target > 0.0 {
+            loss = trainer.evaluate(eval).await?.0;
+        }
+        if !progress(steps).await {
+            break;
+        }
+    }
+    let last = trainer.params().await?;
+    let mut kept = checkpoints.kept;
+    if kept.last() != Some(&last) {
+        kept.push(last);
+    }
+    Ok(TrainedRun {
+        steps,
+        loss,
+        reached: target > 0.0 && loss <= target,
+        checkpoints: kept,
+    })
+}
