@@ -15,7 +15,7 @@ use engine::cluster_run::{train_to_target, ClusterRecord, ClusterRun};
 use engine::collectives::{cost, Algorithm, Coverage, Link, Schedule};
 use engine::compress::Compression;
 use engine::optim::Optimizer;
-use engine::scaling::Target;
+use engine::scaling::{Target, STALL_CHECKS};
 use engine::train::Trainer;
 use lab_state::landscape::Data;
 
@@ -75,21 +75,15 @@ fn draw_curves(c: &Canvases, s: &Settings, points: &[ScalingPoint]) {
 }
 
 fn draw_runs(c: &Canvases, s: &Settings, record: &ClusterRecord) {
-    let main: Vec<ClusterRun> = record
+    let (study, main): (Vec<ClusterRun>, Vec<ClusterRun>) = record
         .runs
         .iter()
-        .filter(|r| !r.label.starts_with("study"))
         .cloned()
-        .collect();
+        .partition(|r| r.label.starts_with("study"));
+    // After a study alone, its runs are the ones to draw against time.
     if let Some(x) = c.loss.get_untracked() {
-        charts::loss_vs_time(x, &main);
+        charts::loss_vs_time(x, if main.is_empty() { &study } else { &main });
     }
-    let study: Vec<ClusterRun> = record
-        .runs
-        .iter()
-        .filter(|r| r.label.starts_with("study"))
-        .cloned()
-        .collect();
     if let Some(x) = c.tta.get_untracked() {
         charts::time_to_accuracy(x, &study, &labels(s));
     }
@@ -521,10 +515,11 @@ pub fn ClusterPage() -> impl IntoView {
                             <tr>
                                 <td>{x.label.clone()}</td>
                                 <td>{x.losses.len()}</td>
-                                <td>{match (x.diverged_at, x.reached) {
-                                    (Some(s), _) => format!("diverged at update {s}"),
-                                    (None, Some(c)) => format!("{} updates, {}", c.step, charts::seconds(c.time)),
-                                    (None, None) => "not reached".into(),
+                                <td>{match (x.diverged_at, x.reached, x.stalled_at) {
+                                    (Some(s), _, _) => format!("diverged at update {s}"),
+                                    (None, Some(c), _) => format!("{} updates, {}", c.step, charts::seconds(c.time)),
+                                    (None, None, Some(s)) => format!("stalled at update {s}: no progress for {STALL_CHECKS} checks"),
+                                    (None, None, None) => "not reached".into(),
                                 }}</td>
                                 <td>{human_bytes(x.bytes_per_step)}</td>
                                 <td>{if x.dense_bytes_per_step > 0.0 { format!("{:.0} %", 100.0 * (1.0 - x.bytes_per_step / x.dense_bytes_per_step)) } else { "–".into() }}</td>

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::{Cluster, ClusterConfig, ScalingPoint};
 use crate::data::Dataset;
-use crate::scaling::{Target, CHECK_EVERY_SAMPLES, CHECK_SAMPLES};
+use crate::scaling::{StallWatch, Target, CHECK_EVERY_SAMPLES, CHECK_SAMPLES};
 use crate::train::Trainer;
 
 /// One check of the target on the fixed check set.
@@ -38,6 +38,9 @@ pub struct ClusterRun {
     pub test_accuracy: Option<f32>,
     /// The loss became NaN or infinite at this update.
     pub diverged_at: Option<usize>,
+    /// Stopped here for making no progress on the check set (see `scaling::StallWatch`).
+    #[serde(default)]
+    pub stalled_at: Option<usize>,
 }
 
 /// Trains until the target (checked on the first [`CHECK_SAMPLES`] training samples after about
@@ -68,7 +71,9 @@ pub async fn train_to_target<F: std::future::Future<Output = bool>>(
         staleness_max: 0,
         test_accuracy: None,
         diverged_at: None,
+        stalled_at: None,
     };
+    let mut watch = StallWatch::default();
     let (mut samples, mut since_check, mut staleness_sum) = (0, 0, 0usize);
     while run.losses.len() < max_steps {
         let r = cluster.step(trainer).await?;
@@ -104,6 +109,9 @@ pub async fn train_to_target<F: std::future::Future<Output = bool>>(
         };
         if target.met_by(value) {
             run.reached = Some(check);
+        } else if watch.stalled(loss) {
+            run.stalled_at = Some(run.losses.len());
+            break;
         }
         if run.reached.is_some() || !progress(run.losses.len(), max_steps).await {
             break;
@@ -127,7 +135,7 @@ pub struct ClusterRecord {
 
 pub const RECORD_FORMAT: &str = "training-lab cluster v1";
 
-pub const CSV_HEADER: &str = "label,workers,algorithm,consistency,compression,error_feedback,worker_batch,steps,steps_to_target,seconds_to_target,samples_to_target,bytes_per_step,dense_bytes_per_step,total_bytes,staleness_mean,staleness_max,final_loss,test_accuracy,diverged_at";
+pub const CSV_HEADER: &str = "label,workers,algorithm,consistency,compression,error_feedback,worker_batch,steps,steps_to_target,seconds_to_target,samples_to_target,bytes_per_step,dense_bytes_per_step,total_bytes,staleness_mean,staleness_max,final_loss,test_accuracy,diverged_at,stalled_at";
 
 impl ClusterRecord {
     pub fn new(target: Target, runs: Vec<ClusterRun>, curve: Vec<ScalingPoint>) -> Self {
@@ -155,7 +163,7 @@ impl ClusterRecord {
             let c = &r.config;
             let opt = |v: Option<String>| v.unwrap_or_default();
             out += &format!(
-                "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{}\n",
+                "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}\n",
                 r.label.replace('"', "'"),
                 c.workers,
                 c.algorithm.label(),
@@ -179,6 +187,7 @@ impl ClusterRecord {
                 r.losses.last().copied().unwrap_or(f32::NAN),
                 opt(r.test_accuracy.map(|a| a.to_string())),
                 opt(r.diverged_at.map(|s| s.to_string())),
+                opt(r.stalled_at.map(|s| s.to_string())),
             );
         }
         out

@@ -270,6 +270,35 @@ pub const STALL_CHECKS: usize = 100;
 /// The relative improvement of the check loss that counts as progress.
 pub const STALL_IMPROVEMENT: f32 = 0.01;
 
+/// Watches a run's check losses for progress: stalled after [`STALL_CHECKS`] checks in a row that
+/// did not improve on the best by [`STALL_IMPROVEMENT`].
+#[derive(Clone, Copy, Debug)]
+pub struct StallWatch {
+    best: f32,
+    since_best: usize,
+}
+
+impl Default for StallWatch {
+    fn default() -> Self {
+        Self {
+            best: f32::INFINITY,
+            since_best: 0,
+        }
+    }
+}
+
+impl StallWatch {
+    /// Records one check's loss; true once the run has stalled.
+    pub fn stalled(&mut self, loss: f32) -> bool {
+        if loss < self.best * (1.0 - STALL_IMPROVEMENT) {
+            (self.best, self.since_best) = (loss, 0);
+        } else {
+            self.since_best += 1;
+        }
+        self.since_best >= STALL_CHECKS
+    }
+}
+
 /// The target is checked after about this many training samples (at least every step, at most
 /// every 64 steps): the same resolution in samples for every batch size.
 pub const CHECK_EVERY_SAMPLES: usize = 256;
@@ -293,7 +322,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     let mut diverged = false;
     let mut reached = None;
     let mut stalled_at = None;
-    let (mut best, mut since_best) = (f32::INFINITY, 0usize);
+    let mut watch = StallWatch::default();
     let mut noise = NoiseScale::new(NOISE_WINDOW);
     let mut noise_scale = Vec::new();
     while losses.len() < sweep.max_steps && reached.is_none() {
@@ -316,12 +345,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         if sweep.target.met_by(value) {
             reached = Some(losses.len());
         }
-        if loss < best * (1.0 - STALL_IMPROVEMENT) {
-            (best, since_best) = (loss, 0);
-        } else {
-            since_best += 1;
-        }
-        if reached.is_none() && since_best >= STALL_CHECKS {
+        if watch.stalled(loss) && reached.is_none() {
             stalled_at = Some(losses.len());
             break;
         }

@@ -508,3 +508,30 @@ fn a_run_reaches_its_target_and_its_record_round_trips() {
         CSV_HEADER.split(',').count()
     );
 }
+
+/// A run that makes no progress on the check set stops as stalled instead of using its budget.
+#[test]
+fn a_cluster_run_without_progress_stops_as_stalled() {
+    use engine::cluster_run::train_to_target;
+    use engine::scaling::{Target, STALL_CHECKS};
+    let config = TrainConfig {
+        learning_rate: 1e-7,
+        ..toy(8)
+    };
+    let mut t = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
+    let mut c = new_cluster(cluster(4, Algorithm::Ring, Compression::None), &t);
+    let run = pollster::block_on(train_to_target(
+        "stuck".into(),
+        &mut c,
+        &mut t,
+        Target::Accuracy(0.99),
+        100_000,
+        None,
+        |_, _| async { true },
+    ))
+    .unwrap();
+    let at = run.stalled_at.expect("no progress at η = 1e-7");
+    assert_eq!(at, run.losses.len());
+    assert!(at < 100_000 && run.reached.is_none());
+    assert!(run.checks.len() > STALL_CHECKS);
+}

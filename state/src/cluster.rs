@@ -282,6 +282,17 @@ impl ClusterLab {
             return Some(form);
         };
         let n = work.params();
+        if self.asynchronous {
+            return Some(format!(
+                "{form} Asynchronous workers push their compressed gradient to the server ({}) and \
+                 pull the dense weights ({}); every update applies one worker's compressed \
+                 gradient alone, so a sparsifier moves only its k % of the coordinates per update \
+                 and progress per update is slower than synchronous compression, whose update \
+                 sums all workers'.",
+                megabytes(c.bytes(n)),
+                megabytes(4.0 * n as f64)
+            ));
+        }
         let sent = config.allreduce(n).1;
         let dense = ClusterConfig {
             compression: Compression::None,
