@@ -452,6 +452,18 @@ pub fn OptimizersPage() -> impl IntoView {
                         <figcaption>"Goh, “Why Momentum Really Works” (Distill 2017), for ½(x² + κy²). Press “Use Goh's optimal η, μ” and compare the measured rates."</figcaption>
                     </figure>
                 })}
+                <details class="small" data-testid="opt-conventions">
+                    <summary>"Update rules and where they differ from PyTorch and optax"</summary>
+                    <ul>
+                        <li>"Momentum keeps η inside the velocity: v ← μv − ηg, w ← w + v (PyTorch: v ← μv + g, w ← w − ηv; the same at a constant rate, not when η changes)."</li>
+                        <li>"Nesterov runs in its look-ahead form: one gradient per step, at w + μv."</li>
+                        <li>"AdaGrad puts ε inside the root: w ← w − ηg/√(A + ε) (PyTorch and optax: √A + ε)."</li>
+                        <li>"RMSProp and Adam put ε outside: g/(√A + ε), m̂/(√v̂ + ε); AdamW decays w by ηλw apart from the gradient."</li>
+                        <li>"LARS has no separate trust coefficient: η_l = η‖w‖/(‖g‖ + λ‖w‖) per tensor."</li>
+                        <li>"MSE is the mean over every sample and output (PyTorch's reduction=\"mean\"); L1/L2 terms join the gradient in the update, not the reported loss."</li>
+                    </ul>
+                    <p>"All of them, with sources and the tests that check them: docs/theory.md §2 in the repository."</p>
+                </details>
             </section>
         </main>
     }

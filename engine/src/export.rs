@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Compiled, ModelSpec};
 use crate::plan::Loss;
-use crate::train::{TrainConfig, Trainer};
+use crate::train::{OptimizerState, TrainConfig, Trainer};
 
 pub const FORMAT: &str = "training-lab step export v1";
 
@@ -44,6 +44,20 @@ pub struct StepExport {
     pub batch: Batch,
     pub loss: f32,
     pub gradients: Vec<Tensor>,
+    /// The step exported (from 1): `step − 1` real steps were trained before it.
+    #[serde(default)]
+    pub step: u64,
+    /// The learning rate of that step (the schedule's, warmup and decay included).
+    #[serde(default)]
+    pub learning_rate: f32,
+    /// The optimizer's state before and after the update, and the weights after it: what an
+    /// outside optimizer must reproduce from `parameters`, `gradients` and `learning_rate`.
+    #[serde(default)]
+    pub optimizer_before: Option<OptimizerState>,
+    #[serde(default)]
+    pub optimizer_after: Option<OptimizerState>,
+    #[serde(default)]
+    pub parameters_after: Vec<Tensor>,
 }
 
 const FORWARD: &str = "h = inputs (one [C, H, W] sample per row, NCHW); each layer in model.layers maps h: \
@@ -90,11 +104,18 @@ fn tensors(model: &Compiled, flat: &[f32]) -> Vec<Tensor> {
     out
 }
 
-/// Exports the next batch's step at the current weights (nothing is updated).
+/// Exports the trainer's next step whole and takes it: the batch, the weights and optimizer state
+/// before, the loss and gradients (as a training step computes them, dropout masks of that step
+/// included), the learning rate, and the weights and state after the update.
 pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
     let rows = trainer.next_batch_rows();
     let params = trainer.params().await?;
+    let before = trainer.optimizer_state().await?;
+    let learning_rate = trainer.learning_rate_at(trainer.step() + 1);
     let (loss, grads) = trainer.loss_and_gradient(&rows).await?;
+    trainer.apply_gradient(&grads)?;
+    let after = trainer.optimizer_state().await?;
+    let params_after = trainer.params().await?;
     let data = &trainer.data;
     Ok(StepExport {
         format: FORMAT.into(),
@@ -116,15 +137,36 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
         },
         loss,
         gradients: tensors(&trainer.compiled, &grads),
+        step: after.step,
+        learning_rate,
+        optimizer_before: Some(before),
+        optimizer_after: Some(after),
+        parameters_after: tensors(&trainer.compiled, &params_after),
     })
 }
 
-/// Convenience for the command line: a fresh trainer from `config`, exported before any update.
+/// Convenience for the command line: a fresh trainer from `config`, its first step exported.
 pub async fn export_first_step(
     config: TrainConfig,
     gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
 ) -> Result<StepExport, String> {
+    export_nth_step(config, gpu, 1).await
+}
+
+/// Step `n` (from 1) of a fresh trainer: `n − 1` real training steps, then the step exported.
+pub async fn export_nth_step(
+    config: TrainConfig,
+    gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
+    n: u64,
+) -> Result<StepExport, String> {
     let mut trainer = Trainer::new(config, gpu, 1).await?;
+    while trainer.step() + 1 < n {
+        let left = (n - 1 - trainer.step()) as usize;
+        trainer
+            .train(left.min(crate::plan::LOG_CAPACITY))
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     export_step(&mut trainer).await
 }
 
@@ -137,6 +179,9 @@ pub struct ModelExport {
     pub config: TrainConfig,
     pub model: ModelSpec,
     pub parameters: Vec<Tensor>,
+    /// The optimizer's state, so that a resumed run continues exactly (absent in older files).
+    #[serde(default)]
+    pub optimizer: Option<OptimizerState>,
 }
 
 pub const MODEL_FORMAT: &str = "training-lab model v1";
@@ -150,10 +195,27 @@ pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, String> {
         config: trainer.config.clone(),
         model: trainer.spec.clone(),
         parameters: tensors(&trainer.compiled, &params),
+        optimizer: Some(trainer.optimizer_state().await?),
     })
 }
 
 impl ModelExport {
+    /// Puts the saved weights, optimizer state and step into `trainer` (built from the same
+    /// config) and moves its batch sampler past the batches already trained, so that training
+    /// goes on exactly as if it had never stopped.
+    pub fn resume(&self, trainer: &mut Trainer) -> Result<(), String> {
+        trainer.set_params(&self.flat_params(&trainer.compiled)?)?;
+        let state = self
+            .optimizer
+            .as_ref()
+            .ok_or("this model file has no optimizer state (saved by an older version)")?;
+        trainer.set_optimizer_state(state)?;
+        for _ in 0..state.step {
+            trainer.next_batch_rows();
+        }
+        Ok(())
+    }
+
     /// A saved model (from the app or `lab train --save-model`), or why the text is not one.
     pub fn from_json(text: &str) -> Result<Self, String> {
         let m: Self = serde_json::from_str(text).map_err(|e| format!("not a saved model: {e}"))?;

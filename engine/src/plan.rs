@@ -38,6 +38,10 @@ pub struct HostBuffers {
     pub predict_x: BufId,
     pub probs: BufId,
     pub segment_bounds: BufId,
+    /// The optimizer's two state vectors (velocity, moments, accumulators), one value per
+    /// parameter each.
+    pub optimizer_a: BufId,
+    pub optimizer_b: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
@@ -582,6 +586,8 @@ impl Plan {
                 predict_x: none,
                 probs: none,
                 segment_bounds: none,
+                optimizer_a: none,
+                optimizer_b: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -739,6 +745,8 @@ impl Plan {
                 params,
                 grads,
                 segment_bounds,
+                optimizer_a: opt_a,
+                optimizer_b: opt_b,
                 data_x,
                 data_y,
                 indices,

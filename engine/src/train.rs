@@ -265,6 +265,17 @@ impl std::fmt::Display for TrainError {
     }
 }
 
+/// An optimizer's state: the steps taken (t of Adam's bias correction, the schedule's step) and
+/// its two vectors in the flat parameter layout — SGD none (zeros), momentum and Nesterov the
+/// velocity v in `a`, AdaGrad and RMSProp the accumulator A in `a`, Adam and AdamW the moments m
+/// in `a` and v in `b`, LARS the velocity in `a` (docs/theory.md §2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptimizerState {
+    pub step: u64,
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+}
+
 pub struct Trainer {
     backend: Backend,
     host: HostBuffers,
@@ -559,7 +570,12 @@ impl Trainer {
             ));
         }
         self.backend.write_u32(self.host.indices, rows);
-        self.backend.run(Pass::Gradient, &StepScalars::default());
+        // As the next training step would: its dropout masks are keyed by its step number.
+        let scalars = StepScalars {
+            t: (self.step + 1) as u32,
+            ..Default::default()
+        };
+        self.backend.run(Pass::Gradient, &scalars);
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
         // Every gradient pass writes the whole gradient buffer, so on the CPU path it can be
         // swapped with the caller's (a cluster's workers each keep one) rather than copied.
@@ -745,6 +761,32 @@ impl Trainer {
         self.backend
             .read_f32(self.host.params, self.compiled.n_params)
             .await
+    }
+
+    /// The optimizer's state and step counter, so that a saved run resumes exactly.
+    pub async fn optimizer_state(&self) -> Result<OptimizerState, String> {
+        let n = self.compiled.n_params;
+        Ok(OptimizerState {
+            step: self.step,
+            a: self.backend.read_f32(self.host.optimizer_a, n).await?,
+            b: self.backend.read_f32(self.host.optimizer_b, n).await?,
+        })
+    }
+
+    /// Restores what [`Trainer::optimizer_state`] gave (and the step counter with it).
+    pub fn set_optimizer_state(&mut self, state: &OptimizerState) -> Result<(), String> {
+        let n = self.compiled.n_params;
+        if state.a.len() != n || state.b.len() != n {
+            return Err(format!(
+                "optimizer state of {} and {} values for {n} parameters",
+                state.a.len(),
+                state.b.len()
+            ));
+        }
+        self.backend.write_f32(self.host.optimizer_a, &state.a);
+        self.backend.write_f32(self.host.optimizer_b, &state.b);
+        self.step = state.step;
+        Ok(())
     }
 }
 

