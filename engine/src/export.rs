@@ -58,6 +58,48 @@ pub struct StepExport {
     pub optimizer_after: Option<OptimizerState>,
     #[serde(default)]
     pub parameters_after: Vec<Tensor>,
+    /// Each dropout layer's mask of this step: 1 where a value was kept (and scaled by 1/keep),
+    /// 0 where dropped, one row per sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropout_masks: Vec<DropoutMask>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DropoutMask {
+    /// The dropout layer's index in `model.layers`.
+    pub layer: usize,
+    pub keep: f32,
+    /// [batch, values per sample]
+    pub shape: Vec<usize>,
+    pub mask: Vec<u8>,
+}
+
+/// The masks the training pass draws at `step` for `rows` samples: the same hash of the plan's
+/// seed, the layer, the step and the index as the dropout kernel and its twin (`ops::dropout`).
+fn dropout_masks(trainer: &Trainer, step: u32, rows: usize) -> Vec<DropoutMask> {
+    use crate::ops::dropout::{hash, kept};
+    let seed = trainer.config.seed as u32;
+    trainer
+        .compiled
+        .layers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| match l.layer {
+            crate::model::Layer::Dropout { rate } => {
+                let (n, keep) = (l.in_len(), 1.0 - rate);
+                let layer_seed = seed ^ hash(i as u32);
+                Some(DropoutMask {
+                    layer: i,
+                    keep,
+                    shape: vec![rows, n],
+                    mask: (0..rows * n)
+                        .map(|j| kept(layer_seed, step, j as u32, keep) as u8)
+                        .collect(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 const FORWARD: &str = "h = inputs (one [C, H, W] sample per row, NCHW); each layer in model.layers maps h: \
@@ -116,6 +158,7 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
     trainer.apply_gradient(&grads)?;
     let after = trainer.optimizer_state().await?;
     let params_after = trainer.params().await?;
+    let step = after.step;
     let data = &trainer.data;
     Ok(StepExport {
         format: FORMAT.into(),
@@ -137,11 +180,12 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
         },
         loss,
         gradients: tensors(&trainer.compiled, &grads),
-        step: after.step,
+        step,
         learning_rate,
         optimizer_before: Some(before),
         optimizer_after: Some(after),
         parameters_after: tensors(&trainer.compiled, &params_after),
+        dropout_masks: dropout_masks(trainer, step as u32, rows.len()),
     })
 }
 

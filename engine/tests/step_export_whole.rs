@@ -112,3 +112,51 @@ fn a_saved_model_resumes_exactly() {
     let mut t = pollster::block_on(Trainer::new(config(), None, 1)).unwrap();
     assert!(old.resume(&mut t).unwrap_err().contains("no optimizer state"));
 }
+
+/// The exported dropout mask is the one the step used: the loss written out in f64 from the
+/// file — dense, tanh, the mask scaled by 1/keep, dense, softmax cross-entropy — is the exported
+/// loss; with the mask ignored it is not.
+#[test]
+fn the_exported_dropout_mask_is_the_steps_own() {
+    let e = pollster::block_on(export_nth_step(config(), None, 5)).unwrap();
+    assert_eq!(e.dropout_masks.len(), 1);
+    let m = &e.dropout_masks[0];
+    assert_eq!((m.layer, m.shape.clone()), (2, vec![8, 9]));
+    let kept = m.mask.iter().filter(|&&k| k == 1).count() as f64 / m.mask.len() as f64;
+    assert!((kept - 0.75).abs() < 0.2, "kept {kept}");
+    let p = &e.parameters;
+    let (w1, b1, w2, b2) = (&p[0].values, &p[1].values, &p[2].values, &p[3].values);
+    let loss = |use_mask: bool| -> f64 {
+        let mut total = 0.0;
+        for (r, x) in e.batch.inputs.iter().enumerate() {
+            let h: Vec<f64> = (0..9)
+                .map(|j| {
+                    let z = b1[j] as f64
+                        + (0..x.len())
+                            .map(|k| w1[j * x.len() + k] as f64 * x[k] as f64)
+                            .sum::<f64>();
+                    let keep = if use_mask {
+                        m.mask[r * 9 + j] as f64 / m.keep as f64
+                    } else {
+                        1.0
+                    };
+                    z.tanh() * keep
+                })
+                .collect();
+            let o: Vec<f64> = (0..3)
+                .map(|c| b2[c] as f64 + (0..9).map(|j| w2[c * 9 + j] as f64 * h[j]).sum::<f64>())
+                .collect();
+            let max = o.iter().cloned().fold(f64::MIN, f64::max);
+            let lse = max + o.iter().map(|v| (v - max).exp()).sum::<f64>().ln();
+            total += lse - o[e.batch.labels[r] as usize];
+        }
+        total / e.batch.inputs.len() as f64
+    };
+    assert!(
+        (loss(true) - e.loss as f64).abs() < 1e-4,
+        "{} vs {}",
+        loss(true),
+        e.loss
+    );
+    assert!((loss(false) - e.loss as f64).abs() > 1e-3, "the mask matters");
+}
