@@ -16,10 +16,11 @@ use leptos::prelude::*;
 use engine::gpu::GpuContext;
 use engine::landscape::{
     filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
+    SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
 };
 use engine::train::Trainer;
 use lab_state::landscape::{
-    sharpness_verdict, Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS,
+    keskar_setting, sharpness_verdict, Data, Landscape, Network, Plane, BATCHES, IMAGE_EVAL, RESOLUTIONS,
 };
 
 use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
@@ -323,6 +324,11 @@ pub fn LandscapePage() -> impl IntoView {
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
                 </ul>
+                <button data-testid="land-keskar" on:click=move |_| state.update(|s| {
+                    let hide = std::mem::take(&mut s.hide);
+                    *s = keskar_setting();
+                    s.hide = hide;
+                })>"Keskar et al.'s setting: MNIST MLP, batch 16 vs 256"</button>
                 <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
                     [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
                     _ => String::new(),
@@ -450,7 +456,14 @@ async fn run_one(
         !cancel.get()
     })
     .await?;
-    let sharp = sharpness(&mut trainer, &eval_train, 0.1, 4, 7).await?;
+    let sharp = sharpness(
+        &mut trainer,
+        &eval_train,
+        SHARPNESS_RADIUS,
+        SHARPNESS_DIRECTIONS,
+        7,
+    )
+    .await?;
     report(1.0);
     let train_loss = lines[0][30]; // θ = 1
     let test_loss = lines[1][30];
@@ -471,7 +484,7 @@ async fn run_one(
         line_train: lines[0].clone(),
         line_test: lines[1].clone(),
         summary: format!(
-            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms) {sharp:.4}; {plane_text}",
+            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; {plane_text}",
             if s.target > 0.0 && train_loss <= s.target + 1e-3 {
                 format!("trained to loss ≤ {}", s.target)
             } else if s.target > 0.0 {

@@ -223,6 +223,11 @@ pub fn trajectory_plane(checkpoints: &[Vec<f32>], final_weights: &[f32]) -> Traj
     }
 }
 
+/// The sharpness the labs report: the radius in filter norms, and how many random directions its
+/// mean is taken over (4 gave a noisy figure that could flip a small-vs-large comparison).
+pub const SHARPNESS_RADIUS: f32 = 0.1;
+pub const SHARPNESS_DIRECTIONS: usize = 16;
+
 /// Sharpness (Keskar et al. 2017, in the filter-normalized form of docs/theory.md §4.4): the mean rise of
 /// the loss at distance `radius` along `directions` random filter-normalized directions, both
 /// ways.
