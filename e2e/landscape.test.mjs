@@ -40,8 +40,8 @@ test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings 
     await page.selectOption(byId('land-batch'), '4');
     await page.selectOption(byId('land-compare'), '256');
     await page.selectOption(byId('land-res'), '11');
-    assert.match(page.url(), /batch=4/);
-    assert.match(page.url(), /compare=256/);
+    // Batch 4 against 256 are the defaults: the link leaves them out and still reproduces them.
+    assert.doesNotMatch(page.url(), /batch=|compare=/);
     assert.match(page.url(), /plane=random/);
     await page.click(byId('land-run'));
     await done(page, 'the comparison');
