@@ -62,8 +62,10 @@ test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad 
     assert.match(await text(page, 'scale-error'), /not valid/);
     await screenshot(page, 'scaling-reloaded.png');
 
-    // A long run on the CPU path keeps the page responsive: Cancel stops it.
-    await fill(page, 'scale-batches', '8');
+    // A long sweep on the CPU path keeps the page responsive: Cancel stops it. (Eight runs to an
+    // unreachable target: each stops only when it stalls, so the sweep is still going.)
+    await fill(page, 'scale-batches', '8, 16');
+    await fill(page, 'scale-factors', '0.5, 1, 2, 4');
     await fill(page, 'scale-lr', '0.1');
     await fill(page, 'scale-max-steps', '100000');
     await fill(page, 'scale-target', '0.0001');
