@@ -84,16 +84,7 @@ impl Compression {
     /// 1-bit as the scaled sign ‖x‖₁/d · sign(x); top-k is contractive as it is.
     pub fn apply_contractive(self, g: &[f32], rng: &mut Rng) -> Vec<f32> {
         match self {
-            Compression::RandomK { .. } => {
-                let k = self.kept(g.len());
-                let mut order: Vec<usize> = (0..g.len()).collect();
-                rng.shuffle(&mut order);
-                let mut out = vec![0.0; g.len()];
-                for &i in &order[..k.min(g.len())] {
-                    out[i] = g[i];
-                }
-                out
-            }
+            Compression::RandomK { .. } => random_k(g, self.kept(g.len()), 1.0, rng),
             Compression::Quantize { bits: 1 } => {
                 let scale = (g.iter().map(|v| v.abs() as f64).sum::<f64>() / g.len().max(1) as f64) as f32;
                 g.iter().map(|&x| if x < 0.0 { -scale } else { scale }).collect()
@@ -130,14 +121,7 @@ impl Compression {
             }
             Compression::RandomK { .. } => {
                 let k = self.kept(g.len());
-                let mut order: Vec<usize> = (0..g.len()).collect();
-                rng.shuffle(&mut order);
-                let scale = g.len() as f32 / k as f32;
-                let mut out = vec![0.0; g.len()];
-                for &i in &order[..k] {
-                    out[i] = g[i] * scale;
-                }
-                out
+                random_k(g, k, g.len() as f32 / k as f32, rng)
             }
             Compression::Quantize { bits } => {
                 let s = g.iter().fold(0.0f32, |m, v| m.max(v.abs()));
@@ -169,6 +153,17 @@ impl Compression {
             }
         }
     }
+}
+
+/// `k` coordinates of `g` drawn at random, multiplied by `scale` (d/k unbiased, 1 contractive).
+fn random_k(g: &[f32], k: usize, scale: f32, rng: &mut Rng) -> Vec<f32> {
+    let mut order: Vec<usize> = (0..g.len()).collect();
+    rng.shuffle(&mut order);
+    let mut out = vec![0.0; g.len()];
+    for &i in &order[..k.min(g.len())] {
+        out[i] = g[i] * scale;
+    }
+    out
 }
 
 /// Error feedback: compresses e + g by the compressor's contractive form and keeps the remainder

@@ -204,14 +204,20 @@ pub async fn export_nth_step(
     n: u64,
 ) -> Result<StepExport, String> {
     let mut trainer = Trainer::new(config, gpu, 1).await?;
-    while trainer.step() + 1 < n {
-        let left = (n - 1 - trainer.step()) as usize;
+    train_until_step(&mut trainer, n.saturating_sub(1)).await?;
+    export_step(&mut trainer).await
+}
+
+/// Trains until `step` steps are done (nothing if they already are), in chunks the step log holds.
+pub async fn train_until_step(trainer: &mut Trainer, step: u64) -> Result<(), String> {
+    while trainer.step() < step {
+        let left = (step - trainer.step()) as usize;
         trainer
             .train(left.min(crate::plan::LOG_CAPACITY))
             .await
             .map_err(|e| e.to_string())?;
     }
-    export_step(&mut trainer).await
+    Ok(())
 }
 
 /// A trained model: its config, its layers and every parameter tensor, as JSON-friendly data

@@ -201,10 +201,7 @@ fn export_step(args: &[String]) -> Result<(), String> {
     let (config, gpu) = config_and_backend(args)?;
     let n = number(args, "--steps", 1)?.max(1) as u64;
     let (mut trainer, _) = build(args, config, gpu)?;
-    while trainer.step() + 1 < n {
-        let left = (n - 1 - trainer.step()) as usize;
-        pollster::block_on(trainer.train(left.min(engine::plan::LOG_CAPACITY))).map_err(|e| e.to_string())?;
-    }
+    pollster::block_on(engine::export::train_until_step(&mut trainer, n - 1))?;
     let step = pollster::block_on(engine::export::export_step(&mut trainer))?;
     let json = serde_json::to_string_pretty(&step).map_err(|e| e.to_string())?;
     std::fs::write(out, json).map_err(|e| format!("{out}: {e}"))?;
