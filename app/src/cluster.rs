@@ -261,20 +261,21 @@ pub fn ClusterPage() -> impl IntoView {
     };
     let export_curve = move |_| match curve(&settings.get_untracked()) {
         Ok(points) => {
-            let mut csv =
-                String::from("algorithm,workers,seconds_per_iteration,samples,speedup,efficiency,bytes\n");
-            for p in points {
-                csv += &format!(
-                    "{},{},{:e},{},{},{},{}\n",
-                    p.algorithm.label(),
-                    p.workers,
-                    p.seconds,
-                    p.samples,
-                    p.speedup,
-                    p.efficiency,
-                    p.bytes
-                );
-            }
+            let rows = points.iter().map(|p| {
+                [
+                    p.algorithm.label().to_string(),
+                    p.workers.to_string(),
+                    format!("{:e}", p.seconds),
+                    p.samples.to_string(),
+                    p.speedup.to_string(),
+                    p.efficiency.to_string(),
+                    p.bytes.to_string(),
+                ]
+            });
+            let csv = crate::figures::csv(
+                "algorithm,workers,seconds_per_iteration,samples,speedup,efficiency,bytes",
+                rows,
+            );
             browser::download("cluster-speedup.csv", "text/csv", &csv);
         }
         Err(e) => error.set(Some(e)),

@@ -44,21 +44,15 @@ fn table(id: &str) -> Option<String> {
     build()
 }
 
-/// CSV from a header and rows of displayable cells.
+/// CSV from a header (comma-separated words) and rows of displayable cells, quoted where a
+/// cell holds a comma or a quote.
 pub fn csv<R, C>(header: &str, rows: R) -> String
 where
     R: IntoIterator<Item = C>,
     C: IntoIterator,
     C::Item: std::fmt::Display,
 {
-    let mut out = String::from(header);
-    out.push('\n');
-    for row in rows {
-        let cells: Vec<String> = row.into_iter().map(|c| c.to_string()).collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
-    }
-    out
+    engine::table::to_csv(&engine::table::header(header), rows)
 }
 
 /// Keeps every figure's toolbar in place, twice a second, for as long as the page lives.

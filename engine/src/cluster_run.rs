@@ -156,40 +156,39 @@ impl ClusterRecord {
         Ok(r)
     }
 
-    /// One line per run.
+    /// One line per run (labels hold commas, so cells are quoted where needed).
     pub fn csv(&self) -> String {
-        let mut out = format!("{CSV_HEADER}\n");
-        for r in &self.runs {
+        let rows = self.runs.iter().map(|r| {
             let c = &r.config;
             let opt = |v: Option<String>| v.unwrap_or_default();
-            out += &format!(
-                "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{},{},{}\n",
-                r.label.replace('"', "'"),
-                c.workers,
-                c.algorithm.label(),
+            [
+                r.label.clone(),
+                c.workers.to_string(),
+                c.algorithm.label().to_string(),
                 match c.consistency {
                     crate::cluster::Consistency::Synchronous => "sync".to_string(),
-                    crate::cluster::Consistency::Asynchronous { bound } =>
-                        format!("async bound {}", bound.map_or("none".into(), |b| b.to_string())),
+                    crate::cluster::Consistency::Asynchronous { bound } => {
+                        format!("async bound {}", bound.map_or("none".into(), |b| b.to_string()))
+                    }
                 },
                 c.compression.label(),
-                c.uses_error_feedback(),
-                r.worker_batch,
-                r.losses.len(),
+                c.uses_error_feedback().to_string(),
+                r.worker_batch.to_string(),
+                r.losses.len().to_string(),
                 opt(r.reached.map(|x| x.step.to_string())),
                 opt(r.reached.map(|x| format!("{:.6e}", x.time))),
                 opt(r.reached.map(|x| x.samples.to_string())),
-                r.bytes_per_step,
-                r.dense_bytes_per_step,
-                r.total_bytes,
-                r.staleness_mean,
-                r.staleness_max,
-                r.losses.last().copied().unwrap_or(f32::NAN),
+                r.bytes_per_step.to_string(),
+                r.dense_bytes_per_step.to_string(),
+                r.total_bytes.to_string(),
+                format!("{:.3}", r.staleness_mean),
+                r.staleness_max.to_string(),
+                r.losses.last().copied().unwrap_or(f32::NAN).to_string(),
                 opt(r.test_accuracy.map(|a| a.to_string())),
                 opt(r.diverged_at.map(|s| s.to_string())),
                 opt(r.stalled_at.map(|s| s.to_string())),
-            );
-        }
-        out
+            ]
+        });
+        crate::table::to_csv(&crate::table::header(CSV_HEADER), rows)
     }
 }

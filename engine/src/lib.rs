@@ -24,6 +24,7 @@ pub mod plan;
 pub mod rng;
 pub mod scaling;
 pub mod surfaces;
+pub mod table;
 pub mod timeline;
 pub mod train;
 

@@ -192,13 +192,10 @@ impl SweepRecord {
 
     /// Every run as CSV, with a header.
     pub fn csv(&self) -> String {
-        let mut out = String::from(CSV_HEADER);
-        for r in &self.runs {
-            out.push('\n');
-            out.push_str(&r.csv_row());
-        }
-        out.push('\n');
-        out
+        crate::table::to_csv(
+            &crate::table::header(CSV_HEADER),
+            self.runs.iter().map(RunResult::csv_cells),
+        )
     }
 }
 
@@ -206,24 +203,28 @@ impl SweepRecord {
 pub const CSV_HEADER: &str = "batch,learning_rate,steps,steps_to_target,examples_to_target,final_loss,train_loss,train_accuracy,test_loss,test_accuracy,diverged,stalled_at";
 
 impl RunResult {
-    /// One CSV line (empty cells where there is no value).
+    /// One CSV line (empty cells where there is no value); every cell is a number or a word.
     pub fn csv_row(&self) -> String {
+        self.csv_cells().join(",")
+    }
+
+    /// The cells of [`Self::csv_row`].
+    pub fn csv_cells(&self) -> Vec<String> {
         let opt = |v: Option<String>| v.unwrap_or_default();
-        format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            self.batch,
-            self.learning_rate,
-            self.steps,
+        vec![
+            self.batch.to_string(),
+            self.learning_rate.to_string(),
+            self.steps.to_string(),
             opt(self.steps_to_target.map(|s| s.to_string())),
             opt(self.examples_to_target.map(|s| s.to_string())),
-            self.final_loss,
-            self.train_loss,
-            self.train_accuracy,
+            self.final_loss.to_string(),
+            self.train_loss.to_string(),
+            self.train_accuracy.to_string(),
             opt(self.test_loss.map(|v| v.to_string())),
             opt(self.test_accuracy.map(|v| v.to_string())),
-            self.diverged,
-            opt(self.stalled_at.map(|s| s.to_string()))
-        )
+            self.diverged.to_string(),
+            opt(self.stalled_at.map(|s| s.to_string())),
+        ]
     }
 }
 

@@ -501,12 +501,13 @@ fn a_run_reaches_its_target_and_its_record_round_trips() {
     assert_eq!(a.reached.map(|c| c.step), b.reached.map(|c| c.step));
     assert!((a.times[5] - b.times[5]).abs() < 1e-15);
     assert!(ClusterRecord::from_json("{\"format\": \"other\"}").is_err());
-    let csv = record.csv();
-    assert_eq!(csv.lines().count(), 2);
-    assert_eq!(
-        csv.lines().nth(1).unwrap().split(',').count(),
-        CSV_HEADER.split(',').count()
-    );
+    // A label with commas and quotes stays one cell of the runs CSV.
+    let mut record = record;
+    record.runs[0].label = "8 × ring · sync, \"uncompressed\"".into();
+    let rows = engine::table::read_rows(&record.csv()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].len(), CSV_HEADER.split(',').count());
+    assert_eq!(rows[0][0], record.runs[0].label);
 }
 
 /// A run that makes no progress on the check set stops as stalled instead of using its budget.

@@ -1,0 +1,53 @@
+//! What every command shares: reading files, the config, the GPU, the data and the trainer.
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use engine::data::Dataset;
+use engine::gpu::GpuContext;
+use engine::train::{TrainConfig, Trainer};
+
+use crate::Backend;
+
+pub fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The config in `path`, or the default config.
+pub fn config_of(path: Option<&Path>) -> Result<TrainConfig, String> {
+    match path {
+        Some(p) => serde_json::from_slice(&read(p)?).map_err(|e| format!("{}: {e}", p.display())),
+        None => Ok(TrainConfig::default()),
+    }
+}
+
+/// The GPU for `gpu`, none for `cpu`.
+pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
+    match backend {
+        Backend::Gpu => Ok(Some(Rc::new(pollster::block_on(GpuContext::new())?))),
+        Backend::Cpu => Ok(None),
+    }
+}
+
+/// The config's training and test data (image sets from `dir`; a CSV path is taken as given when
+/// it exists).
+pub fn load_data(dir: &Path, config: &TrainConfig) -> Result<(Dataset, Option<Dataset>), String> {
+    config.data.load(|name| {
+        let given = PathBuf::from(name);
+        read(&if given.exists() { given } else { dir.join(name) })
+    })
+}
+
+/// Loads the config's data and builds a trainer, with a landscape evaluation over `eval_rows`
+/// samples (at most the training set's).
+pub fn build(
+    dir: &Path,
+    config: TrainConfig,
+    gpu: Option<Rc<GpuContext>>,
+    eval_rows: usize,
+) -> Result<(Trainer, Option<Dataset>), String> {
+    let (train, test) = load_data(dir, &config)?;
+    let eval_rows = eval_rows.min(train.len());
+    let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
+    Ok((trainer, test))
+}
