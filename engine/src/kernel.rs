@@ -163,25 +163,35 @@ pub struct Shader {
     pub entry: &'static str,
 }
 
-/// Uniform words, packed as the shader's `Params` struct (u32 and f32 fields, 4 bytes each).
+/// Uniform words, packed as the shader's `Params` struct (u32 and f32 fields, 4 bytes each), each
+/// named after its field so that a test can hold the order against the WGSL.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Words(pub Vec<u32>);
+pub struct Words {
+    values: Vec<u32>,
+    fields: Vec<(&'static str, Elem)>,
+}
 
 impl Words {
-    pub fn u(mut self, v: u32) -> Self {
-        self.0.push(v);
+    pub fn u(mut self, field: &'static str, v: u32) -> Self {
+        self.values.push(v);
+        self.fields.push((field, Elem::U32));
         self
     }
-    pub fn f(mut self, v: f32) -> Self {
-        self.0.push(v.to_bits());
+    pub fn f(mut self, field: &'static str, v: f32) -> Self {
+        self.values.push(v.to_bits());
+        self.fields.push((field, Elem::F32));
         self
+    }
+    /// The fields written, in order: what the shader's `Params` must begin with.
+    pub fn fields(&self) -> &[(&'static str, Elem)] {
+        &self.fields
     }
     /// Pads to a multiple of 16 bytes, as uniform buffers want.
     pub fn padded(mut self) -> Vec<u32> {
-        while !self.0.len().is_multiple_of(4) || self.0.is_empty() {
-            self.0.push(0);
+        while !self.values.len().is_multiple_of(4) || self.values.is_empty() {
+            self.values.push(0);
         }
-        self.0
+        self.values
     }
 }
 

@@ -609,6 +609,11 @@ impl Trainer {
     }
 
     /// Replaces the weights (same layout as `params`).
+    /// The kernel lists and buffers this trainer runs.
+    pub fn plan(&self) -> &Plan {
+        self.backend.plan()
+    }
+
     pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
         let n = self.compiled.n_params;
         if params.len() != n {

@@ -117,7 +117,7 @@ impl Kernel for ActForward {
         wgsl!("activation.wgsl", "forward")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        Words::default().u(self.n as u32).u(self.kind.code())
+        Words::default().u("n", self.n as u32).u("kind", self.kind.code())
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.z), (2, self.h)]
@@ -137,7 +137,7 @@ impl Kernel for ActBackward {
         wgsl!("activation.wgsl", "backward")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        Words::default().u(self.n as u32).u(self.kind.code())
+        Words::default().u("n", self.n as u32).u("kind", self.kind.code())
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.z), (3, self.dh), (4, self.dz)]

@@ -54,14 +54,14 @@ impl Kernel for Adam {
     fn params(&self, step: &StepScalars) -> Words {
         let (bc1, bc2) = bias_corrections(self.beta1, self.beta2, step.t);
         Words::default()
-            .u(self.n as u32)
-            .f(step.lr)
-            .f(self.beta1)
-            .f(self.beta2)
-            .f(self.eps)
-            .f(bc1)
-            .f(bc2)
-            .f(self.weight_decay)
+            .u("n", self.n as u32)
+            .f("lr", step.lr)
+            .f("beta1", self.beta1)
+            .f("beta2", self.beta2)
+            .f("eps", self.eps)
+            .f("bc1", bc1)
+            .f("bc2", bc2)
+            .f("weight_decay", self.weight_decay)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.m), (4, self.v)]

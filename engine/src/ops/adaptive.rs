@@ -42,10 +42,10 @@ impl Kernel for Adaptive {
         }
     }
     fn params(&self, step: &StepScalars) -> Words {
-        let w = Words::default().u(self.n as u32).f(step.lr);
+        let w = Words::default().u("n", self.n as u32).f("lr", step.lr);
         match self.rule {
-            AdaptiveRule::AdaGrad { eps } => w.f(eps),
-            AdaptiveRule::RmsProp { beta, eps } => w.f(beta).f(eps),
+            AdaptiveRule::AdaGrad { eps } => w.f("eps", eps),
+            AdaptiveRule::RmsProp { beta, eps } => w.f("beta", beta).f("eps", eps),
         }
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {

@@ -23,9 +23,9 @@ impl Kernel for BatchMean {
     }
     fn params(&self, step: &StepScalars) -> Words {
         Words::default()
-            .u(self.rows as u32)
-            .u(step.slot)
-            .u(live_points(self.batches, step) as u32)
+            .u("rows", self.rows as u32)
+            .u("slot", step.slot)
+            .u("live", live_points(self.batches, step) as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![

@@ -35,11 +35,11 @@ pub fn bias_grad_cpu(dz: &[f32], dbias: &mut [f32], rows: usize, cols: usize) {
 
 fn words(rows: usize, cols: usize, bias_off: usize, points: Points, step: &StepScalars) -> Words {
     Words::default()
-        .u(rows as u32)
-        .u(cols as u32)
-        .u(bias_off as u32)
-        .u(points.param_stride as u32)
-        .u(points.live(step) as u32)
+        .u("rows", rows as u32)
+        .u("cols", cols as u32)
+        .u("bias_off", bias_off as u32)
+        .u("param_stride", points.param_stride as u32)
+        .u("live", points.live(step) as u32)
 }
 
 impl Kernel for AddBias {

@@ -42,10 +42,10 @@ impl Kernel for Dropout {
     }
     fn params(&self, step: &StepScalars) -> Words {
         Words::default()
-            .u(self.n as u32)
-            .u(self.seed)
-            .u(step.t)
-            .f(self.keep)
+            .u("n", self.n as u32)
+            .u("seed", self.seed)
+            .u("step", step.t)
+            .f("keep", self.keep)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.x), (2, self.y)]

@@ -43,7 +43,9 @@ impl Kernel for Gather {
         }
     }
     fn params(&self, _: &StepScalars) -> Words {
-        Words::default().u(self.rows as u32).u(self.dim as u32)
+        Words::default()
+            .u("rows", self.rows as u32)
+            .u("dim", self.dim as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![

@@ -58,11 +58,11 @@ pub fn lars_cpu(g: &[f32], w: &mut [f32], v: &mut [f32], bounds: &[u32], lr: f32
 
 fn words(b: &LarsBuffers, h: &LarsHyper, lr: f32) -> Words {
     Words::default()
-        .u(b.n as u32)
-        .u(b.segments as u32)
-        .f(lr)
-        .f(h.momentum)
-        .f(h.weight_decay)
+        .u("n", b.n as u32)
+        .u("segments", b.segments as u32)
+        .f("lr", lr)
+        .f("momentum", h.momentum)
+        .f("weight_decay", h.weight_decay)
 }
 
 impl Kernel for LarsNorms {

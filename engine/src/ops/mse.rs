@@ -65,7 +65,9 @@ impl Kernel for Mse {
         }
     }
     fn params(&self, _: &StepScalars) -> Words {
-        Words::default().u(self.rows as u32).u(self.classes as u32)
+        Words::default()
+            .u("rows", self.rows as u32)
+            .u("classes", self.classes as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![

@@ -36,13 +36,13 @@ impl PoolGeom {
     }
     fn words(&self) -> Words {
         Words::default()
-            .u(self.planes as u32)
-            .u(self.in_h as u32)
-            .u(self.in_w as u32)
-            .u(self.out_h() as u32)
-            .u(self.out_w() as u32)
-            .u(self.size as u32)
-            .u(self.stride as u32)
+            .u("planes", self.planes as u32)
+            .u("in_h", self.in_h as u32)
+            .u("in_w", self.in_w as u32)
+            .u("out_h", self.out_h() as u32)
+            .u("out_w", self.out_w() as u32)
+            .u("size", self.size as u32)
+            .u("stride", self.stride as u32)
     }
     /// Input indices of output o's window, row by row.
     fn window(&self, o: usize) -> impl Iterator<Item = usize> + '_ {

@@ -35,10 +35,10 @@ impl Kernel for Regularize {
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default()
-            .u(self.n as u32)
-            .u(self.segments as u32)
-            .f(self.l1)
-            .f(self.l2)
+            .u("n", self.n as u32)
+            .u("segments", self.segments as u32)
+            .f("l1", self.l1)
+            .f("l2", self.l2)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.weights), (2, self.grads), (3, self.bounds)]

@@ -40,10 +40,10 @@ impl Kernel for Sgd {
     }
     fn params(&self, step: &StepScalars) -> Words {
         Words::default()
-            .u(self.n as u32)
-            .f(step.lr)
-            .f(self.momentum)
-            .u(self.mode as u32)
+            .u("n", self.n as u32)
+            .f("lr", step.lr)
+            .f("momentum", self.momentum)
+            .u("mode", self.mode as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.velocity)]

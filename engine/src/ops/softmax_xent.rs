@@ -59,7 +59,9 @@ pub fn softmax_xent_cpu(
 }
 
 fn words(rows: usize, classes: usize) -> Words {
-    Words::default().u(rows as u32).u(classes as u32)
+    Words::default()
+        .u("rows", rows as u32)
+        .u("classes", classes as u32)
 }
 
 impl Kernel for SoftmaxXent {

@@ -28,7 +28,10 @@ impl Kernel for WeightOffset {
     }
     fn params(&self, step: &StepScalars) -> Words {
         let live = live_points(self.count, step);
-        Words::default().u(self.n as u32).u(step.slot).u(live as u32)
+        Words::default()
+            .u("n", self.n as u32)
+            .u("slot", step.slot)
+            .u("live", live as u32)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![

@@ -1,0 +1,185 @@
+//! Every kernel's uniform words against its shader's `struct Params`, read by naga from the
+//! WGSL: the same names in the same order at 4-byte steps, the same types (u32 or f32), nothing
+//! written past the struct; and every storage binding a kernel names exists in the shader with
+//! the element type of the buffer bound there. The two sides are written by hand, so this is
+//! what keeps them in step.
+
+use std::collections::BTreeSet;
+
+use engine::backend::Pass;
+use engine::data::toy::{ToyConfig, ToyKind};
+use engine::kernel::{Elem, Kernel, StepScalars};
+use engine::model::Layer;
+use engine::ops::pool::PoolKind;
+use engine::optim::Optimizer;
+use engine::plan::{Loss, Regularization};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+use naga::{AddressSpace, Module, ScalarKind, TypeInner};
+
+/// The element type of a naga type: a scalar, or the scalar of a runtime array (atomics count).
+fn elem_of(module: &Module, ty: naga::Handle<naga::Type>) -> Option<Elem> {
+    let scalar = match &module.types[ty].inner {
+        TypeInner::Scalar(s) | TypeInner::Atomic(s) => *s,
+        TypeInner::Array { base, .. } => return elem_of(module, *base),
+        _ => return None,
+    };
+    match (scalar.kind, scalar.width) {
+        (ScalarKind::Uint, 4) => Some(Elem::U32),
+        (ScalarKind::Float, 4) => Some(Elem::F32),
+        _ => None,
+    }
+}
+
+/// Problems with one kernel, as sentences; empty when it agrees with its shader.
+fn check(kernel: &dyn Kernel, plan: &engine::plan::Plan) -> Vec<String> {
+    let shader = kernel.shader();
+    let module = naga::front::wgsl::parse_str(shader.source)
+        .unwrap_or_else(|e| panic!("{}: {}", shader.file, e.emit_to_string(shader.source)));
+    let at = |binding: u32| {
+        module.global_variables.iter().map(|(_, g)| g).find(|g| {
+            g.binding
+                .as_ref()
+                .is_some_and(|b| b.group == 0 && b.binding == binding)
+        })
+    };
+    let name = kernel.name();
+    let mut problems = Vec::new();
+    let uniform = at(0).expect("binding 0 is the uniform");
+    assert_eq!(uniform.space, AddressSpace::Uniform, "{name}: binding 0");
+    let TypeInner::Struct { members, span } = &module.types[uniform.ty].inner else {
+        panic!("{name}: the uniform is not a struct");
+    };
+    let words = kernel.params(&StepScalars::default());
+    let fields = words.fields().to_vec();
+    if fields.len() * 4 > *span as usize {
+        problems.push(format!(
+            "{name}: {} words written, the struct has {span} bytes",
+            fields.len()
+        ));
+    }
+    for (i, (field, elem)) in fields.iter().enumerate() {
+        let Some(m) = members.get(i) else { break };
+        let member = m.name.as_deref().unwrap_or("?");
+        if member != *field || m.offset != 4 * i as u32 || elem_of(&module, m.ty) != Some(*elem) {
+            problems.push(format!(
+                "{name}: word {i} is {field} ({elem:?}), the shader has {member} ({:?}) at byte {}",
+                elem_of(&module, m.ty),
+                m.offset
+            ));
+        }
+    }
+    for (binding, buf) in kernel.bindings() {
+        let Some(g) = at(binding) else {
+            problems.push(format!("{name}: binding {binding} is not in the shader"));
+            continue;
+        };
+        let spec = &plan.table.specs[buf.0];
+        if !matches!(g.space, AddressSpace::Storage { .. }) || elem_of(&module, g.ty) != Some(spec.elem) {
+            problems.push(format!(
+                "{name}: binding {binding} ({}) holds {:?}, the shader reads {:?}",
+                spec.name,
+                spec.elem,
+                elem_of(&module, g.ty)
+            ));
+        }
+    }
+    problems
+}
+
+fn toy(kind: ToyKind) -> DataConfig {
+    DataConfig::Toy(ToyConfig {
+        kind,
+        points: 64,
+        ..ToyConfig::default()
+    })
+}
+
+/// Configs that between them use every kernel: every optimizer, both losses, regression,
+/// regularization, dropout, conv and both pools, and the landscape evaluation.
+fn configs() -> Vec<TrainConfig> {
+    let mut out: Vec<TrainConfig> = Optimizer::all()
+        .into_iter()
+        .map(|optimizer| TrainConfig {
+            optimizer,
+            data: toy(ToyKind::Spiral),
+            ..Default::default()
+        })
+        .collect();
+    out.push(TrainConfig {
+        loss: Loss::Mse,
+        regularization: Regularization { l1: 1e-3, l2: 1e-3 },
+        data: toy(ToyKind::Plane),
+        ..Default::default()
+    });
+    for pool in [PoolKind::Max, PoolKind::Avg] {
+        out.push(TrainConfig {
+            data: DataConfig::Images(engine::train::ImageConfig {
+                set: "mnist".into(),
+                train_limit: 64,
+                test_limit: 0,
+            }),
+            model: ModelConfig::Layers {
+                layers: vec![
+                    Layer::Conv2d {
+                        filters: 2,
+                        kernel: 3,
+                        stride: 1,
+                        padding: 1,
+                    },
+                    Layer::Activation {
+                        kind: engine::ops::activation::Activation::Relu,
+                    },
+                    Layer::Pool {
+                        kind: pool,
+                        size: 2,
+                        stride: 2,
+                    },
+                    Layer::Dropout { rate: 0.25 },
+                    Layer::Flatten,
+                    Layer::Dense { units: 10 },
+                ],
+            },
+            ..Default::default()
+        });
+    }
+    out
+}
+
+#[test]
+fn every_kernel_writes_the_uniform_its_shader_declares() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let mut seen = BTreeSet::new();
+    let mut problems = Vec::new();
+    for config in configs() {
+        let (train, _) = config
+            .data
+            .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}")))
+            .expect("data (run scripts/setup.sh)");
+        let trainer =
+            pollster::block_on(Trainer::with_evaluation(config, train, None, 16, 16)).expect("a trainer");
+        let plan = trainer.plan();
+        for pass in [Pass::Train, Pass::Predict, Pass::Evaluate] {
+            for k in plan.kernels(pass) {
+                seen.insert(k.name());
+                problems.extend(check(k.as_ref(), plan));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The configs reach every shader file in shaders/ (a new one is checked once a config uses it).
+    let files: BTreeSet<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders"))
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".wgsl")
+                .to_string()
+        })
+        .collect();
+    let used: BTreeSet<String> = seen
+        .iter()
+        .map(|n| n.split(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(files, used, "kernels seen: {seen:?}");
+}
