@@ -141,6 +141,12 @@ test('live: frame rate and click latency while a 2-8-8-2 network trains on WebGP
       const tick = () => { frames++; if (performance.now() - t0 < 3000) requestAnimationFrame(tick); else done(frames / ((performance.now() - t0) / 1000)); };
       requestAnimationFrame(tick);
     }));
+    // Export while training: the session answers between two chunks (it used to do nothing).
+    const [weights] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click(byId('export-weights'))]);
+    const saved = JSON.parse(fs.readFileSync(await weights.path(), 'utf8'));
+    assert.equal(saved.model.format, 'training-lab model v1');
+    assert.ok(saved.model.step > 50, `the weights of the running model (step ${saved.model.step})`);
+    assert.equal(await page.locator(byId('pause')).isEnabled(), true, 'still training after the export');
     // Input latency: from a click on Pause to the page showing it paused.
     const latency = await page.evaluate(() => new Promise((done) => {
       const pause = document.querySelector('[data-testid="pause"]');

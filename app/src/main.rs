@@ -12,13 +12,13 @@ mod fetch;
 mod figures;
 mod frame;
 mod home;
-mod lab;
 mod landscape;
 mod optimizers;
+mod playground;
 mod scaling;
+mod session;
 mod share;
 mod task;
-mod view;
 mod vision;
 
 fn main() {
@@ -44,6 +44,6 @@ fn main() {
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {
-        leptos::mount::mount_to_body(view::App);
+        leptos::mount::mount_to_body(playground::App);
     }
 }

@@ -1,0 +1,159 @@
+//! Where the session trains: WebGPU when there is one (or the student's choice), the auto
+//! choice's measurement, building the trainer, and carrying on after a lost GPU device.
+
+use leptos::prelude::*;
+use std::rc::Rc;
+
+use engine::data::Dataset;
+use engine::gpu::GpuContext;
+use engine::train::{TrainConfig, Trainer};
+use lab_state::playground::BackendChoice;
+
+use super::lab::GpuStatus;
+use super::session::{Command, Session};
+use super::GRID;
+use crate::frame::now_ms;
+
+impl Session {
+    /// Looks for WebGPU once; without it the lab says so and uses the CPU path.
+    pub async fn detect_gpu(&mut self) {
+        match GpuContext::new().await {
+            Ok(ctx) => {
+                self.lab.readouts.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
+                self.gpu = Some(Rc::new(ctx));
+            }
+            Err(e) => {
+                crate::frame::log_warning(&format!("WebGPU unavailable: {e}"));
+                self.lab.readouts.gpu.set(GpuStatus::Unavailable(e));
+            }
+        }
+        self.install_device_loss_hook();
+    }
+
+    /// `window.__labLoseGpu()` destroys the current GPU device, as a driver reset would: how
+    /// the end-to-end tests (and a curious teacher) check that the lab recovers.
+    fn install_device_loss_hook(&self) {
+        use wasm_bindgen::prelude::*;
+        let lab = Rc::downgrade(&self.lab);
+        let hook = Closure::<dyn Fn()>::new(move || {
+            if let Some(lab) = lab.upgrade() {
+                lab.send(Command::LoseDevice);
+            }
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = js_sys::Reflect::set(&w, &"__labLoseGpu".into(), hook.as_ref());
+        }
+        hook.forget();
+    }
+
+    /// The backend for this model: the student's choice, or for "auto" the faster of the two,
+    /// measured on a few steps of this very model (small networks usually train faster on the
+    /// CPU: a GPU step has a fixed cost that only large layers amortize).
+    /// Returns the GPU to use (None: the CPU path) and why.
+    async fn pick_gpu(&mut self, config: &TrainConfig, train: &Dataset) -> (Option<Rc<GpuContext>>, String) {
+        let Some(gpu) = self.gpu.clone() else {
+            return (None, "WebGPU is unavailable: CPU".into());
+        };
+        match self.lab.state.get_untracked().backend {
+            BackendChoice::Cpu => (None, "chosen: CPU".into()),
+            BackendChoice::Webgpu => (Some(gpu), "chosen: WebGPU".into()),
+            BackendChoice::Auto => {
+                let key = format!("{:?}|{:?}|{}", config.model, config.features, config.batch);
+                if let Some((k, use_gpu, reason)) = self.auto_choice.clone() {
+                    if k == key {
+                        return (use_gpu.then_some(gpu), reason);
+                    }
+                }
+                let rate = |gpu: Option<Rc<GpuContext>>| async move {
+                    let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1)
+                        .await
+                        .ok()?;
+                    t.train(3).await.ok()?; // warm-up: pipelines and buffers
+                    let t0 = now_ms();
+                    t.train(20).await.ok()?;
+                    Some(20.0 * 1000.0 / (now_ms() - t0).max(0.1))
+                };
+                let on_gpu = rate(Some(gpu.clone())).await.unwrap_or(0.0);
+                let on_cpu = rate(None).await.unwrap_or(0.0);
+                let use_gpu = on_gpu > on_cpu;
+                let reason = format!(
+                    "auto: measured {on_cpu:.0} steps/s on the CPU, {on_gpu:.0} on WebGPU for this model"
+                );
+                self.auto_choice = Some((key, use_gpu, reason.clone()));
+                (use_gpu.then_some(gpu), reason)
+            }
+        }
+    }
+
+    /// Builds the trainer for the current settings if there is none; false when it cannot be
+    /// built (the error is shown and kept as the reason to refuse training).
+    pub async fn ensure_trainer(&mut self) -> bool {
+        if self.trainer.is_some() {
+            return true;
+        }
+        if self.broken.is_some() {
+            return false;
+        }
+        let config = self.lab.config();
+        let train = self.lab.data.borrow().0.clone();
+        let (gpu, reason) = self.pick_gpu(&config, &train).await;
+        let r = self.lab.readouts;
+        r.backend_reason.set(Some(reason));
+        match Trainer::with_data(config, train, gpu, GRID * GRID).await {
+            Ok(t) => {
+                r.backend.set(t.backend_name());
+                self.trainer = Some(t);
+                true
+            }
+            Err(e) => {
+                r.error.set(Some(e.clone()));
+                self.broken = Some(e);
+                false
+            }
+        }
+    }
+
+    /// After the GPU device was lost: a new device (or the CPU path when none can be had), the
+    /// session rebuilt there from the last weights read back, and a banner saying so.
+    pub async fn recover_device(&mut self, why: String) -> bool {
+        crate::frame::log_warning(&format!("GPU device lost: {why}"));
+        let checkpoint = self.checkpoint.take();
+        self.trainer = None;
+        self.auto_choice = None;
+        let r = self.lab.readouts;
+        let device = match GpuContext::new().await {
+            Ok(ctx) => {
+                r.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
+                self.gpu = Some(Rc::new(ctx));
+                "made a new one"
+            }
+            Err(e) => {
+                r.gpu.set(GpuStatus::Unavailable(e));
+                self.gpu = None;
+                "could not get another, so training moves to the CPU path"
+            }
+        };
+        if !self.ensure_trainer().await {
+            return false;
+        }
+        let restored = match (checkpoint, self.trainer.as_mut()) {
+            (Some((step, params)), Some(t)) => t.set_params(&params).is_ok().then(|| {
+                t.set_step(step);
+                step
+            }),
+            _ => None,
+        };
+        let resumed = match restored {
+            Some(step) => {
+                self.lab.history.borrow_mut().train.truncate(step as usize);
+                r.step.set(step);
+                format!("carries on from step {step} (the optimizer's running averages start afresh)")
+            }
+            None => "starts again from fresh weights (none had been saved yet)".to_string(),
+        };
+        r.error.set(Some(format!(
+            "The GPU device was lost ({why}). The lab {device} and {resumed}."
+        )));
+        true
+    }
+}

@@ -1,0 +1,19 @@
+//! The playground: a small network on 2-D points, trained live. `lab` is the page's model (its
+//! settings, data and what the charts show), `session` the one task that owns the trainer, and
+//! the `*_panel` files the components that show them.
+
+mod backend;
+mod controls;
+mod data_panel;
+mod lab;
+mod network_panel;
+mod page;
+mod prediction;
+mod run_panel;
+mod session;
+mod tables;
+
+pub use page::App;
+
+/// Cells per side of the decision-boundary heatmap.
+pub const GRID: usize = 48;

@@ -1,0 +1,136 @@
+//! What the session shows after each chunk: the boundary over the grid, the test set's loss,
+//! and every few chunks the network diagram (a readback per layer).
+
+use engine::model::Layer;
+use engine::train::Trainer;
+use leptos::prelude::*;
+
+use super::session::Session;
+use super::GRID;
+use crate::draw::network::{Column, Diagram, Shade};
+
+impl Session {
+    /// Predicts the heatmap and evaluates the test set, then redraws.
+    pub async fn show_prediction(&mut self) {
+        let lab = self.lab.clone();
+        let running = lab.readouts.running.get_untracked();
+        let Some(trainer) = self.trainer.as_mut() else {
+            return;
+        };
+        let with_diagram = self.since_diagram >= 4 || !running;
+        let (probs, diagram) = if with_diagram {
+            match trainer.predict_layers(&lab.grid).await {
+                Ok((probs, layers)) => {
+                    let diagram = match trainer.params().await {
+                        Ok(params) => {
+                            let d = build_diagram(&lab, trainer, &probs, &layers, &params);
+                            self.checkpoint = Some((trainer.step(), params));
+                            Some(d)
+                        }
+                        Err(_) => None,
+                    };
+                    (Ok(probs), diagram)
+                }
+                Err(e) => (Err(e), None),
+            }
+        } else {
+            (trainer.predict(&lab.grid).await, None)
+        };
+        let test = lab.data.borrow().1.clone();
+        let evaluated = match &test {
+            Some(t) if !t.is_empty() => Some(trainer.evaluate(t).await),
+            _ => None,
+        };
+        let step = trainer.step() as usize;
+        if let Some(Ok((loss, accuracy))) = evaluated {
+            lab.readouts.test_loss.set(Some(loss));
+            lab.readouts.test_accuracy.set(Some(accuracy));
+            let mut h = lab.history.borrow_mut();
+            if step > 0 && h.test.last().is_none_or(|&(s, _)| s < step) {
+                h.test.push((step, loss));
+            }
+        }
+        match probs {
+            Ok(p) => *lab.probs.borrow_mut() = Some(p),
+            Err(e) => lab.readouts.error.set(Some(e)),
+        }
+        if let Some(d) = diagram {
+            *lab.diagram.borrow_mut() = Some(d);
+            self.since_diagram = 0;
+        } else {
+            self.since_diagram = self.since_diagram.saturating_add(1);
+        }
+        lab.redraw();
+    }
+}
+
+/// The diagram's columns and links from one prediction: the input features, each hidden layer
+/// after its activation, and the output; the weights of every dense layer.
+fn build_diagram(
+    lab: &super::lab::Lab,
+    trainer: &Trainer,
+    probs: &[f32],
+    layers: &[Vec<f32>],
+    params: &[f32],
+) -> Diagram {
+    let s = lab.state.get_untracked();
+    let rows = GRID * GRID;
+    let split = |values: &[f32], units: usize| -> Vec<Vec<f32>> {
+        (0..units)
+            .map(|j| (0..rows).map(|r| values[r * units + j]).collect())
+            .collect()
+    };
+    let mut columns = vec![Column {
+        title: "input".into(),
+        shade: Shade::Values,
+        neurons: s
+            .features
+            .iter()
+            .map(|f| engine::data::features::expand(&lab.grid, &[*f]))
+            .collect(),
+    }];
+    let mut weights = Vec::new();
+    let compiled = &trainer.compiled.layers;
+    let dense: Vec<usize> = (0..compiled.len())
+        .filter(|&i| matches!(compiled[i].layer, Layer::Dense { .. }))
+        .collect();
+    for (n, &i) in dense.iter().enumerate() {
+        let l = &compiled[i];
+        let (inputs, units) = (l.in_len(), l.out_len());
+        weights.push(
+            (0..units)
+                .map(|to| params[l.w_off + to * inputs..l.w_off + (to + 1) * inputs].to_vec())
+                .collect(),
+        );
+        let last = n + 1 == dense.len();
+        let probabilities = last && trainer.config.loss == engine::plan::Loss::CrossEntropy;
+        let column = if probabilities {
+            Column {
+                title: "output".into(),
+                shade: Shade::Probabilities,
+                neurons: split(probs, units),
+            }
+        } else {
+            // After the activation when one follows (hidden layers), else the raw output.
+            let out = match compiled.get(i + 1).map(|l| &l.layer) {
+                Some(Layer::Activation { .. }) => &layers[i + 1],
+                _ => &layers[i],
+            };
+            Column {
+                title: if last {
+                    "output".into()
+                } else {
+                    format!("layer {}", n + 1)
+                },
+                shade: Shade::Values,
+                neurons: split(out, units),
+            }
+        };
+        columns.push(column);
+    }
+    Diagram {
+        grid: GRID,
+        columns,
+        weights,
+    }
+}

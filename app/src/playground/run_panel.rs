@@ -1,0 +1,66 @@
+//! The playground's run bar: train, pause, step, reset, the speed, the readouts, and the
+//! downloads. Every button sends a command to the session, which answers on the readouts.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use super::controls::{fmt_opt, hidden, on, percent};
+use super::lab::{GpuStatus, Lab, Speed};
+use super::session::Command;
+
+pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
+    let state = lab.state;
+    let r = lab.readouts;
+    let busy = move || r.gpu.get() == GpuStatus::Detecting;
+    // Regression has no classes: accuracy does not apply.
+    let regression = move || state.with(|s| s.dataset.is_regression());
+    let send = |c: Command| on(lab, move |l| l.send(c));
+    view! {
+        <section class="controls" aria-label="run">
+            <div class="buttons">
+                <button data-testid="train" data-lab-start="true" class="primary" disabled=move || busy() || r.running.get()
+                    on:click=send(Command::Train)>"Train"</button>
+                <button data-testid="pause" data-lab-pause="true" disabled=move || !r.running.get()
+                    on:click=send(Command::Pause)>"Pause"</button>
+            </div>
+            <div class="buttons">
+                <button data-testid="step-once" class:hidden=hidden(state, "step") disabled=move || busy() || r.running.get()
+                    on:click=send(Command::Step)>"Step"</button>
+                <button data-testid="reset" disabled=busy on:click=send(Command::Reset)>"Reset"</button>
+            </div>
+            <p class="muted small" data-testid="run-refusal" role="status">{move || r.refusal.get().unwrap_or_default()}</p>
+            <label class:hidden=hidden(state, "speed")>"Speed"
+                <select data-testid="speed-choice" on:change={ let lab = lab.clone(); move |ev| {
+                    lab.speed.set(match event_target_value(&ev).as_str() {
+                        "1" => Speed::Steps(1),
+                        "10" => Speed::Steps(10),
+                        _ => Speed::Max,
+                    });
+                }}>
+                    <option value="max">"as fast as possible"</option>
+                    <option value="10">"10 steps per frame"</option>
+                    <option value="1">"1 step per frame"</option>
+                </select>
+            </label>
+            <dl class="readouts">
+                <dt>"Step"</dt><dd data-testid="step">{move || r.step.get()}</dd>
+                <dt>"Epoch"</dt><dd data-testid="epoch">{move || r.epoch.get()}</dd>
+                <dt>"Batch loss"</dt><dd data-testid="loss">{move || fmt_opt(r.loss.get(), 4)}</dd>
+                <dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd>
+                <dt>"Test loss"</dt><dd data-testid="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd>
+                <dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd>
+                <dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd>
+                <dt>"Steps / s"</dt>
+                <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd>
+                <dt>"Runs on"</dt><dd data-testid="device">{move || r.backend.get()}</dd>
+            </dl>
+            <p class="muted small" data-testid="backend-reason">{move || r.backend_reason.get().unwrap_or_default()}</p>
+            <div class="buttons wrap" class:hidden=hidden(state, "export")>
+                <button data-testid="export-weights" on:click=send(Command::ExportWeights)>"Weights (JSON)"</button>
+                <button data-testid="export-loss" on:click=on(lab, super::tables::export_losses)>"Loss (CSV)"</button>
+                <button data-testid="export-heatmap" on:click=on(lab, super::tables::export_heatmap)>"Heatmap (PNG)"</button>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,218 @@
+//! The one task that owns the playground's trainer. The page sends it commands (train, pause,
+//! step, reset, export, lose the device); it runs a chunk of steps per animation frame while
+//! training and takes the next command between chunks, so every command is answered — done,
+//! or refused with the reason in `Readouts::refusal` — and nothing else ever holds the trainer.
+
+use leptos::prelude::*;
+use std::rc::Rc;
+
+use engine::gpu::GpuContext;
+use engine::train::Trainer;
+
+use super::lab::{Lab, Speed};
+use crate::browser;
+use crate::frame::{next_frame, now_ms};
+use crate::session::Inbox;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Train,
+    Pause,
+    /// One step while paused.
+    Step,
+    /// Stop, forget the model and build a fresh one from the settings and data.
+    Reset,
+    /// Download the weights, the config and the settings as JSON.
+    ExportWeights,
+    /// Destroy the GPU device, as a driver reset would (`window.__labLoseGpu()`).
+    LoseDevice,
+}
+
+/// What the owner holds.
+pub struct Session {
+    pub lab: Rc<Lab>,
+    pub trainer: Option<Trainer>,
+    pub gpu: Option<Rc<GpuContext>>,
+    /// The auto backend's last measurement: (model key, use WebGPU, reason).
+    pub auto_choice: Option<(String, bool, String)>,
+    /// The last weights read back, with their step: what a lost GPU device resumes from.
+    pub checkpoint: Option<(u64, Vec<f32>)>,
+    /// Why no trainer could be built for the settings (None: it was, or is being built).
+    pub broken: Option<String>,
+    /// Chunks since the diagram was last rebuilt (it costs a readback per layer).
+    pub since_diagram: u32,
+    steps_per_frame: usize,
+    running: bool,
+}
+
+/// The session task: detects WebGPU, builds the first model, then serves commands until the page
+/// goes away.
+pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
+    let mut s = Session {
+        lab,
+        trainer: None,
+        gpu: None,
+        auto_choice: None,
+        checkpoint: None,
+        broken: None,
+        since_diagram: u32::MAX,
+        steps_per_frame: 4,
+        running: false,
+    };
+    s.detect_gpu().await;
+    s.reset(&mut inbox).await;
+    loop {
+        let command = if s.running {
+            inbox.ready()
+        } else {
+            match inbox.next().await {
+                Some(c) => Some(c),
+                None => return,
+            }
+        };
+        match command {
+            Some(c) => s.handle(c, &mut inbox).await,
+            None => {
+                let steps = match s.lab.speed.get_untracked() {
+                    Speed::Steps(n) => n,
+                    Speed::Max => s.steps_per_frame,
+                };
+                if !s.chunk(steps).await {
+                    s.set_running(false);
+                }
+                next_frame().await;
+            }
+        }
+    }
+}
+
+impl Session {
+    fn set_running(&mut self, on: bool) {
+        self.running = on;
+        self.lab.readouts.running.set(on);
+    }
+
+    fn refuse(&self, why: String) {
+        self.lab.readouts.refusal.set(Some(why));
+    }
+
+    async fn handle(&mut self, command: Command, inbox: &mut Inbox<Command>) {
+        match command {
+            Command::Train => match &self.broken {
+                Some(why) => self.refuse(format!("Cannot train these settings: {why}")),
+                None => {
+                    self.lab.readouts.error.set(None);
+                    self.set_running(true);
+                }
+            },
+            Command::Pause => self.set_running(false),
+            Command::Step if self.running => {
+                self.refuse("Training is running: pause it to step one at a time.".into())
+            }
+            Command::Step => {
+                self.chunk(1).await;
+            }
+            Command::Reset => self.reset(inbox).await,
+            Command::ExportWeights => self.export_weights().await,
+            Command::LoseDevice => match &self.gpu {
+                Some(ctx) => ctx.device.destroy(),
+                None => self.refuse("There is no GPU device to lose: the lab runs on the CPU.".into()),
+            },
+        }
+    }
+
+    /// Stops, forgets the model, and shows a fresh one's boundary — unless a newer reset is
+    /// already queued (a slider dragged), which will do it.
+    async fn reset(&mut self, inbox: &mut Inbox<Command>) {
+        self.set_running(false);
+        self.trainer = None;
+        self.checkpoint = None;
+        self.broken = None;
+        self.since_diagram = u32::MAX;
+        self.lab.clear_views();
+        if inbox.has(|c| *c == Command::Reset) {
+            return;
+        }
+        if self.ensure_trainer().await {
+            self.show_prediction().await;
+        }
+    }
+
+    /// Trains `steps` steps and updates the readouts; false when training must stop.
+    async fn chunk(&mut self, steps: usize) -> bool {
+        if !self.ensure_trainer().await {
+            return false;
+        }
+        let trainer = self.trainer.as_mut().expect("just ensured");
+        if let Some(why) = trainer.gpu_lost() {
+            return self.recover_device(why).await;
+        }
+        let started = now_ms();
+        let result = trainer.train(steps).await;
+        let elapsed = (now_ms() - started).max(0.1);
+        let r = self.lab.readouts;
+        match result {
+            Ok(metrics) => {
+                if r.first_loss.get_untracked().is_none() {
+                    r.first_loss.set(metrics.first().map(|m| m.loss));
+                }
+                self.lab
+                    .history
+                    .borrow_mut()
+                    .train
+                    .extend(metrics.iter().map(|m| m.loss));
+                if let Some(m) = metrics.last() {
+                    r.step.set(m.step);
+                    r.loss.set(Some(m.loss));
+                    r.accuracy.set(Some(m.accuracy));
+                }
+                r.epoch.set(trainer.epoch());
+                r.steps_per_second.set(Some(steps as f64 * 1000.0 / elapsed));
+                self.adapt_chunk(steps, elapsed);
+                self.show_prediction().await;
+                true
+            }
+            Err(e) => {
+                // A lost device fails the readback first and reports its loss a moment later
+                // (seconds later on a busy machine).
+                if trainer.is_gpu() {
+                    let deadline = now_ms() + 10_000.0;
+                    while now_ms() < deadline {
+                        if let Some(why) = self.trainer.as_ref().and_then(Trainer::gpu_lost) {
+                            return self.recover_device(why).await;
+                        }
+                        next_frame().await;
+                    }
+                }
+                r.step.set(self.trainer.as_ref().map_or(0, Trainer::step));
+                r.error.set(Some(e.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Aims the next chunk at the frame's training budget (12 ms of a 16 ms frame).
+    fn adapt_chunk(&mut self, steps: usize, elapsed: f64) {
+        let next = (steps as f64 * 12.0 / elapsed).clamp(1.0, 200.0);
+        self.steps_per_frame = ((steps as f64 + next) / 2.0).ceil() as usize;
+    }
+
+    /// Downloads the trained weights with the config and the lab state as JSON.
+    async fn export_weights(&mut self) {
+        let Some(trainer) = &self.trainer else {
+            let why = self
+                .broken
+                .clone()
+                .unwrap_or_else(|| "it is still being built".into());
+            return self.refuse(format!("There is no model to export: {why}."));
+        };
+        match engine::export::export_model(trainer).await {
+            Ok(m) => {
+                let state = self.lab.state.get_untracked();
+                let json = serde_json::json!({ "state": state, "model": m });
+                browser::download("playground-model.json", "application/json", &json.to_string());
+            }
+            Err(e) => self.lab.readouts.error.set(Some(e)),
+        }
+    }
+}
