@@ -39,6 +39,15 @@ test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save 
     await page.fill(byId('vision-epochs'), '1');
     await page.dispatchEvent(byId('vision-epochs'), 'change');
     await page.click(byId('vision-run'));
+    // Save while training: the session answers between two chunks with the model so far.
+    await until(async () => /^training on/.test(await text(page, 'vision-status')), 120_000, 'training to start');
+    await until(async () => parseFloat(await text(page, 'vision-epoch')) > 0 || !(await page.locator(byId('vision-stop')).isEnabled()), 120_000, 'a first chunk');
+    if (await page.locator(byId('vision-stop')).isEnabled()) {
+      const [early] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click(byId('vision-save'))]);
+      const model = JSON.parse(fs.readFileSync(await early.path(), 'utf8'));
+      assert.equal(model.format, 'training-lab model v1');
+      console.log(`saved during training at step ${model.step}`);
+    }
     await until(async () => /^(done|stopped)|failed/.test(await text(page, 'vision-status')) || (await text(page, 'vision-error')) !== '', 600_000, 'an epoch');
     assert.equal(await text(page, 'vision-error'), '');
     const status = await text(page, 'vision-status');

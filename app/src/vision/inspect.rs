@@ -1,0 +1,163 @@
+//! Looking inside a model: the test set scored (confusion matrix, per-class accuracy, misses),
+//! the first filters, one input's feature maps; and loading a saved model.
+
+use leptos::prelude::*;
+
+use engine::data::Dataset;
+use engine::export::ModelExport;
+use engine::inspect::{evaluation, first_filters};
+use engine::model::Layer;
+use engine::train::{DataConfig, ImageConfig, TrainConfig, Trainer};
+use lab_state::vision::TEST_IMAGES;
+
+use super::session::Model;
+use super::{draw, names, publish, View};
+use crate::fetch;
+use crate::frame::next_frame;
+
+/// `Trainer::evaluate` in slices of 500 images with a frame between them, so the page keeps
+/// painting while a large test set is scored on the CPU path.
+pub async fn evaluate_yielding(trainer: &mut Trainer, data: &Dataset) -> Result<(f32, f32), String> {
+    let (mut loss, mut correct) = (0.0f64, 0.0f64);
+    for start in (0..data.len()).step_by(500) {
+        let rows: Vec<usize> = (start..(start + 500).min(data.len())).collect();
+        let (l, a) = trainer.evaluate(&data.rows(&rows)).await?;
+        loss += l as f64 * rows.len() as f64;
+        correct += a as f64 * rows.len() as f64;
+        next_frame().await;
+    }
+    let n = data.len().max(1) as f64;
+    Ok(((loss / n) as f32, (correct / n) as f32))
+}
+
+fn layer_name(l: &Layer) -> &'static str {
+    match l {
+        Layer::Conv2d { .. } => "conv",
+        Layer::Pool { .. } => "pool",
+        Layer::Dense { .. } => "dense",
+        Layer::Dropout { .. } => "dropout",
+        Layer::Flatten => "flatten",
+        Layer::Activation { .. } => "activation",
+    }
+}
+
+/// Classifies an input (784 values): the probabilities, the note under the pad, and every
+/// layer's feature maps.
+pub async fn classify(m: &mut Model, v: View, input: Vec<f32>, note: String) {
+    let pixels = input.iter().enumerate().map(|(i, x)| {
+        [i / 28, i % 28]
+            .map(|x| x.to_string())
+            .into_iter()
+            .chain([x.to_string()])
+    });
+    crate::figures::set_table("vision-pad", crate::figures::csv("row,column,ink", pixels));
+    let (p, outputs) = match m.trainer.predict_layers(&input).await {
+        Ok(r) => r,
+        Err(e) => return v.error.set(Some(e)),
+    };
+    // The note changes with the probabilities, not before them.
+    v.pad_note.set(note);
+    // Scripts compare these with `lab predict` on the same model.
+    publish("__labVisionProbs", &p);
+    v.probs.set(p);
+    let Some(x) = v.canvases.maps.get_untracked() else {
+        return;
+    };
+    let mut maps = vec![("input 28×28".to_string(), [1, 28, 28], input)];
+    maps.extend(
+        m.trainer
+            .compiled
+            .layers
+            .iter()
+            .zip(outputs)
+            .enumerate()
+            .filter(|(_, (l, _))| l.out_shape[1] > 1 && !matches!(l.layer, Layer::Activation { .. }))
+            .map(|(i, (l, o))| {
+                let [c, h, w] = l.out_shape;
+                (
+                    format!("layer {i}: {} {c}×{h}×{w}", layer_name(&l.layer)),
+                    l.out_shape,
+                    o,
+                )
+            }),
+    );
+    draw::feature_maps(&x, &maps);
+}
+
+/// Scores the test images and draws filters, confusion matrix and misses.
+pub async fn inspect(m: &mut Model, v: View) -> Result<(), String> {
+    let c = v.canvases;
+    let mut probs = Vec::new();
+    for start in (0..m.test.len()).step_by(500) {
+        let rows: Vec<usize> = (start..(start + 500).min(m.test.len())).collect();
+        probs.extend(m.trainer.probabilities(&m.test.rows(&rows)).await?);
+        next_frame().await;
+    }
+    let e = evaluation(&probs, &m.test.y, 10);
+    v.per_class.set(e.per_class.clone());
+    if let Some(x) = c.confusion.get_untracked() {
+        draw::confusion(&x, &e, names(&m.set));
+    }
+    if let Some(x) = c.misses.get_untracked() {
+        let test = &m.test;
+        draw::misses(&x, &e.misclassified[..e.misclassified.len().min(32)], &|i| {
+            test.point(i).to_vec()
+        });
+    }
+    if let Some(x) = c.filters.get_untracked() {
+        let params = m.trainer.params().await?;
+        match first_filters(&m.trainer.compiled, &params) {
+            Some((f, ch, k, w)) => {
+                draw::filters(&x, f.min(16), ch, k, &w);
+            }
+            None => {
+                if let Some(ctx) = crate::draw::context(&x) {
+                    ctx.set_fill_style_str("#ffffff");
+                    ctx.fill_rect(0.0, 0.0, x.width() as f64, x.height() as f64);
+                    ctx.set_fill_style_str("#333");
+                    let _ = ctx.fill_text("this network has no convolution", 10.0, 20.0);
+                }
+            }
+        }
+    }
+    m.evaluation = Some(e);
+    Ok(())
+}
+
+/// A saved model (this page's or `lab train --save-model`'s), ready to classify.
+pub async fn load_model(
+    name: &str,
+    text: &str,
+    webgpu: bool,
+    status: RwSignal<String>,
+) -> Result<Model, String> {
+    let saved = ModelExport::from_json(text).map_err(|e| format!("{name}: {e}"))?;
+    let DataConfig::Images(images) = &saved.config.data else {
+        return Err(format!(
+            "{name}: not an image model (the vision lab loads MNIST and Fashion-MNIST models)"
+        ));
+    };
+    let set = images.set.clone();
+    let config = TrainConfig {
+        data: DataConfig::Images(ImageConfig {
+            set: set.clone(),
+            // Only predictions are needed, but a trainer wants at least a batch of data.
+            train_limit: saved.config.batch.clamp(1, 1000),
+            test_limit: TEST_IMAGES,
+        }),
+        ..saved.config.clone()
+    };
+    let gpu = crate::task::gpu_if(webgpu, status).await;
+    let (train, test) = fetch::data(&config).await?;
+    let mut trainer = Trainer::with_data(config, train, gpu, 500).await?;
+    let flat = saved
+        .flat_params(&trainer.compiled)
+        .map_err(|e| format!("{name}: {e}"))?;
+    trainer.set_params(&flat)?;
+    Ok(Model {
+        trainer,
+        test,
+        set,
+        evaluation: None,
+    })
+}

@@ -1,0 +1,127 @@
+//! The vision lab (`/vision`): train an MLP or a small CNN on MNIST or Fashion-MNIST in the browser,
+//! then look inside it — the first layer's filters, every layer's feature maps for one input, the
+//! confusion matrix, per-class accuracy, the misclassified test images — and try it on a digit
+//! drawn with the mouse. Models save and load as files (the `lab` tool's `--save-model` too).
+//! `session` owns the model; `page`, `settings_panel` and `pad` are the components.
+
+mod inspect;
+mod pad;
+mod page;
+mod session;
+mod settings_panel;
+mod train;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+pub use page::VisionPage;
+
+use crate::draw::vision as draw;
+
+const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+const FASHION: [&str; 10] = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+];
+/// The drawing pad's side in pixels.
+pub const PAD: usize = 196;
+
+fn names(set: &str) -> &'static [&'static str; 10] {
+    if set == "fashion" {
+        &FASHION
+    } else {
+        &DIGITS
+    }
+}
+
+/// The losses per step and the points at each epoch's end.
+pub type History = (Vec<f32>, Vec<draw::EpochPoint>);
+
+#[derive(Clone, Copy)]
+pub struct Canvases {
+    pub loss: NodeRef<Canvas>,
+    pub accuracy: NodeRef<Canvas>,
+    pub filters: NodeRef<Canvas>,
+    pub maps: NodeRef<Canvas>,
+    pub confusion: NodeRef<Canvas>,
+    pub misses: NodeRef<Canvas>,
+    pub pad: NodeRef<Canvas>,
+}
+
+/// What the page shows about a run, also published as `window.__labVision` for scripts.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Figures {
+    pub epochs_done: f64,
+    pub steps: usize,
+    pub samples_per_sec: f64,
+    pub wall_ms: f64,
+    pub test_accuracy: Option<f32>,
+    /// Frames the page painted per second while training, and the longest gap between two.
+    pub fps: f64,
+    pub longest_frame_ms: f64,
+    pub done: bool,
+}
+
+/// Sets `window[name]` to `value` as JSON, for scripts and tests.
+fn publish(name: &str, value: &impl serde::Serialize) {
+    let Ok(text) = serde_json::to_string(value) else {
+        return;
+    };
+    if let (Some(w), Ok(v)) = (web_sys::window(), js_sys::JSON::parse(&text)) {
+        let _ = js_sys::Reflect::set(&w, &name.into(), &v);
+    }
+}
+
+/// The page's signals: what the session writes and the components read.
+#[derive(Clone, Copy)]
+pub struct View {
+    pub status: RwSignal<String>,
+    pub error: RwSignal<Option<String>>,
+    /// The session's answer to a command it could not carry out, and why.
+    pub refusal: RwSignal<Option<String>>,
+    pub running: RwSignal<bool>,
+    pub epoch_progress: RwSignal<f64>,
+    pub figures: RwSignal<Figures>,
+    pub eta: RwSignal<String>,
+    pub probs: RwSignal<Vec<f32>>,
+    pub pad_note: RwSignal<String>,
+    pub per_class: RwSignal<Vec<f32>>,
+    pub has_model: RwSignal<bool>,
+    pub canvases: Canvases,
+}
+
+impl View {
+    fn new() -> Self {
+        Self {
+            status: RwSignal::new("choose a data set and an architecture, then Train".to_string()),
+            error: RwSignal::new(None),
+            refusal: RwSignal::new(None),
+            running: RwSignal::new(false),
+            epoch_progress: RwSignal::new(0.0),
+            figures: RwSignal::new(Figures::default()),
+            eta: RwSignal::new(String::new()),
+            probs: RwSignal::new(Vec::new()),
+            pad_note: RwSignal::new("draw a digit here once a model is trained".to_string()),
+            per_class: RwSignal::new(Vec::new()),
+            has_model: RwSignal::new(false),
+            canvases: Canvases {
+                loss: NodeRef::new(),
+                accuracy: NodeRef::new(),
+                filters: NodeRef::new(),
+                maps: NodeRef::new(),
+                confusion: NodeRef::new(),
+                misses: NodeRef::new(),
+                pad: NodeRef::new(),
+            },
+        }
+    }
+}

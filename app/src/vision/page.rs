@@ -1,0 +1,159 @@
+//! The vision page: settings and the run bar on the left, the curves, the pad and the model's
+//! insides on the right.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use lab_state::vision::VisionLab as Settings;
+
+use super::session::{self, Command};
+use super::{draw, names, History, View};
+use crate::browser;
+
+#[component]
+pub fn VisionPage() -> impl IntoView {
+    let (settings, notices) = crate::share::url_state::<Settings>();
+    let v = View::new();
+    let history: Rc<RefCell<History>> = Rc::new(RefCell::new((Vec::new(), Vec::new())));
+    // The curves' CSVs, built when asked: the curves redraw after every chunk of training.
+    for (id, accuracy) in [("vision-loss", false), ("vision-accuracy", true)] {
+        let history = history.clone();
+        crate::figures::provide(id, move || {
+            let h = history.try_borrow().ok()?;
+            (!h.0.is_empty()).then(|| draw::curves_table(&h.0, &h.1, accuracy))
+        });
+    }
+    let (mailbox, inbox) = crate::session::mailbox();
+    leptos::task::spawn_local(session::own(v, history, inbox));
+    let send = {
+        let mailbox = mailbox.clone();
+        move |c: Command| {
+            v.refusal.set(None);
+            mailbox.send(c);
+        }
+    };
+    let on = |c: fn() -> Command| {
+        let send = send.clone();
+        move |_| send(c())
+    };
+    let train = {
+        let send = send.clone();
+        move |_| send(Command::Train(Box::new(settings.get_untracked())))
+    };
+    let load = {
+        let send = send.clone();
+        move |ev: leptos::ev::Event| {
+            let input: web_sys::HtmlInputElement = event_target(&ev);
+            let send = send.clone();
+            leptos::task::spawn_local(async move {
+                match browser::read_file(&input).await {
+                    Ok((name, text)) => send(Command::Load {
+                        name,
+                        text,
+                        webgpu: settings.get_untracked().webgpu,
+                    }),
+                    Err(e) => v.error.set(Some(e)),
+                }
+                input.set_value("");
+            });
+        }
+    };
+    let pick_miss = {
+        let send = send.clone();
+        move |ev: leptos::ev::MouseEvent| {
+            if let Some(canvas) = v.canvases.misses.get_untracked() {
+                send(Command::ShowMiss(draw::miss_at(
+                    &canvas,
+                    ev.offset_x() as f64,
+                    ev.offset_y() as f64,
+                )));
+            }
+        }
+    };
+    // The keyboard's way through the misclassified images: arrows step, starting at the first.
+    let step_miss = {
+        let send = send.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            let delta = match ev.key().as_str() {
+                "ArrowRight" | "ArrowDown" | "Enter" => 1,
+                "ArrowLeft" | "ArrowUp" => -1,
+                _ => return,
+            };
+            ev.prevent_default();
+            send(Command::StepMiss(delta));
+        }
+    };
+    let class_names = move || names(&settings.with(|s| s.set.clone()));
+    let f = v.figures;
+    let c = v.canvases;
+    view! {
+        <header class="top">
+            <h1>"Training Lab · vision"</h1>
+            <p class="tagline">"A convolutional network learns to see digits and clothes, on your GPU."</p>
+            <a href="./">"playground"</a>
+        </header>
+        <crate::banner::ErrorBanner error=v.error id="vision-error"/>
+        <main class="lab">
+            <section class="controls" aria-label="settings">
+                <crate::share::StateBar state=settings notices=notices/>
+                {super::settings_panel::settings_panel(settings, v.error)}
+                <div class="buttons">
+                    <button class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || v.running.get() on:click=train>"Train"</button>
+                    <button data-lab-pause="true" data-testid="vision-stop" disabled=move || !v.running.get() on:click=on(|| Command::Stop)>"Stop"</button>
+                </div>
+                <label>"Epoch progress" <progress data-testid="vision-progress" max="1" prop:value=move || v.epoch_progress.get()></progress></label>
+                <p data-lab-status="true" data-testid="vision-status">{move || v.status.get()}</p>
+                <p class="muted small" data-testid="vision-refusal" role="status">{move || v.refusal.get().unwrap_or_default()}</p>
+                <dl class="readouts">
+                    <dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", f.with(|f| f.epochs_done))}</dd>
+                    <dt>"samples/s"</dt><dd data-testid="vision-speed">{move || format!("{:.0}", f.with(|f| f.samples_per_sec))}</dd>
+                    <dt>"time left"</dt><dd data-testid="vision-eta">{move || v.eta.get()}</dd>
+                    <dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd>
+                    <dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd>
+                </dl>
+                <div class="buttons wrap">
+                    <button data-testid="vision-save" disabled=move || !v.has_model.get() && !v.running.get()
+                        title="the model so far, also while training" on:click=on(|| Command::Save)>"Save model"</button>
+                </div>
+                <label>"Load a model (JSON from this page or lab train --save-model)"
+                    <input type="file" accept=".json,application/json" data-testid="vision-load" on:change=load/>
+                </label>
+            </section>
+            <section class="views">
+                <figure>
+                    <canvas node_ref=c.loss data-testid="vision-loss" width="400" height="260"></canvas>
+                    <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (all 10,000 test images)."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.accuracy data-testid="vision-accuracy" width="400" height="260"></canvas>
+                    <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images."</figcaption>
+                </figure>
+                {super::pad::pad(v, mailbox, class_names)}
+                <figure>
+                    <canvas node_ref=c.maps data-testid="vision-maps" width="420" height="360"></canvas>
+                    <figcaption>"Feature maps: what each convolution and pooling layer computes from this input (first 16 channels; darker is larger)."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.filters data-testid="vision-filters" width="420" height="130"></canvas>
+                    <figcaption>"The first convolution's filters (orange positive, blue negative weights): edge and stroke detectors after training."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.confusion data-testid="vision-confusion" width="420" height="400"></canvas>
+                    <table class="results" data-testid="vision-per-class">
+                        <tr><th>"class"</th><th>"accuracy"</th></tr>
+                        {move || v.per_class.get().into_iter().enumerate().map(|(k, a)| view! {
+                            <tr><td>{class_names()[k]}</td><td>{format!("{:.1} %", a * 100.0)}</td></tr>
+                        }).collect_view()}
+                    </table>
+                    <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
+                    <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
+                </figure>
+            </section>
+        </main>
+    }
+}
