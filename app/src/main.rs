@@ -11,14 +11,15 @@ mod embed;
 mod fetch;
 mod figures;
 mod frame;
+mod gpu;
 mod home;
+mod job;
 mod landscape;
 mod optimizers;
 mod playground;
 mod scaling;
 mod session;
 mod share;
-mod task;
 mod vision;
 
 fn main() {

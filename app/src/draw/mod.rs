@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod heatmap;
 pub mod loss_chart;
 pub mod network;
+pub mod optimizers;
 pub mod scaling;
 pub mod surface;
 pub mod vision;

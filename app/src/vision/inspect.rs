@@ -147,7 +147,7 @@ pub async fn load_model(
         }),
         ..saved.config.clone()
     };
-    let gpu = crate::task::gpu_if(webgpu, status).await;
+    let gpu = crate::gpu::gpu_if(webgpu, status).await;
     let (train, test) = fetch::data(&config).await?;
     let mut trainer = Trainer::with_data(config, train, gpu, 500).await?;
     let flat = saved

@@ -27,7 +27,7 @@ pub async fn run(
     history: &RefCell<History>,
     inbox: &mut Inbox<Command>,
 ) -> (Option<Model>, Result<(), String>) {
-    let gpu = crate::task::gpu_if(s.webgpu, v.status).await;
+    let gpu = crate::gpu::gpu_if(s.webgpu, v.status).await;
     v.status.set("loading images…".into());
     let (train, test) = match fetch::data(&config).await {
         Ok(d) => d,

@@ -1,142 +1,28 @@
-//! The batch-size and learning-rate scaling lab (`/scaling`): a sweep trains one run per batch
-//! size (and learning-rate factor) from the same initial weights until a target, one after another
-//! on the chosen backend, and lays the results beside the published rules (docs/theory.md §5). The
-//! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`engine::scaling`).
+//! The scaling page: the sweep's settings and the run bar on the left, the charts on the right.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
-use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use engine::optim::Optimizer;
-use engine::scaling::{raw_b_simple, run, Rule, RunResult, Sweep, SweepRecord};
-use engine::train::Trainer;
+use engine::scaling::{Rule, SweepRecord};
 use lab_state::landscape::{Data, Network};
 use lab_state::scaling::ScalingLab as Settings;
 
-use crate::draw::scaling as charts;
-use crate::frame::next_frame;
-use crate::{browser, fetch};
-
-#[derive(Clone, Copy)]
-struct Canvases {
-    steps: NodeRef<Canvas>,
-    examples: NodeRef<Canvas>,
-    heatmap: NodeRef<Canvas>,
-    generalization: NodeRef<Canvas>,
-    curves: NodeRef<Canvas>,
-    noise: NodeRef<Canvas>,
-}
-
-/// The critical batch: the late B_simple (the window of the last measurements) of the run that
-/// measured at the smallest batch.
-fn critical_batch(runs: &[RunResult]) -> Option<f64> {
-    runs.iter()
-        .filter(|r| !r.noise_scale.is_empty())
-        .min_by_key(|r| r.batch)
-        .and_then(|r| r.noise_scale.last().map(|p| p.1))
-}
-
-/// The numbers behind the charts: one row per run for the summaries, one per step for curves.
-fn tables(runs: &[RunResult]) {
-    use crate::figures::{csv, set_table};
-    let opt = |v: Option<String>| v.unwrap_or_default();
-    let summary = csv(
-        "batch,learning_rate,steps_to_target,examples_to_target,final_loss,train_accuracy,test_accuracy,diverged,stalled_at",
-        runs.iter().map(|r| {
-            [
-                r.batch.to_string(),
-                r.learning_rate.to_string(),
-                opt(r.steps_to_target.map(|v| v.to_string())),
-                opt(r.examples_to_target.map(|v| v.to_string())),
-                r.final_loss.to_string(),
-                r.train_accuracy.to_string(),
-                opt(r.test_accuracy.map(|v| v.to_string())),
-                r.diverged.to_string(),
-                opt(r.stalled_at.map(|v| v.to_string())),
-            ]
-        }),
-    );
-    for id in [
-        "scale-steps",
-        "scale-examples",
-        "scale-heatmap",
-        "scale-generalization",
-    ] {
-        set_table(id, summary.clone());
-    }
-    let curves = runs.iter().flat_map(|r| {
-        r.losses.iter().enumerate().map(move |(k, l)| {
-            let lr = r.learning_rates.get(k).map_or(String::new(), f32::to_string);
-            [
-                r.batch.to_string(),
-                r.learning_rate.to_string(),
-                (k + 1).to_string(),
-                l.to_string(),
-                lr,
-            ]
-        })
-    });
-    set_table(
-        "scale-curves",
-        csv("batch,learning_rate,step,loss,learning_rate_at_step", curves),
-    );
-    let noise = runs.iter().flat_map(|r| {
-        r.noise_raw.iter().map(move |&m| {
-            let window = r.noise_scale.iter().find(|p| p.0 == m.0).map(|p| p.1);
-            [
-                r.batch.to_string(),
-                r.learning_rate.to_string(),
-                m.0.to_string(),
-                m.1.to_string(),
-                m.2.to_string(),
-                opt(raw_b_simple(m).map(|b| b.to_string())),
-                opt(window.map(|b| b.to_string())),
-            ]
-        })
-    });
-    set_table(
-        "scale-noise",
-        csv(
-            "batch,learning_rate,step,g2,trace,b_simple_raw,b_simple_window",
-            noise,
-        ),
-    );
-}
-
-fn redraw(c: &Canvases, record: &SweepRecord) {
-    let (s, runs) = (&record.sweep, &record.runs[..]);
-    tables(runs);
-    let b = critical_batch(runs);
-    if let Some(x) = c.steps.get_untracked() {
-        charts::to_target(x, s, runs, false, b);
-    }
-    if let Some(x) = c.examples.get_untracked() {
-        charts::to_target(x, s, runs, true, b);
-    }
-    if let Some(x) = c.heatmap.get_untracked() {
-        charts::heatmap(x, s, runs);
-    }
-    if let Some(x) = c.generalization.get_untracked() {
-        charts::generalization(x, s, runs);
-    }
-    if let Some(x) = c.curves.get_untracked() {
-        charts::curves(x, runs);
-    }
-    if let Some(x) = c.noise.get_untracked() {
-        charts::noise(x, runs);
-    }
-}
+use super::run::run_sweep;
+use super::{redraw, Canvases};
+use crate::browser;
+use crate::job::{run_bar, Job};
 
 #[component]
 pub fn ScalingPage() -> impl IntoView {
     let (settings, notices) = crate::share::url_state::<Settings>();
     let webgpu = RwSignal::new(false);
-    let status = RwSignal::new("choose the batch sizes and press Run sweep".to_string());
     let error = RwSignal::new(None::<String>);
-    let progress = RwSignal::new(0.0f64);
-    let running = RwSignal::new(false);
+    let job = Job::new(
+        "choose the batch sizes and press Run sweep",
+        error,
+        "the runs done so far are shown",
+    );
+    let (status, running) = (job.status, job.running);
     let record = RwSignal::new(None::<SweepRecord>);
     let canvases = Canvases {
         steps: NodeRef::new(),
@@ -146,27 +32,17 @@ pub fn ScalingPage() -> impl IntoView {
         curves: NodeRef::new(),
         noise: NodeRef::new(),
     };
-    let cancel = Rc::new(Cell::new(false));
 
     let go = {
-        let cancel = cancel.clone();
-        move || {
-            if running.get_untracked() {
-                return;
-            }
+        let job = job.clone();
+        move |_| {
             let sweep = match settings.get_untracked().sweep() {
                 Ok(s) => s,
-                Err(e) => {
-                    error.set(Some(e));
-                    return;
-                }
+                Err(e) => return error.set(Some(e)),
             };
-            error.set(None);
-            running.set(true);
-            cancel.set(false);
-            let cancel = cancel.clone();
-            leptos::task::spawn_local(async move {
-                let result = run_sweep(
+            let (status, progress) = (job.status, job.progress);
+            job.start(move |cancel| async move {
+                run_sweep(
                     sweep,
                     webgpu.get_untracked(),
                     status,
@@ -175,21 +51,9 @@ pub fn ScalingPage() -> impl IntoView {
                     record,
                     canvases,
                 )
-                .await;
-                crate::task::report_end(
-                    status,
-                    error,
-                    result,
-                    cancel.get(),
-                    "the runs done so far are shown",
-                );
-                running.set(false);
+                .await
             });
         }
-    };
-    let stop = {
-        let cancel = cancel.clone();
-        move |_| cancel.set(true)
     };
     let export_csv = move |_| {
         if let Some(r) = record.get_untracked() {
@@ -302,12 +166,9 @@ pub fn ScalingPage() -> impl IntoView {
                         <option value="webgpu">"WebGPU (CPU path if missing)"</option>
                     </select>
                 </label>
-                <div class="buttons">
-                    <button class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=move |_| go()>"Run sweep"</button>
-                    <button data-lab-pause="true" data-testid="scale-cancel" disabled=move || !running.get() on:click=stop>"Cancel"</button>
-                </div>
-                <progress data-testid="scale-progress" max="1" prop:value=move || progress.get()></progress>
-                <p data-lab-status="true" data-testid="scale-status">{move || status.get()}</p>
+                {run_bar(&job, "scale", view! {
+                    <button class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
+                })}
                 <div class="buttons">
                     <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>
                     <button data-testid="scale-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
@@ -365,68 +226,4 @@ pub fn ScalingPage() -> impl IntoView {
             </section>
         </main>
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn run_sweep(
-    sweep: Sweep,
-    webgpu: bool,
-    status: RwSignal<String>,
-    progress: RwSignal<f64>,
-    cancel: &Cell<bool>,
-    record: RwSignal<Option<SweepRecord>>,
-    canvases: Canvases,
-) -> Result<(), String> {
-    let gpu = crate::task::gpu_if(webgpu, status).await;
-    status.set("loading data…".into());
-    let (train, test) = fetch::data(&sweep.base).await?;
-    let runs = sweep.runs();
-    record.set(Some(SweepRecord::new(sweep.clone(), Vec::new())));
-    for (i, &(batch, lr)) in runs.iter().enumerate() {
-        if cancel.get() {
-            break;
-        }
-        if batch > train.len() {
-            status.set(format!(
-                "batch {batch} is larger than the {} training samples: skipped",
-                train.len()
-            ));
-            continue;
-        }
-        status.set(format!(
-            "run {} of {}: batch {batch}, η {lr:.4}…",
-            i + 1,
-            runs.len()
-        ));
-        let config = sweep.config(batch, lr, train.len());
-        let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
-        let share = 1.0 / runs.len() as f64;
-        // Give the page a frame every 50 ms or so: the CPU path does not yield on its own.
-        let last_frame = Cell::new(crate::frame::now_ms());
-        let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
-            progress.set(share * (i as f64 + done as f64 / max as f64));
-            let last_frame = &last_frame;
-            async move {
-                if crate::frame::now_ms() - last_frame.get() > 50.0 {
-                    next_frame().await;
-                    last_frame.set(crate::frame::now_ms());
-                }
-                !cancel.get()
-            }
-        })
-        .await?;
-        record.update(|rec| {
-            if let Some(rec) = rec {
-                rec.runs.push(r);
-            }
-        });
-        record.with_untracked(|rec| {
-            if let Some(rec) = rec {
-                redraw(&canvases, rec);
-            }
-        });
-        next_frame().await;
-    }
-    progress.set(1.0);
-    Ok(())
 }

@@ -1,28 +1,9 @@
-//! Long computations on a page (a landscape, a sweep): how they report their end.
+//! The WebGPU context a long computation asks for, or the CPU path with the reason.
 
 use std::rc::Rc;
 
 use engine::gpu::GpuContext;
 use leptos::prelude::*;
-
-/// Sets the status line when a long computation ends: "done", the cancel notice saying what is
-/// kept, or "failed" with the error in the page's banner.
-pub fn report_end(
-    status: RwSignal<String>,
-    error: RwSignal<Option<String>>,
-    result: Result<(), String>,
-    cancelled: bool,
-    kept: &str,
-) {
-    status.set(match result {
-        Ok(()) if cancelled => format!("cancelled: {kept}"),
-        Ok(()) => "done".into(),
-        Err(e) => {
-            error.set(Some(e));
-            format!("failed (see the message above): {kept}")
-        }
-    });
-}
 
 /// A WebGPU context when asked for and available; otherwise None (the CPU path), saying why in
 /// the page's banner.

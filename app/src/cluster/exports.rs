@@ -1,0 +1,97 @@
+//! The cluster lab's downloads (runs CSV, results JSON, speed-up CSV, engine config) and the
+//! reloading of saved results.
+
+use leptos::prelude::*;
+
+use engine::cluster_run::ClusterRecord;
+
+use super::{curve, draw_runs, Canvases, Settings};
+use crate::browser;
+
+pub fn exports(
+    settings: RwSignal<Settings>,
+    record: RwSignal<Option<ClusterRecord>>,
+    error: RwSignal<Option<String>>,
+    status: RwSignal<String>,
+    canvases: Canvases,
+) -> impl IntoView {
+    let export_csv = move |_| {
+        if let Some(r) = record.get_untracked() {
+            browser::download("cluster.csv", "text/csv", &r.csv());
+        }
+    };
+    let export_record = move |_| {
+        if let Some(r) = record.get_untracked() {
+            browser::download(
+                "cluster-results.json",
+                "application/json",
+                &serde_json::to_string(&r).unwrap_or_default(),
+            );
+        }
+    };
+    let export_curve = move |_| match curve(&settings.get_untracked()) {
+        Ok(points) => {
+            let rows = points.iter().map(|p| {
+                [
+                    p.algorithm.label().to_string(),
+                    p.workers.to_string(),
+                    format!("{:e}", p.seconds),
+                    p.samples.to_string(),
+                    p.speedup.to_string(),
+                    p.efficiency.to_string(),
+                    p.bytes.to_string(),
+                ]
+            });
+            let csv = crate::figures::csv(
+                "algorithm,workers,seconds_per_iteration,samples,speedup,efficiency,bytes",
+                rows,
+            );
+            browser::download("cluster-speedup.csv", "text/csv", &csv);
+        }
+        Err(e) => error.set(Some(e)),
+    };
+    let export_config = move |_| {
+        let s = settings.get_untracked();
+        match s.config(s.workers, s.chosen().first().copied().unwrap_or(0)) {
+            Ok(c) => {
+                let json = serde_json::json!({ "cluster": c, "training": s.train_config(s.workers), "scaling": if s.weak { "weak" } else { "strong" } });
+                browser::download(
+                    "cluster-config.json",
+                    "application/json",
+                    &serde_json::to_string_pretty(&json).unwrap_or_default(),
+                );
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    let load_record = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        leptos::task::spawn_local(async move {
+            match browser::read_file(&input).await {
+                Ok((name, text)) => match ClusterRecord::from_json(&text) {
+                    Ok(r) => {
+                        error.set(None);
+                        status.set(format!("loaded {name}: {} runs, no retraining", r.runs.len()));
+                        draw_runs(&canvases, &settings.get_untracked(), &r);
+                        record.set(Some(r));
+                    }
+                    Err(e) => error.set(Some(format!("{name}: {e} (the results shown are kept)"))),
+                },
+                Err(e) => error.set(Some(e)),
+            }
+            input.set_value("");
+        });
+    };
+
+    view! {
+                <div class="buttons wrap">
+                    <button data-testid="cl-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"runs CSV"</button>
+                    <button data-testid="cl-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
+                    <button data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
+                    <button data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
+                </div>
+                <label>"Reload saved results (their JSON)"
+                    <input type="file" accept=".json,application/json" data-testid="cl-load" on:change=load_record/>
+                </label>
+    }
+}

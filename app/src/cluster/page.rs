@@ -1,0 +1,138 @@
+//! The cluster page: settings and the run bar on the left; the animation, the timeline, the
+//! curves, the runs and their table on the right.
+
+use leptos::prelude::*;
+
+use engine::cluster_run::ClusterRecord;
+use engine::scaling::STALL_CHECKS;
+
+use super::animation::animation_figure;
+use super::exports::exports;
+use super::runs::{plan, run_all};
+use super::settings_panel::settings_panel;
+use super::{charts, curve, draw_curves, draw_timeline, human_bytes, Canvases, Settings};
+use crate::job::{run_bar, Job};
+
+#[component]
+pub fn ClusterPage() -> impl IntoView {
+    let (settings, notices) = crate::share::url_state::<Settings>();
+    let webgpu = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let job = Job::new(
+        "press Train to run the chosen algorithms, or Time to accuracy for the worker-count study",
+        error,
+        "the runs done so far are shown",
+    );
+    let running = job.running;
+    let record = RwSignal::new(None::<ClusterRecord>);
+    let canvases = Canvases::new();
+    // Analytic views follow the settings at once.
+    Effect::new(move |_| {
+        let s = settings.get();
+        let (Some(_), Some(_)) = (canvases.speedup.get(), canvases.timeline.get()) else {
+            return;
+        };
+        match curve(&s) {
+            Ok(points) => draw_curves(&canvases, &s, &points),
+            Err(e) => error.set(Some(e)),
+        }
+        draw_timeline(&canvases, &s);
+    });
+    let go = {
+        let job = job.clone();
+        move |study: bool| {
+            let s = settings.get_untracked();
+            let plan = match s.validate().and_then(|_| plan(&s, study)) {
+                Ok(p) => p,
+                Err(e) => return error.set(Some(e)),
+            };
+            let (status, progress) = (job.status, job.progress);
+            job.start(move |cancel| async move {
+                run_all(
+                    &s,
+                    plan,
+                    study,
+                    webgpu.get_untracked(),
+                    status,
+                    progress,
+                    &cancel,
+                    record,
+                    canvases,
+                )
+                .await
+            });
+        }
+    };
+    let go_train = {
+        let go = go.clone();
+        move |_| go(false)
+    };
+    let go_study = move |_| go(true);
+    view! {
+        <header class="top">
+            <h1>"Training Lab · data-parallel cluster"</h1>
+            <p class="tagline">"Many workers, one model: how gradients are combined, and what it costs."</p>
+            <a href="./">"playground"</a>
+        </header>
+        <crate::banner::ErrorBanner error=error id="cl-error"/>
+        <main class="lab">
+            <section class="controls" aria-label="settings">
+                <crate::share::StateBar state=settings notices=notices/>
+                {settings_panel(settings, error, webgpu)}
+                {run_bar(&job, "cl", view! {
+                    <button class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
+                    <button data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
+                })}
+                {exports(settings, record, error, job.status, canvases)}
+            </section>
+            <section class="views">
+                {animation_figure(settings, canvases)}
+                <figure>
+                    <canvas node_ref=canvases.timeline data-testid="cl-timeline" width="440" height="300"></canvas>
+                    <figcaption>"One iteration per worker: compute above, communication below. Synchronous: everyone waits for the slowest worker and the allreduce; with overlap each layer's bucket is sent while backward goes on. An asynchronous run shows its first updates instead: compute, then push and pull, and grey waits where the staleness bound holds a fast worker back."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.speedup data-testid="cl-speedup" width="420" height="300"></canvas>
+                    <figcaption>"Speed-up of synchronous training (samples per second over one worker training the batch alone) against worker count, from the same schedules and cost model as the runs."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.efficiency data-testid="cl-efficiency" width="420" height="300"></canvas>
+                    <figcaption>"Efficiency: speed-up divided by workers; 1 is perfect."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.bytes data-testid="cl-bytes" width="420" height="300"></canvas>
+                    <figcaption>"Bytes on the wire per iteration, all links together (with the chosen compression)."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.loss data-testid="cl-loss" width="420" height="300"></canvas>
+                    <figcaption>"Training loss of each run against modelled time; a compressed or asynchronous run is shown beside its uncompressed synchronous twin."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=canvases.tta data-testid="cl-tta" width="420" height="300"></canvas>
+                    <figcaption>"Time to accuracy: modelled seconds until the target, against worker count (Time to accuracy button). The honest measure of scaling (Hoefler 2018)."</figcaption>
+                </figure>
+                <figure>
+                    <table class="results" data-testid="cl-table">
+                        <tr><th>"run"</th><th>"updates"</th><th>"to target"</th><th>"bytes / update"</th><th>"saved"</th><th>"staleness (mean / max)"</th><th>"test acc."</th></tr>
+                        {move || record.get().map(|r| r.runs.iter().map(|x| view! {
+                            <tr>
+                                <td>{x.label.clone()}</td>
+                                <td>{x.losses.len()}</td>
+                                <td>{match (x.diverged_at, x.reached, x.stalled_at) {
+                                    (Some(s), _, _) => format!("diverged at update {s}"),
+                                    (None, Some(c), _) => format!("{} updates, {}", c.step, charts::seconds(c.time)),
+                                    (None, None, Some(s)) => format!("stalled at update {s}: no progress for {STALL_CHECKS} checks"),
+                                    (None, None, None) => "not reached".into(),
+                                }}</td>
+                                <td>{human_bytes(x.bytes_per_step)}</td>
+                                <td>{if x.dense_bytes_per_step > 0.0 { format!("{:.0} %", 100.0 * (1.0 - x.bytes_per_step / x.dense_bytes_per_step)) } else { "–".into() }}</td>
+                                <td>{format!("{:.1} / {}", x.staleness_mean, x.staleness_max)}</td>
+                                <td>{x.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td>
+                            </tr>
+                        }).collect_view())}
+                    </table>
+                </figure>
+            </section>
+        </main>
+    }
+}

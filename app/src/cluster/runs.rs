@@ -1,0 +1,145 @@
+//! The cluster's training runs: which runs the buttons ask for, and running them one after
+//! another, drawing as they go.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use engine::cluster::{Cluster, Consistency};
+use engine::cluster_run::{train_to_target, ClusterRecord};
+use engine::compress::Compression;
+use engine::scaling::Target;
+use engine::train::Trainer;
+
+use super::{charts, curve, draw_runs, Canvases, Settings, ALGORITHMS};
+use crate::fetch;
+use crate::frame::{next_frame, now_ms};
+
+/// What to train: (label, workers, algorithm index, compression, forced synchronous) per run.
+pub type Plan = Vec<(String, usize, usize, Compression, bool)>;
+
+pub fn plan(s: &Settings, study: bool) -> Result<Plan, String> {
+    let mut runs = Vec::new();
+    // Asynchronous workers talk to a parameter server whatever allreduce is ticked: one run.
+    let algorithms: Vec<usize> = if s.asynchronous {
+        s.chosen().into_iter().take(1).collect()
+    } else {
+        s.chosen()
+    };
+    if study {
+        for p in s.study()? {
+            for &i in &algorithms {
+                runs.push((
+                    format!("study {}", s.run_label(p, i, s.compression())),
+                    p,
+                    i,
+                    s.compression(),
+                    false,
+                ));
+            }
+        }
+    } else {
+        for &i in &algorithms {
+            runs.push((
+                s.run_label(s.workers, i, s.compression()),
+                s.workers,
+                i,
+                s.compression(),
+                false,
+            ));
+        }
+        // The twin without compression (and synchronous), for what compression or staleness cost.
+        if s.compression() != Compression::None || s.asynchronous {
+            let i = s.chosen()[0];
+            runs.push((
+                format!("{} × {} · sync, uncompressed", s.workers, ALGORITHMS[i].1),
+                s.workers,
+                i,
+                Compression::None,
+                true,
+            ));
+        }
+    }
+    Ok(runs)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub async fn run_all(
+    s: &Settings,
+    plan: Plan,
+    study: bool,
+    webgpu: bool,
+    status: RwSignal<String>,
+    progress: RwSignal<f64>,
+    cancel: &Cell<bool>,
+    record: RwSignal<Option<ClusterRecord>>,
+    canvases: Canvases,
+) -> Result<(), String> {
+    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    status.set("loading data…".into());
+    let (train, test) = fetch::data(&s.train_config(1)).await?;
+    let target = Target::Accuracy(s.target);
+    let mut kept = record.get_untracked().map(|r| r.runs).unwrap_or_default();
+    // A new Train replaces the runs of the last Train; a study replaces the last study.
+    kept.retain(|r| r.label.starts_with("study") != study);
+    record.set(Some(ClusterRecord::new(
+        target,
+        kept,
+        curve(s).unwrap_or_default(),
+    )));
+    let total = plan.len();
+    for (k, (label, workers, i, compression, sync)) in plan.into_iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        status.set(format!("run {} of {total}: {label}…", k + 1));
+        let mut config = s.config(workers, i)?;
+        if sync {
+            config.consistency = Consistency::Synchronous;
+        }
+        config.compression = compression;
+        let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu.clone(), 1).await?;
+        let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
+        let share = 1.0 / total as f64;
+        let last_frame = Cell::new(now_ms());
+        let run = train_to_target(
+            label,
+            &mut cluster,
+            &mut trainer,
+            target,
+            s.max_steps,
+            Some(&test),
+            |done, max| {
+                progress.set(share * (k as f64 + done as f64 / max as f64));
+                let last_frame = &last_frame;
+                async move {
+                    if now_ms() - last_frame.get() > 50.0 {
+                        next_frame().await;
+                        last_frame.set(now_ms());
+                    }
+                    !cancel.get()
+                }
+            },
+        )
+        .await?;
+        if matches!(cluster.config.consistency, Consistency::Asynchronous { .. }) {
+            if let Some(c) = canvases.timeline.get_untracked() {
+                let title = format!("first updates of {}", run.label);
+                charts::timeline(&c, &cluster.trace, workers, &title);
+            }
+        }
+        record.update(|r| {
+            if let Some(r) = r {
+                r.runs.push(run);
+            }
+        });
+        record.with_untracked(|r| {
+            if let Some(r) = r {
+                draw_runs(&canvases, s, r);
+            }
+        });
+        next_frame().await;
+    }
+    progress.set(1.0);
+    Ok(())
+}

@@ -1,0 +1,152 @@
+//! The optimizer lab's pictures: the surface's contours, each optimizer's path over them, and
+//! the losses side by side.
+
+use engine::surfaces::{Path, Surface};
+
+use super::{context, css};
+
+/// Racer i's colour.
+pub fn rgb(i: usize) -> (u8, u8, u8) {
+    lab_state::palette::RACERS[i % lab_state::palette::RACERS.len()]
+}
+
+pub fn color(i: usize) -> String {
+    css(rgb(i))
+}
+
+/// The surface as bands of log-loss (a contour map), drawn once per surface into an image.
+pub fn draw_contours(canvas: &web_sys::HtmlCanvasElement, surface: Surface) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (canvas.width() as usize, canvas.height() as usize);
+    let [x0, x1, y0, y1] = surface.view();
+    let mut values = Vec::with_capacity(w * h);
+    for py in 0..h {
+        for px in 0..w {
+            let x = x0 + (px as f32 + 0.5) / w as f32 * (x1 - x0);
+            let y = y1 - (py as f32 + 0.5) / h as f32 * (y1 - y0);
+            values.push(surface.value(x, y));
+        }
+    }
+    let lo = values.iter().copied().fold(f32::INFINITY, f32::min);
+    let mut rgba = Vec::with_capacity(w * h * 4);
+    for v in values {
+        // log(1 + v − min) in bands of 0.5: equal steps of relative height.
+        let level = (1.0 + (v - lo).max(0.0)).ln();
+        let band = (level / 0.5).floor();
+        let shade = (level / 12.0).clamp(0.0, 1.0);
+        let stripe = if (band as i64) % 2 == 0 { 0.0 } else { 10.0 };
+        let c = |a: f32, b: f32| (a + (b - a) * shade - stripe).clamp(0.0, 255.0) as u8;
+        rgba.extend_from_slice(&[c(235.0, 40.0), c(244.0, 70.0), c(250.0, 110.0), 255]);
+    }
+    if let Ok(img) =
+        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&rgba), w as u32, h as u32)
+    {
+        let _ = ctx.put_image_data(&img, 0.0, 0.0);
+    }
+}
+
+pub fn draw_paths(
+    canvas: &web_sys::HtmlCanvasElement,
+    surface: Surface,
+    paths: &[(usize, Path)],
+    upto: usize,
+    start: [f32; 2],
+) {
+    let Some(ctx) = context(canvas) else { return };
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    let [x0, x1, y0, y1] = surface.view();
+    let to_px = |p: [f32; 2]| {
+        (
+            ((p[0] - x0) / (x1 - x0)) as f64 * w,
+            ((y1 - p[1]) / (y1 - y0)) as f64 * h,
+        )
+    };
+    for (i, path) in paths {
+        ctx.begin_path();
+        ctx.set_stroke_style_str(&color(*i));
+        ctx.set_line_width(2.0);
+        for (k, p) in path.points.iter().take(upto + 1).enumerate() {
+            let (px, py) = to_px(*p);
+            if k == 0 {
+                ctx.move_to(px, py);
+            } else {
+                ctx.line_to(px, py);
+            }
+        }
+        ctx.stroke();
+        if let Some(last) = path.points.get(upto.min(path.points.len().saturating_sub(1))) {
+            let (px, py) = to_px(*last);
+            ctx.begin_path();
+            let _ = ctx.arc(px, py, 4.0, 0.0, std::f64::consts::TAU);
+            ctx.set_fill_style_str(&color(*i));
+            ctx.fill();
+        }
+    }
+    let (sx, sy) = to_px(start);
+    ctx.set_stroke_style_str("#1d2330");
+    ctx.set_line_width(2.0);
+    ctx.stroke_rect(sx - 5.0, sy - 5.0, 10.0, 10.0);
+}
+
+pub fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], upto: usize, names: &[&str]) {
+    use plotters::prelude::*;
+    let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
+        return;
+    };
+    let root = backend.into_drawing_area();
+    let _ = root.fill(&WHITE);
+    let finite = |l: &&f32| l.is_finite();
+    let all: Vec<f32> = paths
+        .iter()
+        .flat_map(|(_, p)| p.losses.iter().filter(finite).copied())
+        .collect();
+    let start = paths
+        .first()
+        .and_then(|(_, p)| p.losses.first().copied())
+        .unwrap_or(1.0);
+    let lo = all.iter().copied().fold(f32::INFINITY, f32::min).min(0.0);
+    let hi = (start.abs() * 1.2).max(lo + 1e-3);
+    let steps = paths
+        .iter()
+        .map(|(_, p)| p.losses.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0usize..steps, lo..hi)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("loss")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    for (i, path) in paths {
+        let c = rgb(*i);
+        let style = ShapeStyle::from(&RGBColor(c.0, c.1, c.2)).stroke_width(2);
+        let points = path
+            .losses
+            .iter()
+            .take(upto + 1)
+            .enumerate()
+            .map(|(k, &l)| (k, l.clamp(lo, hi)));
+        if let Ok(series) = chart.draw_series(LineSeries::new(points, style)) {
+            series
+                .label(names[*i])
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
+        }
+    }
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", 12))
+        .draw();
+    let _ = root.present();
+}

@@ -1,0 +1,102 @@
+//! A long computation on a page (a landscape, a sweep, a cluster's runs): one task runs it and
+//! owns its work; the page asks it to start or cancel and reads its status, progress and errors.
+//! `run_bar` is the bar every such lab shows: its start buttons, Cancel, progress and status.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+/// The lifecycle of one page's long computation.
+#[derive(Clone)]
+pub struct Job {
+    pub running: RwSignal<bool>,
+    pub status: RwSignal<String>,
+    pub progress: RwSignal<f64>,
+    pub error: RwSignal<Option<String>>,
+    /// The answer to a command that could not be carried out, and why.
+    pub refusal: RwSignal<Option<String>>,
+    cancel: Rc<Cell<bool>>,
+    /// What a cancelled or failed run keeps, in words ("the runs done so far are shown").
+    kept: &'static str,
+}
+
+impl Job {
+    pub fn new(status: &str, error: RwSignal<Option<String>>, kept: &'static str) -> Self {
+        Self {
+            running: RwSignal::new(false),
+            status: RwSignal::new(status.to_string()),
+            progress: RwSignal::new(0.0),
+            error,
+            refusal: RwSignal::new(None),
+            cancel: Rc::new(Cell::new(false)),
+            kept,
+        }
+    }
+
+    /// Runs `work` (given the cancel flag it must watch) unless a run is going on, which is
+    /// said instead. The end is reported: "done", the cancel notice, or the error.
+    pub fn start<W, F>(&self, work: W)
+    where
+        W: FnOnce(Rc<Cell<bool>>) -> F,
+        F: Future<Output = Result<(), String>> + 'static,
+    {
+        if self.running.get_untracked() {
+            self.refusal.set(Some(
+                "A run is going on: cancel it first, or wait for it to end.".into(),
+            ));
+            return;
+        }
+        self.refusal.set(None);
+        self.error.set(None);
+        self.cancel.set(false);
+        self.running.set(true);
+        let work = work(self.cancel.clone());
+        let job = self.clone();
+        leptos::task::spawn_local(async move {
+            let result = work.await;
+            job.report_end(result);
+            job.running.set(false);
+        });
+    }
+
+    /// Asks the running work to stop at its next check.
+    pub fn cancel(&self) {
+        if !self.running.get_untracked() {
+            self.refusal.set(Some("Nothing is running.".into()));
+            return;
+        }
+        self.cancel.set(true);
+        self.status.set("cancelling…".into());
+    }
+
+    fn report_end(&self, result: Result<(), String>) {
+        let kept = self.kept;
+        self.status.set(match result {
+            Ok(()) if self.cancel.get() => format!("cancelled: {kept}"),
+            Ok(()) => "done".into(),
+            Err(e) => {
+                self.error.set(Some(e));
+                format!("failed (see the message above): {kept}")
+            }
+        });
+    }
+}
+
+/// Start buttons (`starts`), Cancel, the progress bar, the status line and the refusal line,
+/// with test ids `{prefix}-cancel`, `-progress`, `-status` and `-refusal`.
+pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl IntoView {
+    let (running, progress, status, refusal) = (job.running, job.progress, job.status, job.refusal);
+    let job = job.clone();
+    view! {
+        <div class="buttons">
+            {starts}
+            <button data-lab-pause="true" data-testid=format!("{prefix}-cancel") disabled=move || !running.get()
+                on:click=move |_| job.cancel()>"Cancel"</button>
+        </div>
+        <progress data-testid=format!("{prefix}-progress") max="1" prop:value=move || progress.get()></progress>
+        <p data-lab-status="true" data-testid=format!("{prefix}-status")>{move || status.get()}</p>
+        <p class="muted small" role="status" data-testid=format!("{prefix}-refusal")>{move || refusal.get().unwrap_or_default()}</p>
+    }
+}

@@ -1,0 +1,156 @@
+//! Training each network and mapping its landscape: the line from the initial to the trained
+//! weights, the 2-D slice, and the sharpness, drawn as each is done.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use engine::gpu::GpuContext;
+use engine::landscape::{
+    filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
+    SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
+};
+use engine::train::Trainer;
+use lab_state::landscape::{Landscape, Plane, IMAGE_EVAL};
+
+use super::{redraw, Mapped, PanelCanvases};
+use crate::fetch;
+use crate::frame::next_frame;
+
+#[allow(clippy::too_many_arguments)]
+pub async fn run_all(
+    s: &Landscape,
+    webgpu: bool,
+    status: RwSignal<String>,
+    progress: RwSignal<f64>,
+    cancel: &Cell<bool>,
+    mapped: RwSignal<Vec<Mapped>>,
+    panels: [PanelCanvases; 2],
+) -> Result<(), String> {
+    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    let batches = s.batches();
+    for (i, &batch) in batches.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        let share = (i as f64 / batches.len() as f64, 1.0 / batches.len() as f64);
+        let report = |p: f64| progress.set(share.0 + share.1 * p);
+        let m = run_one(s, batch, gpu.clone(), status, &report, cancel).await?;
+        mapped.update(|all| all.push(m));
+        mapped.with_untracked(|all| redraw(&panels, all));
+        next_frame().await;
+    }
+    Ok(())
+}
+
+async fn run_one(
+    s: &Landscape,
+    batch: usize,
+    gpu: Option<Rc<GpuContext>>,
+    status: RwSignal<String>,
+    report: &dyn Fn(f64),
+    cancel: &Cell<bool>,
+) -> Result<Mapped, String> {
+    let config = s.to_config(batch);
+    status.set("loading data…".into());
+    let (data, test) = fetch::data(&config).await?;
+    let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
+        IMAGE_EVAL
+    } else {
+        data.len().min(test.len())
+    };
+    let (eval_train, eval_test) = (data.head(eval_rows), test.head(eval_rows));
+    let mut trainer = Trainer::with_evaluation(config, data.clone(), gpu, 1, eval_rows).await?;
+    let budget = (s.epochs * data.len() / batch).max(1);
+    let w0 = trainer.params().await?;
+    status.set(format!(
+        "batch {batch}: training to loss {} (at most {budget} steps) on {}…",
+        s.target,
+        trainer.backend_name()
+    ));
+    let run = train_to_loss(&mut trainer, &eval_train, s.target, budget, |steps| {
+        report(0.4 * steps as f64 / budget as f64);
+        async move {
+            next_frame().await;
+            !cancel.get()
+        }
+    })
+    .await?;
+    let (steps, checkpoints) = (run.steps, run.checkpoints);
+    let w1 = checkpoints.last().cloned().unwrap_or_else(|| w0.clone());
+
+    status.set(format!("batch {batch}: interpolating…"));
+    let thetas: Vec<f32> = (0..=40).map(|i| -0.5 + i as f32 * 0.05).collect();
+    let lines = interpolate(&mut trainer, &w0, &w1, &thetas, &[&eval_train, &eval_test]).await?;
+    report(0.45);
+    next_frame().await;
+
+    let (d1, d2, path, span, explained) = match s.plane {
+        Plane::Trajectory => {
+            let p = trajectory_plane(&checkpoints, &w1);
+            let span = p
+                .coords
+                .iter()
+                .flat_map(|c| [c[0].abs(), c[1].abs()])
+                .fold(0.0f32, f32::max)
+                * 1.2;
+            (p.d1, p.d2, p.coords, span.max(1e-3), Some(p.explained))
+        }
+        Plane::Random => (
+            filter_normalized_direction(&trainer.compiled, &w1, 1),
+            filter_normalized_direction(&trainer.compiled, &w1, 2),
+            Vec::new(),
+            1.0,
+            None,
+        ),
+    };
+    let res = s.res;
+    status.set(format!(
+        "batch {batch}: mapping a {res} × {res} slice on {eval_rows} samples…"
+    ));
+    let grid = slice(&mut trainer, &w1, &d1, &d2, span, res, &eval_train, |rows| {
+        report(0.45 + 0.5 * rows as f64 / res as f64);
+        !cancel.get()
+    })
+    .await?;
+    let sharp = sharpness(
+        &mut trainer,
+        &eval_train,
+        SHARPNESS_RADIUS,
+        SHARPNESS_DIRECTIONS,
+        7,
+    )
+    .await?;
+    report(1.0);
+    let train_loss = lines[0][30]; // θ = 1
+    let test_loss = lines[1][30];
+    let plane_text = match explained {
+        Some(e) => format!(
+            "the PCA plane explains {:.0} % + {:.0} % of the path's variance",
+            e[0] * 100.0,
+            e[1] * 100.0
+        ),
+        None => "random filter-normalized plane (±1 filter norm)".into(),
+    };
+    Ok(Mapped {
+        grid,
+        res,
+        span,
+        path,
+        thetas,
+        line_train: lines[0].clone(),
+        line_test: lines[1].clone(),
+        summary: format!(
+            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; {plane_text}",
+            if s.target > 0.0 && train_loss <= s.target + 1e-3 {
+                format!("trained to loss ≤ {}", s.target)
+            } else if s.target > 0.0 {
+                format!("stopped at the budget of {} epochs before loss {}", s.epochs, s.target)
+            } else {
+                format!("{} epochs", s.epochs)
+            }
+        ),
+        measured: (batch, sharp, train_loss),
+    })
+}

@@ -1,0 +1,76 @@
+//! Training a sweep: one run per batch size (and rate), one after another, drawn as each ends.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use engine::scaling::{run, Sweep, SweepRecord};
+use engine::train::Trainer;
+
+use super::{redraw, Canvases};
+use crate::fetch;
+use crate::frame::next_frame;
+
+#[allow(clippy::too_many_arguments)]
+pub async fn run_sweep(
+    sweep: Sweep,
+    webgpu: bool,
+    status: RwSignal<String>,
+    progress: RwSignal<f64>,
+    cancel: &Cell<bool>,
+    record: RwSignal<Option<SweepRecord>>,
+    canvases: Canvases,
+) -> Result<(), String> {
+    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    status.set("loading data…".into());
+    let (train, test) = fetch::data(&sweep.base).await?;
+    let runs = sweep.runs();
+    record.set(Some(SweepRecord::new(sweep.clone(), Vec::new())));
+    for (i, &(batch, lr)) in runs.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        if batch > train.len() {
+            status.set(format!(
+                "batch {batch} is larger than the {} training samples: skipped",
+                train.len()
+            ));
+            continue;
+        }
+        status.set(format!(
+            "run {} of {}: batch {batch}, η {lr:.4}…",
+            i + 1,
+            runs.len()
+        ));
+        let config = sweep.config(batch, lr, train.len());
+        let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
+        let share = 1.0 / runs.len() as f64;
+        // Give the page a frame every 50 ms or so: the CPU path does not yield on its own.
+        let last_frame = Cell::new(crate::frame::now_ms());
+        let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
+            progress.set(share * (i as f64 + done as f64 / max as f64));
+            let last_frame = &last_frame;
+            async move {
+                if crate::frame::now_ms() - last_frame.get() > 50.0 {
+                    next_frame().await;
+                    last_frame.set(crate::frame::now_ms());
+                }
+                !cancel.get()
+            }
+        })
+        .await?;
+        record.update(|rec| {
+            if let Some(rec) = rec {
+                rec.runs.push(r);
+            }
+        });
+        record.with_untracked(|rec| {
+            if let Some(rec) = rec {
+                redraw(&canvases, rec);
+            }
+        });
+        next_frame().await;
+    }
+    progress.set(1.0);
+    Ok(())
+}
