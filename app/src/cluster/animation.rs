@@ -47,14 +47,17 @@ pub fn animation_figure(settings: RwSignal<Settings>, canvases: Canvases) -> imp
     });
     // Its messages as the animation chart's CSV, built when asked: the chart redraws every frame.
     crate::figures::provide("cl-animation", move || {
-        animation.with_untracked(|a| a.as_ref().map(|a| charts::schedule_table(&a.schedule)))
+        animation.with_untracked(|a| {
+            a.as_ref()
+                .map(|a| crate::draw::schedule::schedule_table(&a.schedule))
+        })
     });
     let total_frames = move || animation.with(|a| a.as_ref().map_or(1, |a| a.coverage.frames.len()));
     Effect::new(move |_| {
         let k = frame.get();
         animation.with(|a| {
             if let (Some(a), Some(c)) = (a, canvases.animation.get()) {
-                charts::animation(&c, &a.schedule, &a.coverage, k);
+                crate::draw::schedule::animation(&c, &a.schedule, &a.coverage, k);
             }
         });
     });

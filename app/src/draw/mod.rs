@@ -9,6 +9,8 @@ pub mod loss_chart;
 pub mod network;
 pub mod optimizers;
 pub mod scaling;
+pub mod scaling_runs;
+pub mod schedule;
 pub mod surface;
 pub mod vision;
 

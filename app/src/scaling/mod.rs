@@ -119,9 +119,9 @@ fn redraw(c: &Canvases, record: &SweepRecord) {
         charts::generalization(x, s, runs);
     }
     if let Some(x) = c.curves.get_untracked() {
-        charts::curves(x, runs);
+        crate::draw::scaling_runs::curves(x, runs);
     }
     if let Some(x) = c.noise.get_untracked() {
-        charts::noise(x, runs);
+        crate::draw::scaling_runs::noise(x, runs);
     }
 }
