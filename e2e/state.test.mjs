@@ -19,11 +19,11 @@ const LABS = [
   { lab: 'optimizers', p: 'opt', q: 'surface=beale&steps=200&lr=0.01,0.05,0.05,0.5,0.05,0.1,0.1&goh_hide=true&noise=oops',
     shows: ['opt-steps', '200'], hidden: 'opt-goh', bad: 'noise=oops', change: ['opt-steps', '50', 'steps=50'] },
   { lab: 'scaling', p: 'scale', q: 'batches=4%2C+8&base_lr=0.2&rule=linear&cancel_hide=true&max_steps=-1',
-    shows: ['scale-lr', '0.2'], hidden: 'scale-cancel', bad: 'max_steps=-1', change: ['scale-rule', 'none', 'rule=none'] },
+    shows: ['scale-lr', '0.2'], hidden: 'scale-cancel', bad: 'max_steps=-1', change: ['scale-rule', 'none', 'rule=none'], version: 2 },
   { lab: 'cluster', p: 'cl', q: 'workers=16&gflops=12.5&workers_hide=true&lr=fast',
-    shows: ['cl-gflops', '12.5'], hidden: 'cl-workers', bad: 'lr=fast', change: ['cl-compression', '1', 'compression=1'] },
+    shows: ['cl-gflops', '12.5'], hidden: 'cl-workers', bad: 'lr=fast', change: ['cl-compression', '1', 'compression=topk'], version: 2 },
   { lab: 'vision', p: 'vision', q: 'set=fashion&epochs=2&layers_hide=true&batch=0',
-    shows: ['vision-epochs', '2'], hidden: 'vision-layers', bad: 'batch=0', change: ['vision-train', '500', 'train=500'] },
+    shows: ['vision-epochs', '2'], hidden: 'vision-layers', bad: 'batch=0', change: ['vision-train', '500', 'train=500'], version: 2 },
   { lab: 'bench', p: 'bench', q: 'backend=cpu&run_hide=true&steps=x',
     shows: ['bench-backend', 'cpu'], hidden: 'bench-run', bad: 'steps=x', change: ['bench-workload', 'W2', 'workload=W2'] },
   { lab: 'landscape', p: 'land', q: 'net=mlp&data=fashion&res=11&plane_hide=true&epochs=x',
@@ -54,7 +54,8 @@ test('every lab: settings from the link, hidden controls, notices, save and load
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(`${l.p}-save-settings`))]);
       const saved = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
       assert.equal(saved.lab, l.lab);
-      assert.equal(saved.version, 1);
+      // Version 2: choices by name (cluster, scaling, vision).
+      assert.equal(saved.version, l.version ?? 1);
       const load = (name, body) => page.locator(byId(`${l.p}-load-settings`)).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
       const other = l.lab === 'vision' ? 'cluster' : 'vision';
       await load('other.json', JSON.stringify({ lab: other, version: 1 }));

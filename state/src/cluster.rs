@@ -49,21 +49,27 @@ pub struct ClusterLab {
     pub workers: usize,
     pub weak: bool,
     pub batch: usize,
+    #[serde(with = "crate::names::algorithm_set")]
     pub chosen: [bool; 7],
+    #[serde(with = "crate::names::algorithm")]
     pub animate: usize,
     pub shards: usize,
     pub gpus_per_node: usize,
+    #[serde(with = "crate::names::link")]
     pub intra: usize,
+    #[serde(with = "crate::names::link")]
     pub inter: usize,
     pub gflops: f64,
     pub straggler: f64,
     pub overlap: bool,
     pub asynchronous: bool,
     pub bound: String,
+    #[serde(with = "crate::names::compression")]
     pub compression: usize,
     pub percent: f32,
     pub bits: u32,
     pub error_feedback: bool,
+    #[serde(with = "crate::names::optimizer")]
     pub optimizer: usize,
     pub lr: f32,
     pub target: f32,
@@ -335,7 +341,9 @@ fn megabytes(bytes: f64) -> String {
 
 impl LabState for ClusterLab {
     const LAB: &'static str = "cluster";
-    const VERSION: u32 = 1;
+    /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
+    /// still reads.
+    const VERSION: u32 = 2;
     /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
         "data",
@@ -373,6 +381,14 @@ impl LabState for ClusterLab {
         "animate",
         "share",
     ];
+
+    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
+        match version {
+            1 => Ok(settings),
+            v => Err(crate::lab::unreadable::<Self>(v)),
+        }
+    }
 
     fn check(&mut self, notices: &mut Vec<String>) {
         clamp(notices, "workers", &mut self.workers, 1, 64);

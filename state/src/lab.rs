@@ -29,12 +29,7 @@ pub trait LabState: Serialize + DeserializeOwned + Default + Clone + PartialEq {
 
     /// Turns an older version's JSON into this version's, or says why it cannot.
     fn upgrade(version: u32, _settings: Value) -> Result<Value, String> {
-        Err(format!(
-            "this file holds version {version} of the {} lab's settings, which this version of \
-             the lab (settings version {}) cannot read: set the lab up again and re-export",
-            Self::LAB,
-            Self::VERSION
-        ))
+        Err(unreadable::<Self>(version))
     }
 
     fn to_query(&self) -> String {
@@ -95,6 +90,16 @@ pub trait LabState: Serialize + DeserializeOwned + Default + Clone + PartialEq {
         let state = merge_fields(settings, &mut notices);
         Ok(finish(state, notices))
     }
+}
+
+/// Why a file of an older settings version cannot be read.
+pub fn unreadable<S: LabState>(version: u32) -> String {
+    format!(
+        "this file holds version {version} of the {} lab's settings, which this version of \
+         the lab (settings version {}) cannot read: set the lab up again and re-export",
+        S::LAB,
+        S::VERSION
+    )
 }
 
 /// Range checks for `check`: keeps `v` in [lo, hi], noting a change.

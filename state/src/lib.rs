@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod lab;
 pub mod landscape;
 pub mod layers;
+pub mod names;
 pub mod optimizers;
 pub mod palette;
 pub mod playground;

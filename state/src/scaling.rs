@@ -18,6 +18,7 @@ use crate::landscape::{Data, Landscape, Network};
 pub struct ScalingLab {
     pub network: Network,
     pub data: Data,
+    #[serde(with = "crate::names::optimizer")]
     pub optimizer: usize,
     pub batches: String,
     pub base_lr: f32,
@@ -109,7 +110,9 @@ impl ScalingLab {
 
 impl LabState for ScalingLab {
     const LAB: &'static str = "scaling";
-    const VERSION: u32 = 1;
+    /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
+    /// still reads.
+    const VERSION: u32 = 2;
     /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
         "data",
@@ -133,6 +136,14 @@ impl LabState for ScalingLab {
         "load",
         "share",
     ];
+
+    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
+        match version {
+            1 => Ok(settings),
+            v => Err(crate::lab::unreadable::<Self>(v)),
+        }
+    }
 
     fn check(&mut self, notices: &mut Vec<String>) {
         if self.network == Network::Playground {

@@ -22,8 +22,10 @@ pub const TRAIN_SIZES: [usize; 5] = [500, 2_000, 10_000, 30_000, 60_000];
 pub struct VisionLab {
     pub set: String,
     pub train: usize,
+    #[serde(with = "crate::names::preset")]
     pub preset: usize,
     pub layers: String,
+    #[serde(with = "crate::names::optimizer")]
     pub optimizer: usize,
     pub lr: f32,
     pub batch: usize,
@@ -79,7 +81,9 @@ impl VisionLab {
 
 impl LabState for VisionLab {
     const LAB: &'static str = "vision";
-    const VERSION: u32 = 1;
+    /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
+    /// still reads.
+    const VERSION: u32 = 2;
     /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
     const CONTROLS: &'static [&'static str] = &[
         "set",
@@ -102,6 +106,14 @@ impl LabState for VisionLab {
         "maps",
         "filters",
     ];
+
+    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
+        match version {
+            1 => Ok(settings),
+            v => Err(crate::lab::unreadable::<Self>(v)),
+        }
+    }
 
     fn check(&mut self, notices: &mut Vec<String>) {
         one_of(notices, "set", &mut self.set, &["mnist", "fashion"]);
