@@ -23,3 +23,15 @@ pub fn number_input<S: Clone + Send + Sync + 'static>(
         </label>
     }
 }
+
+/// How a number field reads its text from the settings, and writes it (false: refused).
+type Get<S> = fn(&S) -> String;
+type Put<S> = fn(&mut S, &str) -> bool;
+
+/// `number_input` bound to a page's settings and error banner, for a page's many number fields.
+pub fn numbers<S: Clone + Send + Sync + 'static>(
+    settings: RwSignal<S>,
+    error: RwSignal<Option<String>>,
+) -> impl Fn(&'static str, &'static str, Get<S>, Put<S>) -> AnyView + Copy {
+    move |label, id, get, put| number_input(settings, error, label, id, get, put).into_any()
+}

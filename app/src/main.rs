@@ -15,6 +15,7 @@ mod gpu;
 mod home;
 mod job;
 mod landscape;
+mod layout;
 mod optimizers;
 mod playground;
 mod scaling;

@@ -203,11 +203,7 @@ pub fn OptimizersPage() -> impl IntoView {
     };
 
     view! {
-        <header class="top">
-            <h1>"Training Lab · optimizers"</h1>
-            <p class="tagline">"Race optimizers on surfaces you can see. Click the map (or focus it and use the arrow keys) to move the start."</p>
-            <a href="./">"playground"</a>
-        </header>
+        {crate::layout::lab_header("optimizers", "Race optimizers on surfaces you can see. Click the map (or focus it and use the arrow keys) to move the start.")}
         <main class="lab">
             <section class="controls" aria-label="surface and race">
                 <crate::share::StateBar state=state notices=notices/>

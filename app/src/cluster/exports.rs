@@ -7,6 +7,7 @@ use engine::cluster_run::ClusterRecord;
 
 use super::{curve, draw_runs, Canvases, Settings};
 use crate::browser;
+use crate::layout::{record_files, RecordFiles};
 
 pub fn exports(
     settings: RwSignal<Settings>,
@@ -15,20 +16,6 @@ pub fn exports(
     status: RwSignal<String>,
     canvases: Canvases,
 ) -> impl IntoView {
-    let export_csv = move |_| {
-        if let Some(r) = record.get_untracked() {
-            browser::download("cluster.csv", "text/csv", &r.csv());
-        }
-    };
-    let export_record = move |_| {
-        if let Some(r) = record.get_untracked() {
-            browser::download(
-                "cluster-results.json",
-                "application/json",
-                &serde_json::to_string(&r).unwrap_or_default(),
-            );
-        }
-    };
     let export_curve = move |_| match curve(&settings.get_untracked()) {
         Ok(points) => {
             let rows = points.iter().map(|p| {
@@ -64,34 +51,19 @@ pub fn exports(
             Err(e) => error.set(Some(e)),
         }
     };
-    let load_record = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        leptos::task::spawn_local(async move {
-            match browser::read_file(&input).await {
-                Ok((name, text)) => match ClusterRecord::from_json(&text) {
-                    Ok(r) => {
-                        error.set(None);
-                        status.set(format!("loaded {name}: {} runs, no retraining", r.runs.len()));
-                        draw_runs(&canvases, &settings.get_untracked(), &r);
-                        record.set(Some(r));
-                    }
-                    Err(e) => error.set(Some(format!("{name}: {e} (the results shown are kept)"))),
-                },
-                Err(e) => error.set(Some(e)),
-            }
-            input.set_value("");
-        });
-    };
-
-    view! {
-                <div class="buttons wrap">
-                    <button data-testid="cl-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"runs CSV"</button>
-                    <button data-testid="cl-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
-                    <button data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
-                    <button data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
-                </div>
-                <label>"Reload saved results (their JSON)"
-                    <input type="file" accept=".json,application/json" data-testid="cl-load" on:change=load_record/>
-                </label>
-    }
+    record_files(
+        RecordFiles {
+            prefix: "cl",
+            name: "cluster",
+            csv_label: "runs CSV",
+            record,
+            error,
+            status,
+        },
+        view! {
+            <button data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
+            <button data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
+        },
+        move |r| draw_runs(&canvases, &settings.get_untracked(), r),
+    )
 }

@@ -69,11 +69,7 @@ pub fn ClusterPage() -> impl IntoView {
     };
     let go_study = move |_| go(true);
     view! {
-        <header class="top">
-            <h1>"Training Lab · data-parallel cluster"</h1>
-            <p class="tagline">"Many workers, one model: how gradients are combined, and what it costs."</p>
-            <a href="./">"playground"</a>
-        </header>
+        {crate::layout::lab_header("data-parallel cluster", "Many workers, one model: how gradients are combined, and what it costs.")}
         <crate::banner::ErrorBanner error=error id="cl-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">

@@ -16,12 +16,7 @@ pub fn settings_panel(
     webgpu: RwSignal<bool>,
 ) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
-    let number = move |label: &'static str,
-                       id: &'static str,
-                       get: fn(&Settings) -> String,
-                       put: fn(&mut Settings, &str) -> bool| {
-        crate::controls::number_input(settings, error, label, id, get, put)
-    };
+    let number = crate::controls::numbers(settings, error);
     let check = move |label: &'static str,
                       id: &'static str,
                       get: fn(&Settings) -> bool,

@@ -44,11 +44,7 @@ pub fn LandscapePage() -> impl IntoView {
     let is_playground = move || state.with(|s| s.network == Network::Playground);
 
     view! {
-        <header class="top">
-            <h1>"Training Lab · loss landscape"</h1>
-            <p class="tagline">"Where did training go? The loss around the trained weights, and the path that led there."</p>
-            <a href="./">"playground"</a>
-        </header>
+        {crate::layout::lab_header("loss landscape", "Where did training go? The loss around the trained weights, and the path that led there.")}
         <crate::banner::ErrorBanner error=error id="land-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">

@@ -11,6 +11,7 @@ use super::run::run_sweep;
 use super::{redraw, Canvases};
 use crate::browser;
 use crate::job::{run_bar, Job};
+use crate::layout::{record_files, RecordFiles};
 
 #[component]
 pub fn ScalingPage() -> impl IntoView {
@@ -55,20 +56,6 @@ pub fn ScalingPage() -> impl IntoView {
             });
         }
     };
-    let export_csv = move |_| {
-        if let Some(r) = record.get_untracked() {
-            browser::download("sweep.csv", "text/csv", &r.csv());
-        }
-    };
-    let export_record = move |_| {
-        if let Some(r) = record.get_untracked() {
-            browser::download(
-                "sweep-results.json",
-                "application/json",
-                &serde_json::to_string(&r).unwrap_or_default(),
-            );
-        }
-    };
     let export_config = move |_| match settings.get_untracked().sweep() {
         Ok(s) => browser::download(
             "sweep.json",
@@ -77,38 +64,11 @@ pub fn ScalingPage() -> impl IntoView {
         ),
         Err(e) => error.set(Some(e)),
     };
-    let load_record = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        leptos::task::spawn_local(async move {
-            match browser::read_file(&input).await {
-                Ok((name, text)) => match SweepRecord::from_json(&text) {
-                    Ok(r) => {
-                        error.set(None);
-                        status.set(format!("loaded {name}: {} runs, no retraining", r.runs.len()));
-                        redraw(&canvases, &r);
-                        record.set(Some(r));
-                    }
-                    Err(e) => error.set(Some(format!("{name}: {e} (the sweep shown is kept)"))),
-                },
-                Err(e) => error.set(Some(e)),
-            }
-            input.set_value("");
-        });
-    };
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
-    let number_input = move |label: &'static str,
-                             id: &'static str,
-                             get: fn(&Settings) -> String,
-                             put: fn(&mut Settings, &str) -> bool| {
-        crate::controls::number_input(settings, error, label, id, get, put)
-    };
+    let number_input = crate::controls::numbers(settings, error);
 
     view! {
-        <header class="top">
-            <h1>"Training Lab · batch size and learning rate"</h1>
-            <p class="tagline">"Is a bigger batch free? Sweep it, and compare with the scaling rules."</p>
-            <a href="./">"playground"</a>
-        </header>
+        {crate::layout::lab_header("batch size and learning rate", "Is a bigger batch free? Sweep it, and compare with the scaling rules.")}
         <crate::banner::ErrorBanner error=error id="scale-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">
@@ -169,14 +129,11 @@ pub fn ScalingPage() -> impl IntoView {
                 {run_bar(&job, "scale", view! {
                     <button class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
                 })}
-                <div class="buttons">
-                    <button data-testid="scale-export-csv" disabled=move || record.with(Option::is_none) on:click=export_csv>"results CSV"</button>
-                    <button data-testid="scale-export-record" disabled=move || record.with(Option::is_none) on:click=export_record>"results JSON"</button>
-                    <button data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button>
-                </div>
-                <label>"Reload a finished sweep (its JSON)"
-                    <input type="file" accept=".json,application/json" data-testid="scale-load" on:change=load_record/>
-                </label>
+                {record_files(
+                    RecordFiles { prefix: "scale", name: "sweep", csv_label: "results CSV", record, error, status },
+                    view! { <button data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },
+                    move |r| redraw(&canvases, r),
+                )}
             </section>
             <section class="views">
                 <figure>

@@ -89,11 +89,7 @@ pub fn VisionPage() -> impl IntoView {
     let f = v.figures;
     let c = v.canvases;
     view! {
-        <header class="top">
-            <h1>"Training Lab · vision"</h1>
-            <p class="tagline">"A convolutional network learns to see digits and clothes, on your GPU."</p>
-            <a href="./">"playground"</a>
-        </header>
+        {crate::layout::lab_header("vision", "A convolutional network learns to see digits and clothes, on your GPU.")}
         <crate::banner::ErrorBanner error=v.error id="vision-error"/>
         <main class="lab">
             <section class="controls" aria-label="settings">

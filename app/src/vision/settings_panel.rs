@@ -9,12 +9,7 @@ use lab_state::vision::{VisionLab as Settings, TRAIN_SIZES};
 
 pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<String>>) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
-    let number = move |label: &'static str,
-                       id: &'static str,
-                       get: fn(&Settings) -> String,
-                       put: fn(&mut Settings, &str) -> bool| {
-        crate::controls::number_input(settings, error, label, id, get, put)
-    };
+    let number = crate::controls::numbers(settings, error);
     view! {
         <label>"Data set"
             <select data-testid="vision-set" on:change=move |ev| {
