@@ -33,6 +33,11 @@ test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
       assert.ok(r.samplesPerSecSteady > 0 && r.samplesPerSecTotal > 0 && r.firstStepMs > 0);
       assert.ok(r.testAccuracy >= 0 && r.testAccuracy <= 1);
       assert.ok(r.losses.every(Number.isFinite));
+      // A frame of a live lab: one readback for a chunk's metrics, one for a view of the model.
+      if (backend === 'webgpu') {
+        assert.deepEqual([r.readbacksPerChunk, r.readbacksPerView], [1, 1], `${workload} readbacks`);
+        console.log(`${workload} readbacks per frame: ${await page.locator(byId('bench-readbacks')).textContent()}`);
+      }
       losses[`${workload}/${backend}`] = r.losses;
       if (workload === 'W1') await screenshot(page, `bench-${workload}-${backend}.png`);
     }

@@ -237,8 +237,14 @@ pub fn BenchPage() -> impl IntoView {
                                 <td>{if k.flops > 0.0 && k.ms > 0.0 { format!("{:.2}", k.flops / k.ms / 1e6) } else { String::new() }}</td>
                             </tr>
                         }).collect_view())}
+                        {move || result.get().map(|r| view! {
+                            <tr data-testid="bench-readbacks">
+                                <td>"readbacks per frame"</td>
+                                <td colspan="2">{readbacks(&r)}</td>
+                            </tr>
+                        })}
                     </table>
-                    <figcaption>"Each kernel of one step timed on its own (3 runs)."</figcaption>
+                    <figcaption>"Each kernel of one step timed on its own (3 runs). A frame of a live lab is a training chunk and a view of the model (probabilities, each layer, the weights); each readback waits for the GPU."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
@@ -247,4 +253,21 @@ pub fn BenchPage() -> impl IntoView {
             </section>
         </main>
     }
+}
+
+/// Readbacks a live lab's frame awaits now, against the earlier version: two for a chunk's
+/// metrics (loss and accuracy apart), and for a view one for the probabilities, one for the test
+/// set, one per layer and one for the weights.
+fn readbacks(r: &engine::bench::BenchResult) -> String {
+    if r.readbacks_per_chunk == 0.0 {
+        return "none: the CPU path reads memory directly".into();
+    }
+    let now = r.readbacks_per_chunk + r.readbacks_per_view;
+    format!(
+        "{now:.0} (chunk {:.0} + view {:.0}); before: {} (chunk 2 + view {})",
+        r.readbacks_per_chunk,
+        r.readbacks_per_view,
+        2 + 3 + r.layers,
+        3 + r.layers
+    )
 }

@@ -111,6 +111,12 @@ pub struct BenchResult {
     pub matmul_gflops: f64,
     /// Per-kernel milliseconds of one step, summed by kernel name, slowest first.
     pub kernels: Vec<KernelTime>,
+    /// GPU readbacks awaited per training chunk (a chunk's metrics come back with its last step)
+    /// and per view of the model (probabilities, every layer and the weights); 0 on the CPU path.
+    pub readbacks_per_chunk: f64,
+    pub readbacks_per_view: f64,
+    /// Layers of the model: a view read each separately before readbacks were gathered.
+    pub layers: usize,
 }
 
 /// Sums a step's profile by kernel name, slowest first.
@@ -169,11 +175,18 @@ pub async fn run(
     let t0 = now_ms();
     let mut metrics = trainer.train(1).await.map_err(|e| e.to_string())?;
     let t1 = now_ms();
+    let (read0, mut chunks) = (trainer.readbacks(), 0);
     while metrics.len() < steps {
         let chunk = (steps - metrics.len()).min(crate::plan::LOG_CAPACITY);
         metrics.extend(trainer.train(chunk).await.map_err(|e| e.to_string())?);
+        chunks += 1;
     }
     let t2 = now_ms();
+    let readbacks_per_chunk = (trainer.readbacks() - read0) as f64 / chunks.max(1) as f64;
+    let sample = trainer.data.head(16);
+    let read1 = trainer.readbacks();
+    trainer.snapshot(&sample.x, true).await?;
+    let readbacks_per_view = (trainer.readbacks() - read1) as f64;
     let test_accuracy = match test {
         Some(t) => Some(trainer.evaluate(t).await?.1),
         None => None,
@@ -195,6 +208,9 @@ pub async fn run(
         test_accuracy,
         matmul_gflops: gemm_gflops(&profile),
         kernels: profile,
+        readbacks_per_chunk,
+        readbacks_per_view,
+        layers: trainer.compiled.layers.len(),
     })
 }
 

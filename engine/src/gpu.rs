@@ -40,6 +40,10 @@ pub struct GpuContext {
     /// Why the device was lost, once it has been (a driver reset, a tab in the background too
     /// long, `destroy()`): everything on it is gone, and a new context must be made.
     lost: Arc<Mutex<Option<String>>>,
+    /// Staging buffers kept between readbacks (see `readback`).
+    pub(crate) staging: RefCell<Vec<wgpu::Buffer>>,
+    /// Readbacks awaited so far: what the benchmark reports per training chunk.
+    pub(crate) readbacks: std::cell::Cell<u64>,
 }
 
 /// The processor's cores (the browser's `navigator.hardwareConcurrency`), at least 1.
@@ -120,6 +124,8 @@ impl GpuContext {
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,
+            staging: RefCell::default(),
+            readbacks: Default::default(),
         })
     }
 
@@ -161,32 +167,8 @@ impl GpuContext {
 
     /// Copies `len` 32-bit words from the start of `src` and awaits them.
     pub async fn read_words(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<u32>, String> {
-        let size = (len * 4) as u64;
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
-        let (tx, rx) = futures_channel::oneshot::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        // Natively someone has to drive the device; in the browser the event loop does.
-        #[cfg(not(target_arch = "wasm32"))]
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("GPU poll failed: {e}"))?;
-        rx.await
-            .map_err(|_| "the GPU device went away during a readback".to_string())?
-            .map_err(|e| format!("readback failed: {e}"))?;
-        let words =
-            bytemuck::cast_slice::<u8, u32>(&staging.get_mapped_range(..).map_err(|e| e.to_string())?)
-                .to_vec();
-        staging.unmap();
-        Ok(words)
+        let staged = self.stage(&mut enc, &[(src, len)]);
+        Ok(self.collect(enc, staged).await?.swap_remove(0))
     }
 }

@@ -21,6 +21,7 @@ pub mod noise_scale;
 pub mod ops;
 pub mod optim;
 pub mod plan;
+pub mod readback;
 pub mod rng;
 pub mod scaling;
 pub mod surfaces;

@@ -477,6 +477,7 @@ impl Trainer {
     pub async fn train(&mut self, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
         let steps = steps.clamp(1, LOG_CAPACITY);
         let first = self.step;
+        let mut logs = Vec::new();
         for slot in 0..steps {
             let batch = self.sampler.next_batch(self.config.batch).to_vec();
             self.backend.write_u32(self.host.indices, &batch);
@@ -487,18 +488,19 @@ impl Trainer {
                 lr: self.learning_rate_at(self.step),
                 ..Default::default()
             };
-            self.backend.run(Pass::Train, &scalars);
+            if slot + 1 < steps {
+                self.backend.run(Pass::Train, &scalars);
+                continue;
+            }
+            // The chunk's metrics come back with its last step: one readback per chunk.
+            let reads = [(self.host.log_loss, steps), (self.host.log_accuracy, steps)];
+            logs = self
+                .backend
+                .run_and_read(Pass::Train, &scalars, &reads)
+                .await
+                .map_err(TrainError::Device)?;
         }
-        let loss = self
-            .backend
-            .read_f32(self.host.log_loss, steps)
-            .await
-            .map_err(TrainError::Device)?;
-        let acc = self
-            .backend
-            .read_f32(self.host.log_accuracy, steps)
-            .await
-            .map_err(TrainError::Device)?;
+        let (loss, acc) = (&logs[0], &logs[1]);
         let mut out = Vec::with_capacity(steps);
         for i in 0..steps {
             let step = first + i as u64 + 1;
@@ -529,23 +531,56 @@ impl Trainer {
             ));
         }
         self.backend.write_f32(self.host.predict_x, points);
-        self.backend.run(Pass::Predict, &StepScalars::default());
-        self.backend
-            .read_f32(self.host.probs, rows * self.compiled.classes())
-            .await
+        let reads = [(self.host.probs, rows * self.compiled.classes())];
+        let mut out = self
+            .backend
+            .run_and_read(Pass::Predict, &StepScalars::default(), &reads)
+            .await?;
+        Ok(out.swap_remove(0))
     }
 
     /// Like `predict`, and also every layer's output for those samples (layer i's, rows ×
     /// its output length): what each neuron computes, for drawing it.
     pub async fn predict_layers(&mut self, points: &[f32]) -> Result<(Vec<f32>, Vec<Vec<f32>>), String> {
-        let probs = self.predict(points).await?;
-        let rows = probs.len() / self.compiled.classes().max(1);
-        let acts = self.backend.plan().predict_acts.clone();
-        let mut outputs = Vec::with_capacity(acts.len());
-        for (layer, id) in self.compiled.layers.iter().zip(acts) {
-            outputs.push(self.backend.read_f32(id, rows * layer.out_len()).await?);
+        let (probs, layers, _) = self.snapshot(points, false).await?;
+        Ok((probs, layers))
+    }
+
+    /// `predict_layers`, with the weights too when `with_params`: everything a view of the
+    /// model draws, computed and read back in one command buffer and one readback.
+    pub async fn snapshot(
+        &mut self,
+        points: &[f32],
+        with_params: bool,
+    ) -> Result<(Vec<f32>, Vec<Vec<f32>>, Option<Vec<f32>>), String> {
+        let inputs = self.config.inputs(points);
+        let rows = inputs.len() / self.compiled.input_len();
+        if rows > self.predict_rows {
+            return Err(format!(
+                "{rows} points exceed the {} this trainer predicts at once",
+                self.predict_rows
+            ));
         }
-        Ok((probs, outputs))
+        self.backend.write_f32(self.host.predict_x, &inputs);
+        let acts = self.backend.plan().predict_acts.clone();
+        let mut reads = vec![(self.host.probs, rows * self.compiled.classes())];
+        reads.extend(
+            self.compiled
+                .layers
+                .iter()
+                .zip(acts)
+                .map(|(layer, id)| (id, rows * layer.out_len())),
+        );
+        if with_params {
+            reads.push((self.host.params, self.compiled.n_params));
+        }
+        let mut out = self
+            .backend
+            .run_and_read(Pass::Predict, &StepScalars::default(), &reads)
+            .await?;
+        let params = with_params.then(|| out.pop().unwrap_or_default());
+        let probs = out.remove(0);
+        Ok((probs, out, params))
     }
 
     /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
@@ -609,6 +644,11 @@ impl Trainer {
     }
 
     /// Replaces the weights (same layout as `params`).
+    /// GPU readbacks awaited so far on this trainer's device (0 on the CPU path).
+    pub fn readbacks(&self) -> u64 {
+        self.backend.readbacks()
+    }
+
     /// The kernel lists and buffers this trainer runs.
     pub fn plan(&self) -> &Plan {
         self.backend.plan()
@@ -631,8 +671,14 @@ impl Trainer {
     /// Mean loss (the training loss: cross-entropy, or MSE as in training) and accuracy (0 for
     /// regression) over a whole data set, predicted in chunks.
     pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), String> {
-        let classes = self.compiled.classes();
         let probs = self.probabilities(data).await?;
+        Ok(self.score(&probs, data))
+    }
+
+    /// Mean loss and accuracy of predictions already made (`probs`, one row per sample of
+    /// `data`): `evaluate` without the prediction, for a view that predicted them with more.
+    pub fn score(&self, probs: &[f32], data: &Dataset) -> (f32, f32) {
+        let classes = self.compiled.classes();
         let (mut loss, mut correct) = (0.0f64, 0usize);
         for (row, o) in probs.chunks(classes).enumerate() {
             if data.is_regression() {
@@ -652,7 +698,7 @@ impl Trainer {
             correct += (crate::inspect::argmax(o) == y) as usize;
         }
         let n = data.len().max(1) as f64;
-        Ok(((loss / n) as f32, (correct as f64 / n) as f32))
+        ((loss / n) as f32, (correct as f64 / n) as f32)
     }
 
     /// The predicted class probabilities (or regression outputs) of every sample of `data`, in

@@ -95,11 +95,15 @@ impl Session {
             return false;
         }
         let config = self.lab.config();
-        let train = self.lab.data.borrow().0.clone();
+        let (train, test_rows) = {
+            let data = self.lab.data.borrow();
+            (data.0.clone(), data.1.as_ref().map_or(0, |t| t.len()))
+        };
         let (gpu, reason) = self.pick_gpu(&config, &train).await;
         let r = self.lab.readouts;
         r.backend_reason.set(Some(reason));
-        match Trainer::with_data(config, train, gpu, GRID * GRID).await {
+        // The heatmap's grid and the test points are predicted together (see `show_prediction`).
+        match Trainer::with_data(config, train, gpu, GRID * GRID + test_rows).await {
             Ok(t) => {
                 r.backend.set(t.backend_name());
                 self.trainer = Some(t);

@@ -10,7 +10,8 @@ use super::GRID;
 use crate::draw::network::{Column, Diagram, Shade};
 
 impl Session {
-    /// Predicts the heatmap and evaluates the test set, then redraws.
+    /// Predicts the heatmap and the test set in one pass (one readback; every few chunks with
+    /// each layer and the weights for the diagram, still one), scores the test set, redraws.
     pub async fn show_prediction(&mut self) {
         let lab = self.lab.clone();
         let running = lab.readouts.running.get_untracked();
@@ -18,48 +19,40 @@ impl Session {
             return;
         };
         let with_diagram = self.since_diagram >= 4 || !running;
-        let (probs, diagram) = if with_diagram {
-            match trainer.predict_layers(&lab.grid).await {
-                Ok((probs, layers)) => {
-                    let diagram = match trainer.params().await {
-                        Ok(params) => {
-                            let d = build_diagram(&lab, trainer, &probs, &layers, &params);
-                            self.checkpoint = Some((trainer.step(), params));
-                            Some(d)
-                        }
-                        Err(_) => None,
-                    };
-                    (Ok(probs), diagram)
-                }
-                Err(e) => (Err(e), None),
-            }
+        let test = lab.data.borrow().1.clone().filter(|t| !t.is_empty());
+        let mut points = lab.grid.clone();
+        if let Some(t) = &test {
+            points.extend_from_slice(&t.x);
+        }
+        let viewed = if with_diagram {
+            trainer.snapshot(&points, true).await
         } else {
-            (trainer.predict(&lab.grid).await, None)
+            trainer.predict(&points).await.map(|p| (p, Vec::new(), None))
         };
-        let test = lab.data.borrow().1.clone();
-        let evaluated = match &test {
-            Some(t) if !t.is_empty() => Some(trainer.evaluate(t).await),
-            _ => None,
+        let (mut probs, layers, params) = match viewed {
+            Ok(v) => v,
+            Err(e) => return lab.readouts.error.set(Some(e)),
         };
-        let step = trainer.step() as usize;
-        if let Some(Ok((loss, accuracy))) = evaluated {
+        let on_grid = GRID * GRID * trainer.compiled.classes();
+        let on_test = probs.split_off(on_grid.min(probs.len()));
+        if let Some(t) = &test {
+            let (loss, accuracy) = trainer.score(&on_test, t);
             lab.readouts.test_loss.set(Some(loss));
             lab.readouts.test_accuracy.set(Some(accuracy));
+            let step = trainer.step() as usize;
             let mut h = lab.history.borrow_mut();
             if step > 0 && h.test.last().is_none_or(|&(s, _)| s < step) {
                 h.test.push((step, loss));
             }
         }
-        match probs {
-            Ok(p) => *lab.probs.borrow_mut() = Some(p),
-            Err(e) => lab.readouts.error.set(Some(e)),
-        }
-        if let Some(d) = diagram {
-            *lab.diagram.borrow_mut() = Some(d);
+        if let Some(params) = params {
+            *lab.diagram.borrow_mut() = Some(build_diagram(&lab, trainer, &probs, &layers, &params));
+            self.checkpoint = Some((trainer.step(), params));
             self.since_diagram = 0;
         } else {
             self.since_diagram = self.since_diagram.saturating_add(1);
         }
+        *lab.probs.borrow_mut() = Some(probs);
         lab.redraw();
     }
 }

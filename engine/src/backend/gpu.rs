@@ -111,6 +111,40 @@ impl GpuBackend {
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
+        let enc = self.record(pass, step);
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Runs `pass` and reads `reads` (buffer, words) back in the same command buffer: one
+    /// submit and one awaited readback for the lot.
+    pub async fn run_and_read(
+        &mut self,
+        pass: Pass,
+        step: &StepScalars,
+        reads: &[(BufId, usize)],
+    ) -> Result<Vec<Vec<u32>>, String> {
+        let mut enc = self.record(pass, step);
+        let sources: Vec<_> = reads
+            .iter()
+            .map(|(id, len)| (&self.buffers[id.0], *len))
+            .collect();
+        let staged = self.ctx.stage(&mut enc, &sources);
+        self.ctx.collect(enc, staged).await
+    }
+
+    /// Several buffers read back at once: one copy each into one staging buffer, one wait.
+    pub async fn read_many(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<u32>>, String> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        let sources: Vec<_> = reads
+            .iter()
+            .map(|(id, len)| (&self.buffers[id.0], *len))
+            .collect();
+        let staged = self.ctx.stage(&mut enc, &sources);
+        self.ctx.collect(enc, staged).await
+    }
+
+    /// Writes the step's uniforms and records the pass's dispatches.
+    fn record(&mut self, pass: Pass, step: &StepScalars) -> wgpu::CommandEncoder {
         // Dispatches index their kernel in the whole list (an update's start past the others).
         let kernels = match pass {
             Pass::Predict => &self.plan.predict,
@@ -138,7 +172,7 @@ impl GpuBackend {
                 pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
             }
         }
-        self.ctx.queue.submit([enc.finish()]);
+        enc
     }
 
     /// Times every dispatch of `pass` on its own: `reps` copies in one submission, then a one-word

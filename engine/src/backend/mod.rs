@@ -57,6 +57,41 @@ impl Backend {
         }
     }
 
+    /// Runs `pass` and reads `reads` (buffer, elements) back as f32, on the GPU in the pass's
+    /// own command buffer with one awaited readback.
+    pub async fn run_and_read(
+        &mut self,
+        pass: Pass,
+        step: &StepScalars,
+        reads: &[(BufId, usize)],
+    ) -> Result<Vec<Vec<f32>>, String> {
+        let words = match self {
+            Backend::Gpu(g) => g.run_and_read(pass, step, reads).await?,
+            Backend::Cpu(c) => {
+                c.run(pass, step);
+                reads.iter().map(|(id, len)| c.read_words(*id, *len)).collect()
+            }
+        };
+        Ok(as_f32(words))
+    }
+
+    /// Several buffers read back as f32 at once (on the GPU: one awaited readback).
+    pub async fn read_many_f32(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<f32>>, String> {
+        let words = match self {
+            Backend::Gpu(g) => g.read_many(reads).await?,
+            Backend::Cpu(c) => reads.iter().map(|(id, len)| c.read_words(*id, *len)).collect(),
+        };
+        Ok(as_f32(words))
+    }
+
+    /// Readbacks awaited on the GPU so far (0 on the CPU path, which reads memory directly).
+    pub fn readbacks(&self) -> u64 {
+        match self {
+            Backend::Gpu(g) => g.ctx.readbacks(),
+            Backend::Cpu(_) => 0,
+        }
+    }
+
     /// Reads back `len` elements as f32 (u32 buffers come back bit-cast, as on the GPU).
     pub async fn read_f32(&self, id: BufId, len: usize) -> Result<Vec<f32>, String> {
         let words = match self {
@@ -141,4 +176,11 @@ impl Backend {
             Backend::Cpu(_) => None,
         }
     }
+}
+
+fn as_f32(words: Vec<Vec<u32>>) -> Vec<Vec<f32>> {
+    words
+        .into_iter()
+        .map(|w| w.into_iter().map(f32::from_bits).collect())
+        .collect()
 }
