@@ -17,6 +17,7 @@ use engine::train::Trainer;
 
 use lab_state::bench::BenchLab;
 
+use crate::share::hidden;
 use crate::{draw, fetch, frame};
 
 /// What one run measures, from the page's settings.
@@ -193,19 +194,19 @@ pub fn BenchPage() -> impl IntoView {
         <main class="lab">
             <section class="controls">
                 <crate::share::StateBar state=settings notices=notices/>
-                <label>"Workload"
+                <label class:hidden=hidden("workload")>"Workload"
                     <select data-testid="bench-workload" on:change=move |ev| { let w = event_target_value(&ev); settings.update(|s| s.workload = w) }>
                         {["W1", "W2"].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"Backend"
+                <label class:hidden=hidden("backend")>"Backend"
                     <select data-testid="bench-backend" on:change=move |ev| { let b = event_target_value(&ev); settings.update(|s| s.backend = b) }>
                         <option value="webgpu" selected=move || settings.with(|s| s.backend == "webgpu")>"WebGPU"</option>
                         <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
                     </select>
                 </label>
                 <div class="buttons">
-                    <button class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                    <button class:hidden=hidden("run") class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
                     <button data-testid="bench-cancel" data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
                 </div>
                 // Indeterminate: the run is one timed call, so it reports no fraction done.
@@ -246,7 +247,7 @@ pub fn BenchPage() -> impl IntoView {
                     </table>
                     <figcaption>"Each kernel of one step timed on its own (3 runs). A frame of a live lab is a training chunk and a view of the model (probabilities, each layer, the weights); each readback waits for the GPU."</figcaption>
                 </figure>
-                <figure>
+                <figure class:hidden=hidden("loss-chart")>
                     <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
                     <figcaption>"Training loss per step."</figcaption>
                 </figure>

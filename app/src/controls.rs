@@ -14,7 +14,7 @@ pub fn number_input<S: Clone + Send + Sync + 'static>(
     put: fn(&mut S, &str) -> bool,
 ) -> impl IntoView {
     view! {
-        <label>{label}
+        <label class:hidden=crate::share::hidden_id(id)>{label}
             <input data-testid=id prop:value=move || settings.with(get) on:change=move |ev| {
                 let v = event_target_value(&ev);
                 let mut next = settings.get_untracked();

@@ -92,7 +92,7 @@ pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl I
     view! {
         <div class="buttons">
             {starts}
-            <button data-lab-pause="true" data-testid=format!("{prefix}-cancel") disabled=move || !running.get()
+            <button data-lab-pause="true" class:hidden=crate::share::hidden("cancel") data-testid=format!("{prefix}-cancel") disabled=move || !running.get()
                 on:click=move |_| job.cancel()>"Cancel"</button>
         </div>
         <progress data-testid=format!("{prefix}-progress") max="1" prop:value=move || progress.get()></progress>

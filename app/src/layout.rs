@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use serde::Serialize;
 
 use crate::browser;
+use crate::share::hidden;
 
 /// The page header: "Training Lab · `title`", the tagline, and the link back to the playground.
 pub fn lab_header(title: &'static str, tagline: &'static str) -> impl IntoView {
@@ -108,11 +109,11 @@ pub fn record_files<R: Record>(
     let none = move || record.with(Option::is_none);
     view! {
         <div class="buttons wrap">
-            <button data-testid=format!("{prefix}-export-csv") disabled=none on:click=export_csv>{csv_label}</button>
-            <button data-testid=format!("{prefix}-export-record") disabled=none on:click=export_record>"results JSON"</button>
+            <button class:hidden=hidden("export-csv") data-testid=format!("{prefix}-export-csv") disabled=none on:click=export_csv>{csv_label}</button>
+            <button class:hidden=hidden("export-record") data-testid=format!("{prefix}-export-record") disabled=none on:click=export_record>"results JSON"</button>
             {more}
         </div>
-        <label>"Reload saved results (their JSON)"
+        <label class:hidden=hidden("load")>"Reload saved results (their JSON)"
             <input type="file" accept=".json,application/json" data-testid=format!("{prefix}-load") on:change=load/>
         </label>
     }

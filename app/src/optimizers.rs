@@ -14,6 +14,7 @@ use lab_state::optimizers::{OptimizersLab, KAPPAS, NOISES, RACERS, STEPS, SURFAC
 
 use crate::draw::optimizers::{color, draw_contours, draw_losses, draw_paths};
 use crate::frame::next_frame;
+use crate::share::hidden;
 
 #[component]
 pub fn OptimizersPage() -> impl IntoView {
@@ -202,32 +203,34 @@ pub fn OptimizersPage() -> impl IntoView {
         }
     };
 
+    // Hidden by the URL, or when the surface has no theory to show.
+    let (kappa_hidden, goh_hidden) = (hidden("kappa"), hidden("goh"));
     view! {
         {crate::layout::lab_header("optimizers", "Race optimizers on surfaces you can see. Click the map (or focus it and use the arrow keys) to move the start.")}
         <main class="lab">
             <section class="controls" aria-label="surface and race">
                 <crate::share::StateBar state=state notices=notices/>
-                <label>"Surface"
+                <label class:hidden=hidden("surface")>"Surface"
                     <select data-testid="opt-surface" on:change=on_surface>
                         {Surface::ALL.iter().enumerate().map(|(i, s)| view! { <option value=i.to_string() selected=move || state.with(|st| st.surface == SURFACES[i])>{s.label()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label class:hidden=move || theory().is_none()>"Condition number κ"
+                <label class:hidden=move || kappa_hidden() || theory().is_none()>"Condition number κ"
                     <select data-testid="opt-kappa" on:change=on_kappa>
                         {KAPPAS.iter().map(|k| view! { <option value=k.to_string() selected=move || state.with(|s| s.kappa == *k)>{k.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"Gradient noise (std of each component)"
+                <label class:hidden=hidden("noise")>"Gradient noise (std of each component)"
                     <select data-testid="opt-noise" on:change=on_noise>
                         {NOISES.iter().map(|n| view! { <option value=n.to_string() selected=move || state.with(|s| s.noise == *n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"Steps"
+                <label class:hidden=hidden("steps")>"Steps"
                     <select data-testid="opt-steps" on:change=on_steps>
                         {STEPS.iter().map(|n| view! { <option value=n.to_string() selected=move || state.with(|s| s.steps == *n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
-                <div data-testid="opt-racers">
+                <div class:hidden=hidden("racers") data-testid="opt-racers">
                 <h2>"Racers"</h2>
                 {RACERS.iter().enumerate().map(|(i, r)| {
                     let (c1, c2, c3) = (change.clone(), change.clone(), change.clone());
@@ -266,17 +269,17 @@ pub fn OptimizersPage() -> impl IntoView {
                 }).collect_view()}
                 </div>
                 <div class="buttons">
-                    <button class="primary" data-lab-start="true" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
-                    <button data-testid="opt-goh" class:hidden=move || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
+                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
+                    <button data-testid="opt-goh" class:hidden=move || goh_hidden() || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
                 </div>
             </section>
             <section class="views">
-                <figure>
+                <figure class:hidden=hidden("contour")>
                     <canvas node_ref=contour data-testid="opt-contour" width="440" height="440" tabindex="0" on:click=on_click on:keydown=on_key
                         aria-label="contour map of the surface with each optimizer's path; click, or use the arrow keys, to move the start"></canvas>
                     <figcaption>"Bands of equal log-loss; darker is higher. Each line is one optimizer's path from the square; the dot is where it is now."</figcaption>
                 </figure>
-                <figure>
+                <figure class:hidden=hidden("loss-chart")>
                     <canvas node_ref=chart data-testid="opt-loss-chart" width="440" height="300"></canvas>
                     <table class="results" data-testid="opt-rates">
                         <tr><th>"optimizer"</th><td>"final loss"</td><td class:hidden=move || theory().is_none()>"measured rate"</td></tr>
@@ -291,7 +294,7 @@ pub fn OptimizersPage() -> impl IntoView {
                     <figcaption>"Loss per step. On the quadratic, the measured rate is the per-step shrink of the distance to the minimum over the second half of the path, to compare with the theory."</figcaption>
                 </figure>
                 {move || theory().map(|th| view! {
-                    <figure data-testid="opt-theory">
+                    <figure class:hidden=hidden("theory") data-testid="opt-theory">
                         <table class="results">
                             <tr><th>"gradient descent: best η = 2/(1+κ)"</th><td>{format!("{:.4}", th.gd_step)}</td></tr>
                             <tr><th>"… its rate (κ−1)/(κ+1)"</th><td>{format!("{:.4}", th.gd_rate)}</td></tr>

@@ -11,17 +11,45 @@ use lab_state::lab::LabState;
 use crate::browser;
 
 /// The lab's settings from the URL, with the notices reading them gave; the URL follows every
-/// later change, so the address bar always reproduces the page.
+/// later change, so the address bar always reproduces the page. The controls an instructor hid
+/// are known to the page's components through `hidden`.
 pub fn url_state<S: LabState + Send + Sync + 'static>() -> (RwSignal<S>, RwSignal<Vec<String>>) {
     let (state, notices) = S::from_query(&browser::query());
     let (state, notices) = (RwSignal::new(state), RwSignal::new(notices));
     Effect::new(move |_| browser::set_query(&state.with(S::to_query)));
-    // After the page has drawn its controls; again whenever a loaded file changes the set.
-    Effect::new(move |_| {
-        let hidden = state.with(hidden_names);
-        request_animation_frame(move || hide_controls(S::LAB, &hidden));
-    });
+    provide_hiding(test_prefix(S::LAB), Memo::new(move |_| state.with(hidden_names)));
     (state, notices)
+}
+
+/// Makes `names` (the hidden controls' names) what `hidden` answers from, on this page.
+pub fn provide_hiding(prefix: &'static str, names: Memo<Vec<String>>) {
+    provide_context(Hiding { prefix, names });
+}
+
+/// The controls and charts hidden on this page (`<name>_hide=true`), for `hidden`.
+#[derive(Clone, Copy)]
+struct Hiding {
+    prefix: &'static str,
+    names: Memo<Vec<String>>,
+}
+
+/// True while the URL (or a loaded settings file) hides control or chart `name` of this page:
+/// bind it as `class:hidden=hidden("workers")` on what goes away with it (a control's label, a
+/// chart's figure). Reactive, like every other view of the settings; false outside a lab page.
+pub fn hidden(name: &'static str) -> impl Fn() -> bool + Copy + Send + Sync + 'static {
+    let hiding = use_context::<Hiding>();
+    move || hiding.is_some_and(|h| h.names.with(|n| n.iter().any(|x| x == name)))
+}
+
+/// `hidden` for a control known by its test id (`cl-workers`: the lab's prefix, then the name).
+pub fn hidden_id(id: &'static str) -> impl Fn() -> bool + Copy + Send + Sync + 'static {
+    let hiding = use_context::<Hiding>();
+    move || {
+        hiding.is_some_and(|h| {
+            let name = id.strip_prefix(h.prefix).and_then(|r| r.strip_prefix('-'));
+            name.is_some_and(|name| h.names.with(|n| n.iter().any(|x| x == name)))
+        })
+    }
 }
 
 /// The names in the state's `hide` set (every lab's settings have one).
@@ -31,33 +59,6 @@ fn hidden_names<S: LabState>(state: &S) -> Vec<String> {
         .and_then(|v| v.get("hide").cloned())
         .and_then(|h| serde_json::from_value(h).ok())
         .unwrap_or_default()
-}
-
-/// Hides what the names stand for, and shows again what they no longer name. A name stands for
-/// `[data-testid="<prefix>-<name>"]`; an input goes with its label, a chart with its figure.
-fn hide_controls(lab: &str, names: &[String]) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let prefix = test_prefix(lab);
-    if let Ok(locked) = doc.query_selector_all(".locked") {
-        for i in 0..locked.length() {
-            if let Some(el) = locked.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
-                let _ = el.class_list().remove_1("locked");
-            }
-        }
-    }
-    for name in names {
-        let Ok(Some(el)) = doc.query_selector(&format!("[data-testid=\"{prefix}-{name}\"]")) else {
-            continue;
-        };
-        let around = match el.tag_name().as_str() {
-            "INPUT" | "SELECT" | "TEXTAREA" => el.closest("label").ok().flatten(),
-            "CANVAS" => el.closest("figure").ok().flatten(),
-            _ => None,
-        };
-        let _ = around.unwrap_or(el).class_list().add_1("locked");
-    }
 }
 
 /// The test-id prefix of each lab's controls.
@@ -145,7 +146,7 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
         });
     };
     view! {
-        <div class="share" data-testid=format!("{prefix}-share")>
+        <div class="share" class:hidden=hidden("share") data-testid=format!("{prefix}-share")>
             <div class="buttons wrap">
                 <button data-testid=format!("{prefix}-copy-link") on:click=copy title="the address of this exact setup">"Copy link"</button>
                 <button data-testid=format!("{prefix}-save-settings") on:click=save>"Save settings"</button>

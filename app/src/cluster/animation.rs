@@ -9,6 +9,7 @@ use engine::collectives::{cost, Coverage, Schedule};
 
 use super::{charts, Canvases, Settings, ALGORITHMS};
 use crate::frame::{next_frame, now_ms};
+use crate::share::hidden;
 
 /// The animated schedule: the schedule, what each node holds after each step, and each step's
 /// modelled seconds.
@@ -95,7 +96,7 @@ pub fn animation_figure(settings: RwSignal<Settings>, canvases: Canvases) -> imp
                 <figure>
                     <canvas node_ref=canvases.animation data-testid="cl-animation" width="440" height="360"></canvas>
                     <div class="buttons">
-                        <select data-testid="cl-animate" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { playing.set(false); frame.set(0); set(&|s| s.animate = i) } }>
+                        <select class:hidden=hidden("animate") data-testid="cl-animate" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { playing.set(false); frame.set(0); set(&|s| s.animate = i) } }>
                             {(0..7).map(|i| view! { <option value=i.to_string() selected=move || settings.with(|s| s.animate == i)>{ALGORITHMS[i].1}</option> }).collect_view()}
                         </select>
                         <button data-testid="cl-back" on:click=move |_| frame.update(|k| *k = k.saturating_sub(1))>"◀ step"</button>

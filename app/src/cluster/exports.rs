@@ -8,6 +8,7 @@ use engine::cluster_run::ClusterRecord;
 use super::{curve, draw_runs, Canvases, Settings};
 use crate::browser;
 use crate::layout::{record_files, RecordFiles};
+use crate::share::hidden;
 
 pub fn exports(
     settings: RwSignal<Settings>,
@@ -61,8 +62,8 @@ pub fn exports(
             status,
         },
         view! {
-            <button data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
-            <button data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
+            <button class:hidden=hidden("export-curve") data-testid="cl-export-curve" on:click=export_curve>"speed-up CSV"</button>
+            <button class:hidden=hidden("export-config") data-testid="cl-export-config" on:click=export_config>"engine config JSON"</button>
         },
         move |r| draw_runs(&canvases, &settings.get_untracked(), r),
     )

@@ -12,6 +12,7 @@ use super::runs::{plan, run_all};
 use super::settings_panel::settings_panel;
 use super::{charts, curve, draw_curves, draw_timeline, human_bytes, Canvases, Settings};
 use crate::job::{run_bar, Job};
+use crate::share::hidden;
 
 #[component]
 pub fn ClusterPage() -> impl IntoView {
@@ -76,8 +77,8 @@ pub fn ClusterPage() -> impl IntoView {
                 <crate::share::StateBar state=settings notices=notices/>
                 {settings_panel(settings, error, webgpu)}
                 {run_bar(&job, "cl", view! {
-                    <button class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
-                    <button data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
+                    <button class:hidden=hidden("train") class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
+                    <button class:hidden=hidden("run-study") data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
                 })}
                 {exports(settings, record, error, job.status, canvases)}
             </section>

@@ -9,6 +9,7 @@ use lab_state::cluster::COMPRESSIONS;
 use lab_state::landscape::Data;
 
 use super::{link_label, Settings, ALGORITHMS};
+use crate::share::hidden;
 
 pub fn settings_panel(
     settings: RwSignal<Settings>,
@@ -22,7 +23,7 @@ pub fn settings_panel(
                       get: fn(&Settings) -> bool,
                       put: fn(&mut Settings, bool)| {
         view! {
-            <label class="inline">
+            <label class="inline" class:hidden=crate::share::hidden_id(id)>
                 <input type="checkbox" data-testid=id prop:checked=move || settings.with(get)
                     on:change=move |ev| { let on = event_target_checked(&ev); settings.update(|s| put(s, on)); }/>
                 {label}
@@ -34,7 +35,7 @@ pub fn settings_panel(
                             get: fn(&Settings) -> usize,
                             put: fn(&mut Settings, usize)| {
         view! {
-            <label>{label}
+            <label class:hidden=crate::share::hidden_id(id)>{label}
                 <select data-testid=id on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { settings.update(|s| put(s, i)); } }>
                     {Link::PRESETS.iter().enumerate().map(|(i, name)| view! {
                         <option value=i.to_string() selected=move || settings.with(get) == i>{link_label(name)}</option>
@@ -46,7 +47,7 @@ pub fn settings_panel(
 
     view! {
                 <h2>"Model and training"</h2>
-                <label>"Network and data"
+                <label class:hidden=hidden("data")>"Network and data"
                     <select data-testid="cl-data" on:change=move |ev| {
                         if let Some(d) = Data::from_key(&event_target_value(&ev)) { set(&|s| s.data = d); }
                     }>
@@ -57,7 +58,7 @@ pub fn settings_panel(
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Optimizer"
+                <label class:hidden=hidden("optimizer")>"Optimizer"
                     <select data-testid="cl-optimizer" on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
                     }>
@@ -69,7 +70,7 @@ pub fn settings_panel(
                 {number("Update budget per run", "cl-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=20_000).contains(x)).map(|x| s.max_steps = x).is_some())}
                 <h2>"Workers"</h2>
                 {number("Workers (1–64)", "cl-workers", |s| s.workers.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=64).contains(x)).map(|x| s.workers = x).is_some())}
-                <label>"Scaling"
+                <label class:hidden=hidden("scaling")>"Scaling"
                     <select data-testid="cl-scaling" on:change=move |ev| { let weak = event_target_value(&ev) == "weak"; set(&|s| s.weak = weak); }>
                         <option value="strong" selected=move || settings.with(|s| !s.weak)>"strong: the global batch is split across the workers"</option>
                         <option value="weak" selected=move || settings.with(|s| s.weak)>"weak: each worker keeps its batch (the global batch grows)"</option>
@@ -83,7 +84,7 @@ pub fn settings_panel(
                 {number("Worker speed (GFLOP/s)", "cl-gflops", |s| s.gflops.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && x.is_finite()).map(|x| s.gflops = x).is_some())}
                 {number("Straggler: the last worker is this many times slower", "cl-straggler", |s| s.straggler.to_string(), |s, v| v.parse().ok().filter(|x: &f64| (1.0..=100.0).contains(x)).map(|x| s.straggler = x).is_some())}
                 <h2>"Allreduce"</h2>
-                <fieldset class="choices" data-testid="cl-algorithms"><legend>"Algorithms to train and compare"</legend>
+                <fieldset class:hidden=hidden("algorithms") class="choices" data-testid="cl-algorithms"><legend>"Algorithms to train and compare"</legend>
                     {(0..7).map(|i| view! {
                         <label class="inline">
                             <input type="checkbox" data-testid=format!("cl-alg-{i}") prop:checked=move || settings.with(|s| s.chosen[i])
@@ -103,13 +104,13 @@ pub fn settings_panel(
                     <p class="small muted" data-testid="cl-async-note">"Asynchronous workers push and pull through one parameter server, whatever algorithm is ticked (one run); the server's link is shared, so pushes and pulls queue for it."</p>
                 </Show>
                 {number("Staleness bound (iterations ahead of the slowest; empty = none)", "cl-bound", |s| s.bound.clone(), |s, v| { s.bound = v.trim().into(); v.trim().is_empty() || v.trim().parse::<usize>().is_ok() })}
-                <label>"Gradient compression"
+                <label class:hidden=hidden("compression")>"Gradient compression"
                     <select data-testid="cl-compression" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.compression = i) } }>
                         {COMPRESSIONS.iter().enumerate().map(|(i, c)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.compression == i)>{*c}</option> }).collect_view()}
                     </select>
                 </label>
                 {number("k: percent of coordinates kept", "cl-percent", |s| s.percent.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && *x <= 100.0).map(|x| s.percent = x).is_some())}
-                <label>"Quantization bits"
+                <label class:hidden=hidden("bits")>"Quantization bits"
                     <select data-testid="cl-bits" on:change=move |ev| { if let Ok(b) = event_target_value(&ev).parse::<u32>() { set(&|s| s.bits = b) } }>
                         {[8u32, 4, 2, 1].map(|b| view! { <option value=b.to_string() selected=move || settings.with(|s| s.bits == b)>{format!("{b}-bit")}</option> }).collect_view()}
                     </select>
@@ -118,7 +119,7 @@ pub fn settings_panel(
                     {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
                 </Show>
                 <p class="small muted" data-testid="cl-compression-note">{move || settings.with(|s| s.compression_note().unwrap_or_default())}</p>
-                <label>"Backend"
+                <label class:hidden=hidden("backend")>"Backend"
                     <select data-testid="cl-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
                         <option value="cpu" selected=true>"CPU path"</option>
                         <option value="webgpu">"WebGPU (CPU path if missing)"</option>

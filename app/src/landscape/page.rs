@@ -9,6 +9,7 @@ use lab_state::landscape::{
 use super::runs::run_all;
 use super::{Mapped, PanelCanvases};
 use crate::job::{run_bar, Job};
+use crate::share::hidden;
 
 #[component]
 pub fn LandscapePage() -> impl IntoView {
@@ -49,7 +50,7 @@ pub fn LandscapePage() -> impl IntoView {
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=state notices=notices/>
-                <label>"Network"
+                <label class:hidden=hidden("network")>"Network"
                     <select data-testid="land-network" on:change=move |ev| {
                         if let Some(n) = Network::from_key(&event_target_value(&ev)) {
                             set(&|s| {
@@ -66,7 +67,7 @@ pub fn LandscapePage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Data set"
+                <label class:hidden=hidden("dataset")>"Data set"
                     <select data-testid="land-dataset" disabled=is_playground on:change=move |ev| {
                         if let Some(d) = Data::from_key(&event_target_value(&ev)) {
                             set(&|s| {
@@ -81,7 +82,7 @@ pub fn LandscapePage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Batch size"
+                <label class:hidden=hidden("batch")>"Batch size"
                     <select data-testid="land-batch" on:change=move |ev| {
                         if let Ok(b) = event_target_value(&ev).parse::<usize>() { set(&|s| s.batch = b) }
                     }>
@@ -93,7 +94,7 @@ pub fn LandscapePage() -> impl IntoView {
                         }}
                     </select>
                 </label>
-                <label>"Compare with batch (small vs large: flat vs sharp?)"
+                <label class:hidden=hidden("compare")>"Compare with batch (small vs large: flat vs sharp?)"
                     <select data-testid="land-compare" on:change=move |ev| {
                         let b = event_target_value(&ev).parse::<usize>().unwrap_or(0);
                         set(&|s| s.compare = b);
@@ -104,7 +105,7 @@ pub fn LandscapePage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Train to a training loss of (0: all the epochs)"
+                <label class:hidden=hidden("target")>"Train to a training loss of (0: all the epochs)"
                     <input type="number" min="0" max="10" step="0.05" data-testid="land-target"
                         prop:value=move || state.with(|s| s.target.to_string())
                         on:change=move |ev| {
@@ -114,7 +115,7 @@ pub fn LandscapePage() -> impl IntoView {
                             }
                         }/>
                 </label>
-                <label>"Epochs (at most)"
+                <label class:hidden=hidden("epochs")>"Epochs (at most)"
                     <input type="number" min="1" max="200" data-testid="land-epochs"
                         prop:value=move || state.with(|s| s.epochs.to_string())
                         on:change=move |ev| {
@@ -124,7 +125,7 @@ pub fn LandscapePage() -> impl IntoView {
                             }
                         }/>
                 </label>
-                <label>"Slice plane"
+                <label class:hidden=hidden("plane")>"Slice plane"
                     <select data-testid="land-plane" on:change=move |ev| {
                         let p = if event_target_value(&ev) == "random" { Plane::Random } else { Plane::Trajectory };
                         set(&|s| s.plane = p);
@@ -133,7 +134,7 @@ pub fn LandscapePage() -> impl IntoView {
                         <option value="random" selected=move || state.with(|s| s.plane == Plane::Random)>"filter-normalized random directions"</option>
                     </select>
                 </label>
-                <label>"Resolution"
+                <label class:hidden=hidden("res")>"Resolution"
                     <select data-testid="land-res" on:change=move |ev| {
                         if let Ok(r) = event_target_value(&ev).parse::<usize>() { set(&|s| s.res = r) }
                     }>
@@ -145,14 +146,14 @@ pub fn LandscapePage() -> impl IntoView {
                         }}
                     </select>
                 </label>
-                <label>"Backend"
+                <label class:hidden=hidden("backend")>"Backend"
                     <select data-testid="land-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
                         <option value="webgpu" selected=true>"WebGPU (CPU path if missing)"</option>
                         <option value="cpu">"CPU path"</option>
                     </select>
                 </label>
                 {run_bar(&job, "land", view! {
-                    <button class="primary" data-lab-start="true" data-testid="land-run" disabled=move || running.get() on:click=go>"Train and map"</button>
+                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="land-run" disabled=move || running.get() on:click=go>"Train and map"</button>
                 })}
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}

@@ -17,11 +17,6 @@ pub fn percent(v: Option<f32>) -> String {
     v.map_or("–".into(), |a| format!("{:.0} %", a * 100.0))
 }
 
-/// True while the URL hides control `name` (`<name>_hide=true`).
-pub fn hidden(state: RwSignal<Playground>, name: &'static str) -> impl Fn() -> bool + Copy {
-    move || state.with(|s| s.hide.contains(name))
-}
-
 /// An event handler that calls `f` on the model.
 pub fn on<E>(lab: &Rc<Lab>, f: impl Fn(&Lab) + 'static) -> impl Fn(E) + 'static {
     let lab = lab.clone();

@@ -10,9 +10,10 @@ use engine::data::features::Feature;
 use engine::data::toy::ToyKind;
 use lab_state::playground::Playground;
 
-use super::controls::{choice, hidden, on, plain};
+use super::controls::{choice, on, plain};
 use super::lab::Lab;
 use crate::browser;
+use crate::share::hidden;
 
 pub fn data_panel(
     lab: &Rc<Lab>,
@@ -62,25 +63,25 @@ pub fn data_panel(
     };
     view! {
         <section class="controls" aria-label="data">
-            <div class:hidden=hidden(state, "share")>
+            <div class:hidden=hidden("share")>
                 <crate::share::StateBar state=state notices=file_notices loaded=loaded/>
             </div>
             <h2>"Data"</h2>
-            <label class:hidden=hidden(state, "dataset")>"Data set"
+            <label class:hidden=hidden("dataset")>"Data set"
                 {choice(lab, "dataset", datasets, |s| s.dataset, |s, v| s.dataset = v, |_| false)}
             </label>
-            <label class:hidden=hidden(state, "classes")>"Classes"
+            <label class:hidden=hidden("classes")>"Classes"
                 {choice(lab, "classes", classes, |s| s.effective_classes(), |s, v| s.classes = v, |s| s.dataset.max_classes() < 3)}
             </label>
-            <label class:hidden=hidden(state, "noise")>
+            <label class:hidden=hidden("noise")>
                 {move || format!("Noise: {:.2}", state.with(|s| s.noise))}
                 {slider("noise", "0.5", "0.01", |s| s.noise, |s, v| s.noise = v)}
             </label>
-            <label class:hidden=hidden(state, "test")>
+            <label class:hidden=hidden("test")>
                 {move || format!("Test data: {:.0} %", state.with(|s| s.test_ratio * 100.0))}
                 {slider("test-ratio", "0.9", "0.05", |s| s.test_ratio, |s, v| s.test_ratio = v)}
             </label>
-            <label class="inline" class:hidden=hidden(state, "show_test")>
+            <label class="inline" class:hidden=hidden("show_test")>
                 <input type="checkbox" data-testid="show-test" prop:checked=move || state.with(|s| s.show_test)
                     on:change={ let lab = lab.clone(); move |ev| {
                         let on = event_target_checked(&ev);
@@ -88,7 +89,7 @@ pub fn data_panel(
                     }} />
                 "Show test data (hollow)"
             </label>
-            <div class="buttons" class:hidden=hidden(state, "regenerate")>
+            <div class="buttons" class:hidden=hidden("regenerate")>
                 <button data-testid="regenerate" on:click=on(lab, Lab::regenerate)>"Regenerate"</button>
                 <span class="muted" data-testid="seed">{move || format!("seed {}", state.with(|s| s.seed))}</span>
             </div>
@@ -113,8 +114,8 @@ pub fn data_panel(
 fn features(lab: &Rc<Lab>) -> impl IntoView {
     let state = lab.state;
     view! {
-        <h2 class:hidden=hidden(state, "features")>"Features"</h2>
-        <div class="features" class:hidden=hidden(state, "features")>
+        <h2 class:hidden=hidden("features")>"Features"</h2>
+        <div class="features" class:hidden=hidden("features")>
             {Feature::ALL.into_iter().map(|f| {
                 let lab = lab.clone();
                 view! {

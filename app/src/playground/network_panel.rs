@@ -9,8 +9,9 @@ use engine::ops::activation::Activation;
 use engine::plan::Loss;
 use lab_state::playground::{BackendChoice, DECAYS, MAX_LAYERS, MAX_NEURONS, OPTIMIZERS};
 
-use super::controls::{choice, hidden, keyed, number, plain};
+use super::controls::{choice, keyed, number, plain};
 use super::lab::Lab;
+use crate::share::hidden;
 
 const LEARNING_RATES: [f32; 9] = [0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0];
 const BATCHES: [usize; 8] = [1, 4, 8, 16, 32, 64, 128, 256];
@@ -29,7 +30,7 @@ pub fn network_panel(lab: &Rc<Lab>) -> impl IntoView {
     });
     view! {
         <h2>"Network"</h2>
-        <div class="layers" class:hidden=hidden(state, "hidden")>
+        <div class="layers" class:hidden=hidden("hidden")>
             <span data-testid="layers">{move || match state.with(|s| s.hidden.len()) {
                 1 => "1 hidden layer".to_string(),
                 n => format!("{n} hidden layers"),
@@ -41,7 +42,7 @@ pub fn network_panel(lab: &Rc<Lab>) -> impl IntoView {
                 disabled=move || state.with(|s| s.hidden.is_empty())
                 on:click={ let lab = lab.clone(); move |_| lab.update(|s| { s.hidden.pop(); }) }>"−"</button>
         </div>
-        <div class="neurons" class:hidden=hidden(state, "hidden")>
+        <div class="neurons" class:hidden=hidden("hidden")>
             {(0..MAX_LAYERS).map(|i| {
                 let lab = lab.clone();
                 view! {
@@ -57,20 +58,19 @@ pub fn network_panel(lab: &Rc<Lab>) -> impl IntoView {
                 }
             }).collect_view()}
         </div>
-        <label class:hidden=hidden(state, "activation")>"Activation"
+        <label class:hidden=hidden("activation")>"Activation"
             {choice(lab, "activation", activations, |s| s.activation, |s, v| s.activation = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "init")>"Initialization"
+        <label class:hidden=hidden("init")>"Initialization"
             {choice(lab, "init", inits, |s| s.init, |s, v| s.init = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "dropout")>"Dropout rate"
+        <label class:hidden=hidden("dropout")>"Dropout rate"
             {number(lab, "dropout", "0.05", |s| s.dropout, |s, v| s.dropout = v)}
         </label>
     }
 }
 
 pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
-    let state = lab.state;
     let losses = keyed(&[Loss::CrossEntropy, Loss::Mse], |l| {
         match l {
             Loss::CrossEntropy => "cross-entropy",
@@ -93,46 +93,46 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
     let decays = plain(&DECAYS.map(String::from));
     view! {
         <h2>"Training"</h2>
-        <label class:hidden=hidden(state, "loss")>"Loss"
+        <label class:hidden=hidden("loss")>"Loss"
             {choice(lab, "loss-kind", losses, |s| s.effective_loss(), |s, v| s.loss = v, |s| s.dataset.is_regression())}
         </label>
-        <label class:hidden=hidden(state, "optimizer")>"Optimizer"
+        <label class:hidden=hidden("optimizer")>"Optimizer"
             {choice(lab, "optimizer", optimizers, |s| s.optimizer.clone(), |s, v| s.optimizer = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "momentum")>"Momentum / β₁"
+        <label class:hidden=hidden("momentum")>"Momentum / β₁"
             {number(lab, "momentum", "0.05", |s| s.momentum, |s, v| s.momentum = v)}
         </label>
-        <label class:hidden=hidden(state, "beta2")>"β₂ (Adam, AdamW) / β (RMSProp)"
+        <label class:hidden=hidden("beta2")>"β₂ (Adam, AdamW) / β (RMSProp)"
             {number(lab, "beta2", "0.001", |s| s.beta2, |s, v| s.beta2 = v)}
         </label>
-        <label class:hidden=hidden(state, "eps")>"ε"
+        <label class:hidden=hidden("eps")>"ε"
             {number(lab, "eps", "any", |s| s.eps, |s, v| s.eps = v)}
         </label>
-        <label class:hidden=hidden(state, "weight_decay")>"Weight decay (AdamW, LARS)"
+        <label class:hidden=hidden("weight_decay")>"Weight decay (AdamW, LARS)"
             {number(lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
         </label>
-        <label class:hidden=hidden(state, "lr")>"Learning rate"
+        <label class:hidden=hidden("lr")>"Learning rate"
             {choice(lab, "learning-rate", plain(&LEARNING_RATES), |s| s.learning_rate, |s, v| s.learning_rate = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "warmup")>"Warmup steps"
+        <label class:hidden=hidden("warmup")>"Warmup steps"
             {number(lab, "warmup", "10", |s| s.warmup as f32, |s, v| s.warmup = v.max(0.0) as u32)}
         </label>
-        <label class:hidden=hidden(state, "decay")>"Schedule after warmup"
+        <label class:hidden=hidden("decay")>"Schedule after warmup"
             {choice(lab, "decay", decays, |s| s.decay.clone(), |s, v| s.decay = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "decay")>"… over steps (step: halve every; exponential: half-life; cosine: to zero)"
+        <label class:hidden=hidden("decay")>"… over steps (step: halve every; exponential: half-life; cosine: to zero)"
             {number(lab, "decay-steps", "100", |s| s.decay_steps as f32, |s, v| s.decay_steps = v.max(1.0) as u32)}
         </label>
-        <label class:hidden=hidden(state, "batch")>"Batch size"
+        <label class:hidden=hidden("batch")>"Batch size"
             {choice(lab, "batch", plain(&BATCHES), |s| s.batch, |s, v| s.batch = v, |_| false)}
         </label>
-        <label class:hidden=hidden(state, "l1")>"L1 rate"
+        <label class:hidden=hidden("l1")>"L1 rate"
             {number(lab, "l1", "0.001", |s| s.l1, |s, v| s.l1 = v)}
         </label>
-        <label class:hidden=hidden(state, "l2")>"L2 rate"
+        <label class:hidden=hidden("l2")>"L2 rate"
             {number(lab, "l2", "0.001", |s| s.l2, |s, v| s.l2 = v)}
         </label>
-        <label class:hidden=hidden(state, "backend")>"Backend"
+        <label class:hidden=hidden("backend")>"Backend"
             {choice(lab, "backend-choice", backends, |s| s.backend, |s, v| s.backend = v, |_| false)}
         </label>
     }

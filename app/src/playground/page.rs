@@ -17,6 +17,10 @@ use super::run_panel::run_panel;
 pub fn App() -> impl IntoView {
     let lab = Lab::new();
     let state = lab.state;
+    crate::share::provide_hiding(
+        "lab",
+        Memo::new(move |_| state.with(|s| s.hide.iter().cloned().collect())),
+    );
     let r = lab.readouts;
     let notices = lab.notices;
     // A settings file goes through the same path as the controls: checked, then a fresh model.

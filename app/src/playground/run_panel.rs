@@ -5,9 +5,10 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use super::controls::{fmt_opt, hidden, on, percent};
+use super::controls::{fmt_opt, on, percent};
 use super::lab::{GpuStatus, Lab, Speed};
 use super::session::Command;
+use crate::share::hidden;
 
 pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
     let state = lab.state;
@@ -25,12 +26,12 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
                     on:click=send(Command::Pause)>"Pause"</button>
             </div>
             <div class="buttons">
-                <button data-testid="step-once" class:hidden=hidden(state, "step") disabled=move || busy() || r.running.get()
+                <button data-testid="step-once" class:hidden=hidden("step") disabled=move || busy() || r.running.get()
                     on:click=send(Command::Step)>"Step"</button>
                 <button data-testid="reset" disabled=busy on:click=send(Command::Reset)>"Reset"</button>
             </div>
             <p class="muted small" data-testid="run-refusal" role="status">{move || r.refusal.get().unwrap_or_default()}</p>
-            <label class:hidden=hidden(state, "speed")>"Speed"
+            <label class:hidden=hidden("speed")>"Speed"
                 <select data-testid="speed-choice" on:change={ let lab = lab.clone(); move |ev| {
                     lab.speed.set(match event_target_value(&ev).as_str() {
                         "1" => Speed::Steps(1),
@@ -56,7 +57,7 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
                 <dt>"Runs on"</dt><dd data-testid="device">{move || r.backend.get()}</dd>
             </dl>
             <p class="muted small" data-testid="backend-reason">{move || r.backend_reason.get().unwrap_or_default()}</p>
-            <div class="buttons wrap" class:hidden=hidden(state, "export")>
+            <div class="buttons wrap" class:hidden=hidden("export")>
                 <button data-testid="export-weights" on:click=send(Command::ExportWeights)>"Weights (JSON)"</button>
                 <button data-testid="export-loss" on:click=on(lab, super::tables::export_losses)>"Loss (CSV)"</button>
                 <button data-testid="export-heatmap" on:click=on(lab, super::tables::export_heatmap)>"Heatmap (PNG)"</button>

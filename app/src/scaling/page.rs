@@ -12,6 +12,7 @@ use super::{redraw, Canvases};
 use crate::browser;
 use crate::job::{run_bar, Job};
 use crate::layout::{record_files, RecordFiles};
+use crate::share::hidden;
 
 #[component]
 pub fn ScalingPage() -> impl IntoView {
@@ -73,7 +74,7 @@ pub fn ScalingPage() -> impl IntoView {
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
-                <label>"Network and data"
+                <label class:hidden=hidden("data")>"Network and data"
                     <select data-testid="scale-data" on:change=move |ev| {
                         if let Some(d) = Data::from_key(&event_target_value(&ev)) {
                             set(&|s| { s.data = d; s.network = if d.is_images() { Network::Mlp } else { Network::Toy }; });
@@ -86,7 +87,7 @@ pub fn ScalingPage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label>"Optimizer"
+                <label class:hidden=hidden("optimizer")>"Optimizer"
                     <select data-testid="scale-optimizer" on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
                     }>
@@ -96,7 +97,7 @@ pub fn ScalingPage() -> impl IntoView {
                 {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
                 {number_input("Base learning rate", "scale-lr", |s| s.base_lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.base_lr = x).is_some())}
                 {number_input("at batch", "scale-base-batch", |s| s.base_batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x >= 1).map(|x| s.base_batch = x).is_some())}
-                <label>"Scaling rule"
+                <label class:hidden=hidden("rule")>"Scaling rule"
                     <select data-testid="scale-rule" on:change=move |ev| {
                         let r = match event_target_value(&ev).as_str() { "linear" => Rule::Linear, "sqrt" => Rule::Sqrt, _ => Rule::None };
                         set(&|s| s.rule = r);
@@ -108,7 +109,7 @@ pub fn ScalingPage() -> impl IntoView {
                 </label>
                 {number_input("Learning-rate factors (a heatmap when several)", "scale-factors", |s| s.lr_factors.clone(), |s, v| { s.lr_factors = v.into(); true })}
                 {number_input("Warmup (epochs, 0 = none)", "scale-warmup", |s| s.warmup_epochs.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=100.0).contains(x)).map(|x| s.warmup_epochs = x).is_some())}
-                <label>"Target"
+                <label class:hidden=hidden("target-kind")>"Target"
                     <select data-testid="scale-target-kind" on:change=move |ev| {
                         let acc = event_target_value(&ev) == "accuracy";
                         set(&|s| { s.target_accuracy = acc; s.target = if acc { 0.9 } else { 0.5 }; });
@@ -120,18 +121,18 @@ pub fn ScalingPage() -> impl IntoView {
                 {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite() && *x > 0.0).map(|x| s.target = x).is_some())}
                 {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=100_000).contains(x)).map(|x| s.max_steps = x).is_some())}
                 {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
-                <label>"Backend"
+                <label class:hidden=hidden("backend")>"Backend"
                     <select data-testid="scale-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
                         <option value="cpu" selected=true>"CPU path"</option>
                         <option value="webgpu">"WebGPU (CPU path if missing)"</option>
                     </select>
                 </label>
                 {run_bar(&job, "scale", view! {
-                    <button class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
+                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
                 })}
                 {record_files(
                     RecordFiles { prefix: "scale", name: "sweep", csv_label: "results CSV", record, error, status },
-                    view! { <button data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },
+                    view! { <button class:hidden=hidden("export-config") data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },
                     move |r| redraw(&canvases, r),
                 )}
             </section>

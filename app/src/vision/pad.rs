@@ -11,6 +11,7 @@ use engine::inspect::mnist_digit;
 use super::session::Command;
 use super::{View, PAD};
 use crate::session::Mailbox;
+use crate::share::hidden;
 
 pub fn pad(
     v: View,
@@ -76,7 +77,7 @@ pub fn pad(
         v.probs.set(Vec::new());
     };
     view! {
-        <figure>
+        <figure class:hidden=hidden("pad")>
             <canvas node_ref=canvas data-testid="vision-pad" width=PAD.to_string() height=PAD.to_string() class="pad"
                 on:mousedown=down on:mousemove=moved on:mouseup=up.clone() on:mouseleave=up></canvas>
             <div class="buttons">

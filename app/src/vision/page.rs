@@ -11,6 +11,7 @@ use lab_state::vision::VisionLab as Settings;
 use super::session::{self, Command};
 use super::{draw, names, History, View};
 use crate::browser;
+use crate::share::hidden;
 
 #[component]
 pub fn VisionPage() -> impl IntoView {
@@ -96,8 +97,8 @@ pub fn VisionPage() -> impl IntoView {
                 <crate::share::StateBar state=settings notices=notices/>
                 {super::settings_panel::settings_panel(settings, v.error)}
                 <div class="buttons">
-                    <button class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || v.running.get() on:click=train>"Train"</button>
-                    <button data-lab-pause="true" data-testid="vision-stop" disabled=move || !v.running.get() on:click=on(|| Command::Stop)>"Stop"</button>
+                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || v.running.get() on:click=train>"Train"</button>
+                    <button class:hidden=hidden("stop") data-lab-pause="true" data-testid="vision-stop" disabled=move || !v.running.get() on:click=on(|| Command::Stop)>"Stop"</button>
                 </div>
                 <label>"Epoch progress" <progress data-testid="vision-progress" max="1" prop:value=move || v.epoch_progress.get()></progress></label>
                 <p data-lab-status="true" data-testid="vision-status">{move || v.status.get()}</p>
@@ -110,10 +111,10 @@ pub fn VisionPage() -> impl IntoView {
                     <dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd>
                 </dl>
                 <div class="buttons wrap">
-                    <button data-testid="vision-save" disabled=move || !v.has_model.get() && !v.running.get()
+                    <button class:hidden=hidden("save") data-testid="vision-save" disabled=move || !v.has_model.get() && !v.running.get()
                         title="the model so far, also while training" on:click=on(|| Command::Save)>"Save model"</button>
                 </div>
-                <label>"Load a model (JSON from this page or lab train --save-model)"
+                <label class:hidden=hidden("load")>"Load a model (JSON from this page or lab train --save-model)"
                     <input type="file" accept=".json,application/json" data-testid="vision-load" on:change=load/>
                 </label>
             </section>
@@ -127,15 +128,15 @@ pub fn VisionPage() -> impl IntoView {
                     <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images."</figcaption>
                 </figure>
                 {super::pad::pad(v, mailbox, class_names)}
-                <figure>
+                <figure class:hidden=hidden("maps")>
                     <canvas node_ref=c.maps data-testid="vision-maps" width="420" height="360"></canvas>
                     <figcaption>"Feature maps: what each convolution and pooling layer computes from this input (first 16 channels; darker is larger)."</figcaption>
                 </figure>
-                <figure>
+                <figure class:hidden=hidden("filters")>
                     <canvas node_ref=c.filters data-testid="vision-filters" width="420" height="130"></canvas>
                     <figcaption>"The first convolution's filters (orange positive, blue negative weights): edge and stroke detectors after training."</figcaption>
                 </figure>
-                <figure>
+                <figure class:hidden=hidden("confusion")>
                     <canvas node_ref=c.confusion data-testid="vision-confusion" width="420" height="400"></canvas>
                     <table class="results" data-testid="vision-per-class">
                         <tr><th>"class"</th><th>"accuracy"</th></tr>
@@ -145,7 +146,7 @@ pub fn VisionPage() -> impl IntoView {
                     </table>
                     <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
-                <figure>
+                <figure class:hidden=hidden("misses")>
                     <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
                     <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
                 </figure>

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::share::hidden;
 use engine::optim::Optimizer;
 use lab_state::layers::{self, PRESETS};
 use lab_state::vision::{VisionLab as Settings, TRAIN_SIZES};
@@ -11,7 +12,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
     let number = crate::controls::numbers(settings, error);
     view! {
-        <label>"Data set"
+        <label class:hidden=hidden("set")>"Data set"
             <select data-testid="vision-set" on:change=move |ev| {
                 let v = if event_target_value(&ev) == "fashion" { "fashion" } else { "mnist" };
                 set(&|s| s.set = v.into());
@@ -20,12 +21,12 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
                 <option value="fashion" selected=move || settings.with(|s| s.set == "fashion")>"Fashion-MNIST"</option>
             </select>
         </label>
-        <label>"Training images"
+        <label class:hidden=hidden("train")>"Training images"
             <select data-testid="vision-train" on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { set(&|s| s.train = n) } }>
                 {TRAIN_SIZES.map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.train == n)>{n.to_string()}</option> }).collect_view()}
             </select>
         </label>
-        <label>"Architecture"
+        <label class:hidden=hidden("preset")>"Architecture"
             <select data-testid="vision-preset" on:change=move |ev| {
                 if let Ok(i) = event_target_value(&ev).parse::<usize>() {
                     set(&|s| { s.preset = i; s.layers = PRESETS[i.min(2)].2.into(); s.epochs = PRESETS[i.min(2)].3; });
@@ -34,7 +35,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
                 {PRESETS.iter().enumerate().map(|(i, p)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.preset == i)>{format!("{} ({} epochs)", p.1, p.3)}</option> }).collect_view()}
             </select>
         </label>
-        <label>"Layers (edit: conv F KxK sS pP, maxpool N, avgpool N, dense N, dropout R, relu, tanh…)"
+        <label class:hidden=hidden("layers")>"Layers (edit: conv F KxK sS pP, maxpool N, avgpool N, dense N, dropout R, relu, tanh…)"
             <textarea data-testid="vision-layers" rows="4" prop:value=move || settings.with(|s| s.layers.clone()) on:change=move |ev| {
                 let v = event_target_value(&ev);
                 match layers::parse(&v, 10) {
@@ -43,7 +44,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
                 }
             }></textarea>
         </label>
-        <label>"Optimizer"
+        <label class:hidden=hidden("optimizer")>"Optimizer"
             <select data-testid="vision-optimizer" on:change=move |ev| {
                 if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| { s.optimizer = i; s.lr = Optimizer::all()[i.min(Optimizer::all().len() - 1)].default_learning_rate(); }) }
             }>
@@ -53,7 +54,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
         {number("Learning rate", "vision-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
         {number("Batch size", "vision-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=1024).contains(x)).map(|x| s.batch = x).is_some())}
         {number("Epochs", "vision-epochs", |s| s.epochs.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=50).contains(x)).map(|x| s.epochs = x).is_some())}
-        <label>"Backend"
+        <label class:hidden=hidden("backend")>"Backend"
             <select data-testid="vision-backend" on:change=move |ev| { let w = event_target_value(&ev) == "webgpu"; set(&|s| s.webgpu = w) }>
                 <option value="webgpu" selected=move || settings.with(|s| s.webgpu)>"WebGPU (CPU path if missing)"</option>
                 <option value="cpu" selected=move || settings.with(|s| !s.webgpu)>"CPU path"</option>
