@@ -11,6 +11,7 @@ pub mod cluster_run;
 pub mod collectives;
 pub mod compress;
 pub mod data;
+pub mod error;
 pub mod export;
 pub mod gpu;
 pub mod inspect;

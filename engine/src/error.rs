@@ -1,0 +1,52 @@
+//! What can go wrong in the engine, by kind, so that callers and tests tell cases apart by
+//! variant; each message is written for a student and says what to do where there is something.
+
+/// A GPU device that stopped answering.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DeviceError {
+    #[error("the GPU device went away during a readback")]
+    Gone,
+    #[error("readback failed: {0}")]
+    Readback(String),
+    #[error("GPU poll failed: {0}")]
+    Poll(String),
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// No WebGPU in this browser, or no adapter or device: the CPU path is the way on.
+    #[error("{0}")]
+    NoGpu(String),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// The GPU refused the model (out of memory, a limit of the device).
+    #[error("{0}")]
+    GpuRefused(String),
+    /// The model needs more memory than the CPU path allows itself.
+    #[error("{0}")]
+    TooLarge(String),
+    /// Settings that cannot train: a learning rate, a batch size, a layer line.
+    #[error("{0}")]
+    Config(String),
+    /// A model and data that do not fit each other (classes, features, sizes).
+    #[error("{0}")]
+    Mismatch(String),
+    /// A data file that could not be read or parsed.
+    #[error("{file}: {why}")]
+    Data { file: String, why: String },
+    #[error("{rows} points exceed the {max} this trainer predicts at once")]
+    TooManyPoints { rows: usize, max: usize },
+    #[error("{given} values given for {expected} parameters")]
+    ParamCount { given: usize, expected: usize },
+    #[error("this trainer was built without a landscape evaluation")]
+    NoEvaluation,
+    #[error("no evaluation data: call set_eval_data first")]
+    NoEvaluationData,
+}
+
+/// Modules whose own errors are still sentences take an engine error as its message.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}

@@ -1,0 +1,423 @@
+//! A training session: a config (data, model, optimizer) compiled to a plan and run on a backend,
+//! with a stream of per-step metrics. The same code drives the GPU and the CPU backends.
+
+mod config;
+mod landscape_eval;
+#[cfg(test)]
+mod tests;
+mod view;
+
+pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::data::sampler::BatchSampler;
+use crate::data::Dataset;
+use crate::gpu::GpuContext;
+use crate::kernel::StepScalars;
+use crate::model::{Compiled, ModelSpec};
+use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, LOG_CAPACITY};
+
+/// Metrics of one step, measured on its mini-batch before the update.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepMetrics {
+    pub step: u64,
+    pub loss: f32,
+    pub accuracy: f32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrainError {
+    /// The loss became NaN or infinite at this step; training stops there.
+    Diverged {
+        step: u64,
+    },
+    Device(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Diverged { step } => write!(
+                f,
+                "training diverged at step {step}: the loss became NaN or infinite. Lower the learning rate and reset."
+            ),
+            TrainError::Device(e) => write!(f, "device error: {e}"),
+        }
+    }
+}
+
+/// An optimizer's state: the steps taken (t of Adam's bias correction, the schedule's step) and
+/// its two vectors in the flat parameter layout — SGD none (zeros), momentum and Nesterov the
+/// velocity v in `a`, AdaGrad and RMSProp the accumulator A in `a`, Adam and AdamW the moments m
+/// in `a` and v in `b`, LARS the velocity in `a` (docs/theory.md §2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptimizerState {
+    pub step: u64,
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+}
+
+pub struct Trainer {
+    backend: Backend,
+    host: HostBuffers,
+    pub config: TrainConfig,
+    pub spec: ModelSpec,
+    pub compiled: Compiled,
+    pub data: Dataset,
+    sampler: BatchSampler,
+    predict_rows: usize,
+    step: u64,
+    /// Rows of the data set now on the device for landscape evaluation (0: none yet).
+    eval_loaded: usize,
+}
+
+impl Trainer {
+    /// Builds a trainer on the GPU when a context is given, else on the CPU, for a generated
+    /// (toy) data set; image data is loaded by the caller and given to [`Trainer::with_data`].
+    pub async fn new(
+        config: TrainConfig,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+    ) -> Result<Self, String> {
+        let DataConfig::Toy(toy) = &config.data else {
+            return Err("image data sets are loaded by the caller: use Trainer::with_data".into());
+        };
+        let data = toy.generate();
+        Self::with_data(config, data, gpu, predict_rows).await
+    }
+
+    /// Builds a trainer on `data` (the training set), the model and optimizer from `config`.
+    pub async fn with_data(
+        config: TrainConfig,
+        data: Dataset,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+    ) -> Result<Self, String> {
+        Self::with_evaluation(config, data, gpu, predict_rows, 0).await
+    }
+
+    /// Like [`Trainer::with_data`], with a landscape evaluation over `eval_rows` samples on the
+    /// device ([`Trainer::set_eval_data`], [`Trainer::plane_losses`]).
+    pub async fn with_evaluation(
+        config: TrainConfig,
+        data: Dataset,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+        eval_rows: usize,
+    ) -> Result<Self, String> {
+        config.validate()?;
+        if data.len() < config.batch {
+            return Err(format!(
+                "the batch of {} is larger than the {} samples",
+                config.batch,
+                data.len()
+            ));
+        }
+        let spec = config.spec(data.classes);
+        let compiled = spec.compile()?;
+        if compiled.classes() < data.classes {
+            return Err(format!(
+                "the model scores {} classes, the data has {}",
+                compiled.classes(),
+                data.classes
+            ));
+        }
+        if data.is_regression() && (compiled.classes() != 1 || config.loss != Loss::Mse) {
+            return Err(format!(
+                "regression data trains a model with one output on the mse loss (this one has {} outputs and the {:?} loss)",
+                compiled.classes(),
+                config.loss
+            ));
+        }
+        let dim = config.input_shape().iter().product::<usize>();
+        if compiled.input_len() != dim {
+            return Err(format!(
+                "the model reads {} features, the data has {}",
+                compiled.input_len(),
+                dim
+            ));
+        }
+        if !config.features.is_empty() && data.dim != 2 {
+            return Err(format!(
+                "input features are computed from 2-D points, this data has {} values per sample",
+                data.dim
+            ));
+        }
+        // The device holds what the network reads; `data` keeps the raw samples.
+        let device_x = config.inputs(&data.x);
+        let packed = if config.features.is_empty() {
+            data.packed_u8()
+        } else {
+            None
+        };
+        let plan = Plan::new(&PlanConfig {
+            model: &compiled,
+            loss: config.loss,
+            regularization: config.regularization,
+            seed: config.seed as u32,
+            optimizer: config.optimizer,
+            batch: config.batch,
+            data_rows: data.len(),
+            data_packed: packed.is_some(),
+            regression: data.is_regression(),
+            predict_rows: predict_rows.max(1),
+            eval_rows,
+            // Several landscape points per pass save dispatches on a GPU; the CPU twins have none
+            // to save and run fastest a point at a time, each pass in cache.
+            eval_batched: gpu.is_some(),
+        });
+        let host = plan.host;
+        let mut backend = match gpu {
+            Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
+            None => {
+                crate::backend::cpu::check_budget(&plan)?;
+                Backend::Cpu(CpuBackend::new(plan))
+            }
+        };
+        backend.write_f32(host.params, &spec.init_with(&compiled, config.seed, config.init));
+        backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
+        match &packed {
+            Some(words) => backend.write_u32(host.data_x, words),
+            None => backend.write_f32(host.data_x, &device_x),
+        }
+        if data.is_regression() {
+            let bits: Vec<u32> = data.targets.iter().map(|t| t.to_bits()).collect();
+            backend.write_u32(host.data_y, &bits);
+        } else {
+            backend.write_u32(host.data_y, &data.y);
+        }
+        let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4, config.shuffle);
+        Ok(Self {
+            backend,
+            host,
+            spec,
+            compiled,
+            data,
+            sampler,
+            predict_rows: predict_rows.max(1),
+            step: 0,
+            eval_loaded: 0,
+            config,
+        })
+    }
+
+    pub fn backend_name(&self) -> String {
+        self.backend.name()
+    }
+
+    /// Why the GPU device this trainer runs on was lost, if it was: its work is gone, and the
+    /// caller rebuilds on a new device from saved weights.
+    pub fn gpu_lost(&self) -> Option<String> {
+        self.backend.gpu_lost()
+    }
+
+    pub fn is_gpu(&self) -> bool {
+        self.backend.is_gpu()
+    }
+
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Carries on a count from elsewhere: a trainer rebuilt from saved weights after its device
+    /// was lost resumes the step numbers (and the schedule) where they were.
+    pub fn set_step(&mut self, step: u64) {
+        self.step = step;
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.sampler.epoch
+    }
+
+    /// Times each kernel of a training step on the current batch, `reps` runs each. It repeats
+    /// the update too, so the weights move: profile after a run, not in the middle of one.
+    pub async fn profile_step(
+        &mut self,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
+    ) -> Result<Vec<crate::backend::KernelTime>, String> {
+        let scalars = StepScalars {
+            slot: 0,
+            t: self.step.max(1) as u32,
+            lr: self.config.learning_rate,
+            ..Default::default()
+        };
+        self.backend.profile(Pass::Train, &scalars, reps, now_ms).await
+    }
+
+    /// The learning rate of step `step` (from 1): the base rate through the schedule (warmup,
+    /// decay).
+    pub fn learning_rate_at(&self, step: u64) -> f32 {
+        self.config
+            .schedule
+            .lr_at(self.config.learning_rate, step.min(u32::MAX as u64) as u32)
+    }
+
+    /// Runs up to `steps` training steps (at most the log capacity) and returns their metrics.
+    /// Stops early, with an error, at the first step whose loss is not finite.
+    pub async fn train(&mut self, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
+        let steps = steps.clamp(1, LOG_CAPACITY);
+        let first = self.step;
+        let mut logs = Vec::new();
+        for slot in 0..steps {
+            let batch = self.sampler.next_batch(self.config.batch).to_vec();
+            self.backend.write_u32(self.host.indices, &batch);
+            self.step += 1;
+            let scalars = StepScalars {
+                slot: slot as u32,
+                t: self.step as u32,
+                lr: self.learning_rate_at(self.step),
+                ..Default::default()
+            };
+            if slot + 1 < steps {
+                self.backend.run(Pass::Train, &scalars);
+                continue;
+            }
+            // The chunk's metrics come back with its last step: one readback per chunk.
+            let reads = [(self.host.log_loss, steps), (self.host.log_accuracy, steps)];
+            logs = self
+                .backend
+                .run_and_read(Pass::Train, &scalars, &reads)
+                .await
+                .map_err(TrainError::Device)?;
+        }
+        let (loss, acc) = (&logs[0], &logs[1]);
+        let mut out = Vec::with_capacity(steps);
+        for i in 0..steps {
+            let step = first + i as u64 + 1;
+            if !loss[i].is_finite() {
+                self.step = step;
+                return Err(TrainError::Diverged { step });
+            }
+            out.push(StepMetrics {
+                step,
+                loss: loss[i],
+                accuracy: acc[i],
+            });
+        }
+        Ok(out)
+    }
+
+    /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
+    /// with respect to every parameter, at the current weights, without updating anything.
+    pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), String> {
+        let mut grads = Vec::new();
+        let loss = self.loss_and_gradient_into(rows, &mut grads).await?;
+        Ok((loss, grads))
+    }
+
+    /// [`Self::loss_and_gradient`] into a vector the caller keeps between calls.
+    pub async fn loss_and_gradient_into(
+        &mut self,
+        rows: &[u32],
+        grads: &mut Vec<f32>,
+    ) -> Result<f32, String> {
+        if rows.len() != self.config.batch {
+            return Err(format!(
+                "{} rows given for a batch of {}",
+                rows.len(),
+                self.config.batch
+            ));
+        }
+        self.backend.write_u32(self.host.indices, rows);
+        // As the next training step would: its dropout masks are keyed by its step number.
+        let scalars = StepScalars {
+            t: (self.step + 1) as u32,
+            ..Default::default()
+        };
+        self.backend.run(Pass::Gradient, &scalars);
+        let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
+        // Every gradient pass writes the whole gradient buffer, so on the CPU path it can be
+        // swapped with the caller's (a cluster's workers each keep one) rather than copied.
+        self.backend
+            .take_f32_into(self.host.grads, self.compiled.n_params, grads)
+            .await?;
+        Ok(loss)
+    }
+
+    /// One optimizer step with the given gradient instead of one computed here (a data-parallel
+    /// step applies the workers' averaged gradient): the update kernels alone, at the next step's
+    /// learning rate.
+    pub fn apply_gradient(&mut self, grads: &[f32]) -> Result<(), String> {
+        let n = self.compiled.n_params;
+        if grads.len() != n {
+            return Err(format!(
+                "{} gradient values given for {n} parameters",
+                grads.len()
+            ));
+        }
+        self.backend.write_f32(self.host.grads, grads);
+        self.step += 1;
+        let scalars = StepScalars {
+            slot: 0,
+            t: self.step as u32,
+            lr: self.learning_rate_at(self.step),
+            ..Default::default()
+        };
+        self.backend.run(Pass::Update, &scalars);
+        Ok(())
+    }
+
+    /// Replaces the weights (same layout as `params`).
+    /// GPU readbacks awaited so far on this trainer's device (0 on the CPU path).
+    pub fn readbacks(&self) -> u64 {
+        self.backend.readbacks()
+    }
+
+    /// The kernel lists and buffers this trainer runs.
+    pub fn plan(&self) -> &Plan {
+        self.backend.plan()
+    }
+
+    pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
+        let n = self.compiled.n_params;
+        if params.len() != n {
+            return Err(format!("{} values given for {n} parameters", params.len()));
+        }
+        self.backend.write_f32(self.host.params, params);
+        Ok(())
+    }
+
+    /// The row indices of the next training batch (advances the sampler).
+    pub fn next_batch_rows(&mut self) -> Vec<u32> {
+        self.sampler.next_batch(self.config.batch).to_vec()
+    }
+
+    /// The current flat parameter vector (layout from `compiled`).
+    pub async fn params(&self) -> Result<Vec<f32>, String> {
+        self.backend
+            .read_f32(self.host.params, self.compiled.n_params)
+            .await
+    }
+
+    /// The optimizer's state and step counter, so that a saved run resumes exactly.
+    pub async fn optimizer_state(&self) -> Result<OptimizerState, String> {
+        let n = self.compiled.n_params;
+        Ok(OptimizerState {
+            step: self.step,
+            a: self.backend.read_f32(self.host.optimizer_a, n).await?,
+            b: self.backend.read_f32(self.host.optimizer_b, n).await?,
+        })
+    }
+
+    /// Restores what [`Trainer::optimizer_state`] gave (and the step counter with it).
+    pub fn set_optimizer_state(&mut self, state: &OptimizerState) -> Result<(), String> {
+        let n = self.compiled.n_params;
+        if state.a.len() != n || state.b.len() != n {
+            return Err(format!(
+                "optimizer state of {} and {} values for {n} parameters",
+                state.a.len(),
+                state.b.len()
+            ));
+        }
+        self.backend.write_f32(self.host.optimizer_a, &state.a);
+        self.backend.write_f32(self.host.optimizer_b, &state.b);
+        self.step = state.step;
+        Ok(())
+    }
+}
+
