@@ -1,4 +1,5 @@
 use super::*;
+use crate::data::toy::ToyConfig;
 
 fn csv_config(test_fraction: f32) -> DataConfig {
     DataConfig::Csv(CsvConfig {
