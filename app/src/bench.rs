@@ -85,7 +85,7 @@ async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<Sli
         trainer.backend_name()
     ));
     frame::next_frame().await;
-    slice_run(&mut trainer, &q.workload, res, steps, &frame::now_ms).await
+    Ok(slice_run(&mut trainer, &q.workload, res, steps, &frame::now_ms).await?)
 }
 
 async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
@@ -97,7 +97,7 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         trainer.backend_name()
     ));
     frame::next_frame().await; // let the status paint before the CPU path blocks
-    engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await
+    Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
 }
 
 #[component]

@@ -35,3 +35,25 @@ pub fn numbers<S: Clone + Send + Sync + 'static>(
 ) -> impl Fn(&'static str, &'static str, Get<S>, Put<S>) -> AnyView + Copy {
     move |label, id, get, put| number_input(settings, error, label, id, get, put).into_any()
 }
+
+/// The optimizer `<select>` the labs share (in `Optimizer::all()` order), bound to one field;
+/// `put` may change more than the field (the vision lab resets the learning rate).
+pub fn optimizer_select<S: Clone + Send + Sync + 'static>(
+    settings: RwSignal<S>,
+    id: &'static str,
+    get: fn(&S) -> usize,
+    put: fn(&mut S, usize),
+) -> impl IntoView {
+    use engine::optim::Optimizer;
+    view! {
+        <label class:hidden=crate::share::hidden_id(id)>"Optimizer"
+            <select data-testid=id on:change=move |ev| {
+                if let Ok(i) = event_target_value(&ev).parse::<usize>() { settings.update(|s| put(s, i)) }
+            }>
+                {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! {
+                    <option value=i.to_string() selected=move || settings.with(|s| get(s) == i)>{o.label()}</option>
+                }).collect_view()}
+            </select>
+        </label>
+    }
+}

@@ -30,7 +30,7 @@ impl Record for engine::cluster_run::ClusterRecord {
         engine::cluster_run::ClusterRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        engine::cluster_run::ClusterRecord::from_json(text)
+        Ok(engine::cluster_run::ClusterRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()
@@ -42,7 +42,7 @@ impl Record for engine::scaling::SweepRecord {
         engine::scaling::SweepRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        engine::scaling::SweepRecord::from_json(text)
+        Ok(engine::scaling::SweepRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()

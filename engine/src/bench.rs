@@ -1,6 +1,7 @@
 //! The fixed benchmark workloads (issue "Engine", section Speed), so results compare with other
 //! systems: W1 an MLP and W2 a small CNN on the first 10,000 MNIST training images in file order.
 
+use crate::error::Error;
 use serde::Serialize;
 
 use crate::backend::KernelTime;
@@ -169,16 +170,16 @@ pub async fn run(
     name: &str,
     steps: usize,
     now_ms: &dyn Fn() -> f64,
-) -> Result<BenchResult, String> {
+) -> Result<BenchResult, Error> {
     let batch = trainer.config.batch;
     let steps = steps.max(2);
     let t0 = now_ms();
-    let mut metrics = trainer.train(1).await.map_err(|e| e.to_string())?;
+    let mut metrics = trainer.train(1).await?;
     let t1 = now_ms();
     let (read0, mut chunks) = (trainer.readbacks(), 0);
     while metrics.len() < steps {
         let chunk = (steps - metrics.len()).min(crate::plan::LOG_CAPACITY);
-        metrics.extend(trainer.train(chunk).await.map_err(|e| e.to_string())?);
+        metrics.extend(trainer.train(chunk).await?);
         chunks += 1;
     }
     let t2 = now_ms();
@@ -245,15 +246,15 @@ pub async fn slice_run(
     res: usize,
     steps: usize,
     now_ms: &dyn Fn() -> f64,
-) -> Result<SliceBenchResult, String> {
+) -> Result<SliceBenchResult, Error> {
     use crate::landscape::{filter_normalized_direction, slice};
     let batch = trainer.config.batch;
-    trainer.train(1).await.map_err(|e| e.to_string())?;
+    trainer.train(1).await?;
     let t0 = now_ms();
     let mut done = 0;
     while done < steps {
         let chunk = (steps - done).min(crate::plan::LOG_CAPACITY);
-        done += trainer.train(chunk).await.map_err(|e| e.to_string())?.len();
+        done += trainer.train(chunk).await?.len();
     }
     let train_rate = (done * batch) as f64 / ((now_ms() - t0) / 1000.0);
     let eval_samples = trainer.eval_rows();

@@ -5,6 +5,7 @@
 //! time and bytes reported belong to the same messages that produced the update. Asynchronous SGD
 //! applies each worker's gradient as it arrives, computed on the weights that worker read then.
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::collectives::{cost, Algorithm, Link, Schedule, Topology};
@@ -280,7 +281,7 @@ impl Cluster {
     }
 
     /// One synchronous step (every worker's gradient, allreduced) or one asynchronous update.
-    pub async fn step(&mut self, trainer: &mut Trainer) -> Result<StepReport, String> {
+    pub async fn step(&mut self, trainer: &mut Trainer) -> Result<StepReport, Error> {
         match self.config.consistency {
             Consistency::Synchronous => self.sync_step(trainer).await,
             Consistency::Asynchronous { bound } => self.async_step(trainer, bound).await,
@@ -289,7 +290,7 @@ impl Cluster {
 
     /// Computes worker `w`'s gradient on the next batch at the current weights, compressed as it
     /// would be sent, into `grads[w]`; gives its batch loss.
-    async fn gradient(&mut self, trainer: &mut Trainer, w: usize) -> Result<f32, String> {
+    async fn gradient(&mut self, trainer: &mut Trainer, w: usize) -> Result<f32, Error> {
         let rows = trainer.next_batch_rows();
         let loss = trainer.loss_and_gradient_into(&rows, &mut self.grads[w]).await?;
         let c = self.config.compression;
@@ -303,7 +304,7 @@ impl Cluster {
 
     /// Each worker's gradient on the next batch of the shared sampler (so the shards are
     /// disjoint), compressed, allreduced by the schedule, averaged and applied.
-    async fn sync_step(&mut self, trainer: &mut Trainer) -> Result<StepReport, String> {
+    async fn sync_step(&mut self, trainer: &mut Trainer) -> Result<StepReport, Error> {
         let p = self.config.workers;
         let mut loss = 0.0;
         for w in 0..p {
@@ -327,7 +328,7 @@ impl Cluster {
 
     /// Worker `w` pulls the current weights at time `now` and starts its next gradient; when it is
     /// computed, the push and the pull wait for the server's link to be free.
-    async fn start(&mut self, trainer: &mut Trainer, w: usize, now: f64) -> Result<(), String> {
+    async fn start(&mut self, trainer: &mut Trainer, w: usize, now: f64) -> Result<(), Error> {
         let loss = self.gradient(trainer, w).await?;
         let compute = self.config.compute_seconds(&self.work, self.worker_batch)[w];
         let ready = now + compute;
@@ -374,11 +375,7 @@ impl Cluster {
     /// The next gradient to arrive is applied at once; its worker starts again if the staleness
     /// bound lets it (it may not run more than `bound` iterations ahead of the slowest worker),
     /// and so does any worker that was waiting on the bound.
-    async fn async_step(
-        &mut self,
-        trainer: &mut Trainer,
-        bound: Option<usize>,
-    ) -> Result<StepReport, String> {
+    async fn async_step(&mut self, trainer: &mut Trainer, bound: Option<usize>) -> Result<StepReport, Error> {
         if self.version == 0 && self.states.iter().all(|s| s.running.is_none()) {
             for w in 0..self.config.workers {
                 self.start(trainer, w, 0.0).await?;
@@ -390,7 +387,7 @@ impl Cluster {
             .enumerate()
             .filter_map(|(w, s)| s.running.map(|r| (w, r)))
             .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
-            .ok_or("no worker is running")?;
+            .ok_or_else(|| Error::Mismatch("no worker is running".into()))?;
         let staleness = (self.version - read) as usize;
         trainer.apply_gradient(&self.grads[w])?;
         self.version += 1;

@@ -1,6 +1,7 @@
 //! A simulated cluster trained to a target: the loss per update against modelled time, accuracy
 //! checks, bytes and staleness — what the cluster lab plots, exports and reloads.
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{Cluster, ClusterConfig, ScalingPoint};
@@ -54,7 +55,7 @@ pub async fn train_to_target<F: std::future::Future<Output = bool>>(
     max_steps: usize,
     test: Option<&Dataset>,
     mut progress: impl FnMut(usize, usize) -> F,
-) -> Result<ClusterRun, String> {
+) -> Result<ClusterRun, Error> {
     let check_set = trainer.data.head(CHECK_SAMPLES);
     let mut run = ClusterRun {
         label,
@@ -148,10 +149,16 @@ impl ClusterRecord {
     }
 
     /// A saved record, or why it is not one.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let r: Self = serde_json::from_str(text).map_err(|e| format!("not a cluster record: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let r: Self = serde_json::from_str(text).map_err(|e| Error::NotA {
+            what: "cluster record",
+            why: e.to_string(),
+        })?;
         if r.format != RECORD_FORMAT {
-            return Err(format!("format '{}' is not '{RECORD_FORMAT}'", r.format));
+            return Err(Error::WrongFormat {
+                found: r.format,
+                expected: RECORD_FORMAT,
+            });
         }
         Ok(r)
     }

@@ -31,9 +31,21 @@ pub enum Error {
     /// A model and data that do not fit each other (classes, features, sizes).
     #[error("{0}")]
     Mismatch(String),
-    /// A data file that could not be read or parsed.
+    /// A file the caller's reader could not give (its message names the file).
+    #[error("{0}")]
+    Unreadable(String),
+    /// A data file that could not be parsed.
     #[error("{file}: {why}")]
     Data { file: String, why: String },
+    /// A file that is not what it was given as (a saved model, a results record).
+    #[error("not a {what}: {why}")]
+    NotA { what: &'static str, why: String },
+    /// A file of another format or version than this engine writes.
+    #[error("format '{found}' is not '{expected}'")]
+    WrongFormat { found: String, expected: &'static str },
+    /// The loss became NaN or infinite at this step.
+    #[error("training diverged at step {step}: the loss became NaN or infinite. Lower the learning rate and reset.")]
+    Diverged { step: u64 },
     #[error("{rows} points exceed the {max} this trainer predicts at once")]
     TooManyPoints { rows: usize, max: usize },
     #[error("{given} values given for {expected} parameters")]
@@ -42,6 +54,15 @@ pub enum Error {
     NoEvaluation,
     #[error("no evaluation data: call set_eval_data first")]
     NoEvaluationData,
+}
+
+impl From<crate::train::TrainError> for Error {
+    fn from(e: crate::train::TrainError) -> Self {
+        match e {
+            crate::train::TrainError::Diverged { step } => Error::Diverged { step },
+            crate::train::TrainError::Device(e) => e,
+        }
+    }
 }
 
 /// Modules whose own errors are still sentences take an engine error as its message.

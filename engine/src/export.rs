@@ -2,6 +2,7 @@
 //! (NumPy, PyTorch): the model, every parameter tensor, the first batch, its loss and every gradient.
 //! The format is documented in the README ("Step export").
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Compiled, ModelSpec};
@@ -149,7 +150,7 @@ fn tensors(model: &Compiled, flat: &[f32]) -> Vec<Tensor> {
 /// Exports the trainer's next step whole and takes it: the batch, the weights and optimizer state
 /// before, the loss and gradients (as a training step computes them, dropout masks of that step
 /// included), the learning rate, and the weights and state after the update.
-pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
+pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, Error> {
     let rows = trainer.next_batch_rows();
     let params = trainer.params().await?;
     let before = trainer.optimizer_state().await?;
@@ -193,7 +194,7 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, String> {
 pub async fn export_first_step(
     config: TrainConfig,
     gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
-) -> Result<StepExport, String> {
+) -> Result<StepExport, Error> {
     export_nth_step(config, gpu, 1).await
 }
 
@@ -202,20 +203,17 @@ pub async fn export_nth_step(
     config: TrainConfig,
     gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
     n: u64,
-) -> Result<StepExport, String> {
+) -> Result<StepExport, Error> {
     let mut trainer = Trainer::new(config, gpu, 1).await?;
     train_until_step(&mut trainer, n.saturating_sub(1)).await?;
     export_step(&mut trainer).await
 }
 
 /// Trains until `step` steps are done (nothing if they already are), in chunks the step log holds.
-pub async fn train_until_step(trainer: &mut Trainer, step: u64) -> Result<(), String> {
+pub async fn train_until_step(trainer: &mut Trainer, step: u64) -> Result<(), Error> {
     while trainer.step() < step {
         let left = (step - trainer.step()) as usize;
-        trainer
-            .train(left.min(crate::plan::LOG_CAPACITY))
-            .await
-            .map_err(|e| e.to_string())?;
+        trainer.train(left.min(crate::plan::LOG_CAPACITY)).await?;
     }
     Ok(())
 }
@@ -237,7 +235,7 @@ pub struct ModelExport {
 pub const MODEL_FORMAT: &str = "training-lab model v1";
 
 /// The trainer's current weights with their config and layer list.
-pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, String> {
+pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, Error> {
     let params = trainer.params().await?;
     Ok(ModelExport {
         format: MODEL_FORMAT.into(),
@@ -253,12 +251,11 @@ impl ModelExport {
     /// Puts the saved weights, optimizer state and step into `trainer` (built from the same
     /// config) and moves its batch sampler past the batches already trained, so that training
     /// goes on exactly as if it had never stopped.
-    pub fn resume(&self, trainer: &mut Trainer) -> Result<(), String> {
+    pub fn resume(&self, trainer: &mut Trainer) -> Result<(), Error> {
         trainer.set_params(&self.flat_params(&trainer.compiled)?)?;
-        let state = self
-            .optimizer
-            .as_ref()
-            .ok_or("this model file has no optimizer state (saved by an older version)")?;
+        let state = self.optimizer.as_ref().ok_or_else(|| {
+            Error::Mismatch("this model file has no optimizer state (saved by an older version)".into())
+        })?;
         trainer.set_optimizer_state(state)?;
         for _ in 0..state.step {
             trainer.next_batch_rows();
@@ -267,38 +264,44 @@ impl ModelExport {
     }
 
     /// A saved model (from the app or `lab train --save-model`), or why the text is not one.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let m: Self = serde_json::from_str(text).map_err(|e| format!("not a saved model: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let m: Self = serde_json::from_str(text).map_err(|e| Error::NotA {
+            what: "saved model",
+            why: e.to_string(),
+        })?;
         if m.format != MODEL_FORMAT {
-            return Err(format!("format '{}' is not '{MODEL_FORMAT}'", m.format));
+            return Err(Error::WrongFormat {
+                found: m.format,
+                expected: MODEL_FORMAT,
+            });
         }
         Ok(m)
     }
 
     /// The flat parameter vector for `compiled`, after checking that every tensor is there with
     /// the name, shape and offset the model's layout gives it.
-    pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, String> {
+    pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, Error> {
         let layout = tensors(compiled, &vec![0.0; compiled.n_params]);
         if layout.len() != self.parameters.len() {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "{} parameter tensors saved for a model that has {}",
                 self.parameters.len(),
                 layout.len()
-            ));
+            )));
         }
         let mut flat = vec![0.0; compiled.n_params];
         for (want, got) in layout.iter().zip(&self.parameters) {
             if want.name != got.name || want.shape != got.shape || want.offset != got.offset {
-                return Err(format!(
+                return Err(Error::Mismatch(format!(
                     "tensor '{}' {:?} does not fit the model's '{}' {:?}",
                     got.name, got.shape, want.name, want.shape
-                ));
+                )));
             }
             if got.values.len() != want.values.len() || got.values.iter().any(|v| !v.is_finite()) {
-                return Err(format!(
+                return Err(Error::Mismatch(format!(
                     "tensor '{}': wrong length or a value that is not finite",
                     got.name
-                ));
+                )));
             }
             flat[got.offset..got.offset + got.values.len()].copy_from_slice(&got.values);
         }

@@ -1,6 +1,7 @@
 //! The GPU context: one device and queue, a cache of compiled pipelines, and readbacks that are
 //! awaited (never blocking: blocking on a map would deadlock the browser's event loop).
 
+use crate::error::Error;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -62,12 +63,12 @@ fn processor_cores() -> u32 {
 impl GpuContext {
     /// Finds an adapter and opens a device. Errors (no WebGPU, no adapter) come back as text a
     /// student can read; the caller then falls back to the CPU path.
-    pub async fn new() -> Result<Self, String> {
+    pub async fn new() -> Result<Self, Error> {
         #[cfg(target_arch = "wasm32")]
         if !wgpu::util::is_browser_webgpu_supported().await {
-            return Err(
+            return Err(Error::NoGpu(
                 "this browser does not offer WebGPU (navigator.gpu is missing or gives no adapter)".into(),
-            );
+            ));
         }
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = if cfg!(target_arch = "wasm32") {
@@ -82,7 +83,7 @@ impl GpuContext {
                 ..Default::default()
             })
             .await
-            .map_err(|e| format!("no GPU adapter: {e}"))?;
+            .map_err(|e| Error::NoGpu(format!("no GPU adapter: {e}")))?;
         let info = adapter.get_info();
         // Ask for what the adapter offers: larger storage buffers let bigger models and data sets fit.
         let limits = adapter.limits();
@@ -93,7 +94,7 @@ impl GpuContext {
                 ..Default::default()
             })
             .await
-            .map_err(|e| format!("could not open the GPU device: {e}"))?;
+            .map_err(|e| Error::NoGpu(format!("could not open the GPU device: {e}")))?;
         let api = match info.backend {
             wgpu::Backend::BrowserWebGpu => "WebGPU".to_string(),
             b => format!("{b:?}"),
@@ -166,7 +167,7 @@ impl GpuContext {
     }
 
     /// Copies `len` 32-bit words from the start of `src` and awaits them.
-    pub async fn read_words(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<u32>, String> {
+    pub async fn read_words(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<u32>, Error> {
         let mut enc = self.device.create_command_encoder(&Default::default());
         let staged = self.stage(&mut enc, &[(src, len)]);
         Ok(self.collect(enc, staged).await?.swap_remove(0))

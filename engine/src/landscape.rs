@@ -5,6 +5,7 @@
 //! point computed there from a plane, the training forward pass, a row of points per readback.
 
 use crate::data::Dataset;
+use crate::error::Error;
 use crate::model::{Compiled, Layer};
 use crate::plan::LOG_CAPACITY;
 use crate::rng::Rng;
@@ -55,7 +56,7 @@ pub fn offset(base: &[f32], d1: &[f32], alpha: f32, d2: &[f32], beta: f32) -> Ve
 
 /// The loss on `data` at `weights`, evaluated on the device (see [`Trainer::plane_losses`]; the
 /// trainer's own weights are untouched).
-pub async fn loss_at(trainer: &mut Trainer, weights: &[f32], data: &Dataset) -> Result<f32, String> {
+pub async fn loss_at(trainer: &mut Trainer, weights: &[f32], data: &Dataset) -> Result<f32, Error> {
     trainer.set_eval_data(data)?;
     let zero = vec![0.0; weights.len()];
     Ok(trainer.plane_losses(weights, &zero, &zero, &[[0.0, 0.0]]).await?[0].0)
@@ -69,7 +70,7 @@ pub async fn interpolate(
     w1: &[f32],
     thetas: &[f32],
     sets: &[&Dataset],
-) -> Result<Vec<Vec<f32>>, String> {
+) -> Result<Vec<Vec<f32>>, Error> {
     let toward_start: Vec<f32> = w0.iter().zip(w1).map(|(a, b)| a - b).collect();
     let zero = vec![0.0; w1.len()];
     let points: Vec<[f32; 2]> = thetas.iter().map(|t| [1.0 - t, 0.0]).collect();
@@ -110,7 +111,7 @@ pub async fn slice(
     res: usize,
     data: &Dataset,
     mut progress: impl FnMut(usize) -> bool,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, Error> {
     trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
     let points: Vec<[f32; 2]> = (0..res * res).map(|i| [coord(i % res), coord(i / res)]).collect();
@@ -237,7 +238,7 @@ pub async fn sharpness(
     radius: f32,
     directions: usize,
     seed: u64,
-) -> Result<f32, String> {
+) -> Result<f32, Error> {
     let w = trainer.params().await?;
     trainer.set_eval_data(data)?;
     let zero = vec![0.0; w.len()];
@@ -310,16 +311,13 @@ pub async fn train_to_loss<F: std::future::Future<Output = bool>>(
     target: f32,
     budget: usize,
     mut progress: impl FnMut(usize) -> F,
-) -> Result<TrainedRun, String> {
+) -> Result<TrainedRun, Error> {
     let every = (256 / trainer.config.batch.max(1)).clamp(1, 64);
     let mut checkpoints = Checkpoints::new(trainer.params().await?);
     let mut loss = f32::NAN;
     let mut steps = trainer.step() as usize;
     while steps < budget && !(target > 0.0 && loss <= target) {
-        trainer
-            .train(every.min(budget - steps))
-            .await
-            .map_err(|e| e.to_string())?;
+        trainer.train(every.min(budget - steps)).await?;
         steps = trainer.step() as usize;
         checkpoints.push(trainer.params().await?);
         if target > 0.0 {

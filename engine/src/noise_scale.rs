@@ -1,6 +1,7 @@
 //! The gradient noise scale B_simple (McCandlish et al. 2018; docs/theory.md §5.3): estimates of
 //! |G|² and tr Σ from gradients at two batch sizes, averaged over a window, then divided.
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::train::Trainer;
@@ -61,7 +62,7 @@ fn norm2(v: &[f32]) -> f64 {
 /// the next `k` batches (B_small = the batch size) and their mean, which is the gradient over all
 /// k·B samples (B_big). Returns (B_small, mean |G_small|² over the k batches, B_big, |G_big|²).
 /// The weights do not move; the batch sampler advances.
-pub async fn measure_noise(trainer: &mut Trainer, k: usize) -> Result<(usize, f64, usize, f64), String> {
+pub async fn measure_noise(trainer: &mut Trainer, k: usize) -> Result<(usize, f64, usize, f64), Error> {
     let k = k.max(2);
     let b = trainer.config.batch;
     let mut sum: Vec<f32> = Vec::new();

@@ -2,6 +2,7 @@
 //! in the command buffer that computed them, and awaited once. Staging buffers are kept between
 //! readbacks, so a frame allocates none. The count of readbacks is kept for the benchmark.
 
+use crate::error::{DeviceError, Error};
 use crate::gpu::GpuContext;
 
 /// Copies recorded into a staging buffer, waiting for their command buffer to be submitted.
@@ -48,7 +49,7 @@ impl GpuContext {
     }
 
     /// Submits `enc` and awaits the staged words, one vector per source.
-    pub async fn collect(&self, enc: wgpu::CommandEncoder, staged: Staged) -> Result<Vec<Vec<u32>>, String> {
+    pub async fn collect(&self, enc: wgpu::CommandEncoder, staged: Staged) -> Result<Vec<Vec<u32>>, Error> {
         self.queue.submit([enc.finish()]);
         self.readbacks.set(self.readbacks.get() + 1);
         let Staged { buffer, lens } = staged;
@@ -60,12 +61,14 @@ impl GpuContext {
         #[cfg(not(target_arch = "wasm32"))]
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("GPU poll failed: {e}"))?;
+            .map_err(|e| DeviceError::Poll(e.to_string()))?;
         rx.await
-            .map_err(|_| "the GPU device went away during a readback".to_string())?
-            .map_err(|e| format!("readback failed: {e}"))?;
+            .map_err(|_| DeviceError::Gone)?
+            .map_err(|e| DeviceError::Readback(e.to_string()))?;
         let out = {
-            let mapped = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
+            let mapped = buffer
+                .get_mapped_range(..)
+                .map_err(|e| DeviceError::Readback(e.to_string()))?;
             let words = bytemuck::cast_slice::<u8, u32>(&mapped);
             let mut at = 0;
             lens.iter()

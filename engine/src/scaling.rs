@@ -2,6 +2,7 @@
 //! stream, the gradient noise scale B_simple (McCandlish et al. 2018) estimated from two batch
 //! sizes, and sweeps that train one model per batch size.
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Dataset;
@@ -179,13 +180,16 @@ impl SweepRecord {
     }
 
     /// Reads a record saved by the lab, refusing other files with a reason.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let r: SweepRecord = serde_json::from_str(text).map_err(|e| format!("not a sweep record: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let r: SweepRecord = serde_json::from_str(text).map_err(|e| Error::NotA {
+            what: "sweep record",
+            why: e.to_string(),
+        })?;
         if r.format != RECORD_FORMAT {
-            return Err(format!(
-                "a sweep record of format '{}', this lab reads '{RECORD_FORMAT}'",
-                r.format
-            ));
+            return Err(Error::WrongFormat {
+                found: r.format,
+                expected: RECORD_FORMAT,
+            });
         }
         Ok(r)
     }
@@ -314,7 +318,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     sweep: &Sweep,
     test: Option<&Dataset>,
     mut progress: impl FnMut(usize, usize) -> F,
-) -> Result<RunResult, String> {
+) -> Result<RunResult, Error> {
     let batch = trainer.config.batch;
     let check_set = trainer.data.head(CHECK_SAMPLES);
     let interval = (CHECK_EVERY_SAMPLES / batch.max(1)).clamp(1, 64);
@@ -334,7 +338,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
                 diverged = true;
                 break;
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
         let (loss, accuracy) = trainer.evaluate(&check_set).await?;
         checks.push((losses.len(), loss, accuracy));

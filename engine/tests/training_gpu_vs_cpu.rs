@@ -113,12 +113,18 @@ fn too_large_a_model_is_refused_before_allocating() {
     let err = pollster::block_on(Trainer::new(config.clone(), Some(ctx.clone()), 1))
         .err()
         .expect("refused");
-    assert!(err.contains("MB"), "{err}");
+    assert!(
+        matches!(&err, engine::error::Error::GpuRefused(m) if m.contains("MB")),
+        "{err:?}"
+    );
     // The CPU path has its own budget: 1.6 GB of weights alone is refused, not allocated.
     let err = pollster::block_on(Trainer::new(config, None, 1))
         .err()
         .expect("refused on the CPU path");
-    assert!(err.contains("the CPU path allows 512 MB"), "{err}");
+    assert!(
+        matches!(&err, engine::error::Error::TooLarge(m) if m.contains("the CPU path allows 512 MB")),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -140,7 +146,11 @@ fn invalid_configs_are_refused_with_a_reason() {
             ..Default::default()
         },
     ] {
-        assert!(pollster::block_on(Trainer::new(bad, None, 1)).is_err());
+        let refused = pollster::block_on(Trainer::new(bad, None, 1)).err();
+        assert!(
+            matches!(refused, Some(engine::error::Error::Config(_))),
+            "{refused:?}"
+        );
     }
 }
 

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 
 use engine::collectives::Link;
-use engine::optim::Optimizer;
 use lab_state::cluster::COMPRESSIONS;
 use lab_state::landscape::Data;
 
@@ -58,13 +57,7 @@ pub fn settings_panel(
                         }).collect_view()}
                     </select>
                 </label>
-                <label class:hidden=hidden("optimizer")>"Optimizer"
-                    <select data-testid="cl-optimizer" on:change=move |ev| {
-                        if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
-                    }>
-                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.optimizer == i)>{o.label()}</option> }).collect_view()}
-                    </select>
-                </label>
+                {crate::controls::optimizer_select(settings, "cl-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number("Learning rate", "cl-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
                 {number("Target accuracy (checked on 1,000 training images)", "cl-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=1.0).contains(x)).map(|x| s.target = x).is_some())}
                 {number("Update budget per run", "cl-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=20_000).contains(x)).map(|x| s.max_steps = x).is_some())}

@@ -24,7 +24,7 @@ impl Session {
             }
             Err(e) => {
                 crate::frame::log_warning(&format!("WebGPU unavailable: {e}"));
-                self.lab.readouts.gpu.set(GpuStatus::Unavailable(e));
+                self.lab.readouts.gpu.set(GpuStatus::Unavailable(e.to_string()));
             }
         }
         self.install_device_loss_hook();
@@ -110,8 +110,8 @@ impl Session {
                 true
             }
             Err(e) => {
-                r.error.set(Some(e.clone()));
-                self.broken = Some(e);
+                r.error.set(Some(e.to_string()));
+                self.broken = Some(e.to_string());
                 false
             }
         }
@@ -132,7 +132,7 @@ impl Session {
                 "made a new one"
             }
             Err(e) => {
-                r.gpu.set(GpuStatus::Unavailable(e));
+                r.gpu.set(GpuStatus::Unavailable(e.to_string()));
                 self.gpu = None;
                 "could not get another, so training moves to the CPU path"
             }

@@ -31,7 +31,7 @@ impl Session {
         };
         let (mut probs, layers, params) = match viewed {
             Ok(v) => v,
-            Err(e) => return lab.readouts.error.set(Some(e)),
+            Err(e) => return lab.readouts.error.set(Some(e.to_string())),
         };
         let on_grid = GRID * GRID * trainer.compiled.classes();
         let on_test = probs.split_off(on_grid.min(probs.len()));

@@ -212,7 +212,7 @@ impl Session {
                 let json = serde_json::json!({ "state": state, "model": m });
                 browser::download("playground-model.json", "application/json", &json.to_string());
             }
-            Err(e) => self.lab.readouts.error.set(Some(e)),
+            Err(e) => self.lab.readouts.error.set(Some(e.to_string())),
         }
     }
 }

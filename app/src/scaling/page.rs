@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 
-use engine::optim::Optimizer;
 use engine::scaling::{Rule, SweepRecord};
 use lab_state::landscape::{Data, Network};
 use lab_state::scaling::ScalingLab as Settings;
@@ -87,13 +86,7 @@ pub fn ScalingPage() -> impl IntoView {
                         }).collect_view()}
                     </select>
                 </label>
-                <label class:hidden=hidden("optimizer")>"Optimizer"
-                    <select data-testid="scale-optimizer" on:change=move |ev| {
-                        if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| s.optimizer = i) }
-                    }>
-                        {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.optimizer == i)>{o.label()}</option> }).collect_view()}
-                    </select>
-                </label>
+                {crate::controls::optimizer_select(settings, "scale-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
                 {number_input("Base learning rate", "scale-lr", |s| s.base_lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.base_lr = x).is_some())}
                 {number_input("at batch", "scale-base-batch", |s| s.base_batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x >= 1).map(|x| s.base_batch = x).is_some())}

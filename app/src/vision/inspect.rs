@@ -53,7 +53,7 @@ pub async fn classify(m: &mut Model, v: View, input: Vec<f32>, note: String) {
     crate::figures::set_table("vision-pad", crate::figures::csv("row,column,ink", pixels));
     let (p, outputs) = match m.trainer.predict_layers(&input).await {
         Ok(r) => r,
-        Err(e) => return v.error.set(Some(e)),
+        Err(e) => return v.error.set(Some(e.to_string())),
     };
     // The note changes with the probabilities, not before them.
     v.pad_note.set(note);

@@ -77,7 +77,7 @@ pub async fn save(trainer: &Trainer, v: View) {
             "application/json",
             &serde_json::to_string(&m).unwrap_or_default(),
         ),
-        Err(e) => v.error.set(Some(e)),
+        Err(e) => v.error.set(Some(e.to_string())),
     }
 }
 

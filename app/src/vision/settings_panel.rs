@@ -44,13 +44,10 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
                 }
             }></textarea>
         </label>
-        <label class:hidden=hidden("optimizer")>"Optimizer"
-            <select data-testid="vision-optimizer" on:change=move |ev| {
-                if let Ok(i) = event_target_value(&ev).parse::<usize>() { set(&|s| { s.optimizer = i; s.lr = Optimizer::all()[i.min(Optimizer::all().len() - 1)].default_learning_rate(); }) }
-            }>
-                {Optimizer::all().into_iter().enumerate().map(|(i, o)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.optimizer == i)>{o.label()}</option> }).collect_view()}
-            </select>
-        </label>
+        {crate::controls::optimizer_select(settings, "vision-optimizer", |s| s.optimizer, |s, i| {
+            s.optimizer = i;
+            s.lr = Optimizer::all()[i.min(Optimizer::all().len() - 1)].default_learning_rate();
+        })}
         {number("Learning rate", "vision-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
         {number("Batch size", "vision-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=1024).contains(x)).map(|x| s.batch = x).is_some())}
         {number("Epochs", "vision-epochs", |s| s.epochs.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=50).contains(x)).map(|x| s.epochs = x).is_some())}

@@ -35,7 +35,7 @@ pub async fn run(
     };
     let mut trainer = match Trainer::with_data(config, train.clone(), gpu, 500).await {
         Ok(t) => t,
-        Err(e) => return (None, Err(e)),
+        Err(e) => return (None, Err(e.to_string())),
     };
     let outcome = epochs(
         s,

@@ -2,6 +2,7 @@
 //! without WebGPU.
 
 use super::Pass;
+use crate::error::Error;
 use crate::kernel::{BufId, CpuBuf, CpuBuffers, StepScalars};
 use crate::plan::Plan;
 
@@ -10,17 +11,17 @@ use crate::plan::Plan;
 pub const CPU_MEMORY_BUDGET: u64 = 512 << 20;
 
 /// Refuses a plan whose buffers together exceed [`CPU_MEMORY_BUDGET`].
-pub fn check_budget(plan: &Plan) -> Result<(), String> {
+pub fn check_budget(plan: &Plan) -> Result<(), Error> {
     let bytes: u64 = plan.table.specs.iter().map(|s| s.len as u64 * 4).sum();
     if bytes > CPU_MEMORY_BUDGET {
         let largest = plan.table.specs.iter().max_by_key(|s| s.len);
-        return Err(format!(
+        return Err(Error::TooLarge(format!(
             "this model needs {:.0} MB (its largest buffer, '{}', {:.0} MB) but the CPU path allows {} MB: use a smaller model, batch or data set",
             bytes as f64 / 1e6,
             largest.map_or("", |s| s.name.as_str()),
             largest.map_or(0.0, |s| s.len as f64 * 4.0 / 1e6),
             CPU_MEMORY_BUDGET >> 20
-        ));
+        )));
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Runs a plan on the GPU: buffers allocated once, one bind group and uniform per dispatch built
 //! once, and each step encoded as a single compute pass in a single command buffer.
 
+use crate::error::Error;
 use std::rc::Rc;
 
 use super::Pass;
@@ -27,34 +28,34 @@ pub struct GpuBackend {
 }
 
 /// Refuses a plan that would exceed the device's limits, before anything is allocated.
-pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), String> {
+pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), Error> {
     let max_binding = limits.max_storage_buffer_binding_size;
     let max_buffer = limits.max_buffer_size;
     for spec in &plan.table.specs {
         let bytes = spec.len as u64 * 4;
         if bytes > max_binding.min(max_buffer) {
-            return Err(format!(
+            return Err(Error::GpuRefused(format!(
                 "buffer '{}' needs {:.1} MB but this GPU allows {:.1} MB per buffer: use a smaller model, batch or data set",
                 spec.name,
                 bytes as f64 / 1e6,
                 max_binding.min(max_buffer) as f64 / 1e6
-            ));
+            )));
         }
     }
     let max_groups = limits.max_compute_workgroups_per_dimension;
     for k in plan.train.iter().chain(&plan.predict).chain(&plan.evaluate) {
         if k.workgroups().iter().any(|&g| g > max_groups) {
-            return Err(format!(
+            return Err(Error::GpuRefused(format!(
                 "kernel '{}' needs more than {max_groups} workgroups in one dimension: use a smaller batch",
                 k.shader().entry
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 impl GpuBackend {
-    pub async fn new(ctx: Rc<GpuContext>, mut plan: Plan) -> Result<Self, String> {
+    pub async fn new(ctx: Rc<GpuContext>, mut plan: Plan) -> Result<Self, Error> {
         check_limits(&plan, &ctx.limits)?;
         let kernels = plan.train.iter_mut().chain(&mut plan.predict);
         for k in kernels.chain(&mut plan.evaluate) {
@@ -91,10 +92,10 @@ impl GpuBackend {
         // pushing in between would mismatch them.
         let (oom, validation) = (oom.pop(), scope.pop());
         if let Some(e) = oom.await {
-            return Err(format!("the GPU ran out of memory: {e}"));
+            return Err(Error::GpuRefused(format!("the GPU ran out of memory: {e}")));
         }
         if let Some(e) = validation.await {
-            return Err(format!("the GPU rejected the model: {e}"));
+            return Err(Error::GpuRefused(format!("the GPU rejected the model: {e}")));
         }
         Ok(Self {
             ctx,
@@ -122,19 +123,23 @@ impl GpuBackend {
         pass: Pass,
         step: &StepScalars,
         reads: &[(BufId, usize)],
-    ) -> Result<Vec<Vec<u32>>, String> {
-        let mut enc = self.record(pass, step);
-        let sources: Vec<_> = reads
-            .iter()
-            .map(|(id, len)| (&self.buffers[id.0], *len))
-            .collect();
-        let staged = self.ctx.stage(&mut enc, &sources);
-        self.ctx.collect(enc, staged).await
+    ) -> Result<Vec<Vec<u32>>, Error> {
+        let enc = self.record(pass, step);
+        self.read_after(enc, reads).await
     }
 
     /// Several buffers read back at once: one copy each into one staging buffer, one wait.
-    pub async fn read_many(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<u32>>, String> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+    pub async fn read_many(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<u32>>, Error> {
+        let enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.read_after(enc, reads).await
+    }
+
+    /// Records copies of `reads` after what `enc` holds, submits it, and awaits them.
+    async fn read_after(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        reads: &[(BufId, usize)],
+    ) -> Result<Vec<Vec<u32>>, Error> {
         let sources: Vec<_> = reads
             .iter()
             .map(|(id, len)| (&self.buffers[id.0], *len))
@@ -183,7 +188,7 @@ impl GpuBackend {
         step: &StepScalars,
         reps: usize,
         now_ms: &dyn Fn() -> f64,
-    ) -> Result<Vec<f64>, String> {
+    ) -> Result<Vec<f64>, Error> {
         let sync = self.plan.host.log_loss;
         self.run(pass, step); // uniforms for this step
         self.read(sync, 1).await?;
@@ -227,7 +232,7 @@ impl GpuBackend {
         &self.plan
     }
 
-    pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, String> {
+    pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, Error> {
         self.ctx.read_words(&self.buffers[id.0], len).await
     }
 }

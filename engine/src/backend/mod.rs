@@ -3,6 +3,7 @@
 pub mod cpu;
 pub mod gpu;
 
+use crate::error::Error;
 use crate::kernel::{BufId, StepScalars};
 
 pub use cpu::CpuBackend;
@@ -64,7 +65,7 @@ impl Backend {
         pass: Pass,
         step: &StepScalars,
         reads: &[(BufId, usize)],
-    ) -> Result<Vec<Vec<f32>>, String> {
+    ) -> Result<Vec<Vec<f32>>, Error> {
         let words = match self {
             Backend::Gpu(g) => g.run_and_read(pass, step, reads).await?,
             Backend::Cpu(c) => {
@@ -76,7 +77,7 @@ impl Backend {
     }
 
     /// Several buffers read back as f32 at once (on the GPU: one awaited readback).
-    pub async fn read_many_f32(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<f32>>, String> {
+    pub async fn read_many_f32(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<f32>>, Error> {
         let words = match self {
             Backend::Gpu(g) => g.read_many(reads).await?,
             Backend::Cpu(c) => reads.iter().map(|(id, len)| c.read_words(*id, *len)).collect(),
@@ -93,7 +94,7 @@ impl Backend {
     }
 
     /// Reads back `len` elements as f32 (u32 buffers come back bit-cast, as on the GPU).
-    pub async fn read_f32(&self, id: BufId, len: usize) -> Result<Vec<f32>, String> {
+    pub async fn read_f32(&self, id: BufId, len: usize) -> Result<Vec<f32>, Error> {
         let words = match self {
             Backend::Gpu(g) => g.read(id, len).await?,
             Backend::Cpu(c) => c.read_words(id, len),
@@ -103,7 +104,7 @@ impl Backend {
 
     /// Reads `len` f32 elements into `out`, reusing its allocation (a cluster reads a gradient per
     /// worker per step: fresh vectors of that size cost a page fault per 4 KiB).
-    pub async fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), String> {
+    pub async fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), Error> {
         out.clear();
         match self {
             Backend::Gpu(g) => out.extend(g.read(id, len).await?.into_iter().map(f32::from_bits)),
@@ -114,7 +115,7 @@ impl Backend {
 
     /// Like [`Self::read_f32_into`] for a buffer the next pass overwrites (the gradients): the CPU
     /// path swaps it with `out` instead of copying when their lengths match.
-    pub async fn take_f32_into(&mut self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), String> {
+    pub async fn take_f32_into(&mut self, id: BufId, len: usize, out: &mut Vec<f32>) -> Result<(), Error> {
         match self {
             Backend::Cpu(c) => {
                 c.take_f32_into(id, len, out);
@@ -139,7 +140,7 @@ impl Backend {
         step: &StepScalars,
         reps: usize,
         now_ms: &dyn Fn() -> f64,
-    ) -> Result<Vec<KernelTime>, String> {
+    ) -> Result<Vec<KernelTime>, Error> {
         let reps = reps.max(1);
         let times = match self {
             Backend::Gpu(g) => g.profile(pass, step, reps, now_ms).await?,

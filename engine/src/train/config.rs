@@ -1,6 +1,7 @@
 //! What a training session is made of: the data (generated, a CSV of points, or an image set),
 //! the model (an MLP or a list of layers), the loss, the optimizer and its schedule, the batch.
 
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::data::features::{self, Feature};
@@ -57,13 +58,17 @@ impl DataConfig {
     pub fn load(
         &self,
         read: impl Fn(&str) -> Result<Vec<u8>, String>,
-    ) -> Result<(Dataset, Option<Dataset>), String> {
+    ) -> Result<(Dataset, Option<Dataset>), Error> {
         match self {
             DataConfig::Toy(t) => Ok(t.generate_split()),
             DataConfig::Csv(c) => {
-                let bytes = read(&c.file)?;
-                let text = String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", c.file))?;
-                let all = crate::data::csv::parse_points(&text).map_err(|e| format!("{}: {e}", c.file))?;
+                let bytes = read(&c.file).map_err(Error::Unreadable)?;
+                let data_error = |why: String| Error::Data {
+                    file: c.file.clone(),
+                    why,
+                };
+                let text = String::from_utf8(bytes).map_err(|_| data_error("not UTF-8 text".into()))?;
+                let all = crate::data::csv::parse_points(&text).map_err(|e| data_error(e.to_string()))?;
                 if c.test_fraction <= 0.0 {
                     return Ok((all, None));
                 }
@@ -72,11 +77,18 @@ impl DataConfig {
             }
             DataConfig::Images(c) => {
                 if c.set != "mnist" && c.set != "fashion" {
-                    return Err(format!("unknown image set '{}' (mnist or fashion)", c.set));
+                    return Err(Error::Config(format!(
+                        "unknown image set '{}' (mnist or fashion)",
+                        c.set
+                    )));
                 }
-                let load = |split: &str, limit: usize| -> Result<Dataset, String> {
+                let load = |split: &str, limit: usize| -> Result<Dataset, Error> {
                     let name = format!("{}-{split}.bin", c.set);
-                    let set = ImageSet::parse(&read(&name)?).map_err(|e| format!("{name}: {e}"))?;
+                    let bytes = read(&name).map_err(Error::Unreadable)?;
+                    let set = ImageSet::parse(&bytes).map_err(|e| Error::Data {
+                        file: name.clone(),
+                        why: e.to_string(),
+                    })?;
                     Ok(set.to_dataset(limit))
                 };
                 Ok((load("train", c.train_limit)?, Some(load("test", c.test_limit)?)))
@@ -168,23 +180,25 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), Error> {
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return Err(format!(
+            return Err(Error::Config(format!(
                 "learning rate must be a positive number, got {}",
                 self.learning_rate
-            ));
+            )));
         }
         let rows = self.data.rows().unwrap_or(usize::MAX);
         if self.batch == 0 || self.batch > rows {
-            return Err(format!(
+            return Err(Error::Config(format!(
                 "batch size must be between 1 and the {rows} training samples"
-            ));
+            )));
         }
         if !self.features.is_empty() && self.data.sample_shape() != [2, 1, 1] {
-            return Err("input features are computed from 2-D points: this data is not 2-D".into());
+            return Err(Error::Config(
+                "input features are computed from 2-D points: this data is not 2-D".into(),
+            ));
         }
-        self.spec(10).compile().map(|_| ())
+        self.spec(10).compile().map(|_| ()).map_err(Error::Config)
     }
 
     /// "MLP" or "layers", for messages.
@@ -229,4 +243,3 @@ impl TrainConfig {
         }
     }
 }
-

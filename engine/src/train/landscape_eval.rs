@@ -3,6 +3,7 @@
 
 use crate::backend::Pass;
 use crate::data::Dataset;
+use crate::error::Error;
 use crate::kernel::StepScalars;
 use crate::plan::LOG_CAPACITY;
 
@@ -34,16 +35,16 @@ impl Trainer {
 
     /// Puts the first `eval_rows` samples of `data` on the device for [`Trainer::plane_losses`]
     /// (a set with fewer samples is refused).
-    pub fn set_eval_data(&mut self, data: &Dataset) -> Result<(), String> {
+    pub fn set_eval_data(&mut self, data: &Dataset) -> Result<(), Error> {
         let Some(eval) = self.backend.plan().eval else {
-            return Err("this trainer was built without a landscape evaluation".into());
+            return Err(Error::NoEvaluation);
         };
         let rows = self.eval_rows();
         if data.len() < rows {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "the landscape is evaluated on {rows} samples, this set has {}",
                 data.len()
-            ));
+            )));
         }
         let inputs = self.config.inputs(&data.x[..rows * data.dim]);
         self.backend.write_f32(eval.x, &inputs);
@@ -69,16 +70,18 @@ impl Trainer {
         d1: &[f32],
         d2: &[f32],
         points: &[[f32; 2]],
-    ) -> Result<Vec<(f32, f32)>, String> {
+    ) -> Result<Vec<(f32, f32)>, Error> {
         let Some(eval) = self.backend.plan().eval else {
-            return Err("this trainer was built without a landscape evaluation".into());
+            return Err(Error::NoEvaluation);
         };
         if self.eval_loaded == 0 {
-            return Err("no evaluation data: call set_eval_data first".into());
+            return Err(Error::NoEvaluationData);
         }
         let n = self.compiled.n_params;
         if center.len() != n || d1.len() != n || d2.len() != n {
-            return Err(format!("the plane's vectors need {n} values each"));
+            return Err(Error::Mismatch(format!(
+                "the plane's vectors need {n} values each"
+            )));
         }
         self.backend.write_f32(eval.center, center);
         self.backend.write_f32(eval.d1, d1);
@@ -103,5 +106,4 @@ impl Trainer {
         }
         Ok(out)
     }
-
 }

@@ -9,6 +9,7 @@ mod view;
 
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
+use crate::error::Error;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -35,7 +36,7 @@ pub enum TrainError {
     Diverged {
         step: u64,
     },
-    Device(String),
+    Device(Error),
 }
 
 impl std::fmt::Display for TrainError {
@@ -82,9 +83,11 @@ impl Trainer {
         config: TrainConfig,
         gpu: Option<Rc<GpuContext>>,
         predict_rows: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         let DataConfig::Toy(toy) = &config.data else {
-            return Err("image data sets are loaded by the caller: use Trainer::with_data".into());
+            return Err(Error::Config(
+                "image data sets are loaded by the caller: use Trainer::with_data".into(),
+            ));
         };
         let data = toy.generate();
         Self::with_data(config, data, gpu, predict_rows).await
@@ -96,7 +99,7 @@ impl Trainer {
         data: Dataset,
         gpu: Option<Rc<GpuContext>>,
         predict_rows: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         Self::with_evaluation(config, data, gpu, predict_rows, 0).await
     }
 
@@ -108,44 +111,44 @@ impl Trainer {
         gpu: Option<Rc<GpuContext>>,
         predict_rows: usize,
         eval_rows: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         config.validate()?;
         if data.len() < config.batch {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "the batch of {} is larger than the {} samples",
                 config.batch,
                 data.len()
-            ));
+            )));
         }
         let spec = config.spec(data.classes);
-        let compiled = spec.compile()?;
+        let compiled = spec.compile().map_err(Error::Config)?;
         if compiled.classes() < data.classes {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "the model scores {} classes, the data has {}",
                 compiled.classes(),
                 data.classes
-            ));
+            )));
         }
         if data.is_regression() && (compiled.classes() != 1 || config.loss != Loss::Mse) {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "regression data trains a model with one output on the mse loss (this one has {} outputs and the {:?} loss)",
                 compiled.classes(),
                 config.loss
-            ));
+            )));
         }
         let dim = config.input_shape().iter().product::<usize>();
         if compiled.input_len() != dim {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "the model reads {} features, the data has {}",
                 compiled.input_len(),
                 dim
-            ));
+            )));
         }
         if !config.features.is_empty() && data.dim != 2 {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "input features are computed from 2-D points, this data has {} values per sample",
                 data.dim
-            ));
+            )));
         }
         // The device holds what the network reads; `data` keeps the raw samples.
         let device_x = config.inputs(&data.x);
@@ -239,7 +242,7 @@ impl Trainer {
         &mut self,
         reps: usize,
         now_ms: &dyn Fn() -> f64,
-    ) -> Result<Vec<crate::backend::KernelTime>, String> {
+    ) -> Result<Vec<crate::backend::KernelTime>, Error> {
         let scalars = StepScalars {
             slot: 0,
             t: self.step.max(1) as u32,
@@ -304,24 +307,20 @@ impl Trainer {
 
     /// The mean loss over the given data rows (exactly `config.batch` of them) and its gradient
     /// with respect to every parameter, at the current weights, without updating anything.
-    pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), String> {
+    pub async fn loss_and_gradient(&mut self, rows: &[u32]) -> Result<(f32, Vec<f32>), Error> {
         let mut grads = Vec::new();
         let loss = self.loss_and_gradient_into(rows, &mut grads).await?;
         Ok((loss, grads))
     }
 
     /// [`Self::loss_and_gradient`] into a vector the caller keeps between calls.
-    pub async fn loss_and_gradient_into(
-        &mut self,
-        rows: &[u32],
-        grads: &mut Vec<f32>,
-    ) -> Result<f32, String> {
+    pub async fn loss_and_gradient_into(&mut self, rows: &[u32], grads: &mut Vec<f32>) -> Result<f32, Error> {
         if rows.len() != self.config.batch {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "{} rows given for a batch of {}",
                 rows.len(),
                 self.config.batch
-            ));
+            )));
         }
         self.backend.write_u32(self.host.indices, rows);
         // As the next training step would: its dropout masks are keyed by its step number.
@@ -342,13 +341,13 @@ impl Trainer {
     /// One optimizer step with the given gradient instead of one computed here (a data-parallel
     /// step applies the workers' averaged gradient): the update kernels alone, at the next step's
     /// learning rate.
-    pub fn apply_gradient(&mut self, grads: &[f32]) -> Result<(), String> {
+    pub fn apply_gradient(&mut self, grads: &[f32]) -> Result<(), Error> {
         let n = self.compiled.n_params;
         if grads.len() != n {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "{} gradient values given for {n} parameters",
                 grads.len()
-            ));
+            )));
         }
         self.backend.write_f32(self.host.grads, grads);
         self.step += 1;
@@ -373,10 +372,13 @@ impl Trainer {
         self.backend.plan()
     }
 
-    pub fn set_params(&mut self, params: &[f32]) -> Result<(), String> {
+    pub fn set_params(&mut self, params: &[f32]) -> Result<(), Error> {
         let n = self.compiled.n_params;
         if params.len() != n {
-            return Err(format!("{} values given for {n} parameters", params.len()));
+            return Err(Error::ParamCount {
+                given: params.len(),
+                expected: n,
+            });
         }
         self.backend.write_f32(self.host.params, params);
         Ok(())
@@ -388,14 +390,14 @@ impl Trainer {
     }
 
     /// The current flat parameter vector (layout from `compiled`).
-    pub async fn params(&self) -> Result<Vec<f32>, String> {
+    pub async fn params(&self) -> Result<Vec<f32>, Error> {
         self.backend
             .read_f32(self.host.params, self.compiled.n_params)
             .await
     }
 
     /// The optimizer's state and step counter, so that a saved run resumes exactly.
-    pub async fn optimizer_state(&self) -> Result<OptimizerState, String> {
+    pub async fn optimizer_state(&self) -> Result<OptimizerState, Error> {
         let n = self.compiled.n_params;
         Ok(OptimizerState {
             step: self.step,
@@ -405,14 +407,14 @@ impl Trainer {
     }
 
     /// Restores what [`Trainer::optimizer_state`] gave (and the step counter with it).
-    pub fn set_optimizer_state(&mut self, state: &OptimizerState) -> Result<(), String> {
+    pub fn set_optimizer_state(&mut self, state: &OptimizerState) -> Result<(), Error> {
         let n = self.compiled.n_params;
         if state.a.len() != n || state.b.len() != n {
-            return Err(format!(
+            return Err(Error::Mismatch(format!(
                 "optimizer state of {} and {} values for {n} parameters",
                 state.a.len(),
                 state.b.len()
-            ));
+            )));
         }
         self.backend.write_f32(self.host.optimizer_a, &state.a);
         self.backend.write_f32(self.host.optimizer_b, &state.b);
@@ -420,4 +422,3 @@ impl Trainer {
         Ok(())
     }
 }
-

@@ -22,7 +22,11 @@ fn csv_data_loads_splits_and_reports_bad_lines_with_the_file() {
     assert_eq!((train.len(), test.map(|t| t.len())), (2, Some(2)));
     let bad = |_: &str| Ok(b"0.1,0.2,0\n0.3,oops,1\n".to_vec());
     let err = csv_config(0.0).load(bad).unwrap_err();
-    assert!(err.starts_with("mine.csv: line 2:"), "{err}");
+    assert!(
+        matches!(&err, crate::error::Error::Data { file, .. } if file == "mine.csv"),
+        "{err:?}"
+    );
+    assert!(err.to_string().starts_with("mine.csv: line 2:"), "{err}");
 }
 
 /// The schedule reaches the kernels: a rate that drops to zero after the first step
@@ -66,5 +70,9 @@ fn a_toy_test_split_leaves_fewer_training_rows() {
         batch: 71,
         ..Default::default()
     };
-    assert!(config.validate().unwrap_err().contains("70 training samples"));
+    let err = config.validate().unwrap_err();
+    assert!(
+        matches!(&err, crate::error::Error::Config(m) if m.contains("70 training samples")),
+        "{err:?}"
+    );
 }

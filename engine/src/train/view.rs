@@ -3,6 +3,7 @@
 
 use crate::backend::Pass;
 use crate::data::Dataset;
+use crate::error::Error;
 use crate::kernel::StepScalars;
 use crate::plan::Loss;
 
@@ -12,15 +13,15 @@ impl Trainer {
     /// Class probabilities (rows × classes; raw outputs under MSE) for raw samples given row after
     /// row (for 2-D data: x, y interleaved; features are computed here), at most the
     /// `predict_rows` given at construction.
-    pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, String> {
+    pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, Error> {
         let inputs = self.config.inputs(points);
         let points = &inputs[..];
         let rows = points.len() / self.compiled.input_len();
         if rows > self.predict_rows {
-            return Err(format!(
-                "{rows} points exceed the {} this trainer predicts at once",
-                self.predict_rows
-            ));
+            return Err(Error::TooManyPoints {
+                rows,
+                max: self.predict_rows,
+            });
         }
         self.backend.write_f32(self.host.predict_x, points);
         let reads = [(self.host.probs, rows * self.compiled.classes())];
@@ -33,7 +34,7 @@ impl Trainer {
 
     /// Like `predict`, and also every layer's output for those samples (layer i's, rows ×
     /// its output length): what each neuron computes, for drawing it.
-    pub async fn predict_layers(&mut self, points: &[f32]) -> Result<(Vec<f32>, Vec<Vec<f32>>), String> {
+    pub async fn predict_layers(&mut self, points: &[f32]) -> Result<(Vec<f32>, Vec<Vec<f32>>), Error> {
         let (probs, layers, _) = self.snapshot(points, false).await?;
         Ok((probs, layers))
     }
@@ -44,14 +45,14 @@ impl Trainer {
         &mut self,
         points: &[f32],
         with_params: bool,
-    ) -> Result<(Vec<f32>, Vec<Vec<f32>>, Option<Vec<f32>>), String> {
+    ) -> Result<(Vec<f32>, Vec<Vec<f32>>, Option<Vec<f32>>), Error> {
         let inputs = self.config.inputs(points);
         let rows = inputs.len() / self.compiled.input_len();
         if rows > self.predict_rows {
-            return Err(format!(
-                "{rows} points exceed the {} this trainer predicts at once",
-                self.predict_rows
-            ));
+            return Err(Error::TooManyPoints {
+                rows,
+                max: self.predict_rows,
+            });
         }
         self.backend.write_f32(self.host.predict_x, &inputs);
         let acts = self.backend.plan().predict_acts.clone();
@@ -77,7 +78,7 @@ impl Trainer {
 
     /// Mean loss (the training loss: cross-entropy, or MSE as in training) and accuracy (0 for
     /// regression) over a whole data set, predicted in chunks.
-    pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), String> {
+    pub async fn evaluate(&mut self, data: &Dataset) -> Result<(f32, f32), Error> {
         let probs = self.probabilities(data).await?;
         Ok(self.score(&probs, data))
     }
@@ -110,7 +111,7 @@ impl Trainer {
 
     /// The predicted class probabilities (or regression outputs) of every sample of `data`, in
     /// chunks of the prediction pass.
-    pub async fn probabilities(&mut self, data: &Dataset) -> Result<Vec<f32>, String> {
+    pub async fn probabilities(&mut self, data: &Dataset) -> Result<Vec<f32>, Error> {
         let mut out = Vec::with_capacity(data.len() * self.compiled.classes());
         for start in (0..data.len()).step_by(self.predict_rows.max(1)) {
             let end = (start + self.predict_rows).min(data.len());
@@ -118,5 +119,4 @@ impl Trainer {
         }
         Ok(out)
     }
-
 }

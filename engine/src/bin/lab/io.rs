@@ -32,10 +32,11 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
 /// The config's training and test data (image sets from `dir`; a CSV path is taken as given when
 /// it exists).
 pub fn load_data(dir: &Path, config: &TrainConfig) -> Result<(Dataset, Option<Dataset>), String> {
-    config.data.load(|name| {
+    let data = config.data.load(|name| {
         let given = PathBuf::from(name);
         read(&if given.exists() { given } else { dir.join(name) })
-    })
+    })?;
+    Ok(data)
 }
 
 /// Loads the config's data and builds a trainer, with a landscape evaluation over `eval_rows`
