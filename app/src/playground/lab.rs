@@ -167,8 +167,8 @@ impl Lab {
     pub fn update(&self, change: impl FnOnce(&mut Playground)) {
         let mut s = self.state.get_untracked();
         change(&mut s);
-        // Values from the controls pass through the same checks as the URL's.
-        let (checked, notices) = Playground::from_query(&s.to_query());
+        // Values from the controls pass through the same checks as the URL's (the settings table).
+        let (checked, notices) = s.checked();
         if !notices.is_empty() {
             self.notices.set(notices);
         }
