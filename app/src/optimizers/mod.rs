@@ -12,9 +12,12 @@ use leptos::prelude::*;
 use engine::surfaces::{measured_rate, momentum_theory, race, Path, Racer, Surface};
 use lab_state::optimizers::{OptimizersLab, KAPPAS, NOISES, RACERS, STEPS, SURFACES};
 
-use crate::draw::optimizers::{color, draw_contours, draw_losses, draw_paths};
+use crate::draw::optimizers::{draw_contours, draw_losses, draw_paths};
 use crate::frame::next_frame;
 use crate::share::hidden;
+
+mod racers;
+mod theory;
 
 #[component]
 pub fn OptimizersPage() -> impl IntoView {
@@ -230,44 +233,7 @@ pub fn OptimizersPage() -> impl IntoView {
                         {STEPS.iter().map(|n| view! { <option value=n.to_string() selected=move || state.with(|s| s.steps == *n)>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
-                <div class:hidden=hidden("racers") data-testid="opt-racers">
-                <h2>"Racers"</h2>
-                {RACERS.iter().enumerate().map(|(i, r)| {
-                    let (c1, c2, c3) = (change.clone(), change.clone(), change.clone());
-                    let key = r.0.to_lowercase();
-                    view! {
-                        <div class="racer">
-                            <label class="inline">
-                                <span class="swatch" style=format!("background:{}", color(i))></span>
-                                <input type="checkbox" data-testid=format!("opt-racer-{key}")
-                                    prop:checked=move || state.with(|s| s.is_on(i))
-                                    on:change=move |ev| { let on = event_target_checked(&ev); c1(&|s| s.set_on(i, on)); } />
-                                {r.0}
-                            </label>
-                            <label class="inline small">"η"
-                                <input type="number" step="any" min="0" data-testid=format!("opt-lr-{key}")
-                                    prop:value=move || state.with(|s| s.lr[i].to_string())
-                                    on:change=move |ev| {
-                                        match event_target_value(&ev).parse::<f32>() {
-                                            Ok(v) if v.is_finite() && v > 0.0 && v <= 100.0 => { c2(&|s| s.lr[i] = v); notices.set(vec![]); }
-                                            _ => notices.set(vec![format!("η of {}: a positive number up to 100 (kept {})", r.0, state.with_untracked(|s| s.lr[i]))]),
-                                        }
-                                    } />
-                            </label>
-                            <label class="inline small" class:hidden=r.3 == 0.0>{if r.0 == "RMSProp" { "β" } else { "μ/β₁" }}
-                                <input type="number" step="any" min="0" max="0.999" data-testid=format!("opt-momentum-{key}")
-                                    prop:value=move || state.with(|s| s.momentum[i].to_string())
-                                    on:change=move |ev| {
-                                        match event_target_value(&ev).parse::<f32>() {
-                                            Ok(v) if (0.0..1.0).contains(&v) => { c3(&|s| s.momentum[i] = v); notices.set(vec![]); }
-                                            _ => notices.set(vec![format!("momentum of {}: from 0 to 0.999 (kept {})", r.0, state.with_untracked(|s| s.momentum[i]))]),
-                                        }
-                                    } />
-                            </label>
-                        </div>
-                    }
-                }).collect_view()}
-                </div>
+                {racers::racers_panel(state, notices, change.clone())}
                 <div class="buttons">
                     <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click={ let run = run.clone(); move |_| run() }>"Race again"</button>
                     <button data-testid="opt-goh" class:hidden=move || goh_hidden() || theory().is_none() on:click=on_goh>"Use Goh's optimal η, μ"</button>
@@ -293,30 +259,8 @@ pub fn OptimizersPage() -> impl IntoView {
                     </table>
                     <figcaption>"Loss per step. On the quadratic, the measured rate is the per-step shrink of the distance to the minimum over the second half of the path, to compare with the theory."</figcaption>
                 </figure>
-                {move || theory().map(|th| view! {
-                    <figure class:hidden=hidden("theory") data-testid="opt-theory">
-                        <table class="results">
-                            <tr><th>"gradient descent: best η = 2/(1+κ)"</th><td>{format!("{:.4}", th.gd_step)}</td></tr>
-                            <tr><th>"… its rate (κ−1)/(κ+1)"</th><td>{format!("{:.4}", th.gd_rate)}</td></tr>
-                            <tr><th>"momentum: optimal η = (2/(1+√κ))²"</th><td>{format!("{:.4}", th.alpha)}</td></tr>
-                            <tr><th>"optimal μ = ((√κ−1)/(√κ+1))²"</th><td>{format!("{:.4}", th.beta)}</td></tr>
-                            <tr><th>"… its rate (√κ−1)/(√κ+1)"</th><td>{format!("{:.4}", th.rate)}</td></tr>
-                        </table>
-                        <figcaption>"Goh, “Why Momentum Really Works” (Distill 2017), for ½(x² + κy²). Press “Use Goh's optimal η, μ” and compare the measured rates."</figcaption>
-                    </figure>
-                })}
-                <details class="small" data-testid="opt-conventions">
-                    <summary>"Update rules and where they differ from PyTorch and optax"</summary>
-                    <ul>
-                        <li>"Momentum keeps η inside the velocity: v ← μv − ηg, w ← w + v (PyTorch: v ← μv + g, w ← w − ηv; the same at a constant rate, not when η changes)."</li>
-                        <li>"Nesterov runs in its look-ahead form: one gradient per step, at w + μv."</li>
-                        <li>"AdaGrad puts ε inside the root: w ← w − ηg/√(A + ε) (PyTorch and optax: √A + ε)."</li>
-                        <li>"RMSProp and Adam put ε outside: g/(√A + ε), m̂/(√v̂ + ε); AdamW decays w by ηλw apart from the gradient."</li>
-                        <li>"LARS has no separate trust coefficient: η_l = η‖w‖/(‖g‖ + λ‖w‖) per tensor."</li>
-                        <li>"MSE is the mean over every sample and output (PyTorch's reduction=\"mean\"); L1/L2 terms join the gradient in the update, not the reported loss."</li>
-                    </ul>
-                    <p>"All of them, with sources and the tests that check them: docs/theory.md §2 in the repository."</p>
-                </details>
+                {theory::theory_figure(state)}
+                {theory::conventions()}
             </section>
         </main>
     }
