@@ -32,9 +32,10 @@ test('a link with state loads it, trains, and survives a reload; hidden controls
 
     await page.click(byId('train'));
     const first = await until(async () => ((await num(page, 'step')) > 0 ? num(page, 'loss-start') : null), 60_000, 'a first step');
-    const last = await until(async () => {
+    const { l: last } = await until(async () => {
       const l = await num(page, 'loss');
-      return l < 0.3 * first ? l : null;
+      // Wrapped: a loss shown as 0.0000 is falsy, and `until` waits for a truthy value.
+      return l < 0.3 * first ? { l } : null;
     }, 120_000, `the loss to fall below 30% of ${first}`);
     assert.match(await text(page, 'device'), /WebGPU/);
     assert.ok(Number.isFinite(await num(page, 'test-loss')), 'the test loss is shown');
@@ -163,9 +164,10 @@ test('live: frame rate and click latency while a 2-8-8-2 network trains on WebGP
       await ready(page);
       await page.click(byId('train'));
       const first = await until(async () => ((await num(page, 'step')) > 0 ? num(page, 'loss-start') : null), 60_000, 'a first step');
-      const last = await until(async () => {
+      const { l: last } = await until(async () => {
         const l = await num(page, 'loss');
-        return l < 0.5 * first ? l : null;
+        // Wrapped: a loss shown as 0.0000 is falsy, and `until` waits for a truthy value.
+        return l < 0.5 * first ? { l } : null;
       }, 120_000, `the ${set} loss to halve from ${first}`);
       console.log(`${set}: loss ${first} -> ${last}, test loss ${await text(page, 'test-loss')}`);
       await page.click(byId('pause'));

@@ -16,9 +16,10 @@ async function trainUntilLossFalls(page) {
   await page.click(byId('train'));
   const first = await until(async () => ((await num(page, 'step')) > 0 ? num(page, 'loss-start') : null), 60_000, 'a first step');
   assert.ok(first > 0.4, `a fresh 2-class model starts near ln 2, got ${first}`);
-  const last = await until(async () => {
+  const { l: last } = await until(async () => {
     const l = await num(page, 'loss');
-    return l < 0.3 * first ? l : null;
+    // Wrapped: a loss shown as 0.0000 is falsy, and `until` waits for a truthy value.
+    return l < 0.3 * first ? { l } : null;
   }, 120_000, `the loss to fall below 30% of ${first}`);
   return { first, last, step: await num(page, 'step') };
 }
