@@ -128,12 +128,6 @@ impl GpuBackend {
         self.read_after(enc, reads).await
     }
 
-    /// Several buffers read back at once: one copy each into one staging buffer, one wait.
-    pub async fn read_many(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<u32>>, Error> {
-        let enc = self.ctx.device.create_command_encoder(&Default::default());
-        self.read_after(enc, reads).await
-    }
-
     /// Records copies of `reads` after what `enc` holds, submits it, and awaits them.
     async fn read_after(
         &self,

@@ -76,15 +76,6 @@ impl Backend {
         Ok(as_f32(words))
     }
 
-    /// Several buffers read back as f32 at once (on the GPU: one awaited readback).
-    pub async fn read_many_f32(&self, reads: &[(BufId, usize)]) -> Result<Vec<Vec<f32>>, Error> {
-        let words = match self {
-            Backend::Gpu(g) => g.read_many(reads).await?,
-            Backend::Cpu(c) => reads.iter().map(|(id, len)| c.read_words(*id, *len)).collect(),
-        };
-        Ok(as_f32(words))
-    }
-
     /// Readbacks awaited on the GPU so far (0 on the CPU path, which reads memory directly).
     pub fn readbacks(&self) -> u64 {
         match self {

@@ -14,22 +14,28 @@ impl Trainer {
     /// row (for 2-D data: x, y interleaved; features are computed here), at most the
     /// `predict_rows` given at construction.
     pub async fn predict(&mut self, points: &[f32]) -> Result<Vec<f32>, Error> {
-        let inputs = self.config.inputs(points);
-        let points = &inputs[..];
-        let rows = points.len() / self.compiled.input_len();
-        if rows > self.predict_rows {
-            return Err(Error::TooManyPoints {
-                rows,
-                max: self.predict_rows,
-            });
-        }
-        self.backend.write_f32(self.host.predict_x, points);
+        let rows = self.load_points(points)?;
         let reads = [(self.host.probs, rows * self.compiled.classes())];
         let mut out = self
             .backend
             .run_and_read(Pass::Predict, &StepScalars::default(), &reads)
             .await?;
         Ok(out.swap_remove(0))
+    }
+
+    /// Puts raw samples (features computed here) where the prediction pass reads them; their
+    /// rows, at most the `predict_rows` given at construction.
+    fn load_points(&mut self, points: &[f32]) -> Result<usize, Error> {
+        let inputs = self.config.inputs(points);
+        let rows = inputs.len() / self.compiled.input_len();
+        if rows > self.predict_rows {
+            return Err(Error::TooManyPoints {
+                rows,
+                max: self.predict_rows,
+            });
+        }
+        self.backend.write_f32(self.host.predict_x, &inputs);
+        Ok(rows)
     }
 
     /// Like `predict`, and also every layer's output for those samples (layer i's, rows ×
@@ -46,15 +52,7 @@ impl Trainer {
         points: &[f32],
         with_params: bool,
     ) -> Result<(Vec<f32>, Vec<Vec<f32>>, Option<Vec<f32>>), Error> {
-        let inputs = self.config.inputs(points);
-        let rows = inputs.len() / self.compiled.input_len();
-        if rows > self.predict_rows {
-            return Err(Error::TooManyPoints {
-                rows,
-                max: self.predict_rows,
-            });
-        }
-        self.backend.write_f32(self.host.predict_x, &inputs);
+        let rows = self.load_points(points)?;
         let acts = self.backend.plan().predict_acts.clone();
         let mut reads = vec![(self.host.probs, rows * self.compiled.classes())];
         reads.extend(
