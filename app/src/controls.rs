@@ -57,3 +57,28 @@ pub fn optimizer_select<S: Clone + Send + Sync + 'static>(
         </label>
     }
 }
+
+/// The "Network and data" `<select>` of the labs that train the small MLPs (MNIST and
+/// Fashion-MNIST on 784-32-10, the 2-D sets on 2-8-8-2), bound to one field; `put` may change
+/// more than the field (the scaling lab picks the network with it).
+pub fn data_select<S: Clone + Send + Sync + 'static>(
+    settings: RwSignal<S>,
+    id: &'static str,
+    get: fn(&S) -> lab_state::landscape::Data,
+    put: fn(&mut S, lab_state::landscape::Data),
+) -> impl IntoView {
+    use lab_state::landscape::Data;
+    view! {
+        <label class:hidden=crate::share::hidden_id(id)>"Network and data"
+            <select data-testid=id on:change=move |ev| {
+                if let Some(d) = Data::from_key(&event_target_value(&ev)) { settings.update(|s| put(s, d)) }
+            }>
+                {Data::all().into_iter().map(|d| view! {
+                    <option value=d.key() selected=move || settings.with(|s| get(s) == d)>
+                        {format!("{} ({})", d.label(), if d.is_images() { "MLP 784-32-10, 2,000 images" } else { "MLP 2-8-8-2" })}
+                    </option>
+                }).collect_view()}
+            </select>
+        </label>
+    }
+}

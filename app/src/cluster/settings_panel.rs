@@ -5,7 +5,6 @@ use leptos::prelude::*;
 
 use engine::collectives::Link;
 use lab_state::cluster::COMPRESSIONS;
-use lab_state::landscape::Data;
 
 use super::{link_label, Settings, ALGORITHMS};
 use crate::share::hidden;
@@ -46,17 +45,7 @@ pub fn settings_panel(
 
     view! {
                 <h2>"Model and training"</h2>
-                <label class:hidden=hidden("data")>"Network and data"
-                    <select data-testid="cl-data" on:change=move |ev| {
-                        if let Some(d) = Data::from_key(&event_target_value(&ev)) { set(&|s| s.data = d); }
-                    }>
-                        {Data::all().into_iter().map(|d| view! {
-                            <option value=d.key() selected=move || settings.with(|s| s.data == d)>
-                                {format!("{} ({})", d.label(), if d.is_images() { "MLP 784-32-10, 2,000 images" } else { "MLP 2-8-8-2" })}
-                            </option>
-                        }).collect_view()}
-                    </select>
-                </label>
+                {crate::controls::data_select(settings, "cl-data", |s| s.data, |s, d| s.data = d)}
                 {crate::controls::optimizer_select(settings, "cl-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number("Learning rate", "cl-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
                 {number("Target accuracy (checked on 1,000 training images)", "cl-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=1.0).contains(x)).map(|x| s.target = x).is_some())}

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use engine::scaling::{Rule, SweepRecord};
-use lab_state::landscape::{Data, Network};
+use lab_state::landscape::Network;
 use lab_state::scaling::ScalingLab as Settings;
 
 use super::run::run_sweep;
@@ -73,19 +73,10 @@ pub fn ScalingPage() -> impl IntoView {
         <main class="lab">
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
-                <label class:hidden=hidden("data")>"Network and data"
-                    <select data-testid="scale-data" on:change=move |ev| {
-                        if let Some(d) = Data::from_key(&event_target_value(&ev)) {
-                            set(&|s| { s.data = d; s.network = if d.is_images() { Network::Mlp } else { Network::Toy }; });
-                        }
-                    }>
-                        {Data::all().into_iter().map(|d| view! {
-                            <option value=d.key() selected=move || settings.with(|s| s.data == d)>
-                                {format!("{} ({})", d.label(), if d.is_images() { "MLP 784-32-10, 2,000 images" } else { "MLP 2-8-8-2" })}
-                            </option>
-                        }).collect_view()}
-                    </select>
-                </label>
+                {crate::controls::data_select(settings, "scale-data", |s| s.data, |s, d| {
+                    s.data = d;
+                    s.network = if d.is_images() { Network::Mlp } else { Network::Toy };
+                })}
                 {crate::controls::optimizer_select(settings, "scale-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
                 {number_input("Base learning rate", "scale-lr", |s| s.base_lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.base_lr = x).is_some())}
