@@ -1,6 +1,6 @@
 // Screenshots of pages at the four widths a lab must fit (1280, 1024, a 700 px embed, a 390 px
 // phone), each after pressing its run button with the defaults and waiting for the run, and
-// whether the page scrolls sideways. Not a test: `node e2e/widths.mjs cluster scaling …` writes
+// whether the page scrolls sideways. Not a test: `node e2e/widths.mjs [--webgpu] cluster scaling …` writes
 // target/e2e/widths/<page>-<width>.png for a person to look at and prints the overflow.
 import path from 'node:path';
 import fs from 'node:fs';
@@ -12,9 +12,11 @@ const RUN = {
   landscape: ['land-run', 'land-status', /^(done|failed)/],
   optimizers: null,
 };
-const pages = process.argv.slice(2);
+// `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.
+const webgpu = process.argv.includes('--webgpu');
+const pages = process.argv.slice(2).filter((a) => a !== '--webgpu');
 const server = await serve();
-const { browser, page } = await launch({ webgpu: false });
+const { browser, page } = await launch({ webgpu });
 const dir = path.join(root, 'target', 'e2e', 'widths');
 fs.mkdirSync(dir, { recursive: true });
 try {
