@@ -1,4 +1,4 @@
-// Every name a lab lets an instructor hide (`<name>_hide=true`, its settings' CONTROLS list) takes
+// Every name a lab lets an instructor hide (`<name>_hide=true`, listed in the README from its settings table) takes
 // its control or chart off the page: one reactive mechanism for every lab, driven by the settings.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,11 +10,12 @@ let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-/// Each lab's hideable names, read from its settings (state/src/<lab>.rs, `CONTROLS`).
+/// Each lab's hideable names, as the README lists them (`state/tests/settings_tables.rs` checks
+/// that list against the labs' settings tables).
 function controls(lab) {
-  const src = fs.readFileSync(path.join(root, 'state', 'src', `${lab}.rs`), 'utf8');
-  const list = src.match(/CONTROLS: (?:&'static \[&'static str\]|\[&str; \d+\]) = &?\[([\s\S]*?)\];/)[1];
-  return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.startsWith(`| ${lab} |`));
+  return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
 }
 
 const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land']];

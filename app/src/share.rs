@@ -52,13 +52,9 @@ pub fn hidden_id(id: &'static str) -> impl Fn() -> bool + Copy + Send + Sync + '
     }
 }
 
-/// The names in the state's `hide` set (every lab's settings have one).
+/// The names in the state's `hide` set.
 fn hidden_names<S: LabState>(state: &S) -> Vec<String> {
-    serde_json::to_value(state)
-        .ok()
-        .and_then(|v| v.get("hide").cloned())
-        .and_then(|h| serde_json::from_value(h).ok())
-        .unwrap_or_default()
+    state.hidden().iter().cloned().collect()
 }
 
 /// The test-id prefix of each lab's controls.

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::lab::{clamp, one_of, LabState};
+use crate::table::{field, no_check, Setting, Table};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -43,20 +44,48 @@ impl Default for BenchLab {
 impl LabState for BenchLab {
     const LAB: &'static str = "bench";
     const VERSION: u32 = 1;
-    /// Test-id suffixes of the page's controls (`bench-<name>`).
-    const CONTROLS: &'static [&'static str] = &["workload", "backend", "run", "share", "loss-chart"];
+}
 
-    fn check(&mut self, notices: &mut Vec<String>) {
-        one_of(notices, "workload", &mut self.workload, &["W1", "W2"]);
-        one_of(notices, "backend", &mut self.backend, &["webgpu", "cpu"]);
-        for (name, v, lo, hi) in [
-            ("steps", &mut self.steps, 2, 100_000),
-            ("test", &mut self.test, 1, 10_000),
-            ("slice", &mut self.slice, 2, 41),
-        ] {
-            if let Some(n) = v {
-                clamp(notices, name, n, lo, hi);
-            }
-        }
+/// One row per setting; a control's name is its test id without `bench-`.
+impl Table for BenchLab {
+    const SETTINGS: &'static [Setting<Self>] = &[
+        field!("workload", |s, n| one_of(
+            n,
+            "workload",
+            &mut s.workload,
+            &["W1", "W2"]
+        )),
+        field!("backend", |s, n| one_of(
+            n,
+            "backend",
+            &mut s.backend,
+            &["webgpu", "cpu"]
+        )),
+        // What scripts ask for: not controls on the page.
+        field!("autostart", None, no_check),
+        field!("steps", None, |s, n| optional(
+            n,
+            "steps",
+            &mut s.steps,
+            2,
+            100_000
+        )),
+        field!("test", None, |s, n| optional(n, "test", &mut s.test, 1, 10_000)),
+        field!("slice", None, |s, n| optional(n, "slice", &mut s.slice, 2, 41)),
+    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "share", "loss-chart"];
+
+    fn hidden(&self) -> &BTreeSet<String> {
+        &self.hide
+    }
+
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.hide
+    }
+}
+
+fn optional(notices: &mut Vec<String>, name: &str, v: &mut Option<usize>, lo: usize, hi: usize) {
+    if let Some(n) = v {
+        clamp(notices, name, n, lo, hi);
     }
 }

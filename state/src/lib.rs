@@ -14,4 +14,5 @@ pub mod palette;
 pub mod playground;
 pub mod query;
 pub mod scaling;
+pub mod table;
 pub mod vision;

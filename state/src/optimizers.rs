@@ -9,6 +9,7 @@ use engine::optim::Optimizer;
 use engine::surfaces::Surface;
 
 use crate::lab::{clamp, nearest, one_of, LabState};
+use crate::table::{field, no_check, Setting, Table};
 
 /// The racers a student can enter: (name, on by default, learning rate, momentum or β).
 pub const RACERS: [(&str, bool, f32, f32); 7] = [
@@ -155,44 +156,57 @@ impl OptimizersLab {
 impl LabState for OptimizersLab {
     const LAB: &'static str = "optimizers";
     const VERSION: u32 = 1;
-    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
-    const CONTROLS: &'static [&'static str] = &[
-        "surface",
-        "kappa",
-        "noise",
-        "steps",
-        "racers",
-        "run",
-        "goh",
-        "share",
-        "contour",
-        "loss-chart",
-        "theory",
-    ];
+}
 
-    fn check(&mut self, notices: &mut Vec<String>) {
-        one_of(notices, "surface", &mut self.surface, &SURFACES);
-        nearest(notices, "kappa", &mut self.kappa, &KAPPAS);
-        nearest(notices, "noise", &mut self.noise, &NOISES);
-        nearest(notices, "steps", &mut self.steps, &STEPS);
+/// One row per setting; a control's name is its test id without `opt-`.
+impl Table for OptimizersLab {
+    const SETTINGS: &'static [Setting<Self>] = &[
+        field!("surface", |s, n| one_of(n, "surface", &mut s.surface, &SURFACES)),
+        field!("kappa", |s, n| nearest(n, "kappa", &mut s.kappa, &KAPPAS)),
+        field!("noise", |s, n| nearest(n, "noise", &mut s.noise, &NOISES)),
+        field!("steps", |s, n| nearest(n, "steps", &mut s.steps, &STEPS)),
+        // Set by a click on the contour; kept on the surface's view by `relate`.
+        field!("start", None, no_check),
+        field!("racers", |s, notices| {
+            let known: Vec<String> = RACERS.iter().map(|r| r.0.to_lowercase()).collect();
+            let before = s.racers.len();
+            s.racers.retain(|r| known.contains(r));
+            s.racers.dedup();
+            if s.racers.len() != before {
+                notices.push(format!(
+                    "racers: only {} are known; others ignored",
+                    known.join(", ")
+                ));
+            }
+        }),
+        // Each racer's rate and momentum sit in its row of the racers list, hidden with it.
+        field!("lr", None, |s, notices| {
+            for (r, lr) in RACERS.iter().zip(s.lr.iter_mut()) {
+                clamp(notices, &format!("lr of {}", r.0), lr, 1e-6, 100.0);
+            }
+        }),
+        field!("momentum", None, |s, notices| {
+            for (r, m) in RACERS.iter().zip(s.momentum.iter_mut()) {
+                clamp(notices, &format!("momentum of {}", r.0), m, 0.0, 0.999);
+            }
+        }),
+    ];
+    const OTHER_CONTROLS: &'static [&'static str] =
+        &["run", "goh", "share", "contour", "loss-chart", "theory"];
+
+    fn hidden(&self) -> &BTreeSet<String> {
+        &self.hide
+    }
+
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.hide
+    }
+
+    fn relate(&mut self, notices: &mut Vec<String>) {
         let [x0, x1, y0, y1] = self.surface().view();
         if let Some(p) = &mut self.start {
             clamp(notices, "start x", &mut p[0], x0, x1);
             clamp(notices, "start y", &mut p[1], y0, y1);
-        }
-        let known: Vec<String> = RACERS.iter().map(|r| r.0.to_lowercase()).collect();
-        let before = self.racers.len();
-        self.racers.retain(|r| known.contains(r));
-        self.racers.dedup();
-        if self.racers.len() != before {
-            notices.push(format!(
-                "racers: only {} are known; others ignored",
-                known.join(", ")
-            ));
-        }
-        for (r, (lr, m)) in RACERS.iter().zip(self.lr.iter_mut().zip(&mut self.momentum)) {
-            clamp(notices, &format!("lr of {}", r.0), lr, 1e-6, 100.0);
-            clamp(notices, &format!("momentum of {}", r.0), m, 0.0, 0.999);
         }
     }
 }

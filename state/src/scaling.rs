@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use engine::optim::Optimizer;
 use engine::scaling::{Rule, Sweep, Target};
 
-use crate::lab::{clamp, shorten, LabState};
+use crate::lab::LabState;
 use crate::landscape::{Data, Landscape, Network};
+use crate::table::{field, no_check, ranged, text, Setting, Table};
 
 /// The settings the page edits (the engine's `Sweep` is built from them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,17 +65,29 @@ fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, Strin
         .collect()
 }
 
+/// The sweep's batch sizes, or why not.
+pub fn parse_batches(text: &str) -> Result<Vec<usize>, String> {
+    let batches: Vec<usize> = numbers(text, "batch sizes")?;
+    if batches.is_empty() || batches.iter().any(|b| !(1..=4096).contains(b)) {
+        return Err("batch sizes: whole numbers from 1 to 4096, separated by commas".into());
+    }
+    Ok(batches)
+}
+
+/// The learning-rate factors, or why not.
+pub fn parse_factors(text: &str) -> Result<Vec<f32>, String> {
+    let factors: Vec<f32> = numbers(text, "learning-rate factors")?;
+    if factors.is_empty() || factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) || factors.len() > 8 {
+        return Err("learning-rate factors: 1 to 8 positive numbers".into());
+    }
+    Ok(factors)
+}
+
 impl ScalingLab {
     /// The sweep, or what is wrong with the settings.
     pub fn sweep(&self) -> Result<Sweep, String> {
-        let batches: Vec<usize> = numbers(&self.batches, "batch sizes")?;
-        if batches.is_empty() || batches.iter().any(|b| !(1..=4096).contains(b)) {
-            return Err("batch sizes: whole numbers from 1 to 4096, separated by commas".into());
-        }
-        let lr_factors: Vec<f32> = numbers(&self.lr_factors, "learning-rate factors")?;
-        if lr_factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) || lr_factors.len() > 8 {
-            return Err("learning-rate factors: up to 8 positive numbers".into());
-        }
+        let batches = parse_batches(&self.batches)?;
+        let lr_factors = parse_factors(&self.lr_factors)?;
         if !(self.base_lr.is_finite() && self.base_lr > 0.0) {
             return Err("the base learning rate must be a positive number".into());
         }
@@ -113,20 +126,35 @@ impl LabState for ScalingLab {
     /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
     /// still reads.
     const VERSION: u32 = 2;
-    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
-    const CONTROLS: &'static [&'static str] = &[
-        "data",
-        "optimizer",
-        "batches",
-        "lr",
-        "base-batch",
-        "rule",
-        "factors",
-        "warmup",
-        "target-kind",
-        "target",
-        "max-steps",
-        "noise-every",
+
+    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
+        match version {
+            1 => Ok(settings),
+            v => Err(crate::lab::unreadable::<Self>(v)),
+        }
+    }
+}
+
+/// One row per setting; a control's name is its test id without `scale-`.
+impl Table for ScalingLab {
+    const SETTINGS: &'static [Setting<Self>] = &[
+        // The page's one "network and data" menu sets both, and hides with `data`.
+        field!("network", None, no_check),
+        field!("data"),
+        ranged!("optimizer", optimizer, 0, Optimizer::all().len() - 1),
+        text!("batches", Some("batches"), batches, 200, parse_batches),
+        ranged!("base_lr", Some("lr"), base_lr, 1e-6, 10.0),
+        ranged!("base_batch", Some("base-batch"), base_batch, 1, 4096),
+        text!("lr_factors", Some("factors"), lr_factors, 200, parse_factors),
+        field!("rule"),
+        ranged!("warmup_epochs", Some("warmup"), warmup_epochs, 0.0, 100.0),
+        field!("target_accuracy", Some("target-kind"), no_check),
+        ranged!("target", target, 0.0, 10.0),
+        ranged!("max_steps", Some("max-steps"), max_steps, 1, 100_000),
+        ranged!("noise_every", Some("noise-every"), noise_every, 0, 10_000),
+    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &[
         "backend",
         "run",
         "cancel",
@@ -137,21 +165,20 @@ impl LabState for ScalingLab {
         "share",
     ];
 
-    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
-        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
-        match version {
-            1 => Ok(settings),
-            v => Err(crate::lab::unreadable::<Self>(v)),
-        }
+    fn hidden(&self) -> &BTreeSet<String> {
+        &self.hide
     }
 
-    fn check(&mut self, notices: &mut Vec<String>) {
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.hide
+    }
+
+    fn relate(&mut self, notices: &mut Vec<String>) {
         if self.network == Network::Playground {
             notices.push("network=playground is not offered here: using the 2-D MLP".into());
             self.network = Network::Toy;
         }
         if self.network.reads_images() != self.data.is_images() {
-            let d = ScalingLab::default();
             notices.push(format!(
                 "data={} does not fit this network: using its data",
                 self.data.key()
@@ -159,23 +186,8 @@ impl LabState for ScalingLab {
             self.data = if self.network.reads_images() {
                 Data::Mnist
             } else {
-                d.data
+                ScalingLab::default().data
             };
         }
-        clamp(
-            notices,
-            "optimizer",
-            &mut self.optimizer,
-            0,
-            Optimizer::all().len() - 1,
-        );
-        clamp(notices, "base_lr", &mut self.base_lr, 1e-6, 10.0);
-        clamp(notices, "base_batch", &mut self.base_batch, 1, 4096);
-        clamp(notices, "warmup_epochs", &mut self.warmup_epochs, 0.0, 100.0);
-        clamp(notices, "target", &mut self.target, 0.0, 10.0);
-        clamp(notices, "max_steps", &mut self.max_steps, 1, 100_000);
-        clamp(notices, "noise_every", &mut self.noise_every, 0, 10_000);
-        shorten(notices, "batches", &mut self.batches, 200);
-        shorten(notices, "lr_factors", &mut self.lr_factors, 200);
     }
 }

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
-use crate::lab::{clamp, nearest, one_of, shorten, LabState};
+use crate::lab::{nearest, one_of, LabState};
 use crate::layers::{self, PRESETS};
+use crate::table::{field, no_check, ranged, text, Setting, Table};
 
 /// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
 pub const TEST_IMAGES: usize = 10_000;
@@ -84,17 +85,33 @@ impl LabState for VisionLab {
     /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
     /// still reads.
     const VERSION: u32 = 2;
-    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
-    const CONTROLS: &'static [&'static str] = &[
-        "set",
-        "train",
-        "preset",
-        "layers",
-        "optimizer",
-        "lr",
-        "batch",
-        "epochs",
-        "backend",
+
+    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
+        match version {
+            1 => Ok(settings),
+            v => Err(crate::lab::unreadable::<Self>(v)),
+        }
+    }
+}
+
+/// One row per setting; a control's name is its test id without `vision-`.
+impl Table for VisionLab {
+    const SETTINGS: &'static [Setting<Self>] = &[
+        field!("set", |s, n| one_of(n, "set", &mut s.set, &["mnist", "fashion"])),
+        field!("train", |s, n| nearest(n, "train", &mut s.train, &TRAIN_SIZES)),
+        ranged!("preset", preset, 0, PRESETS.len() - 1),
+        text!("layers", Some("layers"), layers, 500, |l: &str| layers::parse(
+            l, 10
+        )
+        .map(|_| ())),
+        ranged!("optimizer", optimizer, 0, Optimizer::all().len() - 1),
+        ranged!("lr", lr, 1e-6, 10.0),
+        ranged!("batch", batch, 1, 1024),
+        ranged!("epochs", epochs, 1, 100),
+        field!("webgpu", Some("backend"), no_check),
+    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &[
         "run",
         "stop",
         "save",
@@ -107,28 +124,11 @@ impl LabState for VisionLab {
         "filters",
     ];
 
-    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
-        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
-        match version {
-            1 => Ok(settings),
-            v => Err(crate::lab::unreadable::<Self>(v)),
-        }
+    fn hidden(&self) -> &BTreeSet<String> {
+        &self.hide
     }
 
-    fn check(&mut self, notices: &mut Vec<String>) {
-        one_of(notices, "set", &mut self.set, &["mnist", "fashion"]);
-        nearest(notices, "train", &mut self.train, &TRAIN_SIZES);
-        clamp(notices, "preset", &mut self.preset, 0, PRESETS.len() - 1);
-        clamp(
-            notices,
-            "optimizer",
-            &mut self.optimizer,
-            0,
-            Optimizer::all().len() - 1,
-        );
-        clamp(notices, "lr", &mut self.lr, 1e-6, 10.0);
-        clamp(notices, "batch", &mut self.batch, 1, 1024);
-        clamp(notices, "epochs", &mut self.epochs, 1, 100);
-        shorten(notices, "layers", &mut self.layers, 500);
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.hide
     }
 }

@@ -1,4 +1,5 @@
-//! Fuzzing the state parsers with proptest: any query string — known keys with wild values,
+//! Fuzzing the state parsers with proptest: any query string — every lab's keys from its settings
+//! table (and its `_hide` flags) with wild values,
 //! unknown keys, stray bytes — and any layer line parse without a panic; whatever state comes out
 //! writes back to a URL that reads as the same state with no notice, and the playground's JSON
 //! export reads back too; every other lab's URL and JSON likewise (the generic `LabState` codec),
@@ -14,59 +15,29 @@ use lab_state::layers;
 use lab_state::optimizers::OptimizersLab;
 use lab_state::playground::Playground;
 use lab_state::scaling::ScalingLab;
+use lab_state::table::Table;
 use lab_state::vision::VisionLab;
 use proptest::prelude::*;
 
-const KEYS: [&str; 48] = [
-    "surface",
-    "kappa",
-    "steps",
-    "start",
-    "racers",
-    "momentum",
-    "network",
-    "batches",
-    "base_lr",
-    "lr_factors",
-    "rule",
-    "target",
-    "workers",
-    "weak",
-    "chosen",
-    "gflops",
-    "bound",
-    "study",
-    "compression",
-    "set",
-    "train",
-    "layers",
-    "epochs",
-    "webgpu",
-    "dataset",
-    "classes",
-    "points",
-    "noise",
-    "test",
-    "seed",
-    "hidden",
-    "activation",
-    "features",
-    "init",
-    "loss",
-    "optimizer",
-    "lr",
-    "batch",
-    "l2",
-    "dropout",
-    "warmup",
-    "backend",
-    "net",
-    "data",
-    "compare",
-    "res",
-    "plane",
-    "embed",
-];
+/// Every lab's URL keys, from the labs' settings tables (the tables drive the fuzzing too).
+fn keys() -> Vec<String> {
+    fn of<S: Table>() -> impl Iterator<Item = String> {
+        let settings = S::SETTINGS.iter().map(|row| row.key.to_string());
+        settings.chain(S::controls().into_iter().map(|c| format!("{c}_hide")))
+    }
+    let mut keys: Vec<String> = of::<Playground>()
+        .chain(of::<OptimizersLab>())
+        .chain(of::<ScalingLab>())
+        .chain(of::<ClusterLab>())
+        .chain(of::<VisionLab>())
+        .chain(of::<Landscape>())
+        .chain(of::<lab_state::bench::BenchLab>())
+        .chain(["embed".to_string()])
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
 
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -80,10 +51,7 @@ fn value() -> impl Strategy<Value = String> {
 fn query() -> impl Strategy<Value = String> {
     prop::collection::vec(
         (
-            prop_oneof![
-                prop::sample::select(KEYS.to_vec()).prop_map(String::from),
-                "[a-z_]{1,8}(_hide)?"
-            ],
+            prop_oneof![prop::sample::select(keys()), "[a-z_]{1,8}(_hide)?"],
             value(),
         ),
         0..12,

@@ -131,5 +131,5 @@ fn landscape_link(state: &Playground) -> String {
         batch: state.batch,
         ..Default::default()
     };
-    format!("landscape?{}", mapped.to_query())
+    format!("landscape?{}", lab_state::lab::LabState::to_query(&mapped))
 }

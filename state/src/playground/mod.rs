@@ -24,7 +24,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use table::{Setting, CONTROLS, SETTINGS};
+pub use table::{CONTROLS, SETTINGS};
 
 /// Where training runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -253,20 +253,20 @@ impl Playground {
 
     /// The state as a query string: only what differs from the defaults (see `table`).
     pub fn to_query(&self) -> String {
-        table::to_query(self)
+        crate::table::to_query(self)
     }
 
     /// Reads a query string. Never fails: what it cannot use keeps its default or is clamped, and
     /// each such value gives a notice to show.
     pub fn from_query(query: &str) -> (Self, Vec<String>) {
-        table::from_query(query)
+        crate::table::from_query(query)
     }
 
     /// Every value brought into range (the page's controls and files go through this too), with
     /// a notice for each change.
     pub fn checked(mut self) -> (Self, Vec<String>) {
         let mut notices = Vec::new();
-        table::check(&mut self, &mut notices);
+        crate::table::check(&mut self, &mut notices);
         (self, notices)
     }
 
@@ -298,19 +298,6 @@ impl Playground {
 impl crate::lab::LabState for Playground {
     const LAB: &'static str = "playground";
     const VERSION: u32 = VERSION;
-    const CONTROLS: &'static [&'static str] = &CONTROLS;
-
-    fn check(&mut self, notices: &mut Vec<String>) {
-        table::check(self, notices);
-    }
-
-    fn to_query(&self) -> String {
-        Playground::to_query(self)
-    }
-
-    fn from_query(query: &str) -> (Self, Vec<String>) {
-        Playground::from_query(query)
-    }
 }
 
 /// "8,8,4": up to 8 layers of 1–64 neurons; "" or "0" means no hidden layer.

@@ -9,21 +9,8 @@ use engine::data::toy::{ToyKind, MAX_CLASSES};
 
 use super::{from_key, key_of, parse_hidden, Playground, DECAYS, OPTIMIZERS};
 use crate::lab::clamp;
-use crate::query::{encode, Query};
-
-/// One setting of the playground.
-pub struct Setting {
-    /// The URL key (`lr`), also the name of a settings file's field where they agree.
-    pub key: &'static str,
-    /// The control `<name>_hide=true` takes off the page (None: hidden with another).
-    pub hides: Option<&'static str>,
-    /// The value as URL text.
-    pub write: fn(&Playground) -> String,
-    /// Takes URL text; a value it cannot use keeps the setting and gives a notice.
-    pub read: fn(&mut Playground, &str, &mut Vec<String>),
-    /// Brings an out-of-range value into range, with a notice.
-    pub check: fn(&mut Playground, &mut Vec<String>),
-}
+use crate::table::{Setting, Table};
+use std::collections::BTreeSet;
 
 /// Controls that are not settings but can be hidden too.
 pub const OTHER_CONTROLS: [&str; 5] = ["share", "regenerate", "speed", "step", "export"];
@@ -94,7 +81,7 @@ macro_rules! listed {
     };
 }
 
-pub const SETTINGS: &[Setting] = &[
+pub const SETTINGS: &[Setting<Playground>] = &[
     Setting {
         key: "dataset",
         hides: Some("dataset"),
@@ -220,52 +207,15 @@ pub const CONTROLS: [&str; count_hides()] = {
     out
 };
 
-/// Every value brought into range, each change with a notice.
-pub fn check(s: &mut Playground, notices: &mut Vec<String>) {
-    for row in SETTINGS {
-        (row.check)(s, notices);
-    }
-    s.hide.retain(|h| CONTROLS.contains(&h.as_str()));
-}
+impl Table for Playground {
+    const SETTINGS: &'static [Setting<Self>] = SETTINGS;
+    const OTHER_CONTROLS: &'static [&'static str] = &OTHER_CONTROLS;
 
-/// Only what differs from the defaults, so links stay short; then the hidden controls.
-pub fn to_query(s: &Playground) -> String {
-    let d = Playground::default();
-    let mut pairs: Vec<(String, String)> = SETTINGS
-        .iter()
-        .filter(|row| (row.write)(s) != (row.write)(&d))
-        .map(|row| (row.key.to_string(), (row.write)(s)))
-        .collect();
-    for name in s.hide.iter().filter(|n| CONTROLS.contains(&n.as_str())) {
-        pairs.push((format!("{name}_hide"), "true".into()));
+    fn hidden(&self) -> &BTreeSet<String> {
+        &self.hide
     }
-    encode(pairs)
-}
 
-/// Never fails: what it cannot use keeps its default or is clamped, each with a notice.
-pub fn from_query(query: &str) -> (Playground, Vec<String>) {
-    let mut q = Query::parse(query);
-    let mut s = Playground::default();
-    let mut notices = Vec::new();
-    for row in SETTINGS {
-        if let Some(raw) = q.raw(row.key).map(str::to_owned) {
-            (row.read)(&mut s, &raw, &mut notices);
-        }
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.hide
     }
-    check(&mut s, &mut notices);
-    for c in CONTROLS {
-        if q.flag(&format!("{c}_hide"), false) {
-            s.hide.insert(c.to_string());
-        }
-    }
-    let known = |k: &str| {
-        SETTINGS.iter().any(|row| row.key == k)
-            || k.strip_suffix("_hide").is_some_and(|c| CONTROLS.contains(&c))
-    };
-    let unknown: Vec<String> = q.keys().filter(|k| !known(k)).map(str::to_owned).collect();
-    for k in unknown {
-        notices.push(format!("unknown setting '{k}': ignored"));
-    }
-    notices.append(&mut q.notices);
-    (s, notices)
 }

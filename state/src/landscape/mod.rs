@@ -1,7 +1,7 @@
 //! The loss-landscape lab's settings (`/landscape`): which network is trained on which data, the
 //! batch size (and an optional second one to compare), the slice's plane and resolution. They
-//! round-trip through the URL like the playground's; a network from the playground travels whole
-//! in `pg` (the playground's own query string).
+//! round-trip through the URL by the lab's table (`table.rs`, short keys `net` and `pg`); a network
+//! from the playground travels whole in `pg` (the playground's own query string).
 
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::model::Layer;
@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::lab::LabState;
 use crate::playground::Playground;
-use crate::query::{encode, Query};
+
+mod table;
 
 /// Which network the lab trains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,12 +145,6 @@ pub struct Landscape {
     pub hide: BTreeSet<String>,
 }
 
-/// Test-id suffixes of the page's controls (`land-<name>`), for `<name>_hide=true`.
-const CONTROLS: [&str; 12] = [
-    "network", "dataset", "batch", "compare", "plane", "res", "epochs", "target", "backend", "run", "cancel",
-    "share",
-];
-
 impl Default for Landscape {
     fn default() -> Self {
         Self {
@@ -169,10 +164,6 @@ impl Default for Landscape {
             hide: BTreeSet::new(),
         }
     }
-}
-
-fn batch_from(key: &str) -> Option<usize> {
-    key.parse().ok().filter(|b| BATCHES.contains(b))
 }
 
 impl Landscape {
@@ -195,132 +186,6 @@ impl Landscape {
         } else {
             0.05
         }
-    }
-
-    /// Reads a query string; never fails (see `Playground::from_query`).
-    pub fn from_query(query: &str) -> (Self, Vec<String>) {
-        let mut q = Query::parse(query);
-        let d = Landscape::default();
-        let mut network = q.choice("net", Network::from_key, d.network);
-        let mut data = q.choice("data", Data::from_key, d.data);
-        let mut notices = Vec::new();
-        let playground = match q.raw("pg").map(str::to_owned) {
-            Some(pg) => {
-                let (p, n) = Playground::from_query(&pg);
-                notices.extend(n.into_iter().map(|n| format!("playground: {n}")));
-                p
-            }
-            None => {
-                if network == Network::Playground {
-                    q.notice(
-                        "net=playground without pg (the playground's settings): using its defaults".into(),
-                    );
-                }
-                Playground::default()
-            }
-        };
-        if network.reads_images() && !data.is_images() {
-            q.notice(format!(
-                "the {} network reads images, not {}: using MNIST",
-                network.key(),
-                data.label()
-            ));
-            data = Data::Mnist;
-        } else if network == Network::Toy && data.is_images() {
-            q.notice(format!(
-                "the 2-D network cannot read {}: using the image MLP",
-                data.label()
-            ));
-            network = Network::Mlp;
-        }
-        let default_batch = if network == Network::Playground {
-            playground.batch
-        } else {
-            d.batch
-        };
-        let s = Landscape {
-            network,
-            data,
-            batch: q.choice(
-                "batch",
-                |k| k.parse().ok().filter(|b| *b >= 1 && *b <= 4096),
-                default_batch,
-            ),
-            compare: q.choice(
-                "compare",
-                |k| if k == "0" { Some(0) } else { batch_from(k) },
-                d.compare,
-            ),
-            plane: q.choice(
-                "plane",
-                |k| match k {
-                    "trajectory" => Some(Plane::Trajectory),
-                    "random" => Some(Plane::Random),
-                    _ => None,
-                },
-                d.plane,
-            ),
-            res: q.number("res", 3, 41, d.res),
-            epochs: q.number("epochs", 1, 200, Landscape::default_epochs(network)),
-            target: q.number("target", 0.0, 10.0, Landscape::default_target(network)),
-            playground,
-            hide: BTreeSet::new(),
-        };
-        let mut s = s;
-        for k in q.keys().map(str::to_owned).collect::<Vec<_>>() {
-            if let Some(name) = k.strip_suffix("_hide").filter(|n| CONTROLS.contains(n)) {
-                if q.flag(&k, false) {
-                    s.hide.insert(name.to_string());
-                }
-            } else if ![
-                "net", "data", "pg", "batch", "compare", "plane", "res", "epochs", "target",
-            ]
-            .contains(&k.as_str())
-            {
-                q.notice(format!("unknown setting '{k}': ignored"));
-            }
-        }
-        notices.extend(q.notices);
-        (s, notices)
-    }
-
-    /// The state as a query string, only what differs from the defaults.
-    pub fn to_query(&self) -> String {
-        let d = Landscape::default();
-        let mut pairs = Vec::new();
-        if self.network != d.network {
-            pairs.push(("net".into(), self.network.key().into()));
-        }
-        if self.network == Network::Playground {
-            pairs.push(("pg".into(), self.playground.to_query()));
-        } else if self.data != d.data {
-            pairs.push(("data".into(), self.data.key().into()));
-        }
-        let default_batch = if self.network == Network::Playground {
-            self.playground.batch
-        } else {
-            d.batch
-        };
-        for (key, value, default) in [
-            ("batch", self.batch, default_batch),
-            ("compare", self.compare, d.compare),
-            ("res", self.res, d.res),
-            ("epochs", self.epochs, Landscape::default_epochs(self.network)),
-        ] {
-            if value != default {
-                pairs.push((key.into(), value.to_string()));
-            }
-        }
-        if self.target != Landscape::default_target(self.network) {
-            pairs.push(("target".into(), self.target.to_string()));
-        }
-        if self.plane == Plane::Random {
-            pairs.push(("plane".into(), "random".into()));
-        }
-        for name in self.hide.iter().filter(|n| CONTROLS.contains(&n.as_str())) {
-            pairs.push((format!("{name}_hide"), "true".into()));
-        }
-        encode(pairs)
     }
 
     /// The training config of one run, at the given batch size.
@@ -456,125 +321,10 @@ pub fn sharpness_verdict(a: (usize, f32, f32), b: (usize, f32, f32), target: f32
     text
 }
 
-/// The landscape lab keeps its own short URL keys (`net`, `pg`); its JSON file is the generic one,
-/// checked by a trip through the URL.
 impl LabState for Landscape {
     const LAB: &'static str = "landscape";
     const VERSION: u32 = 1;
-    const CONTROLS: &'static [&'static str] = &CONTROLS;
-
-    fn check(&mut self, notices: &mut Vec<String>) {
-        let (checked, n) = Landscape::from_query(&Landscape::to_query(self));
-        notices.extend(n);
-        *self = checked;
-    }
-
-    fn to_query(&self) -> String {
-        Landscape::to_query(self)
-    }
-
-    fn from_query(query: &str) -> (Self, Vec<String>) {
-        Landscape::from_query(query)
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trips_through_the_url() {
-        let s = Landscape {
-            network: Network::Cnn,
-            data: Data::Fashion,
-            batch: 64,
-            compare: 512,
-            plane: Plane::Random,
-            res: 25,
-            epochs: 2,
-            ..Default::default()
-        };
-        let (back, notices) = Landscape::from_query(&s.to_query());
-        assert_eq!((back, notices), (s, vec![]));
-        assert_eq!(Landscape::default().to_query(), "");
-        assert_eq!(Landscape::from_query("").0, Landscape::default());
-    }
-
-    #[test]
-    fn carries_a_playground_network_whole() {
-        let (pg, _) = Playground::from_query("dataset=spiral&hidden=6,6&batch=32&learning_rate=0.1");
-        let s = Landscape {
-            network: Network::Playground,
-            playground: pg.clone(),
-            batch: 32,
-            epochs: 30,
-            ..Default::default()
-        };
-        let (back, notices) = Landscape::from_query(&s.to_query());
-        assert_eq!(notices, Vec::<String>::new());
-        assert_eq!(back.playground, pg);
-        assert_eq!(
-            back.batch, 32,
-            "the playground's batch unless the URL says otherwise"
-        );
-        assert_eq!(
-            back.to_config(32),
-            TrainConfig {
-                batch: 32,
-                ..pg.to_config()
-            }
-        );
-    }
-
-    #[test]
-    fn the_verdict_names_the_sharper_batch() {
-        let v = sharpness_verdict((256, 0.0169, 0.05), (4, 0.0112, 0.09), 0.1);
-        assert!(
-            v.starts_with("Batch 256 is sharper than batch 4 (0.0169 vs 0.0112, ×1.5)"),
-            "{v}"
-        );
-        assert!(v.contains("as Keskar et al."), "{v}");
-        assert!(!v.contains("differ"), "{v}");
-        let v = sharpness_verdict((4, 0.02, 0.1), (256, 0.01, 0.4), 0.1);
-        assert!(
-            v.contains("contrary to Keskar") && v.contains("losses differ"),
-            "{v}"
-        );
-    }
-
-    #[test]
-    fn bad_values_keep_defaults_with_notices() {
-        let (s, notices) = Landscape::from_query("net=toy&data=mnist&res=99&batch=abc&compare=7&zoom=2");
-        assert_eq!(s.network, Network::Mlp, "images need the image network");
-        assert_eq!((s.res, s.batch, s.compare), (41, 4, 256));
-        assert_eq!(notices.len(), 5, "{notices:?}");
-        let (s, notices) = Landscape::from_query("net=cnn&data=spiral");
-        assert_eq!((s.network, s.data), (Network::Cnn, Data::Mnist));
-        assert_eq!(notices.len(), 1);
-    }
-
-    #[test]
-    fn configs_train_what_the_labels_say() {
-        let s = Landscape {
-            network: Network::Mlp,
-            data: Data::Mnist,
-            ..Default::default()
-        };
-        let c = s.to_config(64);
-        assert_eq!(c.batch, 64);
-        assert!(
-            matches!(c.data, DataConfig::Images(ref i) if i.set == "mnist" && i.train_limit == IMAGE_TRAIN)
-        );
-        assert!(matches!(c.model, ModelConfig::Mlp { ref hidden, .. } if hidden == &vec![32]));
-        let toy = Landscape::default().to_config(16);
-        assert!(matches!(toy.data, DataConfig::Toy(ref t) if t.kind == ToyKind::Circle));
-        assert_eq!(
-            Landscape {
-                compare: 0,
-                ..Default::default()
-            }
-            .batches(),
-            vec![4]
-        );
-    }
-}
+mod tests;

@@ -13,7 +13,9 @@ use engine::optim::Optimizer;
 use engine::timeline::Work;
 use engine::train::TrainConfig;
 
-use crate::lab::{clamp, nearest, shorten, LabState};
+use crate::lab::LabState;
+
+mod table;
 use crate::landscape::{Data, Landscape, Network};
 
 /// The algorithms in the order of their colours.
@@ -150,15 +152,9 @@ impl ClusterLab {
         if !self.asynchronous {
             return Ok(Consistency::Synchronous);
         }
-        let b = self.bound.trim();
-        let bound = if b.is_empty() {
-            None
-        } else {
-            Some(b.parse().map_err(|_| {
-                format!("staleness bound: '{b}' is not a whole number (leave it empty for none)")
-            })?)
-        };
-        Ok(Consistency::Asynchronous { bound })
+        Ok(Consistency::Asynchronous {
+            bound: parse_bound(&self.bound)?,
+        })
     }
 
     /// The cluster for `workers` running algorithm `i`, as configured.
@@ -229,18 +225,7 @@ impl ClusterLab {
     }
 
     pub fn study(&self) -> Result<Vec<usize>, String> {
-        let counts: Vec<usize> = self
-            .study
-            .split([',', ' '])
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse()
-                    .map_err(|_| format!("worker counts: '{s}' is not a whole number"))
-            })
-            .collect::<Result<_, _>>()?;
-        if counts.is_empty() || counts.iter().any(|c| !(1..=64).contains(c)) {
-            return Err("worker counts: whole numbers from 1 to 64".into());
-        }
+        let counts = parse_counts(&self.study)?;
         for &c in &counts {
             self.check_split(c)?;
         }
@@ -335,6 +320,33 @@ impl ClusterLab {
     }
 }
 
+/// The staleness bound ("" for none), or why not.
+pub fn parse_bound(text: &str) -> Result<Option<usize>, String> {
+    let b = text.trim();
+    if b.is_empty() {
+        return Ok(None);
+    }
+    b.parse()
+        .map(Some)
+        .map_err(|_| format!("staleness bound: '{b}' is not a whole number (leave it empty for none)"))
+}
+
+/// The study's worker counts, or why not.
+pub fn parse_counts(text: &str) -> Result<Vec<usize>, String> {
+    let counts: Vec<usize> = text
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("worker counts: '{s}' is not a whole number"))
+        })
+        .collect::<Result<_, _>>()?;
+    if counts.is_empty() || counts.iter().any(|c| !(1..=64).contains(c)) {
+        return Err("worker counts: whole numbers from 1 to 64".into());
+    }
+    Ok(counts)
+}
+
 fn megabytes(bytes: f64) -> String {
     format!("{:.2} MB", bytes / 1e6)
 }
@@ -344,43 +356,6 @@ impl LabState for ClusterLab {
     /// 2: choices by name (`optimizer=adam`); version 1 wrote indices, which `crate::names`
     /// still reads.
     const VERSION: u32 = 2;
-    /// Test-id suffixes of the page's controls and charts (`<prefix>-<name>`).
-    const CONTROLS: &'static [&'static str] = &[
-        "data",
-        "optimizer",
-        "lr",
-        "target",
-        "steps",
-        "workers",
-        "scaling",
-        "batch",
-        "gflops",
-        "straggler",
-        "algorithms",
-        "shards",
-        "gpus",
-        "intra",
-        "inter",
-        "overlap",
-        "async",
-        "bound",
-        "compression",
-        "percent",
-        "bits",
-        "ef",
-        "backend",
-        "study",
-        "train",
-        "run-study",
-        "cancel",
-        "export-csv",
-        "export-record",
-        "export-curve",
-        "export-config",
-        "load",
-        "animate",
-        "share",
-    ];
 
     fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
         // Version 1's indices are read by the fields' `crate::names` adapters as they are.
@@ -388,38 +363,5 @@ impl LabState for ClusterLab {
             1 => Ok(settings),
             v => Err(crate::lab::unreadable::<Self>(v)),
         }
-    }
-
-    fn check(&mut self, notices: &mut Vec<String>) {
-        clamp(notices, "workers", &mut self.workers, 1, 64);
-        clamp(notices, "batch", &mut self.batch, 1, 4096);
-        clamp(notices, "animate", &mut self.animate, 0, ALGORITHMS.len() - 1);
-        clamp(notices, "shards", &mut self.shards, 1, 64);
-        clamp(notices, "gpus_per_node", &mut self.gpus_per_node, 1, 64);
-        clamp(notices, "intra", &mut self.intra, 0, Link::PRESETS.len() - 1);
-        clamp(notices, "inter", &mut self.inter, 0, Link::PRESETS.len() - 1);
-        clamp(notices, "gflops", &mut self.gflops, 1e-3, 1e6);
-        clamp(notices, "straggler", &mut self.straggler, 1.0, 100.0);
-        clamp(
-            notices,
-            "compression",
-            &mut self.compression,
-            0,
-            COMPRESSIONS.len() - 1,
-        );
-        clamp(notices, "percent", &mut self.percent, 0.01, 100.0);
-        nearest(notices, "bits", &mut self.bits, &[8, 4, 2, 1]);
-        clamp(
-            notices,
-            "optimizer",
-            &mut self.optimizer,
-            0,
-            Optimizer::all().len() - 1,
-        );
-        clamp(notices, "lr", &mut self.lr, 1e-6, 10.0);
-        clamp(notices, "target", &mut self.target, 0.0, 1.0);
-        clamp(notices, "max_steps", &mut self.max_steps, 1, 100_000);
-        shorten(notices, "bound", &mut self.bound, 20);
-        shorten(notices, "study", &mut self.study, 200);
     }
 }

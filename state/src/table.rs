@@ -1,0 +1,291 @@
+//! A lab's settings as one declarative table, one row per setting (TensorFlow Playground's model):
+//! the URL key, the control `<name>_hide=true` takes off the page, how the value is written and
+//! read as URL text, and the rule that keeps it in range or among its choices. The same table
+//! drives the URL (write, read, unknown keys), the settings file's check, the notices, what can
+//! be hidden, the README's list of hideable names and the fuzz tests. A row's type and default
+//! are its field's in the lab's serde struct; most rows write that field as serde does
+//! (`field!`), and a row with its own text form (`lr` for `learning_rate`, a nested link)
+//! spells out `write` and `read`.
+
+use std::collections::BTreeSet;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::query::{encode, Query};
+
+/// One setting of a lab whose settings are `S`.
+pub struct Setting<S> {
+    /// The URL key (`lr`); the settings file's field where they agree.
+    pub key: &'static str,
+    /// The control `<name>_hide=true` takes off the page (None: not hideable on its own).
+    pub hides: Option<&'static str>,
+    /// The value as URL text.
+    pub write: fn(&S) -> String,
+    /// Takes URL text; a value it cannot use keeps the setting and gives a notice.
+    pub read: fn(&mut S, &str, &mut Vec<String>),
+    /// Brings the value into range (or back to its default when unusable), with a notice.
+    pub check: fn(&mut S, &mut Vec<String>),
+}
+
+/// A lab's whole table: its settings, and the controls that are not settings (buttons, charts)
+/// but can be hidden too.
+pub trait Table: Serialize + DeserializeOwned + Default + Clone + 'static {
+    const SETTINGS: &'static [Setting<Self>];
+    const OTHER_CONTROLS: &'static [&'static str];
+
+    /// The controls an instructor hid.
+    fn hidden(&self) -> &BTreeSet<String>;
+    fn hidden_mut(&mut self) -> &mut BTreeSet<String>;
+
+    /// Checks between settings (a network and the data it reads), after every row's own.
+    fn relate(&mut self, _notices: &mut Vec<String>) {}
+
+    /// Every name `<name>_hide=true` may hide: the settings' controls, then the others.
+    fn controls() -> Vec<&'static str> {
+        let rows = Self::SETTINGS.iter().filter_map(|r| r.hides);
+        rows.chain(Self::OTHER_CONTROLS.iter().copied()).collect()
+    }
+}
+
+pub fn no_check<S>(_: &mut S, _: &mut Vec<String>) {}
+
+/// Every value brought into range, each change with a notice; hidden names it does not know
+/// are dropped.
+pub fn check<S: Table>(s: &mut S, notices: &mut Vec<String>) {
+    for row in S::SETTINGS {
+        (row.check)(s, notices);
+    }
+    s.relate(notices);
+    let controls = S::controls();
+    let before = s.hidden().len();
+    s.hidden_mut().retain(|h| controls.contains(&h.as_str()));
+    if s.hidden().len() != before {
+        notices.push("unknown control names in hide: ignored".into());
+    }
+}
+
+/// Only what differs from the defaults, so links stay short; then the hidden controls. A row is
+/// compared with what reading the rows before it leaves (a network brings its own defaults).
+pub fn to_query<S: Table>(s: &S) -> String {
+    let mut read = S::default();
+    let mut pairs = Vec::new();
+    for row in S::SETTINGS {
+        let text = (row.write)(s);
+        if text != (row.write)(&read) {
+            (row.read)(&mut read, &text, &mut Vec::new());
+            pairs.push((row.key.to_string(), text));
+        }
+    }
+    let controls = S::controls();
+    for name in s.hidden().iter().filter(|n| controls.contains(&n.as_str())) {
+        pairs.push((format!("{name}_hide"), "true".into()));
+    }
+    encode(pairs)
+}
+
+/// Never fails: what it cannot use keeps its default or is clamped, each with a notice.
+pub fn from_query<S: Table>(query: &str) -> (S, Vec<String>) {
+    let mut q = Query::parse(query);
+    let mut s = S::default();
+    let mut notices = Vec::new();
+    // In table order, so a row may set the defaults of the rows after it (a network's epochs).
+    for row in S::SETTINGS {
+        if let Some(raw) = q.raw(row.key).map(str::to_owned) {
+            (row.read)(&mut s, &raw, &mut notices);
+        }
+    }
+    let controls = S::controls();
+    for c in &controls {
+        if q.flag(&format!("{c}_hide"), false) {
+            s.hidden_mut().insert(c.to_string());
+        }
+    }
+    check(&mut s, &mut notices);
+    let known = |k: &str| {
+        S::SETTINGS.iter().any(|row| row.key == k)
+            || k.strip_suffix("_hide").is_some_and(|c| controls.contains(&c))
+    };
+    let unknown: Vec<String> = q.keys().filter(|k| !known(k)).map(str::to_owned).collect();
+    for k in unknown {
+        notices.push(format!("unknown setting '{k}': ignored"));
+    }
+    notices.append(&mut q.notices);
+    (s, notices)
+}
+
+/// The serde fields of a state (through text, so f32 values read back as written: 0.1, not
+/// 0.100000001…).
+pub fn fields_of<S: Serialize>(s: &S) -> Map<String, Value> {
+    serde_json::to_string(s)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .and_then(|v: Value| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// Sets one field if the whole state still deserializes with it, else notes it and keeps the old.
+pub fn try_set<S: DeserializeOwned>(
+    fields: &mut Map<String, Value>,
+    key: &str,
+    v: Value,
+    notices: &mut Vec<String>,
+    shown: &str,
+) {
+    let old = fields.insert(key.to_string(), v);
+    if serde_json::from_value::<S>(Value::Object(fields.clone())).is_err() {
+        notices.push(format!("{key}={shown} is not a valid value: ignored"));
+        if let Some(old) = old {
+            fields.insert(key.to_string(), old);
+        }
+    }
+}
+
+/// Field `key` as URL text, as serde writes it (`field!`).
+pub fn field_text<S: Serialize>(s: &S, key: &str) -> String {
+    fields_of(s).get(key).map(encode_value).unwrap_or_default()
+}
+
+/// Field `key` from URL text, read as serde reads it (`field!`).
+pub fn read_field<S: Serialize + DeserializeOwned>(
+    s: &mut S,
+    key: &str,
+    raw: &str,
+    notices: &mut Vec<String>,
+) {
+    let mut fields = fields_of(s);
+    let Some(like) = fields.get(key).cloned() else {
+        return;
+    };
+    match decode_value(raw, &like) {
+        Some(v) => {
+            try_set::<S>(&mut fields, key, v, notices, raw);
+            if let Ok(read) = serde_json::from_value(Value::Object(fields)) {
+                *s = read;
+            }
+        }
+        None => notices.push(format!("{key}={raw} is not a valid value: ignored")),
+    }
+}
+
+/// A field as URL text: strings as they are, lists of plain values as "a,b,c", the rest as JSON.
+fn encode_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items)
+            if items
+                .iter()
+                .all(|i| i.is_number() || i.as_str().is_some_and(|s| !s.contains(','))) =>
+        {
+            items
+                .iter()
+                .map(|i| match i {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// URL text back to a value shaped like the field's default.
+fn decode_value(raw: &str, like: &Value) -> Option<Value> {
+    // Text stays as written (a cut may end in a space); everything else ignores spaces around it.
+    if let Value::String(_) = like {
+        return Some(Value::String(raw.to_string()));
+    }
+    let raw = raw.trim();
+    match like {
+        Value::Bool(_) => match raw {
+            "1" | "true" | "yes" => Some(true.into()),
+            "0" | "false" | "no" => Some(false.into()),
+            _ => None,
+        },
+        Value::Number(n) => {
+            if n.is_f64() {
+                let x: f64 = raw.parse().ok().filter(|x: &f64| x.is_finite())?;
+                serde_json::Number::from_f64(x).map(Value::Number)
+            } else {
+                raw.parse::<i64>().ok().map(Value::from)
+            }
+        }
+        Value::Array(_) if !raw.starts_with('[') => Some(list(raw)),
+        _ => serde_json::from_str(raw).ok().or_else(|| Some(list(raw))),
+    }
+}
+
+/// "a,1,b" as a JSON list: numbers where they parse, strings otherwise.
+fn list(raw: &str) -> Value {
+    Value::Array(
+        raw.split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.parse::<f64>() {
+                Ok(x) if x.is_finite() => {
+                    serde_json::from_str(p).unwrap_or_else(|_| Value::String(p.to_string()))
+                }
+                _ => Value::String(p.to_string()),
+            })
+            .collect(),
+    )
+}
+
+/// A row whose URL text is its serde field's (key = field name), hiding the control of the same
+/// name unless another is given, kept in range by `check` (`no_check` when serde's type is rule
+/// enough: a flag, a named choice).
+macro_rules! field {
+    ($key:literal) => {
+        $crate::table::field!($key, Some($key), $crate::table::no_check)
+    };
+    ($key:literal, $check:expr) => {
+        $crate::table::field!($key, Some($key), $check)
+    };
+    ($key:literal, $hides:expr, $check:expr) => {
+        $crate::table::Setting {
+            key: $key,
+            hides: $hides,
+            write: |s| $crate::table::field_text(s, $key),
+            read: |s, raw, notices| $crate::table::read_field(s, $key, raw, notices),
+            check: $check,
+        }
+    };
+}
+
+/// A `field!` row kept in [lo, hi] (clamped with a notice).
+macro_rules! ranged {
+    ($key:literal, $field:ident, $lo:expr, $hi:expr) => {
+        $crate::table::ranged!($key, Some($key), $field, $lo, $hi)
+    };
+    ($key:literal, $hides:expr, $field:ident, $lo:expr, $hi:expr) => {
+        $crate::table::field!($key, $hides, |s, notices| $crate::lab::clamp(
+            notices,
+            $key,
+            &mut s.$field,
+            $lo,
+            $hi
+        ))
+    };
+}
+
+/// A `field!` row of free text checked by `parse` when the link or file loads: text it refuses
+/// is replaced by the default, with the reason.
+macro_rules! text {
+    ($key:literal, $hides:expr, $field:ident, $max:expr, $parse:expr) => {
+        $crate::table::field!($key, $hides, |s, notices| {
+            $crate::lab::shorten(notices, $key, &mut s.$field, $max);
+            if let Err(why) = $parse(&s.$field) {
+                let default = Self::default().$field;
+                notices.push(format!("{}={}: {why}; using {default}", $key, s.$field));
+                s.$field = default;
+            }
+        })
+    };
+}
+
+pub(crate) use {field, ranged, text};

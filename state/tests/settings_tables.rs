@@ -1,0 +1,114 @@
+//! Each lab's settings table is the whole truth about its settings: one row per field of its
+//! settings file, keys and hideable names unique, every hideable name listed in the README (the
+//! e2e hiding test reads that list and hides each one), and free text checked when a link or
+//! file loads, not first when Run is pressed.
+
+use std::collections::BTreeSet;
+
+use lab_state::bench::BenchLab;
+use lab_state::cluster::ClusterLab;
+use lab_state::lab::LabState;
+use lab_state::landscape::Landscape;
+use lab_state::optimizers::OptimizersLab;
+use lab_state::playground::Playground;
+use lab_state::scaling::ScalingLab;
+use lab_state::table::fields_of;
+use lab_state::vision::VisionLab;
+
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap()
+}
+
+/// The README's line for a lab in its table of hideable names: `| <lab> | `a`, `b`, … |`.
+fn readme_names(readme: &str, lab: &str) -> Vec<String> {
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with(&format!("| {lab} |")))
+        .unwrap_or_else(|| panic!("the README has no line '| {lab} | …' of hideable names"));
+    line.split('`').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+fn check_table<S: LabState>(readme: &str) {
+    let keys: Vec<&str> = S::SETTINGS.iter().map(|r| r.key).collect();
+    let unique: BTreeSet<&str> = keys.iter().copied().collect();
+    assert_eq!(unique.len(), keys.len(), "{}: a key twice in {keys:?}", S::LAB);
+    let controls = S::controls();
+    let unique: BTreeSet<&str> = controls.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        controls.len(),
+        "{}: a name twice in {controls:?}",
+        S::LAB
+    );
+    let fields: Vec<String> = fields_of(&S::default())
+        .keys()
+        .filter(|k| *k != "hide" && *k != "version")
+        .cloned()
+        .collect();
+    assert_eq!(
+        keys.len(),
+        fields.len(),
+        "{}: one row per field of the settings file ({fields:?} against {keys:?})",
+        S::LAB
+    );
+    let expected = format!(
+        "| {} | {} |",
+        S::LAB,
+        controls
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_eq!(
+        readme_names(readme, S::LAB),
+        controls,
+        "the README lists {}'s hideable names as the table does; expected\n{expected}",
+        S::LAB
+    );
+}
+
+#[test]
+fn every_table_covers_its_settings_and_the_readme_lists_every_hideable_name() {
+    let readme = readme();
+    check_table::<Playground>(&readme);
+    check_table::<OptimizersLab>(&readme);
+    check_table::<Landscape>(&readme);
+    check_table::<ScalingLab>(&readme);
+    check_table::<ClusterLab>(&readme);
+    check_table::<VisionLab>(&readme);
+    check_table::<BenchLab>(&readme);
+}
+
+/// Hostile free text is refused when the link loads, with a notice, and the default kept: what
+/// the page then shows is what Run uses.
+#[test]
+fn free_text_is_checked_when_a_link_loads() {
+    for q in [
+        "batches=abc",
+        "batches=0,5",
+        "batches=",
+        "lr_factors=-1",
+        "lr_factors=1e99x",
+    ] {
+        let (s, notices) = ScalingLab::from_query(q);
+        assert_eq!(notices.len(), 1, "{q}: {notices:?}");
+        assert!(s.sweep().is_ok(), "{q}: the kept default runs");
+    }
+    for q in ["bound=x", "bound=-1", "study=0,99", "study=a"] {
+        let (s, notices) = ClusterLab::from_query(&format!("asynchronous=true&{q}"));
+        assert_eq!(notices.len(), 1, "{q}: {notices:?}");
+        assert!(
+            s.validate().is_ok() && s.study().is_ok(),
+            "{q}: the kept default runs"
+        );
+    }
+    for q in ["layers=conv", "layers=dense+0", "layers=%3Cscript%3E"] {
+        let (s, notices) = VisionLab::from_query(q);
+        assert_eq!(notices.len(), 1, "{q}: {notices:?}");
+        assert!(s.config().is_ok(), "{q}: the kept default runs");
+    }
+    // A file is checked the same way.
+    let (s, notices) = ScalingLab::from_json(r#"{"lab":"scaling","version":2,"batches":"x"}"#).unwrap();
+    assert_eq!((s.batches, notices.len()), (ScalingLab::default().batches, 1));
+}
