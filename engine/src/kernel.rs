@@ -238,7 +238,8 @@ macro_rules! wgsl {
     ($file:literal, $entry:literal) => {
         $crate::kernel::Shader {
             file: $file,
-            source: include_str!(concat!("../../../shaders/", $file)),
+            // From the crate root, so an op may live at any depth under `ops/`.
+            source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders/", $file)),
             entry: $entry,
         }
     };

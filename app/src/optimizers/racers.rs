@@ -7,21 +7,13 @@ use lab_state::optimizers::{OptimizersLab, RACERS};
 use crate::draw::optimizers::color;
 use crate::share::hidden;
 
-/// One row per optimizer: on or off, η, and μ (β for RMSProp) where it has one; `change` applies
-/// an edit and races again. A bad number keeps the last one and says so in `notices`.
-pub fn racers_panel<C>(
-    state: RwSignal<OptimizersLab>,
-    notices: RwSignal<Vec<String>>,
-    change: C,
-) -> impl IntoView
-where
-    C: Fn(&dyn Fn(&mut OptimizersLab)) + Clone + 'static,
-{
+/// One row per optimizer: on or off, η, and μ (β for RMSProp) where it has one; an edit races
+/// again. A bad number keeps the last one and says so in `notices`.
+pub fn racers_panel(state: RwSignal<OptimizersLab>, notices: RwSignal<Vec<String>>) -> impl IntoView {
     view! {
         <div class:hidden=hidden("racers") data-testid="opt-racers">
         <h2>"Racers"</h2>
         {RACERS.iter().enumerate().map(|(i, r)| {
-            let (c1, c2, c3) = (change.clone(), change.clone(), change.clone());
             let key = r.0.to_lowercase();
             view! {
                 <div class="racer">
@@ -29,7 +21,7 @@ where
                         <span class="swatch" style=format!("background:{}", color(i))></span>
                         <input type="checkbox" data-testid=format!("opt-racer-{key}")
                             prop:checked=move || state.with(|s| s.is_on(i))
-                            on:change=move |ev| { let on = event_target_checked(&ev); c1(&|s| s.set_on(i, on)); } />
+                            on:change=move |ev| { let on = event_target_checked(&ev); state.update(|s| s.set_on(i, on)); } />
                         {r.0}
                     </label>
                     <label class="inline small">"η"
@@ -37,7 +29,7 @@ where
                             prop:value=move || state.with(|s| s.lr[i].to_string())
                             on:change=move |ev| {
                                 match event_target_value(&ev).parse::<f32>() {
-                                    Ok(v) if v.is_finite() && v > 0.0 && v <= 100.0 => { c2(&|s| s.lr[i] = v); notices.set(vec![]); }
+                                    Ok(v) if v.is_finite() && v > 0.0 && v <= 100.0 => { state.update(|s| s.lr[i] = v); notices.set(vec![]); }
                                     _ => notices.set(vec![format!("η of {}: a positive number up to 100 (kept {})", r.0, state.with_untracked(|s| s.lr[i]))]),
                                 }
                             } />
@@ -47,7 +39,7 @@ where
                             prop:value=move || state.with(|s| s.momentum[i].to_string())
                             on:change=move |ev| {
                                 match event_target_value(&ev).parse::<f32>() {
-                                    Ok(v) if (0.0..1.0).contains(&v) => { c3(&|s| s.momentum[i] = v); notices.set(vec![]); }
+                                    Ok(v) if (0.0..1.0).contains(&v) => { state.update(|s| s.momentum[i] = v); notices.set(vec![]); }
                                     _ => notices.set(vec![format!("momentum of {}: from 0 to 0.999 (kept {})", r.0, state.with_untracked(|s| s.momentum[i]))]),
                                 }
                             } />

@@ -6,6 +6,7 @@ mod landscape_eval;
 #[cfg(test)]
 mod tests;
 mod view;
+mod weights;
 
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
@@ -338,30 +339,6 @@ impl Trainer {
         Ok(loss)
     }
 
-    /// One optimizer step with the given gradient instead of one computed here (a data-parallel
-    /// step applies the workers' averaged gradient): the update kernels alone, at the next step's
-    /// learning rate.
-    pub fn apply_gradient(&mut self, grads: &[f32]) -> Result<(), Error> {
-        let n = self.compiled.n_params;
-        if grads.len() != n {
-            return Err(Error::Mismatch(format!(
-                "{} gradient values given for {n} parameters",
-                grads.len()
-            )));
-        }
-        self.backend.write_f32(self.host.grads, grads);
-        self.step += 1;
-        let scalars = StepScalars {
-            slot: 0,
-            t: self.step as u32,
-            lr: self.learning_rate_at(self.step),
-            ..Default::default()
-        };
-        self.backend.run(Pass::Update, &scalars);
-        Ok(())
-    }
-
-    /// Replaces the weights (same layout as `params`).
     /// GPU readbacks awaited so far on this trainer's device (0 on the CPU path).
     pub fn readbacks(&self) -> u64 {
         self.backend.readbacks()
@@ -370,55 +347,5 @@ impl Trainer {
     /// The kernel lists and buffers this trainer runs.
     pub fn plan(&self) -> &Plan {
         self.backend.plan()
-    }
-
-    pub fn set_params(&mut self, params: &[f32]) -> Result<(), Error> {
-        let n = self.compiled.n_params;
-        if params.len() != n {
-            return Err(Error::ParamCount {
-                given: params.len(),
-                expected: n,
-            });
-        }
-        self.backend.write_f32(self.host.params, params);
-        Ok(())
-    }
-
-    /// The row indices of the next training batch (advances the sampler).
-    pub fn next_batch_rows(&mut self) -> Vec<u32> {
-        self.sampler.next_batch(self.config.batch).to_vec()
-    }
-
-    /// The current flat parameter vector (layout from `compiled`).
-    pub async fn params(&self) -> Result<Vec<f32>, Error> {
-        self.backend
-            .read_f32(self.host.params, self.compiled.n_params)
-            .await
-    }
-
-    /// The optimizer's state and step counter, so that a saved run resumes exactly.
-    pub async fn optimizer_state(&self) -> Result<OptimizerState, Error> {
-        let n = self.compiled.n_params;
-        Ok(OptimizerState {
-            step: self.step,
-            a: self.backend.read_f32(self.host.optimizer_a, n).await?,
-            b: self.backend.read_f32(self.host.optimizer_b, n).await?,
-        })
-    }
-
-    /// Restores what [`Trainer::optimizer_state`] gave (and the step counter with it).
-    pub fn set_optimizer_state(&mut self, state: &OptimizerState) -> Result<(), Error> {
-        let n = self.compiled.n_params;
-        if state.a.len() != n || state.b.len() != n {
-            return Err(Error::Mismatch(format!(
-                "optimizer state of {} and {} values for {n} parameters",
-                state.a.len(),
-                state.b.len()
-            )));
-        }
-        self.backend.write_f32(self.host.optimizer_a, &state.a);
-        self.backend.write_f32(self.host.optimizer_b, &state.b);
-        self.step = state.step;
-        Ok(())
     }
 }

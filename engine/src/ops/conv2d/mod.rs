@@ -1,8 +1,13 @@
 //! 2-D convolution with stride and zero padding over NCHW tensors (`shaders/conv2d.wgsl`).
 
-use super::gemm_cpu::gemm;
-use super::matmul::MatmulDims;
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
+
+mod cpu;
+
+pub use cpu::{
+    conv2d_backward_input_cpu, conv2d_backward_input_reference, conv2d_backward_params_cpu,
+    conv2d_backward_params_reference, conv2d_forward_cpu, conv2d_forward_reference,
+};
 
 /// Workgroups along the rows of the forward and input-gradient GEMMs at most; each takes every
 /// ROW_GROUPS-th tile of 64 rows (see `shaders/conv2d.wgsl`).
@@ -129,170 +134,6 @@ impl ConvGeom {
             }
         }
     }
-}
-
-/// Unfolds image `b` into `col` (patch_len × out pixels): col[p, pix] is the input value that
-/// filter tap p = (c, ky, kx) sees at output pixel pix = (oy, ox), zero in the padding. A
-/// convolution is then one matrix product per image (im2col).
-fn im2col(g: &ConvGeom, input: &[f32], b: usize, col: &mut [f32]) {
-    let pix = g.out_h() * g.out_w();
-    let mut p = 0;
-    for c in 0..g.in_c {
-        for ky in 0..g.k_h {
-            for kx in 0..g.k_w {
-                let row = &mut col[p * pix..(p + 1) * pix];
-                for oy in 0..g.out_h() {
-                    for ox in 0..g.out_w() {
-                        row[oy * g.out_w() + ox] = g.input_at(input, [b, 0, oy, ox, c, ky, kx]);
-                    }
-                }
-                p += 1;
-            }
-        }
-    }
-}
-
-/// The reverse of `im2col`: adds every col[p, pix] into the input value it came from.
-fn col2im_add(g: &ConvGeom, col: &[f32], b: usize, d_in: &mut [f32]) {
-    let pix = g.out_h() * g.out_w();
-    let mut p = 0;
-    for c in 0..g.in_c {
-        for ky in 0..g.k_h {
-            for kx in 0..g.k_w {
-                for oy in 0..g.out_h() {
-                    for ox in 0..g.out_w() {
-                        if let Some(i) = g.input_index([b, 0, oy, ox, c, ky, kx]) {
-                            d_in[i] += col[p * pix + oy * g.out_w() + ox];
-                        }
-                    }
-                }
-                p += 1;
-            }
-        }
-    }
-}
-
-/// CPU twin of `forward`: per image, out[f, pix] = bias[f] + W[f, ·] · col[·, pix].
-pub fn conv2d_forward_cpu(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut [f32]) {
-    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
-    let mut col = vec![0.0; patch * pix];
-    for b in 0..g.batch {
-        im2col(g, input, b, &mut col);
-        let c_off = b * g.out_c * pix;
-        for f in 0..g.out_c {
-            out[c_off + f * pix..c_off + (f + 1) * pix].fill(params[g.b_off + f]);
-        }
-        let d = MatmulDims {
-            m: g.out_c,
-            n: pix,
-            k: patch,
-            a_off: g.w_off,
-            a_rs: patch,
-            a_cs: 1,
-            b_rs: pix,
-            b_cs: 1,
-            c_off,
-            accumulate: true,
-            ..Default::default()
-        };
-        gemm(params, &col, out, &d);
-    }
-}
-
-/// CPU twin of `backward_weight` and `backward_bias`: dW[f, p] = Σ_images dOut[f, ·] · col[p, ·].
-pub fn conv2d_backward_params_cpu(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
-    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
-    grads[g.w_off..g.w_off + g.out_c * patch].fill(0.0);
-    grads[g.b_off..g.b_off + g.out_c].fill(0.0);
-    let mut col = vec![0.0; patch * pix];
-    for b in 0..g.batch {
-        im2col(g, input, b, &mut col);
-        let a_off = b * g.out_c * pix;
-        let d = MatmulDims {
-            m: g.out_c,
-            n: patch,
-            k: pix,
-            a_off,
-            a_rs: pix,
-            a_cs: 1,
-            b_rs: 1,
-            b_cs: pix,
-            c_off: g.w_off,
-            accumulate: true,
-            ..Default::default()
-        };
-        gemm(d_out, &col, grads, &d);
-        for f in 0..g.out_c {
-            grads[g.b_off + f] += d_out[a_off + f * pix..a_off + (f + 1) * pix].iter().sum::<f32>();
-        }
-    }
-}
-
-/// CPU twin of `backward_input`: per image, dCol = Wᵀ · dOut, folded back onto the input.
-pub fn conv2d_backward_input_cpu(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
-    let (pix, patch) = (g.out_h() * g.out_w(), g.patch_len());
-    d_in[..g.in_len()].fill(0.0);
-    let mut d_col = vec![0.0; patch * pix];
-    for b in 0..g.batch {
-        let d = MatmulDims {
-            m: patch,
-            n: pix,
-            k: g.out_c,
-            a_off: g.w_off,
-            a_rs: 1,
-            a_cs: patch,
-            b_off: b * g.out_c * pix,
-            b_rs: pix,
-            b_cs: 1,
-            ..Default::default()
-        };
-        gemm(params, d_out, &mut d_col, &d);
-        col2im_add(g, &d_col, b, d_in);
-    }
-}
-
-/// The definition of `forward`, term by term: what the fast twin is tested against.
-pub fn conv2d_forward_reference(g: &ConvGeom, input: &[f32], params: &[f32], out: &mut [f32]) {
-    for b in 0..g.batch {
-        for f in 0..g.out_c {
-            for oy in 0..g.out_h() {
-                for ox in 0..g.out_w() {
-                    out[g.out_index(b, f, oy, ox)] = params[g.b_off + f];
-                }
-            }
-        }
-    }
-    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
-        out[g.out_index(b, f, oy, ox)] += params[g.w_index(f, c, ky, kx)] * g.input_at(input, t);
-    });
-}
-
-/// The definition of `backward_weight` and `backward_bias`, term by term.
-pub fn conv2d_backward_params_reference(g: &ConvGeom, input: &[f32], d_out: &[f32], grads: &mut [f32]) {
-    grads[g.w_off..g.w_off + g.out_c * g.patch_len()].fill(0.0);
-    grads[g.b_off..g.b_off + g.out_c].fill(0.0);
-    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
-        grads[g.w_index(f, c, ky, kx)] += d_out[g.out_index(b, f, oy, ox)] * g.input_at(input, t);
-    });
-    for b in 0..g.batch {
-        for f in 0..g.out_c {
-            for oy in 0..g.out_h() {
-                for ox in 0..g.out_w() {
-                    grads[g.b_off + f] += d_out[g.out_index(b, f, oy, ox)];
-                }
-            }
-        }
-    }
-}
-
-/// The definition of `backward_input`: each term's gradient flows back to the input it read.
-pub fn conv2d_backward_input_reference(g: &ConvGeom, params: &[f32], d_out: &[f32], d_in: &mut [f32]) {
-    d_in[..g.in_len()].fill(0.0);
-    g.for_each_term(|t @ [b, f, oy, ox, c, ky, kx]| {
-        if let Some(i) = g.input_index(t) {
-            d_in[i] += d_out[g.out_index(b, f, oy, ox)] * params[g.w_index(f, c, ky, kx)];
-        }
-    });
 }
 
 /// The forward pass; with several `points`, point q convolves its own `g.batch` images (or the
@@ -472,59 +313,4 @@ impl Kernel for Conv2dBackwardInput {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn values(n: usize, seed: u32) -> Vec<f32> {
-        (0..n)
-            .map(|i| ((i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) % 997) as f32 / 498.0 - 1.0)
-            .collect()
-    }
-
-    fn close(got: &[f32], want: &[f32], what: &str) {
-        for (i, (g, w)) in got.iter().zip(want).enumerate() {
-            assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "{what}[{i}]: {g} vs {w}");
-        }
-    }
-
-    /// The im2col + GEMM twins against the term-by-term definitions.
-    #[test]
-    fn fast_twins_match_the_definitions() {
-        // (batch, in_c, h, w, out_c, kernel, stride, pad)
-        for &(batch, in_c, h, w, out_c, k, stride, pad) in &[
-            (1, 1, 1, 1, 1, 1, 1, 0),
-            (2, 3, 7, 5, 4, 3, 2, 1),
-            (3, 2, 9, 9, 5, 5, 3, 2),
-            (2, 8, 12, 12, 16, 5, 1, 0),
-        ] {
-            let g = ConvGeom {
-                batch,
-                in_c,
-                in_h: h,
-                in_w: w,
-                out_c,
-                k_h: k,
-                k_w: k,
-                stride,
-                pad,
-                w_off: 2,
-                b_off: 2 + out_c * in_c * k * k,
-            };
-            let input = values(g.in_len(), 1);
-            let params = values(g.b_off + out_c, 2);
-            let d_out = values(g.out_len(), 3);
-            let (mut fast, mut slow) = (vec![0.0; g.out_len()], vec![0.0; g.out_len()]);
-            conv2d_forward_cpu(&g, &input, &params, &mut fast);
-            conv2d_forward_reference(&g, &input, &params, &mut slow);
-            close(&fast, &slow, "forward");
-            let (mut fast, mut slow) = (vec![0.0; params.len()], vec![0.0; params.len()]);
-            conv2d_backward_params_cpu(&g, &input, &d_out, &mut fast);
-            conv2d_backward_params_reference(&g, &input, &d_out, &mut slow);
-            close(&fast, &slow, "weight and bias gradients");
-            let (mut fast, mut slow) = (vec![0.0; g.in_len()], vec![0.0; g.in_len()]);
-            conv2d_backward_input_cpu(&g, &params, &d_out, &mut fast);
-            conv2d_backward_input_reference(&g, &params, &d_out, &mut slow);
-            close(&fast, &slow, "input gradient");
-        }
-    }
-}
+mod tests;

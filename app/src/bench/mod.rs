@@ -1,0 +1,120 @@
+//! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images on
+//! WebGPU or the CPU path and reports samples/s, first-step time, the loss curve and test accuracy.
+//! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`, read by
+//! `lab_state::bench::BenchLab`) and read the result
+//! from `window.__labBench` (or `{error}` on failure). With `slice=N` it instead times an N × N
+//! loss-landscape slice on 1,000 training images against training the same model.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use lab_state::bench::BenchLab;
+
+use crate::share::hidden;
+use crate::{draw, frame};
+
+mod results;
+mod run;
+
+use run::{measure, Outcome, Query};
+
+#[component]
+pub fn BenchPage() -> impl IntoView {
+    let (settings, notices) = crate::share::url_state::<BenchLab>();
+    let status = RwSignal::new("ready".to_string());
+    let chart = NodeRef::<Canvas>::new();
+    // One run at a time: Run is disabled while the action is pending.
+    let bench = Action::new_unsync(move |q: &Query| measure(q.clone(), status));
+    let running = bench.pending();
+    let result = Signal::derive(move || match bench.value().get() {
+        Some(Ok(Outcome::Trained(r))) => Some(r),
+        _ => None,
+    });
+    Effect::new(move |_| match bench.value().get() {
+        Some(Ok(Outcome::Trained(r))) => {
+            status.set("done".into());
+            if let Some(c) = chart.get_untracked() {
+                crate::figures::table_of(&c, draw::loss_chart::table(&r.losses, &[]));
+                draw::loss_chart::draw(c, &r.losses, &[]);
+            }
+        }
+        Some(Ok(Outcome::Sliced(r))) => status.set(format!(
+            "{res} × {res} slice on {} images: {:.0} ms, {:.0} samples/s evaluated vs {:.0} trained ({:.1}×)",
+            r.eval_samples,
+            r.slice_ms,
+            r.slice_samples_per_sec,
+            r.train_samples_per_sec,
+            r.ratio,
+            res = r.res
+        )),
+        Some(Err(e)) => status.set(format!("failed: {e}")),
+        None => {}
+    });
+    let start = move || {
+        if running.get_untracked() {
+            return;
+        }
+        let s = settings.get_untracked();
+        bench.dispatch(Query {
+            workload: s.workload.clone(),
+            webgpu: s.backend == "webgpu",
+            steps: s.steps,
+            test: s.test,
+            slice: s.slice,
+        });
+    };
+    if settings.with_untracked(|s| s.autostart) {
+        leptos::task::spawn_local(async move {
+            frame::next_frame().await;
+            start();
+        });
+    }
+    // A run is one timed engine call that cannot stop halfway without spoiling its figures:
+    // cancelling drops it by reloading the page with the same settings, not started.
+    let cancel = move || {
+        let mut s = settings.get_untracked();
+        s.autostart = false;
+        crate::browser::set_query(&lab_state::lab::LabState::to_query(&s));
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    };
+    view! {
+        <header class="top">
+            <h1>"Training Lab · benchmark"</h1>
+            <p class="tagline">"W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order"</p>
+            <a href="./">"back to the lab"</a>
+        </header>
+        <main class="lab">
+            <section class="controls">
+                <crate::share::StateBar state=settings notices=notices/>
+                <label class:hidden=hidden("workload")>"Workload"
+                    <select data-testid="bench-workload" on:change=move |ev| { let w = event_target_value(&ev); settings.update(|s| s.workload = w) }>
+                        {["W1", "W2"].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class:hidden=hidden("backend")>"Backend"
+                    <select data-testid="bench-backend" on:change=move |ev| { let b = event_target_value(&ev); settings.update(|s| s.backend = b) }>
+                        <option value="webgpu" selected=move || settings.with(|s| s.backend == "webgpu")>"WebGPU"</option>
+                        <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
+                    </select>
+                </label>
+                <div class="buttons">
+                    <button class:hidden=hidden("run") class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                    <button data-testid="bench-cancel" data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
+                </div>
+                // Indeterminate: the run is one timed call, so it reports no fraction done.
+                <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
+                <p data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
+            </section>
+            <section class="views">
+                {results::results_figure(result)}
+                {results::kernels_figure(result)}
+                <figure class:hidden=hidden("loss-chart")>
+                    <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
+                    <figcaption>"Training loss per step."</figcaption>
+                </figure>
+            </section>
+        </main>
+    }
+}

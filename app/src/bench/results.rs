@@ -1,0 +1,70 @@
+//! The figures of a training run: throughput, first step, GFLOP/s and accuracy; each kernel's
+//! time; the readbacks a live lab's frame awaits.
+
+use leptos::prelude::*;
+
+use engine::bench::BenchResult;
+
+fn row(label: &'static str, value: String) -> impl IntoView {
+    view! { <tr><th>{label}</th><td>{value}</td></tr> }
+}
+
+pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
+    view! {
+        <figure>
+            <table class="results" data-testid="bench-results">
+                {move || result.get().map(|r| view! {
+                    {row("backend", r.backend.clone())}
+                    {row("steps × batch", format!("{} × {}", r.steps, r.batch))}
+                    {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
+                    {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}
+                    {row("first step", format!("{:.0} ms", r.first_step_ms))}
+                    {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
+                    {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
+                    {row("test accuracy", r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0)))}
+                })}
+            </table>
+        </figure>
+    }
+}
+
+pub fn kernels_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
+    view! {
+        <figure>
+            <table class="results kernels" data-testid="bench-kernels">
+                <tr><th>"kernel"</th><th>"ms per step"</th><th>"GFLOP/s"</th></tr>
+                {move || result.get().map(|r| r.kernels.iter().map(|k| view! {
+                    <tr>
+                        <td>{k.name.clone()}</td>
+                        <td>{format!("{:.2}", k.ms)}</td>
+                        <td>{if k.flops > 0.0 && k.ms > 0.0 { format!("{:.2}", k.flops / k.ms / 1e6) } else { String::new() }}</td>
+                    </tr>
+                }).collect_view())}
+                {move || result.get().map(|r| view! {
+                    <tr data-testid="bench-readbacks">
+                        <td>"readbacks per frame"</td>
+                        <td colspan="2">{readbacks(&r)}</td>
+                    </tr>
+                })}
+            </table>
+            <figcaption>"Each kernel of one step timed on its own (3 runs). A frame of a live lab is a training chunk and a view of the model (probabilities, each layer, the weights); each readback waits for the GPU."</figcaption>
+        </figure>
+    }
+}
+
+/// Readbacks a live lab's frame awaits now, against the earlier version: two for a chunk's
+/// metrics (loss and accuracy apart), and for a view one for the probabilities, one for the test
+/// set, one per layer and one for the weights.
+fn readbacks(r: &engine::bench::BenchResult) -> String {
+    if r.readbacks_per_chunk == 0.0 {
+        return "none: the CPU path reads memory directly".into();
+    }
+    let now = r.readbacks_per_chunk + r.readbacks_per_view;
+    format!(
+        "{now:.0} (chunk {:.0} + view {:.0}); before: {} (chunk 2 + view {})",
+        r.readbacks_per_chunk,
+        r.readbacks_per_view,
+        2 + 3 + r.layers,
+        3 + r.layers
+    )
+}

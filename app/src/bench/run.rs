@@ -1,0 +1,131 @@
+//! One benchmark run: load the workload and its data, open the backend, train (or time a
+//! landscape slice) and publish the figures for scripts in `window.__labBench`.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
+use engine::gpu::GpuContext;
+use engine::train::Trainer;
+
+use crate::{fetch, frame};
+
+/// What one run measures, from the page's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub workload: String,
+    pub webgpu: bool,
+    pub steps: Option<usize>,
+    /// Time an N × N landscape slice instead of training (`slice=N`).
+    pub slice: Option<usize>,
+    /// Test images to evaluate on (default all 10,000).
+    pub test: Option<usize>,
+}
+
+/// Training images a slice is evaluated on.
+const SLICE_SAMPLES: usize = 1000;
+
+/// Publishes the outcome for scripts.
+fn publish(value: &serde_json::Value) {
+    if let (Some(window), Ok(js)) = (web_sys::window(), js_sys::JSON::parse(&value.to_string())) {
+        let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__labBench"), &js);
+    }
+}
+
+/// The workload's trainer (with a landscape evaluation over `eval_rows` images) and test set.
+async fn trainer(
+    q: &Query,
+    status: RwSignal<String>,
+    eval_rows: usize,
+) -> Result<(Trainer, Option<engine::data::Dataset>), String> {
+    let workload = WORKLOADS
+        .iter()
+        .find(|w| w.name == q.workload)
+        .ok_or("unknown workload")?;
+    let mut config = (workload.config)();
+    if let (Some(n), engine::train::DataConfig::Images(images)) = (q.test, &mut config.data) {
+        images.test_limit = n;
+    }
+    status.set("loading MNIST…".into());
+    let read = |name: String| async move { fetch::bytes(&format!("data/{name}")).await };
+    let (train, test) = (
+        read("mnist-train.bin".into()).await?,
+        read("mnist-test.bin".into()).await?,
+    );
+    let (train, test) = config.data.load(|name| {
+        if name.ends_with("train.bin") {
+            Ok(train.clone())
+        } else {
+            Ok(test.clone())
+        }
+    })?;
+    let gpu = if q.webgpu {
+        status.set("opening WebGPU…".into());
+        Some(Rc::new(GpuContext::new().await?))
+    } else {
+        None
+    };
+    let trainer = Trainer::with_evaluation(config, train, gpu, 1000, eval_rows).await?;
+    Ok((trainer, test))
+}
+
+async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<SliceBenchResult, String> {
+    let (mut trainer, _) = trainer(&q, status, SLICE_SAMPLES).await?;
+    let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
+    status.set(format!(
+        "training {steps} steps, then a {res} × {res} slice on {}…",
+        trainer.backend_name()
+    ));
+    frame::next_frame().await;
+    Ok(slice_run(&mut trainer, &q.workload, res, steps, &frame::now_ms).await?)
+}
+
+async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
+    let (mut trainer, test) = trainer(&q, status, 0).await?;
+    let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
+    status.set(format!(
+        "training {} for {steps} steps on {}…",
+        q.workload,
+        trainer.backend_name()
+    ));
+    frame::next_frame().await; // let the status paint before the CPU path blocks
+    Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Trained(BenchResult),
+    Sliced(SliceBenchResult),
+}
+
+/// Runs what `q` asks for, saying what it does in `status`, and publishes the outcome (or the
+/// error) for scripts. `backend` in the published figures echoes the URL's vocabulary; `device`
+/// names the adapter.
+pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, String> {
+    let backend = if q.webgpu { "webgpu" } else { "cpu" };
+    let outcome = match q.slice {
+        Some(res) => run_slice(q, res, status).await.map(Outcome::Sliced),
+        None => run(q, status).await.map(Outcome::Trained),
+    };
+    let json = match &outcome {
+        Ok(Outcome::Trained(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
+        Ok(Outcome::Sliced(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
+        Err(e) => serde_json::json!({ "error": e }),
+    };
+    publish(&json);
+    outcome
+}
+
+fn with_device(
+    value: serde_json::Result<serde_json::Value>,
+    device: &str,
+    backend: &str,
+) -> serde_json::Value {
+    let mut json = value.unwrap_or_default();
+    json["device"] = device.into();
+    json["backend"] = backend.into();
+    json
+}

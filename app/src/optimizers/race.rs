@@ -1,0 +1,127 @@
+//! One race and the task that animates it. The animator owns the paths being drawn and takes
+//! each new race from its mailbox; a newer race (a changed setting, "Race again") replaces the
+//! one on screen at its next frame, so two animations never draw over each other.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use engine::surfaces::{measured_rate, race, Path, Racer};
+use lab_state::optimizers::{OptimizersLab, RACERS};
+
+use crate::draw::optimizers::{draw_contours, draw_losses, draw_paths};
+use crate::frame::next_frame;
+use crate::session::{mailbox, Mailbox};
+
+/// A racer's final loss, measured rate and whether it diverged, by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub name: String,
+    pub last: f32,
+    pub rate: f32,
+    pub diverged: bool,
+}
+
+/// Each chosen racer's path from the state's start, with its index in `RACERS`.
+fn run_race(s: &OptimizersLab) -> Vec<(usize, Path)> {
+    let chosen: Vec<usize> = (0..RACERS.len()).filter(|&i| s.is_on(i)).collect();
+    let racers: Vec<Racer> = chosen
+        .iter()
+        .map(|&i| Racer {
+            optimizer: s.optimizer(i),
+            learning_rate: s.lr[i],
+        })
+        .collect();
+    let paths = race(s.surface(), s.start(), &racers, s.steps, s.noise, 1);
+    chosen.into_iter().zip(paths).collect()
+}
+
+fn outcomes(paths: &[(usize, Path)]) -> Vec<Outcome> {
+    paths
+        .iter()
+        .map(|(i, p)| Outcome {
+            name: RACERS[*i].0.to_string(),
+            last: p.losses.last().copied().unwrap_or(f32::NAN),
+            rate: measured_rate(&p.points),
+            diverged: p.diverged,
+        })
+        .collect()
+}
+
+/// The CSV under the contour map (the paths) and under the loss chart.
+fn publish_tables(paths: &[(usize, Path)]) {
+    let rows = |f: &dyn Fn(&Path, usize) -> String| {
+        let mut out = Vec::new();
+        for (i, p) in paths {
+            out.extend((0..p.losses.len()).map(|k| [RACERS[*i].0.to_string(), k.to_string(), f(p, k)]));
+        }
+        out
+    };
+    let point = |p: &Path, k: usize| {
+        p.points
+            .get(k)
+            .map_or(String::new(), |q| format!("{},{}", q[0], q[1]))
+    };
+    crate::figures::set_table(
+        "opt-contour",
+        crate::figures::csv("optimizer,step,x,y", rows(&point)),
+    );
+    crate::figures::set_table(
+        "opt-loss-chart",
+        crate::figures::csv("optimizer,step,loss", rows(&|p, k| p.losses[k].to_string())),
+    );
+}
+
+/// The canvases a race is drawn on.
+#[derive(Clone, Copy)]
+pub struct Canvases {
+    pub contour: NodeRef<Canvas>,
+    pub chart: NodeRef<Canvas>,
+}
+
+fn draw(s: &OptimizersLab, paths: &[(usize, Path)], shown: usize, canvases: Canvases) {
+    if let Some(c) = canvases.contour.get_untracked() {
+        draw_contours(&c, s.surface());
+        draw_paths(&c, s.surface(), paths, shown, s.start());
+    }
+    if let Some(c) = canvases.chart.get_untracked() {
+        let names: Vec<&str> = RACERS.iter().map(|r| r.0).collect();
+        draw_losses(c, paths, shown, &names);
+    }
+}
+
+/// Starts the animator: send it a state and it races it, publishes the outcomes and the tables,
+/// and grows the paths over about two seconds (120 frames).
+pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>) -> Mailbox<OptimizersLab> {
+    let (tx, mut inbox) = mailbox::<OptimizersLab>();
+    leptos::task::spawn_local(async move {
+        let mut next = None;
+        loop {
+            let Some(mut s) = next.take() else {
+                match inbox.next().await {
+                    Some(s) => next = Some(s),
+                    None => return,
+                }
+                continue;
+            };
+            // Only the latest of several queued races is worth running.
+            while let Some(newer) = inbox.ready() {
+                s = newer;
+            }
+            let paths = run_race(&s);
+            outcomes_out.set(outcomes(&paths));
+            publish_tables(&paths);
+            let per_frame = (s.steps / 120).max(1);
+            let mut k = 0;
+            while k < s.steps {
+                if let Some(newer) = inbox.ready() {
+                    next = Some(newer);
+                    break;
+                }
+                k = (k + per_frame).min(s.steps);
+                draw(&s, &paths, k, canvases);
+                next_frame().await;
+            }
+        }
+    });
+    tx
+}

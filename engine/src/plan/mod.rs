@@ -1,0 +1,328 @@
+//! Compiles a model into the buffers and the ordered kernel lists of one training step and of a
+//! forward-only prediction. Both backends run exactly these lists, which is what makes the CPU
+//! path a faithful reference for the GPU one.
+
+use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
+use crate::model::{Compiled, CompiledLayer, Layer};
+use crate::ops::activation::{ActBackward, ActForward};
+use crate::ops::batch_mean::BatchMean;
+use crate::ops::bias::{AddBias, BiasGrad};
+use crate::ops::conv2d::{
+    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
+};
+use crate::ops::dropout::{self, Dropout};
+use crate::ops::gather::Gather;
+use crate::ops::matmul::{Matmul, MatmulDims};
+use crate::ops::mse::Mse;
+use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
+use crate::ops::regularize::Regularize;
+use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
+use crate::ops::weight_offset::WeightOffset;
+use crate::optim::{self, Optimizer, OptimizerBuffers};
+
+/// Steps whose metrics fit in the on-device log before the host must read it back.
+pub const LOG_CAPACITY: usize = 256;
+
+pub type KernelList = Vec<Box<dyn Kernel>>;
+
+mod loss;
+mod steps;
+
+pub use loss::{eval_points, segment_bounds};
+use loss::{evaluation, loss_kernel};
+pub use steps::input_gradient_needed;
+use steps::{backward, forward};
+
+/// The buffers the host reads or writes.
+#[derive(Clone, Copy, Debug)]
+pub struct HostBuffers {
+    pub params: BufId,
+    pub grads: BufId,
+    pub data_x: BufId,
+    pub data_y: BufId,
+    pub indices: BufId,
+    pub log_loss: BufId,
+    pub log_accuracy: BufId,
+    pub predict_x: BufId,
+    pub probs: BufId,
+    pub segment_bounds: BufId,
+    /// The optimizer's two state vectors (velocity, moments, accumulators), one value per
+    /// parameter each.
+    pub optimizer_a: BufId,
+    pub optimizer_b: BufId,
+}
+
+/// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
+/// device, a plane (center and two directions) and a list of points on it; the mean loss and
+/// accuracy at point i land in slot i of the log.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalBuffers {
+    pub x: BufId,
+    pub y: BufId,
+    pub center: BufId,
+    pub d1: BufId,
+    pub d2: BufId,
+    pub points: BufId,
+    pub log_loss: BufId,
+    pub log_accuracy: BufId,
+    /// Points evaluated side by side in one run of `Plan::evaluate` (see `eval_points`).
+    pub points_per_pass: usize,
+}
+
+pub struct Plan {
+    pub table: BufferTable,
+    /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
+    pub train: KernelList,
+    pub optimizer_start: usize,
+    pub predict: KernelList,
+    pub host: HostBuffers,
+    pub batch: usize,
+    pub predict_rows: usize,
+    /// Each layer's output in the predict pass (layer i writes `predict_acts[i]`).
+    pub predict_acts: Vec<BufId>,
+    /// The loss at `eval.points_per_pass` points of a plane through weight space, over
+    /// `eval_rows` samples: the points' weights, the forward pass, the loss and its mean per
+    /// point. Empty when `eval_rows` is 0.
+    pub evaluate: KernelList,
+    pub eval: Option<EvalBuffers>,
+    pub eval_rows: usize,
+}
+
+/// The training loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Loss {
+    /// Softmax cross-entropy (docs/theory.md §1.1).
+    #[default]
+    CrossEntropy,
+    /// Mean squared error of the raw outputs against one-hot targets.
+    Mse,
+}
+
+/// L1 / L2 penalties on the weights (not the biases), added to their gradients in the update.
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Regularization {
+    pub l1: f32,
+    pub l2: f32,
+}
+
+pub struct PlanConfig<'a> {
+    pub model: &'a Compiled,
+    pub loss: Loss,
+    pub regularization: Regularization,
+    /// Seeds the dropout masks.
+    pub seed: u32,
+    pub optimizer: Optimizer,
+    pub batch: usize,
+    pub data_rows: usize,
+    /// The data's features are bytes, stored four to a word (`Dataset::packed_u8`).
+    pub data_packed: bool,
+    /// Real targets (their f32 bits in the label buffer) instead of classes; needs `Loss::Mse`.
+    pub regression: bool,
+    pub predict_rows: usize,
+    /// Samples in the landscape evaluation (0: no evaluation plan).
+    pub eval_rows: usize,
+    /// Several landscape points per evaluation pass (`eval_points`); else one.
+    pub eval_batched: bool,
+}
+
+impl Plan {
+    /// A plan whose training pass is just `kernels` over `table`, with no host buffers of its
+    /// own: for running single kernels on both backends (tests, formulas).
+    pub fn of_kernels(table: BufferTable, kernels: KernelList) -> Self {
+        let none = BufId(0);
+        Plan {
+            table,
+            train: kernels,
+            optimizer_start: 0,
+            predict: Vec::new(),
+            host: HostBuffers {
+                params: none,
+                grads: none,
+                data_x: none,
+                data_y: none,
+                indices: none,
+                log_loss: none,
+                log_accuracy: none,
+                predict_x: none,
+                probs: none,
+                segment_bounds: none,
+                optimizer_a: none,
+                optimizer_b: none,
+            },
+            batch: 1,
+            predict_rows: 1,
+            predict_acts: Vec::new(),
+            evaluate: Vec::new(),
+            eval: None,
+            eval_rows: 0,
+        }
+    }
+
+    /// The kernels `pass` runs, in order.
+    pub fn kernels(&self, pass: crate::backend::Pass) -> &[Box<dyn Kernel>] {
+        use crate::backend::Pass;
+        match pass {
+            Pass::Train => &self.train,
+            Pass::Gradient => &self.train[..self.optimizer_start],
+            Pass::Update => &self.train[self.optimizer_start..],
+            Pass::Predict => &self.predict,
+            Pass::Evaluate => &self.evaluate,
+        }
+    }
+
+    pub fn new(cfg: &PlanConfig) -> Self {
+        let model = cfg.model;
+        let n = model.n_params;
+        let b = cfg.batch;
+        let (inputs, classes) = (model.input_len(), model.classes());
+        let mut t = BufferTable::default();
+        let params = t.add("params", Elem::F32, n);
+        let grads = t.add("grads", Elem::F32, n);
+        let opt_a = t.add("optimizer.a", Elem::F32, n);
+        let opt_b = t.add("optimizer.b", Elem::F32, n);
+        let data_x = if cfg.data_packed {
+            t.add("data.x (bytes)", Elem::U32, (cfg.data_rows * inputs).div_ceil(4))
+        } else {
+            t.add("data.x", Elem::F32, cfg.data_rows * inputs)
+        };
+        let data_y = t.add("data.y", Elem::U32, cfg.data_rows);
+        let indices = t.add("batch.indices", Elem::U32, b);
+        let batch_x = t.add("batch.x", Elem::F32, b * inputs);
+        let batch_y = t.add("batch.y", Elem::U32, b);
+        let loss = t.add("batch.loss", Elem::F32, b);
+        let correct = t.add("batch.correct", Elem::F32, b);
+        let d_logits = t.add("batch.d_logits", Elem::F32, b * classes);
+        let log_loss = t.add("log.loss", Elem::F32, LOG_CAPACITY);
+        let log_accuracy = t.add("log.accuracy", Elem::F32, LOG_CAPACITY);
+        let bounds = segment_bounds(model);
+        let segment_bounds = t.add("optimizer.bounds", Elem::U32, bounds.len());
+        let segment_norms = t.add("optimizer.norms", Elem::F32, 2 * (bounds.len() - 1));
+
+        let mut train: KernelList = Vec::new();
+        train.push(Box::new(Gather {
+            data_x,
+            data_y,
+            indices,
+            batch_x,
+            batch_y,
+            rows: b,
+            dim: inputs,
+            packed: cfg.data_packed,
+        }));
+        let fwd = forward(
+            &mut t,
+            &mut train,
+            model,
+            params,
+            batch_x,
+            (b, Points::default()),
+            "train",
+            Some(cfg.seed),
+        );
+        let logits = *fwd.acts.last().expect("a model has layers");
+        train.push(loss_kernel(cfg, logits, batch_y, loss, correct, d_logits, b));
+        train.push(Box::new(BatchMean {
+            loss,
+            correct,
+            log_loss,
+            log_accuracy,
+            rows: b,
+            batches: 1,
+        }));
+        backward(
+            &mut t, &mut train, model, params, grads, &fwd, d_logits, b, cfg.seed,
+        );
+        let optimizer_start = train.len();
+        let r = cfg.regularization;
+        if r.l1 != 0.0 || r.l2 != 0.0 {
+            train.push(Box::new(Regularize {
+                weights: params,
+                grads,
+                bounds: segment_bounds,
+                n,
+                segments: bounds.len() - 1,
+                l1: r.l1,
+                l2: r.l2,
+            }));
+        }
+        train.extend(optim::kernels(
+            cfg.optimizer,
+            OptimizerBuffers {
+                grads,
+                weights: params,
+                state_a: opt_a,
+                state_b: opt_b,
+                bounds: segment_bounds,
+                norms: segment_norms,
+                n,
+                segments: bounds.len() - 1,
+            },
+        ));
+
+        let p = cfg.predict_rows;
+        let predict_x = t.add("predict.x", Elem::F32, p * inputs);
+        let mut predict: KernelList = Vec::new();
+        let pf = forward(
+            &mut t,
+            &mut predict,
+            model,
+            params,
+            predict_x,
+            (p, Points::default()),
+            "predict",
+            None,
+        );
+        let logits = *pf.acts.last().expect("a model has layers");
+        // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
+        // what that loss compares with its targets.
+        let probs = match cfg.loss {
+            Loss::CrossEntropy => {
+                let probs = t.add("predict.probs", Elem::F32, p * classes);
+                predict.push(Box::new(Softmax {
+                    logits,
+                    probs,
+                    rows: p,
+                    classes,
+                }));
+                probs
+            }
+            Loss::Mse => logits,
+        };
+
+        let (evaluate, eval) = if cfg.eval_rows > 0 {
+            let (ops, buffers) = evaluation(&mut t, cfg);
+            (ops, Some(buffers))
+        } else {
+            (Vec::new(), None)
+        };
+
+        Plan {
+            table: t,
+            train,
+            optimizer_start,
+            predict,
+            host: HostBuffers {
+                params,
+                grads,
+                segment_bounds,
+                optimizer_a: opt_a,
+                optimizer_b: opt_b,
+                data_x,
+                data_y,
+                indices,
+                log_loss,
+                log_accuracy,
+                predict_x,
+                probs,
+            },
+            batch: b,
+            predict_rows: p,
+            predict_acts: pf.acts[1..].to_vec(),
+            evaluate,
+            eval,
+            eval_rows: cfg.eval_rows,
+        }
+    }
+}
