@@ -9,7 +9,9 @@
 //! `page` lays it out, `runs` trains and maps.
 
 mod page;
+mod panels;
 mod runs;
+mod settings_panel;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;

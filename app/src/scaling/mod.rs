@@ -4,6 +4,7 @@
 //! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`engine::scaling`).
 //! `page` lays it out, `run` trains the sweep.
 
+mod figures;
 mod page;
 mod run;
 

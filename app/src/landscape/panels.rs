@@ -1,0 +1,33 @@
+//! One panel of charts per batch size: the slice's contours (with the training path), the same
+//! slice as a surface, and the loss along the line from the initial to the trained weights.
+
+use leptos::prelude::*;
+
+use lab_state::landscape::Landscape;
+
+use super::PanelCanvases;
+
+pub fn panels_view(state: RwSignal<Landscape>, panels: [PanelCanvases; 2]) -> impl IntoView {
+    view! {
+        {panels.into_iter().enumerate().map(|(i, c)| view! {
+            <div class="land-panel" style:display=move || if i == 0 || state.with(|s| s.batches().len() > 1) { "block" } else { "none" }>
+                <h3>{move || {
+                    let b = state.with(|s| s.batches());
+                    b.get(i).map(|b| format!("batch {b}")).unwrap_or_default()
+                }}</h3>
+                <figure>
+                    <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") width="360" height="360"></canvas>
+                    <figcaption>"Log-loss on a slice through the trained weights (the dot), in bands from blue (low) to orange (high). In the trajectory plane the line is the training path from the initial weights."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") width="360" height="300"></canvas>
+                    <figcaption>"The same slice as a surface: height and colour are the log-loss."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=c.line data-testid=format!("land-line-{i}") width="360" height="260"></canvas>
+                    <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond."</figcaption>
+                </figure>
+            </div>
+        }).collect_view()}
+    }
+}

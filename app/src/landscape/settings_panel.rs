@@ -1,0 +1,134 @@
+//! The landscape lab's settings: the network and its data, the batch sizes compared, how long
+//! each trains, the slice's plane and resolution, and the backend.
+
+use leptos::prelude::*;
+
+use lab_state::landscape::{Data, Landscape, Network, Plane, BATCHES, RESOLUTIONS};
+
+use crate::share::hidden;
+
+/// A choice of network brings its own data kind, epoch budget and target loss.
+fn set_network(s: &mut Landscape, n: Network) {
+    s.network = n;
+    s.epochs = Landscape::default_epochs(n);
+    s.target = Landscape::default_target(n);
+    if n.reads_images() && !s.data.is_images() {
+        s.data = Data::Mnist;
+    }
+    if n == Network::Toy && s.data.is_images() {
+        s.data = Landscape::default().data;
+    }
+}
+
+/// A choice of data brings a network that reads it.
+fn set_data(s: &mut Landscape, d: Data) {
+    s.data = d;
+    if d.is_images() != s.network.reads_images() {
+        let n = if d.is_images() { Network::Mlp } else { Network::Toy };
+        set_network(s, n);
+        s.data = d;
+    }
+}
+
+pub fn settings_panel(
+    state: RwSignal<Landscape>,
+    notices: RwSignal<Vec<String>>,
+    webgpu: RwSignal<bool>,
+) -> impl IntoView {
+    let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
+    let is_playground = move || state.with(|s| s.network == Network::Playground);
+    view! {
+        <label class:hidden=hidden("network")>"Network"
+            <select data-testid="land-network" on:change=move |ev| {
+                if let Some(n) = Network::from_key(&event_target_value(&ev)) {
+                    set(&|s| set_network(s, n));
+                }
+            }>
+                {Network::ALL.into_iter().map(|n| view! {
+                    <option value=n.key() selected=move || state.with(|s| s.network == n)>{n.label()}</option>
+                }).collect_view()}
+            </select>
+        </label>
+        <label class:hidden=hidden("dataset")>"Data set"
+            <select data-testid="land-dataset" disabled=is_playground on:change=move |ev| {
+                if let Some(d) = Data::from_key(&event_target_value(&ev)) {
+                    set(&|s| set_data(s, d));
+                }
+            }>
+                {Data::all().into_iter().map(|d| view! {
+                    <option value=d.key() selected=move || state.with(|s| s.data == d)>{d.label()}</option>
+                }).collect_view()}
+            </select>
+        </label>
+        <label class:hidden=hidden("batch")>"Batch size"
+            <select data-testid="land-batch" on:change=move |ev| {
+                if let Ok(b) = event_target_value(&ev).parse::<usize>() { set(&|s| s.batch = b) }
+            }>
+                {move || {
+                    let current = state.with(|s| s.batch);
+                    let mut options: Vec<usize> = BATCHES.to_vec();
+                    if !options.contains(&current) { options.push(current); options.sort(); }
+                    options.into_iter().map(|b| view! { <option value=b.to_string() selected=b == current>{b}</option> }).collect_view()
+                }}
+            </select>
+        </label>
+        <label class:hidden=hidden("compare")>"Compare with batch (small vs large: flat vs sharp?)"
+            <select data-testid="land-compare" on:change=move |ev| {
+                let b = event_target_value(&ev).parse::<usize>().unwrap_or(0);
+                set(&|s| s.compare = b);
+            }>
+                <option value="0" selected=move || state.with(|s| s.compare == 0)>"no comparison"</option>
+                {BATCHES.map(|b| view! {
+                    <option value=b.to_string() selected=move || state.with(|s| s.compare == b)>{b}</option>
+                }).collect_view()}
+            </select>
+        </label>
+        <label class:hidden=hidden("target")>"Train to a training loss of (0: all the epochs)"
+            <input type="number" min="0" max="10" step="0.05" data-testid="land-target"
+                prop:value=move || state.with(|s| s.target.to_string())
+                on:change=move |ev| {
+                    match event_target_value(&ev).parse::<f32>() {
+                        Ok(t) if (0.0..=10.0).contains(&t) => { set(&|s| s.target = t); notices.set(vec![]); }
+                        _ => notices.set(vec!["target loss: a number from 0 to 10 (kept the last one)".into()]),
+                    }
+                }/>
+        </label>
+        <label class:hidden=hidden("epochs")>"Epochs (at most)"
+            <input type="number" min="1" max="200" data-testid="land-epochs"
+                prop:value=move || state.with(|s| s.epochs.to_string())
+                on:change=move |ev| {
+                    match event_target_value(&ev).parse::<usize>() {
+                        Ok(e) if (1..=200).contains(&e) => { set(&|s| s.epochs = e); notices.set(vec![]); }
+                        _ => notices.set(vec!["epochs: a whole number from 1 to 200 (kept the last one)".into()]),
+                    }
+                }/>
+        </label>
+        <label class:hidden=hidden("plane")>"Slice plane"
+            <select data-testid="land-plane" on:change=move |ev| {
+                let p = if event_target_value(&ev) == "random" { Plane::Random } else { Plane::Trajectory };
+                set(&|s| s.plane = p);
+            }>
+                <option value="trajectory" selected=move || state.with(|s| s.plane == Plane::Trajectory)>"trajectory (PCA) directions"</option>
+                <option value="random" selected=move || state.with(|s| s.plane == Plane::Random)>"filter-normalized random directions"</option>
+            </select>
+        </label>
+        <label class:hidden=hidden("res")>"Resolution"
+            <select data-testid="land-res" on:change=move |ev| {
+                if let Ok(r) = event_target_value(&ev).parse::<usize>() { set(&|s| s.res = r) }
+            }>
+                {move || {
+                    let current = state.with(|s| s.res);
+                    let mut options = RESOLUTIONS.to_vec();
+                    if !options.contains(&current) { options.push(current); options.sort(); }
+                    options.into_iter().map(|r| view! { <option value=r.to_string() selected=r == current>{format!("{r} × {r}")}</option> }).collect_view()
+                }}
+            </select>
+        </label>
+        <label class:hidden=hidden("backend")>"Backend"
+            <select data-testid="land-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
+                <option value="webgpu" selected=true>"WebGPU (CPU path if missing)"</option>
+                <option value="cpu">"CPU path"</option>
+            </select>
+        </label>
+    }
+}

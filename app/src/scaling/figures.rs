@@ -1,0 +1,60 @@
+//! The sweep's charts: steps and examples to the target against batch size, the loss heatmap
+//! over batch × learning rate, generalization, each run's curves, the noise scale, and the table
+//! of runs.
+
+use leptos::prelude::*;
+
+use engine::scaling::SweepRecord;
+
+use super::Canvases;
+
+pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> impl IntoView {
+    view! {
+        <section class="views">
+            <figure>
+                <canvas node_ref=canvases.steps data-testid="scale-steps" width="420" height="300"></canvas>
+                <figcaption>"Steps to the target against batch size (log-log), for each batch the best of the sweep's learning rates. On the dashed line doubling the batch halves the steps (perfect scaling, Shallue et al. 2018); runs bend away from it past the critical batch, marked by the gradient noise scale B_simple when measured."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.examples data-testid="scale-examples" width="420" height="300"></canvas>
+                <figcaption>"Examples (steps × batch) to the target: flat while scaling is perfect, rising when bigger batches waste samples."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.heatmap data-testid="scale-heatmap" width="420" height="300"></canvas>
+                <figcaption>"Final training loss over batch size × learning rate (blue low, orange high, grey diverged), with the linear and square-root rules drawn from the base pair."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.generalization data-testid="scale-generalization" width="420" height="300"></canvas>
+                <figcaption>"Train and test accuracy at the end of each run, and the generalization gap between them."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.curves data-testid="scale-curves" width="420" height="340"></canvas>
+                <figcaption>"Each run's loss (smoothed) and, below, its learning rate per step: warmup is the ramp at the start."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.noise data-testid="scale-noise" width="420" height="300"></canvas>
+                <figcaption>"The gradient noise scale B_simple = tr Σ / |G|² (McCandlish et al. 2018), estimated from the gradients of a batch and of 8 batches together, as training goes."</figcaption>
+            </figure>
+            <figure>
+                <table class="results" data-testid="scale-table">
+                    <tr><th>"batch"</th><th>"η"</th><th>"steps to target"</th><th>"examples"</th><th>"train acc."</th><th>"test acc."</th></tr>
+                    {move || record.get().map(|r| r.runs.iter().map(|x| view! {
+                        <tr>
+                            <td>{x.batch}</td>
+                            <td>{format!("{:.4}", x.learning_rate)}</td>
+                            <td>{match (x.diverged, x.stalled_at, x.steps_to_target) {
+                                (true, _, _) => "diverged".to_string(),
+                                (_, Some(at), _) => format!("stalled at {at} (loss {:.2})", x.final_loss),
+                                (_, _, Some(s)) => s.to_string(),
+                                _ => format!("> {}", x.steps),
+                            }}</td>
+                            <td>{x.examples_to_target.map_or("–".into(), |e| e.to_string())}</td>
+                            <td>{format!("{:.1} %", x.train_accuracy * 100.0)}</td>
+                            <td>{x.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td>
+                        </tr>
+                    }).collect_view())}
+                </table>
+            </figure>
+        </section>
+    }
+}
