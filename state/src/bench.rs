@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::lab::{clamp, one_of, LabState};
-use crate::table::{field, no_check, Setting, Table};
+use crate::table::{field, hide_field, no_check, Setting, Table};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -75,13 +75,7 @@ impl Table for BenchLab {
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "share", "loss-chart"];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 }
 
 fn optional(notices: &mut Vec<String>, name: &str, v: &mut Option<usize>, lo: usize, hi: usize) {

@@ -91,6 +91,15 @@ pub trait LabState: Table + PartialEq {
     }
 }
 
+/// `upgrade` for labs whose version 2 wrote choices by name where version 1 wrote indices: the
+/// fields' `crate::names` adapters read version 1's indices as they are.
+pub fn upgrade_named<S: LabState>(version: u32, settings: Value) -> Result<Value, String> {
+    match version {
+        1 => Ok(settings),
+        v => Err(unreadable::<S>(v)),
+    }
+}
+
 /// Why a file of an older settings version cannot be read.
 pub fn unreadable<S: LabState>(version: u32) -> String {
     format!(

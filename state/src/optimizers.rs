@@ -9,7 +9,7 @@ use engine::optim::Optimizer;
 use engine::surfaces::Surface;
 
 use crate::lab::{clamp, nearest, one_of, LabState};
-use crate::table::{field, no_check, Setting, Table};
+use crate::table::{field, hide_field, no_check, Setting, Table};
 
 /// The racers a student can enter: (name, on by default, learning rate, momentum or β).
 pub const RACERS: [(&str, bool, f32, f32); 7] = [
@@ -194,13 +194,7 @@ impl Table for OptimizersLab {
     const OTHER_CONTROLS: &'static [&'static str] =
         &["run", "goh", "share", "contour", "loss-chart", "theory"];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 
     fn relate(&mut self, notices: &mut Vec<String>) {
         let [x0, x1, y0, y1] = self.surface().view();

@@ -11,7 +11,7 @@ use engine::scaling::{Rule, Sweep, Target};
 
 use crate::lab::LabState;
 use crate::landscape::{Data, Landscape, Network};
-use crate::table::{field, no_check, ranged, text, Setting, Table};
+use crate::table::{field, hide_field, no_check, ranged, text, Setting, Table};
 
 /// The settings the page edits (the engine's `Sweep` is built from them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,11 +128,7 @@ impl LabState for ScalingLab {
     const VERSION: u32 = 2;
 
     fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
-        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
-        match version {
-            1 => Ok(settings),
-            v => Err(crate::lab::unreadable::<Self>(v)),
-        }
+        crate::lab::upgrade_named::<Self>(version, settings)
     }
 }
 
@@ -165,13 +161,7 @@ impl Table for ScalingLab {
         "share",
     ];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 
     fn relate(&mut self, notices: &mut Vec<String>) {
         if self.network == Network::Playground {

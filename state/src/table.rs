@@ -288,4 +288,17 @@ macro_rules! text {
     };
 }
 
-pub(crate) use {field, ranged, text};
+/// `Table::hidden` and `hidden_mut` for a settings struct whose hidden set is its `hide` field.
+macro_rules! hide_field {
+    () => {
+        fn hidden(&self) -> &std::collections::BTreeSet<String> {
+            &self.hide
+        }
+
+        fn hidden_mut(&mut self) -> &mut std::collections::BTreeSet<String> {
+            &mut self.hide
+        }
+    };
+}
+
+pub(crate) use {field, hide_field, ranged, text};

@@ -10,7 +10,7 @@ use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
 use crate::lab::{nearest, one_of, LabState};
 use crate::layers::{self, PRESETS};
-use crate::table::{field, no_check, ranged, text, Setting, Table};
+use crate::table::{field, hide_field, no_check, ranged, text, Setting, Table};
 
 /// Test images scored at each epoch's end and in the confusion matrix: the whole test set.
 pub const TEST_IMAGES: usize = 10_000;
@@ -87,11 +87,7 @@ impl LabState for VisionLab {
     const VERSION: u32 = 2;
 
     fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
-        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
-        match version {
-            1 => Ok(settings),
-            v => Err(crate::lab::unreadable::<Self>(v)),
-        }
+        crate::lab::upgrade_named::<Self>(version, settings)
     }
 }
 
@@ -124,11 +120,5 @@ impl Table for VisionLab {
         "filters",
     ];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 }

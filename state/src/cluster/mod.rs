@@ -358,10 +358,6 @@ impl LabState for ClusterLab {
     const VERSION: u32 = 2;
 
     fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
-        // Version 1's indices are read by the fields' `crate::names` adapters as they are.
-        match version {
-            1 => Ok(settings),
-            v => Err(crate::lab::unreadable::<Self>(v)),
-        }
+        crate::lab::upgrade_named::<Self>(version, settings)
     }
 }

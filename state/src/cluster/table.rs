@@ -1,14 +1,12 @@
 //! The cluster lab's settings table: one row per setting; a control's name is its test id
 //! without `cl-`.
 
-use std::collections::BTreeSet;
-
 use engine::collectives::Link;
 use engine::optim::Optimizer;
 
 use super::{parse_bound, parse_counts, ClusterLab, ALGORITHMS, COMPRESSIONS};
 use crate::lab::nearest;
-use crate::table::{field, no_check, ranged, text, Setting, Table};
+use crate::table::{field, hide_field, no_check, ranged, text, Setting, Table};
 
 impl Table for ClusterLab {
     const SETTINGS: &'static [Setting<Self>] = &[
@@ -50,11 +48,5 @@ impl Table for ClusterLab {
         "share",
     ];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 }

@@ -1,11 +1,9 @@
 //! The landscape lab's settings table, with its short URL keys (`net`, `pg`, `data`); a control's
 //! name is its test id without `land-`.
 
-use std::collections::BTreeSet;
-
 use super::{Data, Landscape, Network, BATCHES};
 use crate::playground::Playground;
-use crate::table::{field, no_check, ranged, Setting, Table};
+use crate::table::{field, hide_field, no_check, ranged, Setting, Table};
 
 fn unknown_choice(key: &str, raw: &str) -> String {
     format!("{key}={raw} is not a known choice: ignored")
@@ -72,13 +70,7 @@ impl Table for Landscape {
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["backend", "run", "cancel", "share"];
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 
     /// The built-in networks read only their kind of data.
     fn relate(&mut self, notices: &mut Vec<String>) {

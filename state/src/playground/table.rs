@@ -9,8 +9,7 @@ use engine::data::toy::{ToyKind, MAX_CLASSES};
 
 use super::{from_key, key_of, parse_hidden, Playground, DECAYS, OPTIMIZERS};
 use crate::lab::clamp;
-use crate::table::{Setting, Table};
-use std::collections::BTreeSet;
+use crate::table::{hide_field, Setting, Table};
 
 /// Controls that are not settings but can be hidden too.
 pub const OTHER_CONTROLS: [&str; 5] = ["share", "regenerate", "speed", "step", "export"];
@@ -211,11 +210,5 @@ impl Table for Playground {
     const SETTINGS: &'static [Setting<Self>] = SETTINGS;
     const OTHER_CONTROLS: &'static [&'static str] = &OTHER_CONTROLS;
 
-    fn hidden(&self) -> &BTreeSet<String> {
-        &self.hide
-    }
-
-    fn hidden_mut(&mut self) -> &mut BTreeSet<String> {
-        &mut self.hide
-    }
+    hide_field!();
 }
