@@ -142,7 +142,7 @@ fn merge_fields<S: LabState>(settings: Value, notices: &mut Vec<String>) -> S {
     if let Value::Object(map) = settings {
         for (key, v) in map {
             if !current.contains_key(&key) {
-                notices.push(format!("unknown setting '{key}': ignored"));
+                notices.push(format!("unknown setting '{}': ignored", table::quote(&key)));
                 continue;
             }
             let shown = v.to_string();
@@ -190,10 +190,18 @@ where
     // Through text, so one helper serves every integer type.
     let num = |t: &T| t.to_string().parse::<f64>().unwrap_or(f64::MAX);
     let x = num(v);
-    if let Some(&c) = offered
-        .iter()
-        .min_by(|a, b| (num(a) - x).abs().total_cmp(&(num(b) - x).abs()))
-    {
+    // Beyond the offered values the nearest is the end on that side (with x = 1e30 every
+    // difference rounds to 1e30, which would pick the first).
+    let nearest = if offered.iter().all(|o| num(o) <= x) {
+        offered.iter().max_by(|a, b| num(a).total_cmp(&num(b)))
+    } else if offered.iter().all(|o| num(o) >= x) {
+        offered.iter().min_by(|a, b| num(a).total_cmp(&num(b)))
+    } else {
+        offered
+            .iter()
+            .min_by(|a, b| (num(a) - x).abs().total_cmp(&(num(b) - x).abs()))
+    };
+    if let Some(&c) = nearest {
         notices.push(format!("{name}={v} is not offered: using {c}"));
         *v = c;
     }

@@ -77,8 +77,8 @@ pub fn parse_batches(text: &str) -> Result<Vec<usize>, String> {
 /// The learning-rate factors, or why not.
 pub fn parse_factors(text: &str) -> Result<Vec<f32>, String> {
     let factors: Vec<f32> = numbers(text, "learning-rate factors")?;
-    if factors.is_empty() || factors.iter().any(|f| !(f.is_finite() && *f > 0.0)) || factors.len() > 8 {
-        return Err("learning-rate factors: 1 to 8 positive numbers".into());
+    if factors.is_empty() || factors.len() > 8 || factors.iter().any(|f| !(1e-3..=1e3).contains(f)) {
+        return Err("learning-rate factors: 1 to 8 numbers from 0.001 to 1000".into());
     }
     Ok(factors)
 }

@@ -51,6 +51,47 @@ pub trait Table: Serialize + DeserializeOwned + Default + Clone + 'static {
 
 pub fn no_check<S>(_: &mut S, _: &mut Vec<String>) {}
 
+/// For text that is a number but not one of the field's type: the bound it lies beyond (`-1` for
+/// an unsigned field is below `lo`, `1e12` above `hi`); None when it is no number at all.
+pub fn beyond<T: std::fmt::Display + Copy>(raw: &str, lo: T, hi: T) -> Option<T> {
+    let x: f64 = raw.trim().parse().ok().filter(|x: &f64| x.is_finite())?;
+    let lo_x: f64 = lo.to_string().parse().ok()?;
+    let hi_x: f64 = hi.to_string().parse().ok()?;
+    if x < lo_x {
+        Some(lo)
+    } else if x > hi_x {
+        Some(hi)
+    } else {
+        None
+    }
+}
+
+/// At most this many characters of a value are quoted in a notice.
+const QUOTED: usize = 40;
+
+/// A value as a notice quotes it: whole when short, else its start and how long it was.
+pub fn quote(raw: &str) -> String {
+    cut(raw, QUOTED)
+}
+
+/// `text` to at most `max` characters, then how long it was.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}… ({} characters)", &text[..at], text.chars().count()),
+        None => text.to_string(),
+    }
+}
+
+/// Notices quote long values cut (`quote`), so a 100 KB value cannot make a 100 KB notice.
+fn cut_quotes(notices: &mut [String], values: &[&str]) {
+    for raw in values.iter().filter(|r| r.chars().count() > QUOTED) {
+        let short = quote(raw);
+        for n in notices.iter_mut().filter(|n| n.contains(*raw)) {
+            *n = n.replace(*raw, &short);
+        }
+    }
+}
+
 /// Every value brought into range, each change with a notice; hidden names it does not know
 /// are dropped.
 pub fn check<S: Table>(s: &mut S, notices: &mut Vec<String>) {
@@ -109,9 +150,11 @@ pub fn from_query<S: Table>(query: &str) -> (S, Vec<String>) {
     };
     let unknown: Vec<String> = q.keys().filter(|k| !known(k)).map(str::to_owned).collect();
     for k in unknown {
-        notices.push(format!("unknown setting '{k}': ignored"));
+        notices.push(format!("unknown setting '{}': ignored", quote(&k)));
     }
     notices.append(&mut q.notices);
+    let values: Vec<&str> = q.keys().filter_map(|k| q.raw(k)).collect();
+    cut_quotes(&mut notices, &values);
     (s, notices)
 }
 
@@ -138,7 +181,7 @@ pub fn try_set<S: DeserializeOwned>(
 ) {
     let old = fields.insert(key.to_string(), v);
     if serde_json::from_value::<S>(Value::Object(fields.clone())).is_err() {
-        notices.push(format!("{key}={shown} is not a valid value: ignored"));
+        notices.push(format!("{key}={} is not a valid value: ignored", quote(shown)));
         if let Some(old) = old {
             fields.insert(key.to_string(), old);
         }
@@ -163,6 +206,14 @@ pub fn read_field<S: Serialize + DeserializeOwned>(
     };
     match decode_value(raw, &like) {
         Some(v) => {
+            let asked: Option<f64> = raw.trim().parse().ok();
+            if v.is_i64() || v.is_u64() {
+                if let (Some(x), Some(got)) = (asked, v.as_f64()) {
+                    if x != got {
+                        notices.push(format!("{key}={} is out of range: using {v}", quote(raw)));
+                    }
+                }
+            }
             try_set::<S>(&mut fields, key, v, notices, raw);
             if let Ok(read) = serde_json::from_value(Value::Object(fields)) {
                 *s = read;
@@ -208,11 +259,16 @@ fn decode_value(raw: &str, like: &Value) -> Option<Value> {
             _ => None,
         },
         Value::Number(n) => {
+            let x: f64 = raw.parse().ok().filter(|x: &f64| x.is_finite())?;
             if n.is_f64() {
-                let x: f64 = raw.parse().ok().filter(|x: &f64| x.is_finite())?;
                 serde_json::Number::from_f64(x).map(Value::Number)
+            } else if x.fract() != 0.0 {
+                None
             } else {
-                raw.parse::<i64>().ok().map(Value::from)
+                // A whole number beyond what the field holds (`-1`, `1e12`) comes in at the
+                // nearest value it does hold, for the table's rule to clamp with its notice.
+                let lo = if n.is_u64() { 0.0 } else { i32::MIN as f64 };
+                Some(Value::from(x.clamp(lo, u32::MAX as f64) as i64))
             }
         }
         Value::Array(_) if !raw.starts_with('[') => Some(list(raw)),
@@ -281,7 +337,9 @@ macro_rules! text {
             $crate::lab::shorten(notices, $key, &mut s.$field, $max);
             if let Err(why) = $parse(&s.$field) {
                 let default = Self::default().$field;
-                notices.push(format!("{}={}: {why}; using {default}", $key, s.$field));
+                let shown = $crate::table::quote(&s.$field);
+                let why = $crate::table::cut(&why, 160);
+                notices.push(format!("{}={shown}: {why}; using {default}", $key));
                 s.$field = default;
             }
         })

@@ -112,3 +112,49 @@ fn free_text_is_checked_when_a_link_loads() {
     let (s, notices) = ScalingLab::from_json(r#"{"lab":"scaling","version":2,"batches":"x"}"#).unwrap();
     assert_eq!((s.batches, notices.len()), (ScalingLab::default().batches, 1));
 }
+
+/// Numbers beyond a setting's range say so (not "not a number"), menus snap to the end on that
+/// side, and a notice never quotes a whole long value.
+#[test]
+fn out_of_range_numbers_and_long_values_are_noticed_briefly() {
+    let (s, notices) = Playground::from_query("seed=-1&warmup=1e12");
+    assert_eq!((s.seed, s.warmup), (0, 100_000));
+    assert!(
+        notices
+            .iter()
+            .all(|n| n.contains("outside") && !n.contains("not a number")),
+        "{notices:?}"
+    );
+    let (s, notices) = OptimizersLab::from_query("kappa=1e30");
+    assert_eq!(s.kappa, 1000.0, "{notices:?}");
+    let (s, notices) = ClusterLab::from_query("workers=-3&shards=1e12");
+    assert_eq!((s.workers, s.shards), (1, 64));
+    assert!(notices.iter().all(|n| !n.contains("not a valid")), "{notices:?}");
+    let (s, notices) = ScalingLab::from_query("lr_factors=1e30");
+    assert_eq!(
+        (s.lr_factors, notices.len()),
+        (ScalingLab::default().lr_factors, 1)
+    );
+    let long = "x".repeat(100_000);
+    for q in [
+        format!("lr={long}"),
+        format!("{long}=1"),
+        format!("layers={long}"),
+    ] {
+        let (_, notices) = VisionLab::from_query(&q);
+        assert!(!notices.is_empty());
+        assert!(
+            notices.iter().all(|n| n.len() < 400),
+            "{:?}",
+            notices
+                .iter()
+                .map(|n| n.chars().take(120).collect::<String>())
+                .collect::<Vec<_>>()
+        );
+    }
+    let (_, notices) = Playground::from_query(&format!("hidden={long}&dataset={long}"));
+    assert!(notices.iter().all(|n| n.len() < 400), "{notices:?}");
+    let text = format!(r#"{{"lab":"scaling","version":2,"batches":"{long}","{long}":1}}"#);
+    let (_, notices) = ScalingLab::from_json(&text).unwrap();
+    assert!(notices.iter().all(|n| n.len() < 400), "{notices:?}");
+}

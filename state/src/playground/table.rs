@@ -36,7 +36,15 @@ macro_rules! number {
             write: |s| s.$field.to_string(),
             read: |s, raw, notices| match raw.trim().parse() {
                 Ok(v) if PartialOrd::partial_cmp(&v, &v).is_some() => s.$field = v,
-                _ => notices.push(not_a_number($key, raw, s.$field)),
+                // A number the field's type cannot hold (`seed=-1`, `warmup=1e12`) is out of
+                // range, not "not a number".
+                _ => match crate::table::beyond(raw, $lo, $hi) {
+                    Some(v) => {
+                        notices.push(format!("{}={raw} is outside {}–{}: using {v}", $key, $lo, $hi));
+                        s.$field = v;
+                    }
+                    None => notices.push(not_a_number($key, raw, s.$field)),
+                },
             },
             check: |s, notices| clamp(notices, $key, &mut s.$field, $lo, $hi),
         }
