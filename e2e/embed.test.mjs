@@ -65,6 +65,12 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
 
     // A frame that allows only another origin: the same messages are ignored.
     await page.evaluate((url) => {
+      // Every message the foreign frame sends this page (its size included) is recorded.
+      window.fromForeign = [];
+      window.addEventListener('message', (e) => {
+        const f = document.querySelector('#foreign');
+        if (f && e.source === f.contentWindow) window.fromForeign.push(e.data);
+      });
       const f = document.createElement('iframe');
       f.id = 'foreign';
       f.src = `${url}?embed=1&origins=https://example.org`;
@@ -79,6 +85,7 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     });
     await page.waitForTimeout(2000);
     assert.equal(await foreign.locator(byId('step')).textContent(), '0', 'a foreign origin cannot start training');
+    assert.deepEqual(await page.evaluate(() => window.fromForeign), [], 'not even its size goes to a host it does not allow');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -47,3 +47,38 @@ test('every hideable control of every lab hides, and shows again without the fla
     await browser.close();
   }
 });
+
+/// The playground's test ids where they differ from the names.
+const PLAYGROUND_IDS = {
+  test: 'test-ratio', hidden: 'layers', features: 'feature-x', loss: 'loss-kind', weight_decay: 'weight-decay',
+  lr: 'learning-rate', backend: 'backend-choice', show_test: 'show-test', share: 'lab-share', speed: 'speed-choice',
+  step: 'step-once', export: 'export-weights', 'add-point': 'add-class',
+};
+
+test('the playground: every hideable control hides (seed, points and the upload too), and a hidden add-point locks the plot', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    const names = controls('playground');
+    assert.ok(names.includes('seed') && names.includes('points') && names.includes('upload'));
+    await page.goto(`${server.url}?${names.map((n) => `${n}_hide=true`).join('&')}`);
+    await page.locator(byId('heatmap')).waitFor({ timeout: 30_000 });
+    for (const name of names) {
+      const el = page.locator(byId(PLAYGROUND_IDS[name] ?? name)).first();
+      assert.equal(await el.count(), 1, `playground: ${name} has a control`);
+      assert.equal(await el.isVisible(), false, `playground: ${name}_hide=true hides it`);
+    }
+    // Clicking the plot adds no point while adding points is hidden.
+    await page.locator(byId('heatmap')).click({ position: { x: 100, y: 100 } });
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator(byId('forget-points')).isVisible(), false, 'no point added');
+    await page.goto(`${server.url}`);
+    await page.locator(byId('heatmap')).waitFor({ timeout: 30_000 });
+    const shown = [];
+    for (const name of names) if (await page.locator(byId(PLAYGROUND_IDS[name] ?? name)).first().isVisible()) shown.push(name);
+    // Without flags they are back (β₂, ε and weight decay show only for the optimizers that use them).
+    assert.ok(shown.length >= names.length - 3, `shown again ${shown.length} of ${names.length}: ${names.filter((n) => !shown.includes(n))}`);
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});

@@ -5,7 +5,8 @@
 //!   {type: "lab-set-state", query: "<the lab's URL state>"}   (reloads the lab in that state)
 //!   {type: "lab-start"} · {type: "lab-pause"}                  (the lab's own buttons)
 //! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts} when
-//! they change. Every host gets {type: "lab-size", height} to size the frame (embed.js does).
+//! they change, and {type: "lab-size", height} to size the frame (embed.js does). Every message
+//! goes to the allowed origins only; a frame embedded without `origins` sends none.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -134,8 +135,8 @@ fn metrics() -> serde_json::Value {
     serde_json::json!({ "type": "lab-metrics", "lab": lab, "status": text("[data-lab-status]").trim(), "readouts": readouts })
 }
 
-/// Every ~300 ms: the page's height to every host (to size the frame), and the metrics to the
-/// allowed hosts when they changed.
+/// Every ~300 ms: the page's height (to size the frame) and the metrics, each to the allowed
+/// hosts when it changed.
 async fn report(origins: Vec<String>) {
     let (mut height, mut last) = (0, serde_json::Value::Null);
     let mut at = 0.0;
@@ -151,7 +152,10 @@ async fn report(origins: Vec<String>) {
             .map_or(0, |e| e.scroll_height());
         if h != height {
             height = h;
-            post(&serde_json::json!({ "type": "lab-size", "height": h }), "*");
+            // Like every other message, only to the allowed hosts (embed.js names its own page).
+            for o in &origins {
+                post(&serde_json::json!({ "type": "lab-size", "height": h }), o);
+            }
         }
         let m = metrics();
         if m != last {

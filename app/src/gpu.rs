@@ -1,9 +1,20 @@
-//! The WebGPU context a long computation asks for, or the CPU path with the reason.
+//! The WebGPU context a long computation asks for, or the CPU path with the reason; and what
+//! happens when that GPU is lost mid-run (a driver reset, a laptop switching GPUs): the lab says
+//! so and goes on on the CPU path. `window.__labLoseGpu()` loses it on purpose, for the tests
+//! (the playground installs its own, which recovers its weights as well).
 
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
 use engine::gpu::GpuContext;
 use leptos::prelude::*;
+
+use crate::frame::{next_frame, now_ms};
+
+thread_local! {
+    /// The contexts this page opened, for `__labLoseGpu`.
+    static OPENED: RefCell<Vec<Weak<GpuContext>>> = const { RefCell::new(Vec::new()) };
+}
 
 /// A WebGPU context when asked for and available; otherwise None (the CPU path), saying why in
 /// the page's banner.
@@ -12,8 +23,8 @@ pub async fn gpu_if(webgpu: bool, status: RwSignal<String>) -> Option<Rc<GpuCont
         return None;
     }
     status.set("opening WebGPU…".into());
-    match GpuContext::new().await {
-        Ok(ctx) => Some(Rc::new(ctx)),
+    match open().await {
+        Ok(ctx) => Some(ctx),
         Err(e) => {
             crate::banner::raise(format!(
                 "WebGPU is not available here ({e}): this run uses the CPU path instead, which gives the same numbers more slowly"
@@ -21,4 +32,66 @@ pub async fn gpu_if(webgpu: bool, status: RwSignal<String>) -> Option<Rc<GpuCont
             None
         }
     }
+}
+
+/// A WebGPU context that `__labLoseGpu` can lose.
+pub async fn open() -> Result<Rc<GpuContext>, engine::error::Error> {
+    let ctx = Rc::new(GpuContext::new().await?);
+    OPENED.with(|o| o.borrow_mut().push(Rc::downgrade(&ctx)));
+    Ok(ctx)
+}
+
+/// Why a GPU this page opened was lost, if one was.
+pub fn lost() -> Option<String> {
+    OPENED.with(|o| o.borrow().iter().filter_map(Weak::upgrade).find_map(|c| c.lost()))
+}
+
+/// Where a run computes, for its status line: the same words on every lab.
+pub fn runs_on(gpu: &Option<Rc<GpuContext>>) -> &'static str {
+    if gpu.is_some() {
+        "WebGPU"
+    } else {
+        "the CPU path"
+    }
+}
+
+/// `window.__labLoseGpu()`: destroys every GPU device this page opened, as a driver reset would.
+pub fn install_loss_hook() {
+    use wasm_bindgen::prelude::*;
+    let hook = Closure::<dyn Fn()>::new(|| {
+        OPENED.with(|o| {
+            for ctx in o.borrow().iter().filter_map(Weak::upgrade) {
+                ctx.device.destroy();
+            }
+        })
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"__labLoseGpu".into(), hook.as_ref());
+    }
+    hook.forget();
+}
+
+/// After a run on `gpu` failed: if the device was lost (it reports the loss a moment after the
+/// failed readback, so this waits up to 10 s), says so in the banner, moves to the CPU path
+/// (`gpu` becomes None) and answers true: the caller runs the work again there. False when the
+/// failure was something else.
+pub async fn fell_back(gpu: &mut Option<Rc<GpuContext>>) -> bool {
+    let Some(ctx) = gpu.clone() else {
+        return false;
+    };
+    let deadline = now_ms() + 10_000.0;
+    let why = loop {
+        if let Some(why) = ctx.lost() {
+            break why;
+        }
+        if now_ms() > deadline {
+            return false;
+        }
+        next_frame().await;
+    };
+    crate::banner::raise(format!(
+        "The GPU device was lost ({why}): the lab goes on on the CPU path, which gives the same numbers more slowly"
+    ));
+    *gpu = None;
+    true
 }

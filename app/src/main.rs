@@ -31,6 +31,12 @@ fn main() {
     let path = path.trim_end_matches('/');
     embed::install();
     figures::install();
+    // Every lab can lose its GPU on purpose (the playground replaces it with its own).
+    gpu::install_loss_hook();
+    // The wasm memory, for soak scripts that watch it grow (`e2e/soak.mjs`).
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"__labWasmMemory".into(), &wasm_bindgen::memory());
+    }
     if path.ends_with("/bench") {
         leptos::mount::mount_to_body(bench::BenchPage);
     } else if path.ends_with("/landscape") {

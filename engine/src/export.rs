@@ -278,6 +278,21 @@ impl ModelExport {
         Ok(m)
     }
 
+    /// Refuses a file whose tensors cannot fill the model its config describes (for `classes`
+    /// outputs) before anything of the model's size is built: a junk file may declare a layer
+    /// of 20,000 units and carry no weights at all.
+    pub fn check_sizes(&self, classes: usize) -> Result<(), Error> {
+        let compiled = self.config.spec(classes).compile().map_err(Error::Config)?;
+        let saved: usize = self.parameters.iter().map(|t| t.values.len()).sum();
+        if saved != compiled.n_params {
+            return Err(Error::Mismatch(format!(
+                "{saved} parameter values saved for a model of {} parameters",
+                compiled.n_params
+            )));
+        }
+        Ok(())
+    }
+
     /// The flat parameter vector for `compiled`, after checking that every tensor is there with
     /// the name, shape and offset the model's layout gives it.
     pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, Error> {

@@ -25,6 +25,7 @@ pub mod plan;
 pub mod readback;
 pub mod rng;
 pub mod scaling;
+pub mod series;
 pub mod surfaces;
 pub mod table;
 pub mod timeline;

@@ -88,6 +88,18 @@ fn a_saved_model_loads_and_predicts_the_same() {
         "{refused:?}"
     );
     assert!(matches!(ModelExport::from_json("{}"), Err(Error::NotA { .. })));
+    // A junk file declaring a huge layer and no weights is refused by its sizes alone, before a
+    // model of that size is built; a real one passes.
+    saved.check_sizes(10).unwrap();
+    let mut junk = saved.clone();
+    junk.config.model = engine::train::ModelConfig::Mlp {
+        hidden: vec![20_000],
+        activation: engine::ops::activation::Activation::Relu,
+    };
+    junk.parameters.clear();
+    assert!(
+        matches!(junk.check_sizes(10), Err(Error::Mismatch(m)) if m.contains("0 parameter values saved for a model of 15900010")),
+    );
     assert!(matches!(
         ModelExport::from_json(&text.replace("training-lab model v1", "v0")),
         Err(Error::WrongFormat { .. })

@@ -34,8 +34,9 @@ pub fn BenchPage() -> impl IntoView {
         Some(Ok(Outcome::Trained(r))) => {
             status.set("done".into());
             if let Some(c) = chart.get_untracked() {
-                crate::figures::table_of(&c, draw::loss_chart::table(&r.losses, &[]));
-                draw::loss_chart::draw(c, &r.losses, &[]);
+                let losses = draw::loss_chart::per_step(&r.losses);
+                crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
+                draw::loss_chart::draw(c, &losses, &[]);
             }
         }
         Some(Ok(Outcome::Sliced(r))) => status.set(format!(
@@ -46,6 +47,9 @@ pub fn BenchPage() -> impl IntoView {
             r.train_samples_per_sec,
             r.ratio,
             res = r.res
+        )),
+        Some(Err(e)) if e.starts_with(run::NO_WEBGPU) => status.set(format!(
+            "{e}: the CPU path measures the same workload without it."
         )),
         Some(Err(e)) => status.set(format!("failed: {e}")),
         None => {}
@@ -106,6 +110,9 @@ pub fn BenchPage() -> impl IntoView {
                 // Indeterminate: the run is one timed call, so it reports no fraction done.
                 <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
                 <p data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
+                <button data-testid="bench-use-cpu"
+                    class:hidden=move || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
+                    on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>
             </section>
             <section class="views">
                 {results::results_figure(result)}

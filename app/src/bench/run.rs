@@ -1,13 +1,10 @@
 //! One benchmark run: load the workload and its data, open the backend, train (or time a
 //! landscape slice) and publish the figures for scripts in `window.__labBench`.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
-use engine::gpu::GpuContext;
 use engine::train::Trainer;
 
 use crate::{fetch, frame};
@@ -63,7 +60,11 @@ async fn trainer(
     })?;
     let gpu = if q.webgpu {
         status.set("opening WebGPU…".into());
-        Some(Rc::new(GpuContext::new().await?))
+        Some(
+            crate::gpu::open()
+                .await
+                .map_err(|e| format!("{NO_WEBGPU} ({e})"))?,
+        )
     } else {
         None
     };
@@ -94,6 +95,9 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
     Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
 }
 
+/// How a run that asked for WebGPU where there is none fails: the page offers the CPU path.
+pub const NO_WEBGPU: &str = "WebGPU is not available in this browser";
+
 /// What a run measured.
 #[derive(Clone, Debug)]
 pub enum Outcome {
@@ -110,6 +114,11 @@ pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, Stri
         Some(res) => run_slice(q, res, status).await.map(Outcome::Sliced),
         None => run(q, status).await.map(Outcome::Trained),
     };
+    // A GPU lost during the run: said as such (the page then offers the CPU path).
+    let outcome = outcome.map_err(|e| match crate::gpu::lost() {
+        Some(why) => format!("{NO_WEBGPU} any more: the device was lost ({why}; {e})"),
+        None => e,
+    });
     let json = match &outcome {
         Ok(Outcome::Trained(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
         Ok(Outcome::Sliced(r)) => with_device(serde_json::to_value(r), &r.backend, backend),

@@ -75,7 +75,7 @@ pub async fn run_all(
     record: RwSignal<Option<ClusterRecord>>,
     canvases: Canvases,
 ) -> Result<(), String> {
-    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
     status.set("loading data…".into());
     let (train, test) = fetch::data(&s.train_config(1)).await?;
     let target = Target::Accuracy(s.target);
@@ -92,36 +92,52 @@ pub async fn run_all(
         if cancel.get() {
             break;
         }
-        status.set(format!("run {} of {total}: {label}…", k + 1));
+        status.set(format!(
+            "run {} of {total}: {label}, on {}…",
+            k + 1,
+            crate::gpu::runs_on(&gpu)
+        ));
         let mut config = s.config(workers, i)?;
         if sync {
             config.consistency = Consistency::Synchronous;
         }
         config.compression = compression;
-        let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu.clone(), 1).await?;
-        let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
         let share = 1.0 / total as f64;
         let last_frame = Cell::new(now_ms());
-        let run = train_to_target(
-            label,
-            &mut cluster,
-            &mut trainer,
-            target,
-            s.max_steps,
-            Some(&test),
-            |done, max| {
-                progress.set(share * (k as f64 + done as f64 / max as f64));
-                let last_frame = &last_frame;
-                async move {
-                    if now_ms() - last_frame.get() > 50.0 {
-                        next_frame().await;
-                        last_frame.set(now_ms());
-                    }
-                    !cancel.get()
-                }
-            },
-        )
-        .await?;
+        let (run, cluster) = loop {
+            let attempt = async {
+                let mut trainer =
+                    Trainer::with_data(s.train_config(workers), train.clone(), gpu.clone(), 1).await?;
+                let mut cluster = Cluster::new(config.clone(), &trainer.compiled, trainer.config.batch);
+                let run = train_to_target(
+                    label.clone(),
+                    &mut cluster,
+                    &mut trainer,
+                    target,
+                    s.max_steps,
+                    Some(&test),
+                    |done, max| {
+                        progress.set(share * (k as f64 + done as f64 / max as f64));
+                        let last_frame = &last_frame;
+                        async move {
+                            if now_ms() - last_frame.get() > 50.0 {
+                                next_frame().await;
+                                last_frame.set(now_ms());
+                            }
+                            !cancel.get()
+                        }
+                    },
+                )
+                .await?;
+                Ok::<_, String>((run, cluster))
+            }
+            .await;
+            match attempt {
+                // A lost GPU: this run again, on the CPU path.
+                Err(_) if crate::gpu::fell_back(&mut gpu).await => continue,
+                other => break other?,
+            }
+        };
         if matches!(cluster.config.consistency, Consistency::Asynchronous { .. }) {
             if let Some(c) = canvases.timeline.get_untracked() {
                 let title = format!("first updates of {}", run.label);

@@ -72,7 +72,9 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &View) {
     };
     let sets = [(Some(v.train), false), (v.test, true)];
     for (data, hollow) in sets.iter().filter_map(|(d, h)| d.map(|d| (d, *h))) {
-        for i in 0..data.len() {
+        // A large upload draws an even sample: tens of thousands of dots hide the boundary and
+        // slow every frame.
+        for i in (0..data.len()).step_by(drawn_stride(data.len())) {
             let p = data.point(i);
             let x = (p[0] / v.extent + 1.0) as f64 / 2.0 * w;
             let y = (1.0 - p[1] / v.extent) as f64 / 2.0 * h;
@@ -92,4 +94,12 @@ pub fn draw(canvas: &HtmlCanvasElement, v: &View) {
             ctx.stroke();
         }
     }
+}
+
+/// Dots the plot draws of one set at most.
+pub const MAX_DRAWN: usize = 1500;
+
+/// Every how many points of a set of `n` the plot draws one.
+pub fn drawn_stride(n: usize) -> usize {
+    n.div_ceil(MAX_DRAWN).max(1)
 }

@@ -5,29 +5,35 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 /// What the chart draws, as CSV: step, training loss, test loss (where measured).
-pub fn table(losses: &[f32], test: &[(usize, f32)]) -> String {
-    let rows = losses.iter().enumerate().map(|(i, l)| {
+pub fn table(losses: &[(u64, f32)], test: &[(u64, f32)]) -> String {
+    let rows = losses.iter().map(|&(step, l)| {
         let t = test
             .iter()
-            .find(|(s, _)| *s == i + 1)
+            .find(|(s, _)| *s == step)
             .map_or(String::new(), |(_, t)| t.to_string());
-        [(i + 1).to_string(), l.to_string(), t]
+        [step.to_string(), l.to_string(), t]
     });
     crate::figures::csv("step,train_loss,test_loss", rows)
 }
 
+/// (step, loss) for a loss per step from step 1.
+pub fn per_step(losses: &[f32]) -> Vec<(u64, f32)> {
+    (1..).zip(losses.iter().copied()).collect()
+}
+
 /// Draws per-step training loss (and its running mean, which is easier to read than the noisy
 /// mini-batch values), and the test loss where it was measured.
-pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
+pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)]) {
     let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
         return;
     };
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
-    let steps = losses.len().max(10);
+    let steps = losses.last().map_or(0, |l| l.0).max(10);
     let top = losses
         .iter()
-        .chain(test.iter().map(|(_, l)| l))
+        .chain(test)
+        .map(|(_, l)| l)
         .copied()
         .filter(|l| l.is_finite())
         .fold(0.1f32, f32::max)
@@ -36,7 +42,7 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(45)
-        .build_cartesian_2d(0usize..steps, 0f32..top)
+        .build_cartesian_2d(0u64..steps, 0f32..top)
     else {
         return;
     };
@@ -48,12 +54,11 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[f32], test: &[(usize, f32)]) {
         .label_style(("sans-serif", 12))
         .draw();
     let raw = RGBColor(170, 200, 225);
+    let _ = chart.draw_series(LineSeries::new(losses.iter().copied(), &raw));
+    let values: Vec<f32> = losses.iter().map(|l| l.1).collect();
+    let steps_of = losses.iter().map(|l| l.0);
     let _ = chart.draw_series(LineSeries::new(
-        losses.iter().enumerate().map(|(i, &l)| (i + 1, l)),
-        &raw,
-    ));
-    let _ = chart.draw_series(LineSeries::new(
-        super::smoothed(losses, 0.95),
+        steps_of.zip(super::smoothed(&values, 0.95).into_iter().map(|(_, v)| v)),
         ShapeStyle::from(&super::BLUE).stroke_width(2),
     ));
     // Test loss in the palette's orange, dashed by its sparser points.

@@ -28,7 +28,7 @@ pub async fn run_all(
     mapped: RwSignal<Vec<Mapped>>,
     panels: [PanelCanvases; 2],
 ) -> Result<(), String> {
-    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
     let batches = s.batches();
     for (i, &batch) in batches.iter().enumerate() {
         if cancel.get() {
@@ -36,7 +36,13 @@ pub async fn run_all(
         }
         let share = (i as f64 / batches.len() as f64, 1.0 / batches.len() as f64);
         let report = |p: f64| progress.set(share.0 + share.1 * p);
-        let m = run_one(s, batch, gpu.clone(), status, &report, cancel).await?;
+        let m = loop {
+            match run_one(s, batch, gpu.clone(), status, &report, cancel).await {
+                // A lost GPU: this batch again, on the CPU path.
+                Err(_) if crate::gpu::fell_back(&mut gpu).await => continue,
+                other => break other?,
+            }
+        };
         mapped.update(|all| all.push(m));
         mapped.with_untracked(|all| redraw(&panels, all));
         next_frame().await;

@@ -149,7 +149,11 @@ impl Session {
         };
         let resumed = match restored {
             Some(step) => {
-                self.lab.history.borrow_mut().train.truncate(step as usize);
+                {
+                    let mut h = self.lab.history.borrow_mut();
+                    h.train.truncate_after(step);
+                    h.test.truncate_after(step);
+                }
                 r.step.set(step);
                 format!("carries on from step {step} (the optimizer's running averages start afresh)")
             }

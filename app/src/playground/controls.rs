@@ -51,6 +51,41 @@ pub fn choice<T: Clone + PartialEq + Send + Sync + 'static>(
     }
 }
 
+/// A `<select>` over the numbers `offered`, bound to one field; a value from a link or a file
+/// that is not offered joins the list, so the control always shows what the model uses.
+pub fn number_choice<T>(
+    lab: &Rc<Lab>,
+    testid: &'static str,
+    offered: &'static [T],
+    get: fn(&Playground) -> T,
+    set: fn(&mut Playground, T),
+) -> impl IntoView
+where
+    T: Copy + PartialOrd + ToString + std::str::FromStr + Send + Sync + 'static,
+{
+    let state = lab.state;
+    let lab = lab.clone();
+    view! {
+        <select data-testid=testid on:change=move |ev| {
+            if let Ok(v) = event_target_value(&ev).parse::<T>() {
+                lab.update(move |s| set(s, v));
+            }
+        }>
+            {move || {
+                let current = state.with(get);
+                let mut options = offered.to_vec();
+                if !options.contains(&current) {
+                    options.push(current);
+                    options.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+                }
+                options.into_iter().map(|o| view! {
+                    <option value=o.to_string() selected=o == current>{o.to_string()}</option>
+                }).collect_view()
+            }}
+        </select>
+    }
+}
+
 /// A number `<input>` bound to one f32 field; unparsable input is ignored.
 pub fn number(
     lab: &Rc<Lab>,

@@ -89,14 +89,22 @@ pub fn data_panel(
                     }} />
                 "Show test data (hollow)"
             </label>
-            <div class="buttons" class:hidden=hidden("regenerate")>
-                <button data-testid="regenerate" on:click=on(lab, Lab::regenerate)>"Regenerate"</button>
-                <span class="muted" data-testid="seed">{move || format!("seed {}", state.with(|s| s.seed))}</span>
+            <label class:hidden=hidden("points")>
+                {move || format!("Points: {}", state.with(|s| s.points))}
+                <input type="range" min="10" max="2000" step="10" data-testid="points"
+                    prop:value=move || state.with(|s| s.points.to_string())
+                    on:change={ let lab = lab.clone(); move |ev| {
+                        if let Ok(n) = event_target_value(&ev).parse::<usize>() { lab.update(move |s| s.points = n); }
+                    }} />
+            </label>
+            <div class="buttons">
+                <button data-testid="regenerate" class:hidden=hidden("regenerate") on:click=on(lab, Lab::regenerate)>"Regenerate"</button>
+                <span class="muted" data-testid="seed" class:hidden=hidden("seed")>{move || format!("seed {}", state.with(|s| s.seed))}</span>
             </div>
-            <label>"Your own points (CSV: x,y,label)"
+            <label class:hidden=hidden("upload")>"Your own points (CSV: x,y,label)"
                 <input type="file" accept=".csv,text/csv,text/plain" data-testid="upload" on:change=on_upload />
             </label>
-            <label>"Click the plot to add a point of class"
+            <label class:hidden=hidden("add-point")>"Click the plot to add a point of class"
                 <select data-testid="add-class" on:change={ let lab = lab.clone(); move |ev| {
                     if let Ok(c) = event_target_value(&ev).parse::<u32>() { lab.add_class.set(c); }
                 }}>

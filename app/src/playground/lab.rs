@@ -8,6 +8,8 @@ use std::rc::Rc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
+use engine::series::Series;
+
 use engine::data::toy::EXTENT;
 use engine::data::Dataset;
 use engine::model::Layer;
@@ -92,12 +94,13 @@ impl Readouts {
     }
 }
 
-/// The curves drawn so far.
+/// The curves drawn so far, each in bounded memory however long the run (`Series`).
 #[derive(Default)]
 pub struct History {
-    pub train: Vec<f32>,
-    /// (step, loss) on the test set, once per frame.
-    pub test: Vec<(usize, f32)>,
+    /// The training loss per step.
+    pub train: Series,
+    /// The loss on the test set, once per frame.
+    pub test: Series,
 }
 
 pub struct Lab {
@@ -201,6 +204,14 @@ impl Lab {
     pub fn use_points(&self, name: &str, text: &str) {
         match engine::data::csv::parse_points(text) {
             Ok(points) => {
+                let n = points.len();
+                if n > crate::draw::heatmap::MAX_DRAWN {
+                    self.notices.set(vec![format!(
+                        "{name}: {n} points. The plot draws every {}th of them, and the test set is \
+                         scored every few frames; training and the scores use them all.",
+                        crate::draw::heatmap::drawn_stride(n)
+                    )]);
+                }
                 *self.custom.borrow_mut() = Some(points);
                 self.readouts.custom_data.set(true);
                 self.readouts.error.set(None);
@@ -290,7 +301,7 @@ impl Lab {
         }
         if let Some(canvas) = self.chart.get_untracked() {
             let h = self.history.borrow();
-            draw::loss_chart::draw(canvas, &h.train, &h.test);
+            draw::loss_chart::draw(canvas, h.train.points(), h.test.points());
         }
         self.redraw_network();
     }

@@ -9,7 +9,7 @@ use engine::ops::activation::Activation;
 use engine::plan::Loss;
 use lab_state::playground::{BackendChoice, DECAYS, MAX_LAYERS, MAX_NEURONS, OPTIMIZERS};
 
-use super::controls::{choice, keyed, number, plain};
+use super::controls::{choice, keyed, number, number_choice, plain};
 use super::lab::Lab;
 use crate::share::hidden;
 
@@ -112,7 +112,7 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
             {number(lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
         </label>
         <label class:hidden=hidden("lr")>"Learning rate"
-            {choice(lab, "learning-rate", plain(&LEARNING_RATES), |s| s.learning_rate, |s, v| s.learning_rate = v, |_| false)}
+            {number_choice(lab, "learning-rate", &LEARNING_RATES, |s| s.learning_rate, |s, v| s.learning_rate = v)}
         </label>
         <label class:hidden=hidden("warmup")>"Warmup steps"
             {number(lab, "warmup", "10", |s| s.warmup as f32, |s, v| s.warmup = v.max(0.0) as u32)}
@@ -124,7 +124,7 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
             {number(lab, "decay-steps", "100", |s| s.decay_steps as f32, |s, v| s.decay_steps = v.max(1.0) as u32)}
         </label>
         <label class:hidden=hidden("batch")>"Batch size"
-            {choice(lab, "batch", plain(&BATCHES), |s| s.batch, |s, v| s.batch = v, |_| false)}
+            {number_choice(lab, "batch", &BATCHES, |s| s.batch, |s, v| s.batch = v)}
         </label>
         <label class:hidden=hidden("l1")>"L1 rate"
             {number(lab, "l1", "0.001", |s| s.l1, |s, v| s.l1 = v)}

@@ -38,7 +38,12 @@ pub fn App() -> impl IntoView {
     }
     let on_click = {
         let lab = lab.clone();
+        // A lesson that hid "add a point" keeps its data: clicks on the plot add nothing.
+        let locked = crate::share::hidden("add-point");
         move |ev: MouseEvent| {
+            if locked() {
+                return;
+            }
             let Some(canvas) = ev
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlCanvasElement>().ok())

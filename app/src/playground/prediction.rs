@@ -9,6 +9,9 @@ use super::session::Session;
 use super::GRID;
 use crate::draw::network::{Column, Diagram, Shade};
 
+/// Test sets larger than this are not scored on every chunk.
+const LARGE_TEST: usize = 2000;
+
 impl Session {
     /// Predicts the heatmap and the test set in one pass (one readback; every few chunks with
     /// each layer and the weights for the diagram, still one), scores the test set, redraws.
@@ -19,7 +22,9 @@ impl Session {
             return;
         };
         let with_diagram = self.since_diagram >= 4 || !running;
+        // A large test set (an upload) is scored every few chunks, not every one.
         let test = lab.data.borrow().1.clone().filter(|t| !t.is_empty());
+        let test = test.filter(|t| t.len() <= LARGE_TEST || self.since_diagram.is_multiple_of(8) || !running);
         let mut points = lab.grid.clone();
         if let Some(t) = &test {
             points.extend_from_slice(&t.x);
@@ -39,10 +44,10 @@ impl Session {
             let (loss, accuracy) = trainer.score(&on_test, t);
             lab.readouts.test_loss.set(Some(loss));
             lab.readouts.test_accuracy.set(Some(accuracy));
-            let step = trainer.step() as usize;
+            let step = trainer.step();
             let mut h = lab.history.borrow_mut();
-            if step > 0 && h.test.last().is_none_or(|&(s, _)| s < step) {
-                h.test.push((step, loss));
+            if step > 0 && h.test.last().is_none_or(|(s, _)| s < step) {
+                h.test.push(step, loss);
             }
         }
         if let Some(params) = params {

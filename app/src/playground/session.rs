@@ -156,11 +156,12 @@ impl Session {
                 if r.first_loss.get_untracked().is_none() {
                     r.first_loss.set(metrics.first().map(|m| m.loss));
                 }
-                self.lab
-                    .history
-                    .borrow_mut()
-                    .train
-                    .extend(metrics.iter().map(|m| m.loss));
+                {
+                    let mut h = self.lab.history.borrow_mut();
+                    for m in &metrics {
+                        h.train.push(m.step, m.loss);
+                    }
+                }
                 if let Some(m) = metrics.last() {
                     r.step.set(m.step);
                     r.loss.set(Some(m.loss));

@@ -14,7 +14,7 @@ pub fn provide(lab: &Rc<Lab>) {
     crate::figures::provide("loss-chart", move || {
         let lab = weak.upgrade()?;
         let h = lab.history.borrow();
-        Some(draw::loss_chart::table(&h.train, &h.test))
+        Some(draw::loss_chart::table(h.train.points(), h.test.points()))
     });
     let weak = Rc::downgrade(lab);
     crate::figures::provide("heatmap", move || heatmap_table(&*weak.upgrade()?));
@@ -66,7 +66,7 @@ pub fn export_losses(lab: &Lab) {
     browser::download(
         "playground-loss.csv",
         "text/csv",
-        &draw::loss_chart::table(&h.train, &h.test),
+        &draw::loss_chart::table(h.train.points(), h.test.points()),
     );
 }
 

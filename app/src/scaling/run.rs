@@ -21,7 +21,7 @@ pub async fn run_sweep(
     record: RwSignal<Option<SweepRecord>>,
     canvases: Canvases,
 ) -> Result<(), String> {
-    let gpu = crate::gpu::gpu_if(webgpu, status).await;
+    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
     status.set("loading data…".into());
     let (train, test) = fetch::data(&sweep.base).await?;
     let runs = sweep.runs();
@@ -38,27 +38,39 @@ pub async fn run_sweep(
             continue;
         }
         status.set(format!(
-            "run {} of {}: batch {batch}, η {lr:.4}…",
+            "run {} of {}: batch {batch}, η {lr:.4}, on {}…",
             i + 1,
-            runs.len()
+            runs.len(),
+            crate::gpu::runs_on(&gpu)
         ));
-        let config = sweep.config(batch, lr, train.len());
-        let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
         let share = 1.0 / runs.len() as f64;
         // Give the page a frame every 50 ms or so: the CPU path does not yield on its own.
         let last_frame = Cell::new(crate::frame::now_ms());
-        let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
-            progress.set(share * (i as f64 + done as f64 / max as f64));
-            let last_frame = &last_frame;
-            async move {
-                if crate::frame::now_ms() - last_frame.get() > 50.0 {
-                    next_frame().await;
-                    last_frame.set(crate::frame::now_ms());
-                }
-                !cancel.get()
+        let r = loop {
+            let config = sweep.config(batch, lr, train.len());
+            let attempt = async {
+                let mut trainer = Trainer::with_data(config, train.clone(), gpu.clone(), 1).await?;
+                let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
+                    progress.set(share * (i as f64 + done as f64 / max as f64));
+                    let last_frame = &last_frame;
+                    async move {
+                        if crate::frame::now_ms() - last_frame.get() > 50.0 {
+                            next_frame().await;
+                            last_frame.set(crate::frame::now_ms());
+                        }
+                        !cancel.get()
+                    }
+                })
+                .await?;
+                Ok::<_, String>(r)
             }
-        })
-        .await?;
+            .await;
+            match attempt {
+                // A lost GPU: this run again, on the CPU path.
+                Err(_) if crate::gpu::fell_back(&mut gpu).await => continue,
+                other => break other?,
+            }
+        };
         record.update(|rec| {
             if let Some(rec) = rec {
                 rec.runs.push(r);

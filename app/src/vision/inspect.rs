@@ -132,6 +132,8 @@ pub async fn load_model(
     status: RwSignal<String>,
 ) -> Result<Model, String> {
     let saved = ModelExport::from_json(text).map_err(|e| format!("{name}: {e}"))?;
+    // Checked before the trainer is built: wasm memory, once grown, never shrinks.
+    saved.check_sizes(10).map_err(|e| format!("{name}: {e}"))?;
     let DataConfig::Images(images) = &saved.config.data else {
         return Err(format!(
             "{name}: not an image model (the vision lab loads MNIST and Fashion-MNIST models)"

@@ -27,26 +27,25 @@ pub async fn run(
     history: &RefCell<History>,
     inbox: &mut Inbox<Command>,
 ) -> (Option<Model>, Result<(), String>) {
-    let gpu = crate::gpu::gpu_if(s.webgpu, v.status).await;
+    let mut gpu = crate::gpu::gpu_if(s.webgpu, v.status).await;
     v.status.set("loading images…".into());
     let (train, test) = match fetch::data(&config).await {
         Ok(d) => d,
         Err(e) => return (None, Err(e)),
     };
-    let mut trainer = match Trainer::with_data(config, train.clone(), gpu, 500).await {
-        Ok(t) => t,
-        Err(e) => return (None, Err(e.to_string())),
+    let (trainer, outcome) = loop {
+        let mut trainer = match Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 500).await {
+            Ok(t) => t,
+            Err(e) => return (None, Err(e.to_string())),
+        };
+        let check = train.head(TRAIN_CHECK);
+        let outcome = epochs(s, &mut trainer, &check, &test, v, history, inbox).await;
+        // A lost GPU took the weights with it: the run starts again on the CPU path.
+        if outcome.is_err() && crate::gpu::fell_back(&mut gpu).await {
+            continue;
+        }
+        break (trainer, outcome);
     };
-    let outcome = epochs(
-        s,
-        &mut trainer,
-        &train.head(TRAIN_CHECK),
-        &test,
-        v,
-        history,
-        inbox,
-    )
-    .await;
     let model = Model {
         trainer,
         test,

@@ -12,7 +12,15 @@ use crate::lab::clamp;
 use crate::table::{hide_field, Setting, Table};
 
 /// Controls that are not settings but can be hidden too.
-pub const OTHER_CONTROLS: [&str; 5] = ["share", "regenerate", "speed", "step", "export"];
+pub const OTHER_CONTROLS: [&str; 7] = [
+    "share",
+    "regenerate",
+    "speed",
+    "step",
+    "export",
+    "upload",
+    "add-point",
+];
 
 fn no_check(_: &mut Playground, _: &mut Vec<String>) {}
 

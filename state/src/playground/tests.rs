@@ -170,10 +170,18 @@ fn the_settings_table_drives_keys_hiding_and_checks() {
     }
     // What can be hidden: each setting's control (the schedule's pace goes with the schedule),
     // then the controls that are not settings.
-    assert_eq!(CONTROLS.len(), 30);
+    assert_eq!(CONTROLS.len(), 32);
     assert_eq!(
-        &CONTROLS[CONTROLS.len() - 5..],
-        ["share", "regenerate", "speed", "step", "export"]
+        &CONTROLS[CONTROLS.len() - 7..],
+        [
+            "share",
+            "regenerate",
+            "speed",
+            "step",
+            "export",
+            "upload",
+            "add-point"
+        ]
     );
     assert!(!CONTROLS.contains(&"decay_steps") && CONTROLS.contains(&"decay"));
     // A value from a control is checked by the table, not by a trip through the URL.
