@@ -71,3 +71,27 @@ test('the benchmark page without WebGPU says so and offers the CPU path', async 
     await browser.close();
   }
 });
+
+test('a 100,000-point upload trains, the plot draws a sample of it and says so', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}?backend=cpu`);
+    await page.locator(byId('upload')).waitFor();
+    const lines = ['x,y,label'];
+    for (let i = 0; i < 100_000; i++) {
+      const a = (i * 2.399963) % (2 * Math.PI);
+      const r = ((i * 7919) % 1000) / 1000;
+      lines.push(`${(r * Math.cos(a)).toFixed(4)},${(r * Math.sin(a)).toFixed(4)},${r > 0.5 ? 1 : 0}`);
+    }
+    await page.locator(byId('upload')).setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+    await until(async () => /100000 points\. The plot draws every \d+th/.test(await text(page, 'url-notice')), 60_000, 'the notice');
+    await page.click(byId('train'));
+    await until(async () => (await num(page, 'step')) > 200, 60_000, 'training on the upload');
+    // The page keeps answering: Pause is taken at once.
+    await page.click(byId('pause'));
+    await until(async () => !(await page.locator(byId('pause')).isEnabled()), 5_000, 'pause');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
