@@ -54,6 +54,8 @@ pub fn BenchPage() -> impl IntoView {
         Some(Err(e)) => status.set(format!("failed: {e}")),
         None => {}
     });
+    // A lesson that locked the backend is not offered another.
+    let backend_locked = hidden("backend");
     let start = move || {
         if running.get_untracked() {
             return;
@@ -105,13 +107,13 @@ pub fn BenchPage() -> impl IntoView {
                 </label>
                 <div class="buttons">
                     <button class:hidden=hidden("run") class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
-                    <button data-testid="bench-cancel" data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
+                    <button data-testid="bench-cancel" class:hidden=hidden("cancel") data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
                 </div>
                 // Indeterminate: the run is one timed call, so it reports no fraction done.
                 <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
                 <p data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
                 <button data-testid="bench-use-cpu"
-                    class:hidden=move || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
+                    class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
                     on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>
             </section>
             <section class="views">

@@ -53,7 +53,7 @@ pub fn LandscapePage() -> impl IntoView {
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
                 </ul>
-                <button data-testid="land-keskar" on:click=move |_| state.update(|s| {
+                <button data-testid="land-keskar" class:hidden=hidden("keskar") on:click=move |_| state.update(|s| {
                     let hide = std::mem::take(&mut s.hide);
                     *s = keskar_setting();
                     s.hide = hide;
