@@ -29,6 +29,32 @@ pub fn log_warning(msg: &str) {
     warn(msg);
 }
 
+/// Training steps per second of wall time over about the last second: what a student sees
+/// happen, frames and readbacks included (the time inside `train` alone overstates it).
+#[derive(Default)]
+pub struct RateMeter {
+    /// (time in ms, step) at each chunk's end, the oldest first.
+    marks: std::collections::VecDeque<(f64, u64)>,
+}
+
+impl RateMeter {
+    /// Notes that the run reached `step` now; the rate so far, once two marks are apart.
+    pub fn mark(&mut self, step: u64) -> Option<f64> {
+        let now = now_ms();
+        self.marks.push_back((now, step));
+        while self.marks.len() > 2 && now - self.marks[1].0 > 1000.0 {
+            self.marks.pop_front();
+        }
+        let (t0, s0) = *self.marks.front()?;
+        (now - t0 > 50.0).then(|| (step - s0) as f64 * 1000.0 / (now - t0))
+    }
+
+    /// Forgets the marks (a pause: the gap is not training time).
+    pub fn clear(&mut self) {
+        self.marks.clear();
+    }
+}
+
 /// Counts the frames the page paints while a job runs — its frame rate and the longest gap
 /// between two frames, which is what a student feels as responsiveness.
 pub struct FrameMeter {

@@ -71,6 +71,12 @@ pub fn network_panel(lab: &Rc<Lab>) -> impl IntoView {
 }
 
 pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
+    let state = lab.state;
+    // Hidden by a lock, or because the chosen optimizer does not read it (β₂ for SGD).
+    let applies = move |name: &'static str| {
+        let locked = hidden(name);
+        move || locked() || !state.with(|s| s.uses(name))
+    };
     let losses = keyed(&[Loss::CrossEntropy, Loss::Mse], |l| {
         match l {
             Loss::CrossEntropy => "cross-entropy",
@@ -99,16 +105,16 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
         <label class:hidden=hidden("optimizer")>"Optimizer"
             {choice(lab, "optimizer", optimizers, |s| s.optimizer.clone(), |s, v| s.optimizer = v, |_| false)}
         </label>
-        <label class:hidden=hidden("momentum")>"Momentum / β₁"
+        <label class:hidden=applies("momentum")>"Momentum / β₁"
             {number(lab, "momentum", "0.05", |s| s.momentum, |s, v| s.momentum = v)}
         </label>
-        <label class:hidden=hidden("beta2")>"β₂ (Adam, AdamW) / β (RMSProp)"
+        <label class:hidden=applies("beta2")>"β₂ (Adam, AdamW) / β (RMSProp)"
             {number(lab, "beta2", "0.001", |s| s.beta2, |s, v| s.beta2 = v)}
         </label>
-        <label class:hidden=hidden("eps")>"ε"
+        <label class:hidden=applies("eps")>"ε"
             {number(lab, "eps", "any", |s| s.eps, |s, v| s.eps = v)}
         </label>
-        <label class:hidden=hidden("weight_decay")>"Weight decay (AdamW, LARS)"
+        <label class:hidden=applies("weight_decay")>"Weight decay (AdamW, LARS)"
             {number(lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
         </label>
         <label class:hidden=hidden("lr")>"Learning rate"

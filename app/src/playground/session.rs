@@ -43,6 +43,7 @@ pub struct Session {
     pub since_diagram: u32,
     steps_per_frame: usize,
     running: bool,
+    rate: crate::frame::RateMeter,
 }
 
 /// The session task: detects WebGPU, builds the first model, then serves commands until the page
@@ -58,6 +59,7 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
         since_diagram: u32::MAX,
         steps_per_frame: 4,
         running: false,
+        rate: Default::default(),
     };
     s.detect_gpu().await;
     s.reset(&mut inbox).await;
@@ -89,6 +91,7 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
 impl Session {
     fn set_running(&mut self, on: bool) {
         self.running = on;
+        self.rate.clear();
         self.lab.readouts.running.set(on);
     }
 
@@ -168,7 +171,9 @@ impl Session {
                     r.accuracy.set(Some(m.accuracy));
                 }
                 r.epoch.set(trainer.epoch());
-                r.steps_per_second.set(Some(steps as f64 * 1000.0 / elapsed));
+                if let Some(rate) = self.rate.mark(trainer.step()) {
+                    r.steps_per_second.set(Some(rate));
+                }
                 self.adapt_chunk(steps, elapsed);
                 self.show_prediction().await;
                 true

@@ -153,6 +153,19 @@ impl Playground {
         }
     }
 
+    /// Whether the chosen optimizer reads hyper-parameter `name` (`momentum`, `beta2`, `eps`,
+    /// `weight_decay`), as `optimizer()` builds it: the page shows only those that apply.
+    pub fn uses(&self, name: &str) -> bool {
+        let o = self.optimizer.as_str();
+        match name {
+            "momentum" => matches!(o, "momentum" | "nesterov" | "adam" | "adamw" | "lars"),
+            "beta2" => matches!(o, "rmsprop" | "adam" | "adamw"),
+            "eps" => matches!(o, "adagrad" | "rmsprop" | "adam" | "adamw"),
+            "weight_decay" => matches!(o, "adamw" | "lars"),
+            _ => true,
+        }
+    }
+
     pub fn optimizer(&self) -> Optimizer {
         let (m, b2, eps, wd) = (self.momentum, self.beta2, self.eps, self.weight_decay);
         match self.optimizer.as_str() {

@@ -197,3 +197,31 @@ fn the_settings_table_drives_keys_hiding_and_checks() {
     assert_eq!(s.features, vec![Feature::X, Feature::Y]);
     assert_eq!(notices.len(), 4, "{notices:?}");
 }
+
+#[test]
+fn only_the_hyper_parameters_an_optimizer_reads_apply() {
+    // Each optimizer built with one hyper-parameter changed differs exactly when it uses it.
+    for name in OPTIMIZERS {
+        let base = Playground {
+            optimizer: name.to_string(),
+            ..Default::default()
+        };
+        let changed = |f: fn(&mut Playground)| {
+            let mut s = base.clone();
+            f(&mut s);
+            s.optimizer() != base.optimizer()
+        };
+        assert_eq!(
+            changed(|s| s.momentum = 0.5),
+            base.uses("momentum"),
+            "{name}: momentum"
+        );
+        assert_eq!(changed(|s| s.beta2 = 0.5), base.uses("beta2"), "{name}: beta2");
+        assert_eq!(changed(|s| s.eps = 0.5), base.uses("eps"), "{name}: eps");
+        assert_eq!(
+            changed(|s| s.weight_decay = 0.5),
+            base.uses("weight_decay"),
+            "{name}: weight decay"
+        );
+    }
+}
