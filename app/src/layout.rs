@@ -13,8 +13,41 @@ pub fn lab_header(title: &'static str, tagline: &'static str) -> impl IntoView {
         <header class="top">
             <h1>{format!("Training Lab · {title}")}</h1>
             <p class="tagline">{tagline}</p>
-            <a href="./">"playground"</a>
+            {labs_nav()}
         </header>
+    }
+}
+
+/// Every lab, the same on every page; the page's own is marked as the current one.
+const LABS: [(&str, &str); 8] = [
+    ("labs", "all labs"),
+    ("./", "playground"),
+    ("optimizers", "optimizers"),
+    ("landscape", "loss landscape"),
+    ("scaling", "batch size and learning rate"),
+    ("cluster", "data-parallel cluster"),
+    ("vision", "vision (CNNs on images)"),
+    ("bench", "benchmark"),
+];
+
+fn labs_nav() -> impl IntoView {
+    let here = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    let here = here
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    view! {
+        <nav class="labs" aria-label="the labs">
+            {LABS.map(|(href, label)| {
+                let current = href.trim_end_matches('/').trim_start_matches("./") == here
+                    || (href == "./" && here.is_empty());
+                view! { <a href=href aria-current=current.then_some("page")>{label}</a> }
+            }).collect_view()}
+        </nav>
     }
 }
 

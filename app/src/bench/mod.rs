@@ -86,11 +86,7 @@ pub fn BenchPage() -> impl IntoView {
         }
     };
     view! {
-        <header class="top">
-            <h1>"Training Lab · benchmark"</h1>
-            <p class="tagline">"W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order"</p>
-            <a href="./">"back to the lab"</a>
-        </header>
+        {crate::layout::lab_header("benchmark", "W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order")}
         <main class="lab">
             <section class="controls">
                 <crate::share::StateBar state=settings notices=notices/>
