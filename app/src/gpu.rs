@@ -71,27 +71,49 @@ pub fn install_loss_hook() {
     hook.forget();
 }
 
-/// After a run on `gpu` failed: if the device was lost (it reports the loss a moment after the
-/// failed readback, so this waits up to 10 s), says so in the banner, moves to the CPU path
-/// (`gpu` becomes None) and answers true: the caller runs the work again there. False when the
-/// failure was something else.
+/// Why `ctx`'s device was lost, waiting up to 10 s for it to say so: a lost device fails the
+/// readback first and reports its loss a moment later (seconds later on a busy machine). None
+/// when it is not lost.
+pub async fn loss_of(ctx: &GpuContext) -> Option<String> {
+    let deadline = now_ms() + 10_000.0;
+    loop {
+        if let Some(why) = ctx.lost() {
+            return Some(why);
+        }
+        if now_ms() > deadline {
+            return None;
+        }
+        next_frame().await;
+    }
+}
+
+/// After a run on `gpu` failed: if the device was lost, says so in the banner, moves to the CPU
+/// path (`gpu` becomes None) and answers true: the caller runs the work again there. False when
+/// the failure was something else.
 pub async fn fell_back(gpu: &mut Option<Rc<GpuContext>>) -> bool {
     let Some(ctx) = gpu.clone() else {
         return false;
     };
-    let deadline = now_ms() + 10_000.0;
-    let why = loop {
-        if let Some(why) = ctx.lost() {
-            break why;
-        }
-        if now_ms() > deadline {
-            return false;
-        }
-        next_frame().await;
+    let Some(why) = loss_of(&ctx).await else {
+        return false;
     };
     crate::banner::raise(format!(
         "The GPU device was lost ({why}): the lab goes on on the CPU path, which gives the same numbers more slowly"
     ));
     *gpu = None;
     true
+}
+
+/// Runs `work` on `gpu`; when it fails because the device was lost, runs it again on the CPU
+/// path (`gpu` is None from then on), as often as that happens.
+pub async fn with_fallback<T>(
+    gpu: &mut Option<Rc<GpuContext>>,
+    mut work: impl AsyncFnMut(Option<Rc<GpuContext>>) -> Result<T, String>,
+) -> Result<T, String> {
+    loop {
+        match work(gpu.clone()).await {
+            Err(_) if fell_back(gpu).await => continue,
+            other => return other,
+        }
+    }
 }

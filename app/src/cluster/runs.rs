@@ -104,40 +104,33 @@ pub async fn run_all(
         config.compression = compression;
         let share = 1.0 / total as f64;
         let last_frame = Cell::new(now_ms());
-        let (run, cluster) = loop {
-            let attempt = async {
-                let mut trainer =
-                    Trainer::with_data(s.train_config(workers), train.clone(), gpu.clone(), 1).await?;
-                let mut cluster = Cluster::new(config.clone(), &trainer.compiled, trainer.config.batch);
-                let run = train_to_target(
-                    label.clone(),
-                    &mut cluster,
-                    &mut trainer,
-                    target,
-                    s.max_steps,
-                    Some(&test),
-                    |done, max| {
-                        progress.set(share * (k as f64 + done as f64 / max as f64));
-                        let last_frame = &last_frame;
-                        async move {
-                            if now_ms() - last_frame.get() > 50.0 {
-                                next_frame().await;
-                                last_frame.set(now_ms());
-                            }
-                            !cancel.get()
+        // A lost GPU: this run again, on the CPU path.
+        let (run, cluster) = crate::gpu::with_fallback(&mut gpu, async |gpu| {
+            let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu, 1).await?;
+            let mut cluster = Cluster::new(config.clone(), &trainer.compiled, trainer.config.batch);
+            let run = train_to_target(
+                label.clone(),
+                &mut cluster,
+                &mut trainer,
+                target,
+                s.max_steps,
+                Some(&test),
+                |done, max| {
+                    progress.set(share * (k as f64 + done as f64 / max as f64));
+                    let last_frame = &last_frame;
+                    async move {
+                        if now_ms() - last_frame.get() > 50.0 {
+                            next_frame().await;
+                            last_frame.set(now_ms());
                         }
-                    },
-                )
-                .await?;
-                Ok::<_, String>((run, cluster))
-            }
-            .await;
-            match attempt {
-                // A lost GPU: this run again, on the CPU path.
-                Err(_) if crate::gpu::fell_back(&mut gpu).await => continue,
-                other => break other?,
-            }
-        };
+                        !cancel.get()
+                    }
+                },
+            )
+            .await?;
+            Ok((run, cluster))
+        })
+        .await?;
         if matches!(cluster.config.consistency, Consistency::Asynchronous { .. }) {
             if let Some(c) = canvases.timeline.get_untracked() {
                 let title = format!("first updates of {}", run.label);

@@ -36,13 +36,11 @@ pub async fn run_all(
         }
         let share = (i as f64 / batches.len() as f64, 1.0 / batches.len() as f64);
         let report = |p: f64| progress.set(share.0 + share.1 * p);
-        let m = loop {
-            match run_one(s, batch, gpu.clone(), status, &report, cancel).await {
-                // A lost GPU: this batch again, on the CPU path.
-                Err(_) if crate::gpu::fell_back(&mut gpu).await => continue,
-                other => break other?,
-            }
-        };
+        // A lost GPU: this batch again, on the CPU path.
+        let m = crate::gpu::with_fallback(&mut gpu, async |gpu| {
+            run_one(s, batch, gpu, status, &report, cancel).await
+        })
+        .await?;
         mapped.update(|all| all.push(m));
         mapped.with_untracked(|all| redraw(&panels, all));
         next_frame().await;

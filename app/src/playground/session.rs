@@ -179,15 +179,9 @@ impl Session {
                 true
             }
             Err(e) => {
-                // A lost device fails the readback first and reports its loss a moment later
-                // (seconds later on a busy machine).
-                if trainer.is_gpu() {
-                    let deadline = now_ms() + 10_000.0;
-                    while now_ms() < deadline {
-                        if let Some(why) = self.trainer.as_ref().and_then(Trainer::gpu_lost) {
-                            return self.recover_device(why).await;
-                        }
-                        next_frame().await;
+                if let Some(ctx) = self.gpu.clone().filter(|_| trainer.is_gpu()) {
+                    if let Some(why) = crate::gpu::loss_of(&ctx).await {
+                        return self.recover_device(why).await;
                     }
                 }
                 r.step.set(self.trainer.as_ref().map_or(0, Trainer::step));
