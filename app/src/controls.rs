@@ -82,3 +82,14 @@ pub fn data_select<S: Clone + Send + Sync + 'static>(
         </label>
     }
 }
+
+/// The values a menu offers, with `current` among them (in order) when a link or a file set one
+/// it does not offer: a menu always shows what the model uses.
+pub fn offered_with<T: Copy + PartialOrd>(offered: &[T], current: T) -> Vec<T> {
+    let mut options = offered.to_vec();
+    if !options.contains(&current) {
+        options.push(current);
+        options.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    }
+    options
+}

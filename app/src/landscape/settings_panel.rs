@@ -66,9 +66,7 @@ pub fn settings_panel(
             }>
                 {move || {
                     let current = state.with(|s| s.batch);
-                    let mut options: Vec<usize> = BATCHES.to_vec();
-                    if !options.contains(&current) { options.push(current); options.sort(); }
-                    options.into_iter().map(|b| view! { <option value=b.to_string() selected=b == current>{b}</option> }).collect_view()
+                    crate::controls::offered_with(&BATCHES, current).into_iter().map(|b| view! { <option value=b.to_string() selected=b == current>{b}</option> }).collect_view()
                 }}
             </select>
         </label>
@@ -118,9 +116,7 @@ pub fn settings_panel(
             }>
                 {move || {
                     let current = state.with(|s| s.res);
-                    let mut options = RESOLUTIONS.to_vec();
-                    if !options.contains(&current) { options.push(current); options.sort(); }
-                    options.into_iter().map(|r| view! { <option value=r.to_string() selected=r == current>{format!("{r} × {r}")}</option> }).collect_view()
+                    crate::controls::offered_with(&RESOLUTIONS, current).into_iter().map(|r| view! { <option value=r.to_string() selected=r == current>{format!("{r} × {r}")}</option> }).collect_view()
                 }}
             </select>
         </label>

@@ -73,12 +73,7 @@ where
         }>
             {move || {
                 let current = state.with(get);
-                let mut options = offered.to_vec();
-                if !options.contains(&current) {
-                    options.push(current);
-                    options.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-                }
-                options.into_iter().map(|o| view! {
+                crate::controls::offered_with(offered, current).into_iter().map(|o| view! {
                     <option value=o.to_string() selected=o == current>{o.to_string()}</option>
                 }).collect_view()
             }}
