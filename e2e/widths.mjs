@@ -11,6 +11,10 @@ const RUN = {
   scaling: ['scale-run', 'scale-status', /^(done|failed)/],
   landscape: ['land-run', 'land-status', /^(done|failed)/],
   optimizers: null,
+  vision: null,
+  '': null,
+  bench: null,
+  labs: null,
 };
 // `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.
 const webgpu = process.argv.includes('--webgpu');

@@ -84,19 +84,21 @@ impl Job {
     }
 }
 
-/// Start buttons (`starts`), Cancel, the progress bar, the status line and the refusal line,
+/// The sticky run bar at the top of the page: start buttons (`starts`), Cancel, the progress bar, the status line and the refusal line,
 /// with test ids `{prefix}-cancel`, `-progress`, `-status` and `-refusal`.
 pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl IntoView {
     let (running, progress, status, refusal) = (job.running, job.progress, job.status, job.refusal);
     let job = job.clone();
     view! {
+        <section class="runbar" aria-label="run">
         <div class="buttons">
             {starts}
             <button data-lab-pause="true" class:hidden=crate::share::hidden("cancel") data-testid=format!("{prefix}-cancel") disabled=move || !running.get()
                 on:click=move |_| job.cancel()>"Cancel"</button>
         </div>
         <progress data-testid=format!("{prefix}-progress") max="1" prop:value=move || progress.get()></progress>
-        <p data-lab-status="true" data-testid=format!("{prefix}-status")>{move || status.get()}</p>
-        <p class="muted small" role="status" data-testid=format!("{prefix}-refusal")>{move || refusal.get().unwrap_or_default()}</p>
+        <p class="status" data-lab-status="true" data-testid=format!("{prefix}-status")>{move || status.get()}</p>
+        <p class="muted small refusal" role="status" data-testid=format!("{prefix}-refusal")>{move || refusal.get().unwrap_or_default()}</p>
+        </section>
     }
 }

@@ -88,6 +88,18 @@ pub fn BenchPage() -> impl IntoView {
     view! {
         {crate::layout::lab_header("benchmark", "W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order")}
         <main class="lab">
+            <section class="runbar" aria-label="run">
+            <div class="buttons">
+                <button class:hidden=hidden("run") class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
+                <button data-testid="bench-cancel" class:hidden=hidden("cancel") data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
+            </div>
+            // Indeterminate: the run is one timed call, so it reports no fraction done.
+            <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
+            <p class="status" data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
+            <button data-testid="bench-use-cpu"
+                class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
+                on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>
+            </section>
             <section class="controls">
                 <crate::share::StateBar state=settings notices=notices/>
                 <label class:hidden=hidden("workload")>"Workload"
@@ -101,16 +113,6 @@ pub fn BenchPage() -> impl IntoView {
                         <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
                     </select>
                 </label>
-                <div class="buttons">
-                    <button class:hidden=hidden("run") class="primary" data-testid="bench-run" data-lab-start="true" disabled=move || running.get() on:click=move |_| start()>"Run"</button>
-                    <button data-testid="bench-cancel" class:hidden=hidden("cancel") data-lab-pause="true" disabled=move || !running.get() on:click=move |_| cancel()>"Cancel"</button>
-                </div>
-                // Indeterminate: the run is one timed call, so it reports no fraction done.
-                <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
-                <p data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
-                <button data-testid="bench-use-cpu"
-                    class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
-                    on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>
             </section>
             <section class="views">
                 {results::results_figure(result)}

@@ -73,13 +73,13 @@ pub fn ClusterPage() -> impl IntoView {
         {crate::layout::lab_header("data-parallel cluster", "Many workers, one model: how gradients are combined, and what it costs.")}
         <crate::banner::ErrorBanner error=error id="cl-error"/>
         <main class="lab">
+            {run_bar(&job, "cl", view! {
+                <button class:hidden=hidden("train") class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
+                <button class:hidden=hidden("run-study") data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
+            })}
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
                 {settings_panel(settings, error, webgpu)}
-                {run_bar(&job, "cl", view! {
-                    <button class:hidden=hidden("train") class="primary" data-lab-start="true" data-testid="cl-train" disabled=move || running.get() on:click=go_train>"Train"</button>
-                    <button class:hidden=hidden("run-study") data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
-                })}
                 {exports(settings, record, error, job.status, canvases)}
             </section>
             <section class="views">

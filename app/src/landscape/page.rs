@@ -44,12 +44,12 @@ pub fn LandscapePage() -> impl IntoView {
         {crate::layout::lab_header("loss landscape", "Where did training go? The loss around the trained weights, and the path that led there.")}
         <crate::banner::ErrorBanner error=error id="land-error"/>
         <main class="lab">
+            {run_bar(&job, "land", view! {
+                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="land-run" disabled=move || running.get() on:click=go>"Train and map"</button>
+            })}
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=state notices=notices/>
                 {super::settings_panel::settings_panel(state, notices, webgpu)}
-                {run_bar(&job, "land", view! {
-                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="land-run" disabled=move || running.get() on:click=go>"Train and map"</button>
-                })}
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
                 </ul>

@@ -47,14 +47,16 @@ pub fn OptimizersPage() -> impl IntoView {
     view! {
         {crate::layout::lab_header("optimizers", "Race optimizers on surfaces you can see. Click the map (or focus it and use the arrow keys) to move the start.")}
         <main class="lab">
+            <section class="runbar" aria-label="run">
+            <div class="buttons">
+                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click=move |_| races.send(state.get_untracked())>"Race again"</button>
+                <button data-testid="opt-goh" class:hidden=move || goh_hidden() || !quadratic() on:click=on_goh>"Use Goh's optimal η, μ"</button>
+            </div>
+            </section>
             <section class="controls" aria-label="surface and race">
                 <crate::share::StateBar state=state notices=notices/>
                 {surface_panel::surface_panel(state)}
                 {racers::racers_panel(state, notices)}
-                <div class="buttons">
-                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click=move |_| races.send(state.get_untracked())>"Race again"</button>
-                    <button data-testid="opt-goh" class:hidden=move || goh_hidden() || !quadratic() on:click=on_goh>"Use Goh's optimal η, μ"</button>
-                </div>
             </section>
             <section class="views">
                 {figures::contour_figure(state, canvases)}

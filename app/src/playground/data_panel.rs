@@ -62,7 +62,7 @@ pub fn data_panel(
         }
     };
     view! {
-        <section class="controls" aria-label="data">
+        <section class="controls data" aria-label="data">
             <div class:hidden=hidden("share")>
                 <crate::share::StateBar state=state notices=file_notices loaded=loaded/>
             </div>
@@ -101,7 +101,9 @@ pub fn data_panel(
                 <button data-testid="regenerate" class:hidden=hidden("regenerate") on:click=on(lab, Lab::regenerate)>"Regenerate"</button>
                 <span class="muted" data-testid="seed" class:hidden=hidden("seed")>{move || format!("seed {}", state.with(|s| s.seed))}</span>
             </div>
-            <label class:hidden=hidden("upload")>"Your own points (CSV: x,y,label)"
+            <details class="advanced" data-testid="data-advanced">
+            <summary>"Your own points"</summary>
+            <label class:hidden=hidden("upload")>"Upload a CSV (x,y,label)"
                 <input type="file" accept=".csv,text/csv,text/plain" data-testid="upload" on:change=on_upload />
             </label>
             <label class:hidden=hidden("add-point")>"Click the plot to add a point of class"
@@ -111,6 +113,7 @@ pub fn data_panel(
                     {(0..5u32).map(|c| view! { <option value=c.to_string()>{c}</option> }).collect_view()}
                 </select>
             </label>
+            </details>
             <button data-testid="forget-points" class:hidden=move || !r.custom_data.get()
                 on:click=on(lab, Lab::forget_points)>"Back to generated data"</button>
             {features(lab)}

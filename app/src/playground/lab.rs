@@ -36,6 +36,29 @@ pub enum Speed {
     Max,
 }
 
+impl Speed {
+    /// The default is slow enough for a class to watch the boundary form; the fastest is one
+    /// click away.
+    pub const DEFAULT: Speed = Speed::Steps(5);
+    pub const CHOICES: [(Speed, &'static str); 4] = [
+        (Speed::Steps(1), "slow: 1 step per frame"),
+        (Speed::Steps(5), "watchable: 5 steps per frame"),
+        (Speed::Steps(25), "quick: 25 steps per frame"),
+        (Speed::Max, "as fast as possible"),
+    ];
+
+    pub fn key(self) -> String {
+        match self {
+            Speed::Steps(n) => n.to_string(),
+            Speed::Max => "max".into(),
+        }
+    }
+
+    pub fn parse(key: &str) -> Speed {
+        key.parse().map_or(Speed::Max, Speed::Steps)
+    }
+}
+
 /// What the page shows.
 #[derive(Clone, Copy)]
 pub struct Readouts {
@@ -56,6 +79,8 @@ pub struct Readouts {
     pub error: RwSignal<Option<String>>,
     /// The session's answer to a command it could not carry out, and why.
     pub refusal: RwSignal<Option<String>>,
+    /// What the last change of settings did to the model: carried on or started afresh.
+    pub applied: RwSignal<Option<String>>,
     /// The data is the user's own (uploaded or clicked), not the generator's.
     pub custom_data: RwSignal<bool>,
 }
@@ -77,6 +102,7 @@ impl Readouts {
             steps_per_second: RwSignal::new(None),
             error: RwSignal::new(None),
             refusal: RwSignal::new(None),
+            applied: RwSignal::new(None),
             custom_data: RwSignal::new(false),
         }
     }
@@ -137,7 +163,7 @@ impl Lab {
             state: RwSignal::new(state),
             notices: RwSignal::new(notices),
             readouts: Readouts::new(),
-            speed: RwSignal::new(Speed::Max),
+            speed: RwSignal::new(Speed::DEFAULT),
             add_class: RwSignal::new(0),
             heatmap: NodeRef::new(),
             chart: NodeRef::new(),
@@ -166,9 +192,11 @@ impl Lab {
         self.session.send(command);
     }
 
-    /// Applies a change to the state: the URL follows, and a fresh model starts.
+    /// Applies a change to the state: the URL follows; a change of how the model trains applies
+    /// to the running model, any other starts a fresh one (`Playground::resets_model`).
     pub fn update(&self, change: impl FnOnce(&mut Playground)) {
-        let mut s = self.state.get_untracked();
+        let before = self.state.get_untracked();
+        let mut s = before.clone();
         change(&mut s);
         // Values from the controls pass through the same checks as the URL's (the settings table).
         let (checked, notices) = s.checked();
@@ -176,9 +204,18 @@ impl Lab {
             self.notices.set(notices);
         }
         browser::set_query(&checked.to_query());
+        let resets = checked.resets_model(&before);
+        let same_training =
+            checked.to_config() == before.to_config() && checked.backend == before.backend;
         self.state.set(checked);
-        self.refresh_data();
-        self.send(Command::Reset);
+        if resets {
+            self.refresh_data();
+            self.send(Command::Reset);
+        } else if same_training {
+            self.redraw(); // what is shown changed (test points), not what trains
+        } else {
+            self.send(Command::Retune);
+        }
     }
 
     /// Regenerates the data from the state (or re-splits the user's points).
@@ -313,9 +350,13 @@ impl Lab {
     }
 
     /// The pointer moved over the diagram: enlarge the neuron under it.
-    pub fn hover(&self, x: f64, y: f64) {
-        let hit = match (self.network.get_untracked(), self.diagram.borrow().as_ref()) {
-            (Some(canvas), Some(d)) => draw::network::hit(d, &canvas, x, y),
+    /// The neuron under the mouse (`None` when it left the diagram) is drawn enlarged.
+    pub fn hover(&self, ev: Option<&web_sys::MouseEvent>) {
+        let hit = match (self.network.get_untracked(), self.diagram.borrow().as_ref(), ev) {
+            (Some(canvas), Some(d), Some(ev)) => {
+                let (x, y) = crate::browser::canvas_point(&canvas, ev);
+                draw::network::hit(d, &canvas, x, y)
+            }
             _ => None,
         };
         if hit != self.hovered.get() {

@@ -61,12 +61,15 @@ pub fn network_panel(lab: &Rc<Lab>) -> impl IntoView {
         <label class:hidden=hidden("activation")>"Activation"
             {choice(lab, "activation", activations, |s| s.activation, |s, v| s.activation = v, |_| false)}
         </label>
+        <details class="advanced" data-testid="network-advanced">
+        <summary>"Advanced"</summary>
         <label class:hidden=hidden("init")>"Initialization"
             {choice(lab, "init", inits, |s| s.init, |s, v| s.init = v, |_| false)}
         </label>
         <label class:hidden=hidden("dropout")>"Dropout rate"
             {number(lab, "dropout", "0.05", |s| s.dropout, |s, v| s.dropout = v)}
         </label>
+        </details>
     }
 }
 
@@ -99,15 +102,24 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
     let decays = plain(&DECAYS.map(String::from));
     view! {
         <h2>"Training"</h2>
-        <label class:hidden=hidden("loss")>"Loss"
-            {choice(lab, "loss-kind", losses, |s| s.effective_loss(), |s, v| s.loss = v, |s| s.dataset.is_regression())}
-        </label>
+        <p class="muted small" data-testid="live-note">"Changes here apply to the running model; changes to the data, features or network start a fresh one."</p>
         <label class:hidden=hidden("optimizer")>"Optimizer"
             {choice(lab, "optimizer", optimizers, |s| s.optimizer.clone(), |s, v| s.optimizer = v, |_| false)}
+        </label>
+        <label class:hidden=hidden("lr")>"Learning rate"
+            {number_choice(lab, "learning-rate", &LEARNING_RATES, |s| s.learning_rate, |s, v| s.learning_rate = v)}
         </label>
         <label class:hidden=applies("momentum")>"Momentum / β₁"
             {number(lab, "momentum", "0.05", |s| s.momentum, |s, v| s.momentum = v)}
         </label>
+        <label class:hidden=hidden("batch")>"Batch size"
+            {number_choice(lab, "batch", &BATCHES, |s| s.batch, |s, v| s.batch = v)}
+        </label>
+        <label class:hidden=hidden("l2")>"L2 rate"
+            {number(lab, "l2", "0.001", |s| s.l2, |s, v| s.l2 = v)}
+        </label>
+        <details class="advanced" data-testid="training-advanced">
+        <summary>"Advanced"</summary>
         <label class:hidden=applies("beta2")>"β₂ (Adam, AdamW) / β (RMSProp)"
             {number(lab, "beta2", "0.001", |s| s.beta2, |s, v| s.beta2 = v)}
         </label>
@@ -116,9 +128,6 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
         </label>
         <label class:hidden=applies("weight_decay")>"Weight decay (AdamW, LARS)"
             {number(lab, "weight-decay", "0.001", |s| s.weight_decay, |s, v| s.weight_decay = v)}
-        </label>
-        <label class:hidden=hidden("lr")>"Learning rate"
-            {number_choice(lab, "learning-rate", &LEARNING_RATES, |s| s.learning_rate, |s, v| s.learning_rate = v)}
         </label>
         <label class:hidden=hidden("warmup")>"Warmup steps"
             {number(lab, "warmup", "10", |s| s.warmup as f32, |s, v| s.warmup = v.max(0.0) as u32)}
@@ -129,17 +138,15 @@ pub fn training_panel(lab: &Rc<Lab>) -> impl IntoView {
         <label class:hidden=hidden("decay")>"… over steps (step: halve every; exponential: half-life; cosine: to zero)"
             {number(lab, "decay-steps", "100", |s| s.decay_steps as f32, |s, v| s.decay_steps = v.max(1.0) as u32)}
         </label>
-        <label class:hidden=hidden("batch")>"Batch size"
-            {number_choice(lab, "batch", &BATCHES, |s| s.batch, |s, v| s.batch = v)}
-        </label>
         <label class:hidden=hidden("l1")>"L1 rate"
             {number(lab, "l1", "0.001", |s| s.l1, |s, v| s.l1 = v)}
         </label>
-        <label class:hidden=hidden("l2")>"L2 rate"
-            {number(lab, "l2", "0.001", |s| s.l2, |s, v| s.l2 = v)}
+        <label class:hidden=hidden("loss")>"Loss"
+            {choice(lab, "loss-kind", losses, |s| s.effective_loss(), |s, v| s.loss = v, |s| s.dataset.is_regression())}
         </label>
         <label class:hidden=hidden("backend")>"Backend"
             {choice(lab, "backend-choice", backends, |s| s.backend, |s, v| s.backend = v, |_| false)}
         </label>
+        </details>
     }
 }

@@ -11,7 +11,7 @@ use lab_state::playground::Playground;
 use super::data_panel::data_panel;
 use super::lab::{GpuStatus, Lab};
 use super::network_panel::{network_panel, training_panel};
-use super::run_panel::run_panel;
+use super::run_panel::{downloads, run_panel};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -94,16 +94,17 @@ pub fn App() -> impl IntoView {
             </div>
         })}
         <crate::banner::ErrorBanner error=r.error id="error"/>
-        <main class="lab">
+        <main class="lab playground">
+            {run_panel(&lab)}
             {data_panel(&lab, file_notices, loaded)}
-            <section class="controls" aria-label="network and training">
+            <section class="controls net" aria-label="network and training">
                 {network_panel(&lab)}
                 {training_panel(&lab)}
+                {downloads(&lab)}
             </section>
-            {run_panel(&lab)}
             <section class="views">
                 <figure>
-                    <canvas node_ref=lab.heatmap data-testid="heatmap" width="360" height="360" on:click=on_click
+                    <canvas node_ref=lab.heatmap data-testid="heatmap" width="420" height="420" on:click=on_click
                         aria-label="decision boundary of the network over the data; click to add a point"></canvas>
                     <figcaption>{move || if state.with(|s| s.dataset.is_regression()) {
                         "The network's output: orange above zero, blue below, stronger with the size. Dots are the data, coloured by target."
@@ -112,16 +113,16 @@ pub fn App() -> impl IntoView {
                     }}</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=lab.network data-testid="network" width="560" height="380"
-                        on:mousemove={ let lab = lab.clone(); move |ev: MouseEvent| lab.hover(ev.offset_x() as f64, ev.offset_y() as f64) }
-                        on:mouseleave={ let lab = lab.clone(); move |_| lab.hover(-1.0, -1.0) }
-                        aria-label="the network: every neuron as the heatmap of what it computes, links coloured by the weight's sign"></canvas>
-                    <figcaption>"The network: each square is what one neuron computes over the plot (orange above zero, blue below); links are weights, orange positive, blue negative, thicker when larger. Hover a neuron to enlarge it."</figcaption>
-                </figure>
-                <figure>
                     <canvas node_ref=lab.chart data-testid="loss-chart" width="420" height="300"
                         aria-label="training and test loss per step"></canvas>
                     <figcaption>"Training loss per step (light), its moving average (blue) and the test loss (orange)."</figcaption>
+                </figure>
+                <figure>
+                    <canvas node_ref=lab.network data-testid="network" width="560" height="380"
+                        on:mousemove={ let lab = lab.clone(); move |ev: MouseEvent| lab.hover(Some(&ev)) }
+                        on:mouseleave={ let lab = lab.clone(); move |_| lab.hover(None) }
+                        aria-label="the network: every neuron as the heatmap of what it computes, links coloured by the weight's sign"></canvas>
+                    <figcaption>"The network: each square is what one neuron computes over the plot (orange above zero, blue below); links are weights, orange positive, blue negative, thicker when larger. Hover a neuron to enlarge it."</figcaption>
                 </figure>
             </section>
         </main>

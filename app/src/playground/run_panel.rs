@@ -18,50 +18,50 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
     let regression = move || state.with(|s| s.dataset.is_regression());
     let send = |c: Command| on(lab, move |l| l.send(c));
     view! {
-        <section class="controls" aria-label="run">
+        <section class="runbar" aria-label="run">
             <div class="buttons">
                 <button data-testid="train" data-lab-start="true" class="primary" disabled=move || busy() || r.running.get()
                     on:click=send(Command::Train)>"Train"</button>
                 <button data-testid="pause" data-lab-pause="true" disabled=move || !r.running.get()
                     on:click=send(Command::Pause)>"Pause"</button>
-            </div>
-            <div class="buttons">
                 <button data-testid="step-once" class:hidden=hidden("step") disabled=move || busy() || r.running.get()
                     on:click=send(Command::Step)>"Step"</button>
                 <button data-testid="reset" disabled=busy on:click=send(Command::Reset)>"Reset"</button>
             </div>
-            <p class="muted small" data-testid="run-refusal" role="status">{move || r.refusal.get().unwrap_or_default()}</p>
-            <label class:hidden=hidden("speed")>"Speed"
+            <label class="inline" class:hidden=hidden("speed")>"Speed"
                 <select data-testid="speed-choice" on:change={ let lab = lab.clone(); move |ev| {
-                    lab.speed.set(match event_target_value(&ev).as_str() {
-                        "1" => Speed::Steps(1),
-                        "10" => Speed::Steps(10),
-                        _ => Speed::Max,
-                    });
+                    lab.speed.set(Speed::parse(&event_target_value(&ev)));
                 }}>
-                    <option value="max">"as fast as possible"</option>
-                    <option value="10">"10 steps per frame"</option>
-                    <option value="1">"1 step per frame"</option>
+                    {Speed::CHOICES.map(|(speed, label)| { let now = lab.speed; view! { <option value=speed.key() selected=move || now.get() == speed>{label}</option> } }).collect_view()}
                 </select>
             </label>
             <dl class="readouts">
-                <dt>"Step"</dt><dd data-testid="step">{move || r.step.get()}</dd>
-                <dt>"Epoch"</dt><dd data-testid="epoch">{move || r.epoch.get()}</dd>
-                <dt>"Batch loss"</dt><dd data-testid="loss">{move || fmt_opt(r.loss.get(), 4)}</dd>
-                <dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd>
-                <dt>"Test loss"</dt><dd data-testid="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd>
-                <dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd>
-                <dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd>
-                <dt>"Steps / s"</dt>
-                <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd>
-                <dt>"Runs on"</dt><dd data-testid="device">{move || r.backend.get()}</dd>
+                <div><dt>"Step"</dt><dd data-testid="step">{move || r.step.get()}</dd></div>
+                <div class="minor"><dt>"Epoch"</dt><dd data-testid="epoch">{move || r.epoch.get()}</dd></div>
+                <div class="minor"><dt>"Batch loss"</dt><dd data-testid="loss">{move || fmt_opt(r.loss.get(), 4)}</dd></div>
+                <div class="minor"><dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd></div>
+                <div><dt>"Test loss"</dt><dd data-testid="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd></div>
+                <div class="minor"><dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd></div>
+                <div><dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd></div>
+                <div><dt>"Steps / s"</dt>
+                <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd></div>
+                <div><dt>"Runs on"</dt><dd data-testid="device" title=move || r.backend_reason.get().unwrap_or_default()>{move || r.backend.get()}</dd></div>
             </dl>
-            <p class="muted small" data-testid="backend-reason">{move || r.backend_reason.get().unwrap_or_default()}</p>
-            <div class="buttons wrap" class:hidden=hidden("export")>
-                <button data-testid="export-weights" on:click=send(Command::ExportWeights)>"Weights (JSON)"</button>
-                <button data-testid="export-loss" on:click=on(lab, super::tables::export_losses)>"Loss (CSV)"</button>
-                <button data-testid="export-heatmap" on:click=on(lab, super::tables::export_heatmap)>"Heatmap (PNG)"</button>
-            </div>
+            <p class="muted small refusal" data-testid="applied" role="status">{move || r.applied.get().unwrap_or_default()}</p>
+            <p class="muted small refusal" data-testid="run-refusal" role="status">{move || r.refusal.get().unwrap_or_default()}</p>
+            <p class="muted small minor" data-testid="backend-reason">{move || r.backend_reason.get().unwrap_or_default()}</p>
         </section>
+    }
+}
+
+/// The playground's own downloads (each chart also has its PNG and CSV under it).
+pub fn downloads(lab: &Rc<Lab>) -> impl IntoView {
+    let send = |c: Command| on(lab, move |l| l.send(c));
+    view! {
+        <div class="buttons wrap" class:hidden=hidden("export")>
+            <button data-testid="export-weights" on:click=send(Command::ExportWeights)>"Weights (JSON)"</button>
+            <button data-testid="export-loss" on:click=on(lab, super::tables::export_losses)>"Loss (CSV)"</button>
+            <button data-testid="export-heatmap" on:click=on(lab, super::tables::export_heatmap)>"Heatmap (PNG)"</button>
+        </div>
     }
 }

@@ -22,6 +22,9 @@ pub enum Command {
     Step,
     /// Stop, forget the model and build a fresh one from the settings and data.
     Reset,
+    /// Carry the running model on under the new training settings (learning rate, optimizer,
+    /// regularization, batch size, backend).
+    Retune,
     /// Download the weights, the config and the settings as JSON.
     ExportWeights,
     /// Destroy the GPU device, as a driver reset would (`window.__labLoseGpu()`).
@@ -109,6 +112,10 @@ impl Session {
                 }
             },
             Command::Pause => self.set_running(false),
+            Command::Step if self.broken.is_some() => {
+                let why = self.broken.clone().unwrap_or_default();
+                self.refuse(format!("Cannot train these settings: {why}"))
+            }
             Command::Step if self.running => {
                 self.refuse("Training is running: pause it to step one at a time.".into())
             }
@@ -116,6 +123,7 @@ impl Session {
                 self.chunk(1).await;
             }
             Command::Reset => self.reset(inbox).await,
+            Command::Retune => self.retune(inbox).await,
             Command::ExportWeights => self.export_weights().await,
             Command::LoseDevice => match &self.gpu {
                 Some(ctx) => ctx.device.destroy(),
@@ -133,12 +141,48 @@ impl Session {
         self.broken = None;
         self.since_diagram = u32::MAX;
         self.lab.clear_views();
+        self.lab.readouts.applied.set(None);
         if inbox.has(|c| *c == Command::Reset) {
             return;
         }
         if self.ensure_trainer().await {
             self.show_prediction().await;
         }
+    }
+
+    /// Rebuilds the trainer for the new training settings and carries the run over: weights,
+    /// step, batch order, and the optimizer's averages when its kind is unchanged. A model that
+    /// was never built (or could not be) is simply built afresh.
+    async fn retune(&mut self, inbox: &mut Inbox<Command>) {
+        if inbox.has(|c| matches!(c, Command::Reset | Command::Retune)) {
+            return; // a newer change follows (a slider dragged): it will do this
+        }
+        let Some(old) = self.trainer.take() else {
+            return self.reset(inbox).await;
+        };
+        self.broken = None;
+        self.since_diagram = u32::MAX;
+        let step = old.step();
+        let r = self.lab.readouts;
+        if !self.ensure_trainer().await {
+            // The run is kept, paused, until the settings are fixed (the error says what).
+            self.set_running(false);
+            self.trainer = Some(old);
+            r.applied.set(Some(format!("not applied at step {step}: the run is kept, paused")));
+            return;
+        }
+        let new = self.trainer.as_mut().expect("just ensured");
+        r.applied.set(Some(match new.carry_on_from(&old).await {
+            Ok(true) => format!("applied to the running model at step {step}"),
+            Ok(false) => format!(
+                "applied to the running model at step {step}; the new optimizer's running averages start from zero"
+            ),
+            Err(e) => {
+                self.trainer = Some(old);
+                format!("not applied ({e}): the model kept training as before")
+            }
+        }));
+        self.show_prediction().await;
     }
 
     /// Trains `steps` steps and updates the readouts; false when training must stop.

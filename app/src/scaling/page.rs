@@ -71,6 +71,9 @@ pub fn ScalingPage() -> impl IntoView {
         {crate::layout::lab_header("batch size and learning rate", "Is a bigger batch free? Sweep it, and compare with the scaling rules.")}
         <crate::banner::ErrorBanner error=error id="scale-error"/>
         <main class="lab">
+            {run_bar(&job, "scale", view! {
+                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
+            })}
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
                 {crate::controls::data_select(settings, "scale-data", |s| s.data, |s, d| {
@@ -111,9 +114,6 @@ pub fn ScalingPage() -> impl IntoView {
                         <option value="webgpu">"WebGPU (CPU path if missing)"</option>
                     </select>
                 </label>
-                {run_bar(&job, "scale", view! {
-                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="scale-run" disabled=move || running.get() on:click=go>"Run sweep"</button>
-                })}
                 {record_files(
                     RecordFiles { prefix: "scale", name: "sweep", csv_label: "results CSV", record, error, status },
                     view! { <button class:hidden=hidden("export-config") data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },

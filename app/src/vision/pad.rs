@@ -46,14 +46,18 @@ pub fn pad(
         let (drawing, paint) = (drawing.clone(), paint.clone());
         move |ev: leptos::ev::MouseEvent| {
             drawing.set(true);
-            paint(ev.offset_x() as f64, ev.offset_y() as f64);
+            if let Some(c) = canvas.get_untracked() {
+                let (x, y) = crate::browser::canvas_point(&c, &ev);
+                paint(x, y);
+            }
         }
     };
     let moved = {
         let drawing = drawing.clone();
         move |ev: leptos::ev::MouseEvent| {
-            if drawing.get() {
-                paint(ev.offset_x() as f64, ev.offset_y() as f64);
+            if let (true, Some(c)) = (drawing.get(), canvas.get_untracked()) {
+                let (x, y) = crate::browser::canvas_point(&c, &ev);
+                paint(x, y);
             }
         }
     };

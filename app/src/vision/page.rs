@@ -65,11 +65,8 @@ pub fn VisionPage() -> impl IntoView {
         let send = send.clone();
         move |ev: leptos::ev::MouseEvent| {
             if let Some(canvas) = v.canvases.misses.get_untracked() {
-                send(Command::ShowMiss(draw::miss_at(
-                    &canvas,
-                    ev.offset_x() as f64,
-                    ev.offset_y() as f64,
-                )));
+                let (x, y) = crate::browser::canvas_point(&canvas, &ev);
+                send(Command::ShowMiss(draw::miss_at(&canvas, x, y)));
             }
         }
     };
@@ -93,23 +90,25 @@ pub fn VisionPage() -> impl IntoView {
         {crate::layout::lab_header("vision", "A convolutional network learns to see digits and clothes, on your GPU.")}
         <crate::banner::ErrorBanner error=v.error id="vision-error"/>
         <main class="lab">
+            <section class="runbar" aria-label="run">
+            <div class="buttons">
+                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || v.running.get() on:click=train>"Train"</button>
+                <button class:hidden=hidden("stop") data-lab-pause="true" data-testid="vision-stop" disabled=move || !v.running.get() on:click=on(|| Command::Stop)>"Stop"</button>
+            </div>
+            <label class="inline">"Epoch" <progress data-testid="vision-progress" max="1" prop:value=move || v.epoch_progress.get()></progress></label>
+            <p class="status" data-lab-status="true" data-testid="vision-status">{move || v.status.get()}</p>
+            <p class="muted small refusal" data-testid="vision-refusal" role="status">{move || v.refusal.get().unwrap_or_default()}</p>
+            <dl class="readouts">
+                <div><dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", f.with(|f| f.epochs_done))}</dd></div>
+                <div><dt>"samples/s"</dt><dd data-testid="vision-speed">{move || format!("{:.0}", f.with(|f| f.samples_per_sec))}</dd></div>
+                <div><dt>"time left"</dt><dd data-testid="vision-eta">{move || v.eta.get()}</dd></div>
+                <div><dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd></div>
+                <div class="minor"><dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd></div>
+            </dl>
+            </section>
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
                 {super::settings_panel::settings_panel(settings, v.error)}
-                <div class="buttons">
-                    <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="vision-run" disabled=move || v.running.get() on:click=train>"Train"</button>
-                    <button class:hidden=hidden("stop") data-lab-pause="true" data-testid="vision-stop" disabled=move || !v.running.get() on:click=on(|| Command::Stop)>"Stop"</button>
-                </div>
-                <label>"Epoch progress" <progress data-testid="vision-progress" max="1" prop:value=move || v.epoch_progress.get()></progress></label>
-                <p data-lab-status="true" data-testid="vision-status">{move || v.status.get()}</p>
-                <p class="muted small" data-testid="vision-refusal" role="status">{move || v.refusal.get().unwrap_or_default()}</p>
-                <dl class="readouts">
-                    <dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", f.with(|f| f.epochs_done))}</dd>
-                    <dt>"samples/s"</dt><dd data-testid="vision-speed">{move || format!("{:.0}", f.with(|f| f.samples_per_sec))}</dd>
-                    <dt>"time left"</dt><dd data-testid="vision-eta">{move || v.eta.get()}</dd>
-                    <dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd>
-                    <dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd>
-                </dl>
                 <div class="buttons wrap">
                     <button class:hidden=hidden("save") data-testid="vision-save" disabled=move || !v.has_model.get() && !v.running.get()
                         title="the model so far, also while training" on:click=on(|| Command::Save)>"Save model"</button>

@@ -81,3 +81,32 @@ impl Trainer {
         Ok(())
     }
 }
+
+impl Trainer {
+    /// Carries a run over from `old` to this trainer, built for the same model and data with
+    /// other training hyper-parameters (learning rate, optimizer, regularization, batch size,
+    /// backend): the weights, the step count, the batch order, and the optimizer's running
+    /// averages when both use the same kind of optimizer (other kinds start them afresh).
+    /// Returns whether the optimizer's state carried over.
+    pub async fn carry_on_from(&mut self, old: &Trainer) -> Result<bool, Error> {
+        if old.compiled.n_params != self.compiled.n_params || old.data.len() != self.data.len() {
+            return Err(Error::Mismatch(format!(
+                "a run of {} parameters on {} samples cannot carry on as one of {} on {}",
+                old.compiled.n_params,
+                old.data.len(),
+                self.compiled.n_params,
+                self.data.len()
+            )));
+        }
+        self.set_params(&old.params().await?)?;
+        self.sampler = old.sampler.clone();
+        let same_kind =
+            std::mem::discriminant(&old.config.optimizer) == std::mem::discriminant(&self.config.optimizer);
+        if same_kind {
+            self.set_optimizer_state(&old.optimizer_state().await?)?;
+        } else {
+            self.step = old.step;
+        }
+        Ok(same_kind)
+    }
+}

@@ -166,6 +166,32 @@ impl Playground {
         }
     }
 
+    /// Whether going from `before` to these settings needs a fresh model. Changes of how the
+    /// model trains (learning rate, optimizer and its hyper-parameters, schedule, regularization
+    /// rates, batch size, loss, backend) apply to the running model, as in TensorFlow Playground; the
+    /// data, the features and the architecture start afresh. A setting added later resets
+    /// unless it is listed here.
+    pub fn resets_model(&self, before: &Playground) -> bool {
+        let mut live = before.clone();
+        live.optimizer = self.optimizer.clone();
+        live.momentum = self.momentum;
+        live.beta2 = self.beta2;
+        live.eps = self.eps;
+        live.weight_decay = self.weight_decay;
+        live.learning_rate = self.learning_rate;
+        live.batch = self.batch;
+        live.l1 = self.l1;
+        live.l2 = self.l2;
+        live.warmup = self.warmup;
+        live.decay = self.decay.clone();
+        live.decay_steps = self.decay_steps;
+        live.backend = self.backend;
+        live.loss = self.loss;
+        live.show_test = self.show_test;
+        live.hide = self.hide.clone();
+        live != *self
+    }
+
     pub fn optimizer(&self) -> Optimizer {
         let (m, b2, eps, wd) = (self.momentum, self.beta2, self.eps, self.weight_decay);
         match self.optimizer.as_str() {

@@ -215,3 +215,38 @@ fn only_the_hyper_parameters_an_optimizer_reads_apply() {
         );
     }
 }
+
+#[test]
+fn training_changes_apply_live_and_model_changes_reset() {
+    let base = Playground::default();
+    let live: [fn(&mut Playground); 8] = [
+        |s| s.learning_rate = 0.3,
+        |s| s.optimizer = "sgd".into(),
+        |s| s.momentum = 0.5,
+        |s| s.batch = 64,
+        |s| s.l2 = 0.001,
+        |s| s.warmup = 10,
+        |s| s.decay = "cosine".into(),
+        |s| s.show_test = !s.show_test,
+    ];
+    for change in live {
+        let mut s = base.clone();
+        change(&mut s);
+        assert!(!s.resets_model(&base), "{s:?}");
+    }
+    let resets: [fn(&mut Playground); 8] = [
+        |s| s.dataset = engine::data::toy::ToyKind::Xor,
+        |s| s.noise = 0.3,
+        |s| s.seed = 9,
+        |s| s.hidden = vec![3],
+        |s| s.activation = engine::ops::activation::Activation::Relu,
+        |s| s.features.clear(),
+        |s| s.dropout = 0.2,
+        |s| s.points = 100,
+    ];
+    for change in resets {
+        let mut s = base.clone();
+        change(&mut s);
+        assert!(s.resets_model(&base), "{s:?}");
+    }
+}
