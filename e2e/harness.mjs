@@ -82,3 +82,10 @@ export async function until(fn, ms, what) {
   }
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
+
+/// Opens every folded "Advanced" group, as a student clicking its summary would.
+export async function openAdvanced(page) {
+  for (const summary of await page.locator('details:not([open]) > summary').all()) {
+    if (await summary.isVisible()) await summary.click();
+  }
+}

@@ -73,6 +73,7 @@ test('the playground: every hideable control hides (seed, points and the upload 
     assert.equal(await page.locator(byId('forget-points')).isVisible(), false, 'no point added');
     await page.goto(`${server.url}`);
     await page.locator(byId('heatmap')).waitFor({ timeout: 30_000 });
+    await page.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
     const shown = [];
     for (const name of names) if (await page.locator(byId(PLAYGROUND_IDS[name] ?? name)).first().isVisible()) shown.push(name);
     // Without flags they are back (β₂, ε and weight decay show only for the optimizers that use them).

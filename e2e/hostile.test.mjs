@@ -76,7 +76,7 @@ test('a 100,000-point upload trains, the plot draws a sample of it and says so',
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
     await page.goto(`${server.url}?backend=cpu`);
-    await page.locator(byId('upload')).waitFor();
+    await page.locator(byId('upload')).waitFor({ state: 'attached' });
     const lines = ['x,y,label'];
     for (let i = 0; i < 100_000; i++) {
       const a = (i * 2.399963) % (2 * Math.PI);

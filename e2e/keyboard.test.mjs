@@ -9,7 +9,7 @@ before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
 const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'bench', 'labs'];
-const CONTROLS = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+const CONTROLS = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
 
 test('Tab reaches every control of every lab', async () => {
   const { browser, page } = await launch({ webgpu: false });
@@ -17,6 +17,8 @@ test('Tab reaches every control of every lab', async () => {
     for (const lab of LABS) {
       await page.goto(`${server.url}${lab}`);
       await page.waitForTimeout(1500);
+      // Settings folded under "Advanced" count once opened (their summary is a control too).
+      await page.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
       // Every visible, enabled control gets a mark; Tab must visit them all.
       const total = await page.$$eval(CONTROLS, (els) => {
         let n = 0;

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, openAdvanced } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -109,6 +109,7 @@ test('a CSV with a bad line is reported by line and keeps the data; exports down
     await page.click(byId('step-once'));
     await until(async () => (await num(page, 'step')) === 1, 30_000, 'one step');
     // A click on the plot adds a point of the chosen class (and restarts the model).
+    await openAdvanced(page);
     await page.selectOption(byId('add-class'), '1');
     await page.locator(byId('heatmap')).click({ position: { x: 40, y: 40 } });
     await until(async () => (await text(page, 'step')) === '0', 10_000, 'a fresh model after the new point');

@@ -2,7 +2,7 @@
 // (saying so) where WebGPU is unavailable. Screenshots land in target/e2e/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, openAdvanced } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -32,13 +32,16 @@ test('trains on WebGPU: loss falls, pause holds, reset clears', async () => {
       const t = await text(page, 'backend');
       return t.startsWith('Looking') ? null : t;
     }, 60_000, 'WebGPU detection');
-    assert.match(backend, /WebGPU/, `backend shown: ${backend}`);
+    assert.match(backend, /WebGPU/, `WebGPU found: ${backend}`);
     assert.equal(await page.locator(byId('backend-notice')).count(), 0);
     // "auto" would pick the CPU for this small model (it is faster there): ask for WebGPU.
+    await openAdvanced(page);
     await page.selectOption(byId('backend-choice'), 'webgpu');
     const { first, last, step } = await trainUntilLossFalls(page);
     console.log(`WebGPU: loss ${first} -> ${last} by step ${step}; device: ${await text(page, 'device')}`);
     assert.match(await text(page, 'device'), /WebGPU/);
+    // The header badge says where training runs now, as the readout does.
+    assert.equal(await text(page, 'backend'), await text(page, 'device'));
 
     await page.click(byId('pause'));
     await page.waitForTimeout(500);

@@ -15,6 +15,9 @@ cargo clippy -q -p app --target wasm32-unknown-unknown -- -D warnings
 say "engine tests (unit, GPU kernels vs CPU twins on lavapipe, data files)"
 cargo test -p engine -p lab_state
 
+say "app unit tests (native: chart ticks and ranges)"
+cargo test -p app --bin app
+
 say "building the app (trunk, release)"
 trunk build --release
 

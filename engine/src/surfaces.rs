@@ -195,9 +195,11 @@ pub fn momentum_theory(kappa: f32) -> MomentumTheory {
     }
 }
 
-/// The measured convergence rate of a path to the origin: the geometric mean of the per-step
-/// shrink of the distance over the second half of the path, cut where the distance falls below
-/// 1e-12 of where it started (past that, f32 rounding, not the optimizer, sets the pace).
+/// The measured convergence rate of a path to the origin: exp of the least-squares slope of
+/// ln(distance) against the step over the second half of the path, cut where the distance
+/// falls below 1e-12 of where it started (past that, f32 rounding, not the optimizer, sets the
+/// pace). A fitted slope, not the ratio of two end points, so that the oscillation of momentum
+/// (complex roots) averages out instead of biasing the rate by where the window ends.
 pub fn measured_rate(points: &[[f32; 2]]) -> f32 {
     let dist = |p: &[f32; 2]| ((p[0] as f64).powi(2) + (p[1] as f64).powi(2)).sqrt();
     let Some(first) = points.first().map(dist) else {
@@ -208,5 +210,42 @@ pub fn measured_rate(points: &[[f32; 2]]) -> f32 {
     if end < from + 2 {
         return f32::NAN;
     }
-    ((dist(&points[end]) / dist(&points[from])).powf(1.0 / (end - from) as f64)) as f32
+    let samples: Vec<(f64, f64)> = (from..=end)
+        .filter(|&k| dist(&points[k]) > 0.0)
+        .map(|k| (k as f64, dist(&points[k]).ln()))
+        .collect();
+    let n = samples.len() as f64;
+    let (mx, my) = samples
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+    let (sxy, sxx) = samples.iter().fold((0.0, 0.0), |(a, b), (x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+    });
+    if sxx == 0.0 {
+        return f32::NAN;
+    }
+    (sxy / sxx).exp() as f32
+}
+
+/// The rate theory predicts on ½(x² + κy²) for gradient descent or heavy-ball momentum at step η
+/// and momentum μ (docs/theory.md §3): the larger, over the eigenvalues λ ∈ {1, κ}, of the
+/// spectral radius of the iteration w ← w − ηλw + μ(w − w₋₁), whose roots solve
+/// z² − (1 + μ − ηλ)z + μ = 0 (Goh 2017; for μ = 0 it is |1 − ηλ|). None for the other
+/// optimizers, whose steps depend on the gradient's history in ways no single rate captures.
+pub fn predicted_rate(optimizer: Optimizer, lr: f32, kappa: f32) -> Option<f32> {
+    let mu = match optimizer {
+        Optimizer::Sgd => 0.0,
+        Optimizer::Momentum { momentum } => momentum as f64,
+        _ => return None,
+    };
+    let radius = |lambda: f64| {
+        let b = 1.0 + mu - lr as f64 * lambda;
+        let disc = b * b - 4.0 * mu;
+        if disc < 0.0 {
+            mu.sqrt()
+        } else {
+            ((b.abs() + disc.sqrt()) / 2.0).max((b.abs() - disc.sqrt()).abs() / 2.0)
+        }
+    };
+    Some(radius(1.0).max(radius(kappa as f64)) as f32)
 }

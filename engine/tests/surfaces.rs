@@ -3,7 +3,7 @@
 //! f64, and Goh's predicted convergence rates against measured ones.
 
 use engine::optim::Optimizer;
-use engine::surfaces::{measured_rate, momentum_theory, race, Racer, Surface};
+use engine::surfaces::{measured_rate, momentum_theory, predicted_rate, race, Racer, Surface};
 
 #[test]
 fn gradients_match_finite_differences() {
@@ -159,4 +159,32 @@ fn noise_is_shared_and_divergence_is_reported() {
     };
     let p = &race(s, [1.0, 1.0], &[wild], 200, 0.0, 1)[0];
     assert!(p.diverged && p.points.len() < 201, "η·κ = 4 > 2 diverges");
+}
+
+#[test]
+fn predicted_rates_are_what_gd_and_momentum_achieve_at_any_step_and_momentum() {
+    for kappa in [4.0f32, 10.0, 50.0] {
+        for (optimizer, lr) in [
+            (Optimizer::Sgd, 0.03),
+            (Optimizer::Sgd, 0.1 / kappa),
+            (Optimizer::Sgd, 1.9 / kappa),
+            (Optimizer::Momentum { momentum: 0.5 }, 0.3 / kappa),
+            (Optimizer::Momentum { momentum: 0.8 }, 1.0 / kappa),
+            (Optimizer::Momentum { momentum: 0.9 }, 0.05),
+        ] {
+            let predicted = predicted_rate(optimizer, lr, kappa).unwrap();
+            let surface = Surface::Quadratic { kappa };
+            let path = &race(surface, surface.default_start(), &[Racer { optimizer, learning_rate: lr }], 3000, 0.0, 1)[0];
+            let measured = measured_rate(&path.points);
+            assert!(
+                (measured - predicted).abs() < 0.01,
+                "κ={kappa} {optimizer:?} η={lr}: measured {measured}, predicted {predicted}"
+            );
+        }
+    }
+    assert_eq!(predicted_rate(Optimizer::adam(), 0.1, 10.0), None);
+    // Goh's optimum is the rate the formula gives at Goh's step and momentum.
+    let th = momentum_theory(10.0);
+    let at_optimum = predicted_rate(Optimizer::Momentum { momentum: th.beta }, th.alpha, 10.0).unwrap();
+    assert!((at_optimum - th.rate).abs() < 1e-3, "{at_optimum} vs {}", th.rate);
 }

@@ -36,7 +36,7 @@ pub fn BenchPage() -> impl IntoView {
             if let Some(c) = chart.get_untracked() {
                 let losses = draw::loss_chart::per_step(&r.losses);
                 crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
-                draw::loss_chart::draw(c, &losses, &[]);
+                draw::loss_chart::draw(c, &losses, &[], false);
             }
         }
         Some(Ok(Outcome::Sliced(r))) => status.set(format!(

@@ -22,48 +22,54 @@ pub fn per_step(losses: &[f32]) -> Vec<(u64, f32)> {
 }
 
 /// Draws per-step training loss (and its running mean, which is easier to read than the noisy
-/// mini-batch values), and the test loss where it was measured.
-pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)]) {
+/// mini-batch values), and the test loss where it was measured; on a log axis when `log` (and
+/// every loss is positive). Before the first step it says what will appear.
+pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)], log: bool) {
+    use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
     let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
         return;
     };
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
+    if losses.is_empty() {
+        super::placeholder(&root, "Press Train: the loss of every step appears here.");
+        let _ = root.present();
+        return;
+    }
     let steps = losses.last().map_or(0, |l| l.0).max(10);
-    let top = losses
-        .iter()
-        .chain(test)
-        .map(|(_, l)| l)
-        .copied()
-        .filter(|l| l.is_finite())
-        .fold(0.1f32, f32::max)
-        * 1.05;
+    let (ys, log) = loss_range(losses.iter().chain(test).map(|(_, l)| *l), log);
+    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l };
     let Ok(mut chart) = ChartBuilder::on(&root)
         .margin(10)
         .x_label_area_size(40)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0u64..steps, 0f32..top)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0u64..steps, ys.clone())
     else {
         return;
     };
     let _ = chart
         .configure_mesh()
         .x_desc("step")
-        .y_desc("loss")
+        .y_desc(if log { "loss (log scale)" } else { "loss" })
+        .x_labels(6)
+        .y_labels(if log { decade_count(&ys) } else { 6 })
+        .x_label_formatter(&|v| step_label(*v as f64))
+        .y_label_formatter(&|v| if log { decade_label(*v as f64) } else { value_label(*v as f64) })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();
+    let clamp = |l: f32| y(l).clamp(ys.start, ys.end);
     let raw = RGBColor(170, 200, 225);
-    let _ = chart.draw_series(LineSeries::new(losses.iter().copied(), &raw));
+    let _ = chart.draw_series(LineSeries::new(losses.iter().map(|&(s, l)| (s, clamp(l))), &raw));
     let values: Vec<f32> = losses.iter().map(|l| l.1).collect();
     let steps_of = losses.iter().map(|l| l.0);
     let _ = chart.draw_series(LineSeries::new(
-        steps_of.zip(super::smoothed(&values, 0.95).into_iter().map(|(_, v)| v)),
+        steps_of.zip(super::smoothed(&values, 0.95).into_iter().map(|(_, v)| clamp(v))),
         ShapeStyle::from(&super::BLUE).stroke_width(2),
     ));
     // Test loss in the palette's orange, dashed by its sparser points.
     let _ = chart.draw_series(LineSeries::new(
-        test.iter().copied(),
+        test.iter().map(|&(s, l)| (s, clamp(l))),
         ShapeStyle::from(&super::ORANGE).stroke_width(2),
     ));
     let _ = root.present();

@@ -12,6 +12,7 @@ pub mod scaling;
 pub mod scaling_runs;
 pub mod schedule;
 pub mod surface;
+pub mod ticks;
 pub mod vision;
 
 /// Okabe–Ito colours, checked apart for colour-blind students (`lab_state::palette`).
@@ -78,4 +79,33 @@ pub fn pixels_canvas_rect(
     let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&rgba), w as u32, h as u32).ok()?;
     context(&canvas)?.put_image_data(&image, 0.0, 0.0).ok()?;
     Some(canvas)
+}
+
+/// An empty chart's message (what will appear, and what to press), centred in grey and wrapped
+/// to the chart's width, so a panel is never a blank white box.
+pub fn placeholder<DB: plotters::prelude::DrawingBackend>(
+    root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    message: &str,
+) {
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (w, h) = root.dim_in_pixel();
+    let style = TextStyle::from(("sans-serif", 15).into_font())
+        .color(&RGBColor(91, 100, 114))
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    let width = (w as usize / 8).max(12);
+    let mut lines: Vec<String> = Vec::new();
+    for word in message.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    let top = h as i32 / 2 - (lines.len() as i32 - 1) * 10;
+    for (i, line) in lines.iter().enumerate() {
+        let _ = root.draw(&Text::new(line.clone(), (w as i32 / 2, top + i as i32 * 20), style.clone()));
+    }
 }

@@ -88,24 +88,25 @@ pub fn draw_paths(
     ctx.stroke_rect(sx - 5.0, sy - 5.0, 10.0, 10.0);
 }
 
-pub fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], upto: usize, names: &[&str]) {
+/// Each racer's loss per step; on a log axis (labelled at whole decades) when `log` and every
+/// loss is positive, where a constant rate of convergence is a straight line.
+pub fn draw_losses(
+    canvas: web_sys::HtmlCanvasElement,
+    paths: &[(usize, Path)],
+    upto: usize,
+    names: &[&str],
+    log: bool,
+) {
+    use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
     use plotters::prelude::*;
     let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
         return;
     };
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
-    let finite = |l: &&f32| l.is_finite();
-    let all: Vec<f32> = paths
-        .iter()
-        .flat_map(|(_, p)| p.losses.iter().filter(finite).copied())
-        .collect();
-    let start = paths
-        .first()
-        .and_then(|(_, p)| p.losses.first().copied())
-        .unwrap_or(1.0);
-    let lo = all.iter().copied().fold(f32::INFINITY, f32::min).min(0.0);
-    let hi = (start.abs() * 1.2).max(lo + 1e-3);
+    let all = paths.iter().flat_map(|(_, p)| p.losses.iter().copied());
+    let (ys, log) = loss_range(all, log);
+    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l };
     let steps = paths
         .iter()
         .map(|(_, p)| p.losses.len())
@@ -115,15 +116,20 @@ pub fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], 
     let Ok(mut chart) = ChartBuilder::on(&root)
         .margin(10)
         .x_label_area_size(35)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0usize..steps, lo..hi)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0usize..steps, ys.clone())
     else {
         return;
     };
+    let y_labels = if log { decade_count(&ys) } else { 6 };
     let _ = chart
         .configure_mesh()
         .x_desc("step")
-        .y_desc("loss")
+        .y_desc(if log { "loss (log scale)" } else { "loss" })
+        .x_labels(6)
+        .y_labels(y_labels)
+        .x_label_formatter(&|v| step_label(*v as f64))
+        .y_label_formatter(&|v| if log { decade_label(*v as f64) } else { value_label(*v as f64) })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();
@@ -135,15 +141,17 @@ pub fn draw_losses(canvas: web_sys::HtmlCanvasElement, paths: &[(usize, Path)], 
             .iter()
             .take(upto + 1)
             .enumerate()
-            .map(|(k, &l)| (k, l.clamp(lo, hi)));
+            .map(|(k, &l)| (k, y(l).clamp(ys.start, ys.end)));
         if let Ok(series) = chart.draw_series(LineSeries::new(points, style)) {
             series
                 .label(names[*i])
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
         }
     }
+    // The legend sits where the curves are not: top right once they have fallen.
     let _ = chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(200, 200, 200))
         .label_font(("sans-serif", 12))

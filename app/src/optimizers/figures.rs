@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use engine::surfaces::{predicted_rate, Surface};
 use lab_state::optimizers::OptimizersLab;
 
 use super::race::{Canvases, Outcome};
@@ -53,26 +54,47 @@ pub fn contour_figure(state: RwSignal<OptimizersLab>, canvases: Canvases) -> imp
     }
 }
 
-/// `quadratic` says whether the surface has a theory to compare the measured rates with.
+/// The loss chart (log axis while `log`) and each racer's final loss; on the quadratic, its
+/// measured rate beside the rate theory predicts for its η and μ (SGD and momentum).
 pub fn loss_figure(
+    state: RwSignal<OptimizersLab>,
     outcomes: RwSignal<Vec<Outcome>>,
     canvases: Canvases,
-    quadratic: impl Fn() -> bool + Copy + Send + Sync + 'static,
+    log: RwSignal<bool>,
 ) -> impl IntoView {
+    let kappa = move || match state.with(|s| s.surface()) {
+        Surface::Quadratic { kappa } => Some(kappa),
+        _ => None,
+    };
+    let not_quadratic = move || kappa().is_none();
+    let predicted = move |i: usize| {
+        let (optimizer, lr) = state.with(|s| (s.optimizer(i), s.lr[i]));
+        kappa()
+            .and_then(|k| predicted_rate(optimizer, lr, k))
+            .map_or("–".to_string(), |r| format!("{r:.4}"))
+    };
     view! {
         <figure class:hidden=hidden("loss-chart")>
             <canvas node_ref=canvases.chart data-testid="opt-loss-chart" width="440" height="300"></canvas>
+            <label class="inline small">
+                <input type="checkbox" data-testid="opt-log" prop:checked=move || log.get()
+                    on:change=move |ev| log.set(event_target_checked(&ev)) />
+                "log scale (a steady rate of convergence is a straight line)"
+            </label>
             <table class="results" data-testid="opt-rates">
-                <tr><th>"optimizer"</th><td>"final loss"</td><td class:hidden=move || !quadratic()>"measured rate"</td></tr>
+                <tr><th>"optimizer"</th><td>"final loss"</td>
+                    <td class:hidden=not_quadratic>"measured rate"</td>
+                    <td class:hidden=not_quadratic>"predicted rate"</td></tr>
                 {move || outcomes.get().into_iter().map(|o| view! {
                     <tr>
-                        <th>{o.name}</th>
+                        <th>{o.name.clone()}</th>
                         <td>{if o.diverged { "diverged".to_string() } else { format!("{:.4}", o.last) }}</td>
-                        <td class:hidden=move || !quadratic()>{if o.diverged { String::new() } else { format!("{:.4}", o.rate) }}</td>
+                        <td class:hidden=not_quadratic>{if o.diverged { String::new() } else { format!("{:.4}", o.rate) }}</td>
+                        <td class:hidden=not_quadratic data-testid=format!("opt-predicted-{}", o.name.to_lowercase())>{predicted(o.racer)}</td>
                     </tr>
                 }).collect_view()}
             </table>
-            <figcaption>"Loss per step. On the quadratic, the measured rate is the per-step shrink of the distance to the minimum over the second half of the path, to compare with the theory."</figcaption>
+            <figcaption>"Loss per step. On the quadratic ½(x² + κy²), the measured rate is how much the distance to the minimum shrinks per step (fitted over the second half of the path); the predicted rate is Goh's for gradient descent and momentum at their η and μ (docs/theory.md §3; – where no single rate applies). Below 1 converges; closer to 0 is faster."</figcaption>
         </figure>
     }
 }

@@ -25,11 +25,21 @@ pub fn OptimizersPage() -> impl IntoView {
         contour: NodeRef::new(),
         chart: NodeRef::new(),
     };
-    let races = race::animator(canvases, outcomes);
-    // The first render and every change of the settings race again.
+    let log = RwSignal::new(true);
+    // Set by a slider while it is dragged: that change is drawn whole at once.
+    let instant = RwSignal::new(false);
+    let races = race::animator(canvases, outcomes, log);
+    // The first render and every change of the settings (or of the axis) race again.
     Effect::new({
         let races = races.clone();
-        move |_| races.send(state.get())
+        move |was_log: Option<bool>| {
+            let now_log = log.get();
+            // A slider's change, or only the axis, is drawn whole at once.
+            let whole = instant.get_untracked() || was_log.is_some_and(|w| w != now_log);
+            instant.set(false);
+            races.send((state.get(), whole));
+            now_log
+        }
     });
     let quadratic = move || matches!(state.with(|s| s.surface()), Surface::Quadratic { .. });
     let on_goh = move |_| {
@@ -49,18 +59,18 @@ pub fn OptimizersPage() -> impl IntoView {
         <main class="lab">
             <section class="runbar" aria-label="run">
             <div class="buttons">
-                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click=move |_| races.send(state.get_untracked())>"Race again"</button>
+                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="opt-run" on:click=move |_| races.send((state.get_untracked(), false))>"Race again"</button>
                 <button data-testid="opt-goh" class:hidden=move || goh_hidden() || !quadratic() on:click=on_goh>"Use Goh's optimal η, μ"</button>
             </div>
             </section>
             <section class="controls" aria-label="surface and race">
                 <crate::share::StateBar state=state notices=notices/>
                 {surface_panel::surface_panel(state)}
-                {racers::racers_panel(state, notices)}
+                {racers::racers_panel(state, notices, instant)}
             </section>
             <section class="views">
                 {figures::contour_figure(state, canvases)}
-                {figures::loss_figure(outcomes, canvases, quadratic)}
+                {figures::loss_figure(state, outcomes, canvases, log)}
                 {theory::theory_figure(state)}
                 {theory::conventions()}
             </section>

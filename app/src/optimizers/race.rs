@@ -15,6 +15,8 @@ use crate::session::{mailbox, Mailbox};
 /// A racer's final loss, measured rate and whether it diverged, by name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// Index in `RACERS`.
+    pub racer: usize,
     pub name: String,
     pub last: f32,
     pub rate: f32,
@@ -39,6 +41,7 @@ fn outcomes(paths: &[(usize, Path)]) -> Vec<Outcome> {
     paths
         .iter()
         .map(|(i, p)| Outcome {
+            racer: *i,
             name: RACERS[*i].0.to_string(),
             last: p.losses.last().copied().unwrap_or(f32::NAN),
             rate: measured_rate(&p.points),
@@ -78,25 +81,30 @@ pub struct Canvases {
     pub chart: NodeRef<Canvas>,
 }
 
-fn draw(s: &OptimizersLab, paths: &[(usize, Path)], shown: usize, canvases: Canvases) {
+fn draw(s: &OptimizersLab, paths: &[(usize, Path)], shown: usize, canvases: Canvases, log: bool) {
     if let Some(c) = canvases.contour.get_untracked() {
         draw_contours(&c, s.surface());
         draw_paths(&c, s.surface(), paths, shown, s.start());
     }
     if let Some(c) = canvases.chart.get_untracked() {
         let names: Vec<&str> = RACERS.iter().map(|r| r.0).collect();
-        draw_losses(c, paths, shown, &names);
+        draw_losses(c, paths, shown, &names, log);
     }
 }
 
-/// Starts the animator: send it a state and it races it, publishes the outcomes and the tables,
-/// and grows the paths over about two seconds (120 frames).
-pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>) -> Mailbox<OptimizersLab> {
-    let (tx, mut inbox) = mailbox::<OptimizersLab>();
+/// A race to run: the settings, and whether to draw it whole at once (a slider being dragged,
+/// Distill-style) rather than grow the paths.
+pub type Race = (OptimizersLab, bool);
+
+/// Starts the animator: send it a race and it runs it, publishes the outcomes and the tables,
+/// and grows the paths over about two seconds (120 frames), or draws them whole at once. The
+/// loss chart's axis is logarithmic while `log` is set.
+pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>, log: RwSignal<bool>) -> Mailbox<Race> {
+    let (tx, mut inbox) = mailbox::<Race>();
     leptos::task::spawn_local(async move {
         let mut next = None;
         loop {
-            let Some(mut s) = next.take() else {
+            let Some((mut s, mut instant)) = next.take() else {
                 match inbox.next().await {
                     Some(s) => next = Some(s),
                     None => return,
@@ -104,13 +112,13 @@ pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>) -> Mai
                 continue;
             };
             // Only the latest of several queued races is worth running.
-            while let Some(newer) = inbox.ready() {
-                s = newer;
+            while let Some((newer, whole)) = inbox.ready() {
+                (s, instant) = (newer, whole);
             }
             let paths = run_race(&s);
             outcomes_out.set(outcomes(&paths));
             publish_tables(&paths);
-            let per_frame = (s.steps / 120).max(1);
+            let per_frame = if instant { s.steps } else { (s.steps / 120).max(1) };
             let mut k = 0;
             while k < s.steps {
                 if let Some(newer) = inbox.ready() {
@@ -118,7 +126,7 @@ pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>) -> Mai
                     break;
                 }
                 k = (k + per_frame).min(s.steps);
-                draw(&s, &paths, k, canvases);
+                draw(&s, &paths, k, canvases, log.get_untracked());
                 next_frame().await;
             }
         }

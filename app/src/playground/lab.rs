@@ -86,10 +86,13 @@ pub struct Readouts {
 }
 
 impl Readouts {
+    /// `backend` before the first model is built.
+    pub const BUILDING: &'static str = "detecting…";
+
     fn new() -> Self {
         Self {
             gpu: RwSignal::new(GpuStatus::Detecting),
-            backend: RwSignal::new("detecting…".into()),
+            backend: RwSignal::new(Self::BUILDING.into()),
             backend_reason: RwSignal::new(None),
             running: RwSignal::new(false),
             step: RwSignal::new(0),
@@ -134,6 +137,8 @@ pub struct Lab {
     pub notices: RwSignal<Vec<String>>,
     pub readouts: Readouts,
     pub speed: RwSignal<Speed>,
+    /// The loss chart's y axis is logarithmic.
+    pub log_loss: RwSignal<bool>,
     /// The class a click on the heatmap adds.
     pub add_class: RwSignal<u32>,
     pub heatmap: NodeRef<Canvas>,
@@ -164,6 +169,7 @@ impl Lab {
             notices: RwSignal::new(notices),
             readouts: Readouts::new(),
             speed: RwSignal::new(Speed::DEFAULT),
+            log_loss: RwSignal::new(false),
             add_class: RwSignal::new(0),
             heatmap: NodeRef::new(),
             chart: NodeRef::new(),
@@ -338,7 +344,7 @@ impl Lab {
         }
         if let Some(canvas) = self.chart.get_untracked() {
             let h = self.history.borrow();
-            draw::loss_chart::draw(canvas, h.train.points(), h.test.points());
+            draw::loss_chart::draw(canvas, h.train.points(), h.test.points(), self.log_loss.get_untracked());
         }
         self.redraw_network();
     }

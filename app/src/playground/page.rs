@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use lab_state::playground::Playground;
 
 use super::data_panel::data_panel;
-use super::lab::{GpuStatus, Lab};
+use super::lab::{GpuStatus, Lab, Readouts};
 use super::network_panel::{network_panel, training_panel};
 use super::run_panel::{downloads, run_panel};
 
@@ -70,11 +70,15 @@ pub fn App() -> impl IntoView {
                 <a href="vision" data-testid="nav-vision">"vision (CNNs on images)"</a>
                 <a href="bench" data-testid="nav-bench">"benchmark"</a>
             </nav>
-            <span class="backend" data-testid="backend" title="where the training runs">
-                {move || match r.gpu.get() {
-                    GpuStatus::Detecting => "Looking for WebGPU…".to_string(),
-                    GpuStatus::Ready(label) => label,
-                    GpuStatus::Unavailable(_) => "CPU".to_string(),
+            <span class="backend" data-testid="backend" title="where the training runs now">
+                // Where the model trains now, not merely whether WebGPU exists: "auto" often
+                // picks the CPU for small networks.
+                {move || match (r.gpu.get(), r.backend.get()) {
+                    (GpuStatus::Detecting, _) => "Looking for WebGPU…".to_string(),
+                    (GpuStatus::Unavailable(_), _) => "CPU".to_string(),
+                    (GpuStatus::Ready(_), b) if b == "CPU" => "CPU · WebGPU available".to_string(),
+                    (GpuStatus::Ready(_), b) if b == Readouts::BUILDING => "WebGPU found".to_string(),
+                    (GpuStatus::Ready(_), b) => b,
                 }}
             </span>
         </header>
@@ -115,7 +119,12 @@ pub fn App() -> impl IntoView {
                 <figure>
                     <canvas node_ref=lab.chart data-testid="loss-chart" width="420" height="300"
                         aria-label="training and test loss per step"></canvas>
-                    <figcaption>"Training loss per step (light), its moving average (blue) and the test loss (orange)."</figcaption>
+                    <label class="inline small">
+                        <input type="checkbox" data-testid="loss-log" prop:checked={ let log = lab.log_loss; move || log.get() }
+                            on:change={ let lab = lab.clone(); move |ev| { lab.log_loss.set(event_target_checked(&ev)); lab.redraw(); } } />
+                        "log scale"
+                    </label>
+                    <figcaption>"Training loss per step (light), its moving average (blue) and the test loss (orange). On the log scale a steady rate of learning is a straight line, and the late, slow progress is visible."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=lab.network data-testid="network" width="560" height="380"
