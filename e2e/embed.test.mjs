@@ -59,6 +59,16 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     assert.ok(Number(last.readouts.Step) > 0, JSON.stringify(last));
     await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-pause' }));
     await page.waitForTimeout(500);
+    // A partial state merges into the embed's: the network (4, 4) and the locks stay, even
+    // against a message that tries to unlock.
+    await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-set-state', query: 'lr=0.3&dataset_hide=false' }));
+    await until(async () => (await pg.locator(byId('learning-rate')).inputValue().catch(() => '')) === '0.3', 30_000, 'the new learning rate');
+    assert.equal(await pg.locator(byId('neurons-0')).inputValue(), '4', 'the network kept');
+    assert.equal(await pg.locator(byId('neurons-1')).inputValue(), '4', 'the network kept');
+    assert.equal(await pg.locator(byId('dataset')).isVisible(), false, 'still locked');
+    // The embedded playground fits its frame: no sideways scroll inside it.
+    const inner = await page.locator('#lab-playground iframe').evaluate((f) => f.contentDocument.documentElement.scrollWidth - f.contentWindow.innerWidth);
+    assert.ok(inner <= 0, `the embedded playground scrolls sideways by ${inner} px`);
     await page.locator('#lab-landscape').scrollIntoViewIfNeeded();
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'tutorial.png');

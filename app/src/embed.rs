@@ -2,7 +2,8 @@
 //! `postMessage` API. The host's origin must be in the allow-list given in the embed URL
 //! (`origins=https://a.example,https://b.example`); messages from any other origin, and malformed
 //! ones, are ignored. The host may send
-//!   {type: "lab-set-state", query: "<the lab's URL state>"}   (reloads the lab in that state)
+//!   {type: "lab-set-state", query: "<the lab's URL state>"}   (reloads the lab with those keys
+//!   set over its state; its locks, `<name>_hide`, stay)
 //!   {type: "lab-start"} · {type: "lab-pause"}                  (the lab's own buttons)
 //! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts} when
 //! they change, and {type: "lab-size", height} to size the frame (embed.js does). Every message
@@ -69,8 +70,9 @@ fn handle(data: &JsValue, origins: &[String]) -> (Option<String>, bool) {
     let ok = match kind.as_str() {
         "lab-set-state" => match get("query") {
             Some(q) if q.len() <= 4000 && !q.contains('#') => {
-                let q = q.trim_start_matches('?');
-                let search = format!("embed=1&origins={}&{q}", origins.join(","));
+                let current = crate::browser::query();
+                let shell = format!("embed=1&origins={}", origins.join(","));
+                let search = lab_state::query::merge(&format!("{shell}&{current}"), &q);
                 web_sys::window().is_some_and(|w| w.location().set_search(&search).is_ok())
             }
             _ => false,

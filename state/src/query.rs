@@ -98,6 +98,33 @@ pub fn encode(pairs: impl IntoIterator<Item = (String, String)>) -> String {
     out.finish()
 }
 
+/// The query an embedded lab moves to on a host's `lab-set-state`: its current one with the
+/// host's keys set over it (a partial state changes only what it names). The embed's locks
+/// (`<name>_hide`) and its shell keys stay as they were: a message cannot unlock a control.
+pub fn merge(current: &str, incoming: &str) -> String {
+    let parse = |q: &str| -> Vec<(String, String)> {
+        form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect()
+    };
+    let locked = |k: &str| k.ends_with("_hide") || SHELL_KEYS.contains(&k);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut set = |k: String, v: String| match out.iter_mut().find(|(key, _)| *key == k) {
+        Some(slot) => slot.1 = v,
+        None => out.push((k, v)),
+    };
+    // A key given twice counts once, with its last value (as `Query::parse` reads it).
+    for (k, v) in parse(current) {
+        set(k, v);
+    }
+    for (k, v) in parse(incoming) {
+        if !locked(&k) {
+            set(k, v);
+        }
+    }
+    encode(out)
+}
+
 #[cfg(test)]
 mod shell_tests {
     use super::*;
@@ -106,5 +133,19 @@ mod shell_tests {
     fn embedding_keys_are_not_lab_settings() {
         let q = Query::parse("embed=1&origins=https%3A%2F%2Fa.example&lr=0.1");
         assert_eq!(q.keys().collect::<Vec<_>>(), vec!["lr"]);
+    }
+
+    #[test]
+    fn a_host_message_merges_into_the_state_and_keeps_the_locks() {
+        let merged = merge(
+            "?embed=1&origins=https%3A%2F%2Fa.example&embed=1&hidden=4%2C4&lr_hide=true",
+            "lr=0.3&lr_hide=false&origins=https%3A%2F%2Fevil.example&embed=0",
+        );
+        let q = Query::parse(&merged);
+        assert_eq!(q.raw("hidden"), Some("4,4"), "{merged}");
+        assert_eq!(q.raw("lr"), Some("0.3"));
+        assert_eq!(q.raw("lr_hide"), Some("true"));
+        assert!(merged.contains("origins=https%3A%2F%2Fa.example&"), "{merged}");
+        assert!(merged.starts_with("embed=1&"), "{merged}");
     }
 }
