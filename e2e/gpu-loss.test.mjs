@@ -42,7 +42,7 @@ test('scaling: a sweep on WebGPU that loses its device finishes on the CPU path 
 test('vision: training on WebGPU that loses its device starts again on the CPU path and says why', async () => {
   const { browser, page } = await launch({ webgpu: true });
   try {
-    await page.goto(`${server.url}vision?train=10000&epochs=2&preset=mlp&layers=dense+32,+relu,+dense+10`);
+    await page.goto(`${server.url}vision?webgpu=webgpu&train=10000&epochs=2&preset=mlp&layers=dense+32,+relu,+dense+10`);
     await page.click(byId('vision-run'));
     await until(async () => /^training on (?!CPU)/.test(await text(page, 'vision-status')), 120_000, 'training on WebGPU');
     await page.evaluate(() => window.__labLoseGpu());

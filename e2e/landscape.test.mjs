@@ -13,7 +13,7 @@ after(async () => { await server.close(); });
 const done = (page, what, ms = 180_000) =>
   until(async () => /^(done|failed)/.test(await text(page, 'land-status')), ms, what);
 
-test('landscape lab: trajectory slice on WebGPU, small vs large batch, settings in the URL', async () => {
+test('landscape lab: trajectory slice on the auto backend (WebGPU offered), small vs large batch, settings in the URL', async () => {
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
     await page.goto(`${server.url}landscape`);

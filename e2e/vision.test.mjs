@@ -21,6 +21,7 @@ const probs = async (page) => {
 };
 
 async function drawSeven(page) {
+  await page.locator(byId('vision-pad')).scrollIntoViewIfNeeded();
   const box = await page.locator(byId('vision-pad')).boundingBox();
   const at = (x, y) => [box.x + x * box.width, box.y + y * box.height];
   await page.mouse.move(...at(0.25, 0.2));
@@ -34,7 +35,7 @@ async function drawSeven(page) {
 test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save and load', async () => {
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
-    await page.goto(`${server.url}vision`);
+    await page.goto(`${server.url}vision?webgpu=webgpu`);
     await page.selectOption(byId('vision-train'), '2000');
     await page.fill(byId('vision-epochs'), '1');
     await page.dispatchEvent(byId('vision-epochs'), 'change');
@@ -77,7 +78,7 @@ test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save 
 
     // A fresh page loads it and predicts test image 0 exactly as before.
     const before0 = await page.evaluate(() => window.__labVisionProbs);
-    await page.goto(`${server.url}vision`);
+    await page.goto(`${server.url}vision?webgpu=webgpu`);
     const load = (name, body) => page.locator(byId('vision-load')).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
     await load('model.json', saved);
     await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')), 60_000, 'the loaded model');
@@ -110,7 +111,7 @@ test('vision lab: a model trained by the lab tool loads and predicts what lab pr
 
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
-    await page.goto(`${server.url}vision`);
+    await page.goto(`${server.url}vision?webgpu=webgpu`);
     await page.locator(byId('vision-load')).setInputFiles(model);
     await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')) || (await text(page, 'vision-error')) !== '', 60_000, 'the loaded model');
     assert.equal(await text(page, 'vision-error'), '');

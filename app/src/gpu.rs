@@ -117,3 +117,59 @@ pub async fn with_fallback<T>(
         }
     }
 }
+
+/// The GPU for a run under a backend choice: the CPU path, WebGPU (the CPU path when missing),
+/// or for "auto" the faster of the two for this very model and data, timed over a few steps of
+/// each. A software WebGPU (no real GPU) is far slower than the CPU path, and a GPU step has a
+/// fixed cost only large layers amortize, so no rule of thumb picks well. The reason for the
+/// choice goes to `status`.
+pub async fn for_choice(
+    choice: lab_state::playground::BackendChoice,
+    config: &engine::train::TrainConfig,
+    data: &engine::data::Dataset,
+    status: RwSignal<String>,
+) -> Option<Rc<GpuContext>> {
+    use lab_state::playground::BackendChoice;
+    match choice {
+        BackendChoice::Cpu => None,
+        BackendChoice::Webgpu => gpu_if(true, status).await,
+        BackendChoice::Auto => {
+            let Ok(ctx) = open().await else {
+                status.set("auto: no WebGPU here, so the CPU path".into());
+                return None;
+            };
+            status.set("auto: timing a few steps on WebGPU and on the CPU path…".into());
+            let on_gpu = steps_per_second(config, data, Some(ctx.clone())).await;
+            let on_cpu = steps_per_second(config, data, None).await;
+            let use_gpu = on_gpu > on_cpu;
+            status.set(format!(
+                "auto: {on_cpu:.1} steps/s on the CPU path, {on_gpu:.1} on WebGPU: training on {}",
+                if use_gpu { "WebGPU" } else { "the CPU path" }
+            ));
+            use_gpu.then_some(ctx)
+        }
+    }
+}
+
+/// Training steps per second of this model on one backend: one warm-up step (pipelines,
+/// buffers), then steps for about 300 ms (at least two). Zero when it cannot train there.
+async fn steps_per_second(
+    config: &engine::train::TrainConfig,
+    data: &engine::data::Dataset,
+    gpu: Option<Rc<GpuContext>>,
+) -> f64 {
+    let Ok(mut t) = engine::train::Trainer::with_data(config.clone(), data.clone(), gpu, 1).await else {
+        return 0.0;
+    };
+    if t.train(1).await.is_err() {
+        return 0.0;
+    }
+    let (t0, mut steps) = (now_ms(), 0);
+    while steps < 2 || (now_ms() - t0 < 300.0 && steps < 50) {
+        if t.train(1).await.is_err() {
+            return 0.0;
+        }
+        steps += 1;
+    }
+    steps as f64 * 1000.0 / (now_ms() - t0).max(0.1)
+}

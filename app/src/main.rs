@@ -16,6 +16,7 @@ mod home;
 mod job;
 mod landscape;
 mod layout;
+mod lessons;
 mod optimizers;
 mod playground;
 mod scaling;

@@ -73,7 +73,7 @@ impl Table for BenchLab {
         field!("test", None, |s, n| optional(n, "test", &mut s.test, 1, 10_000)),
         field!("slice", None, |s, n| optional(n, "slice", &mut s.slice, 2, 41)),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart"];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart", "lesson"];
 
     hide_field!();
 }

@@ -192,7 +192,7 @@ impl Table for OptimizersLab {
         }),
     ];
     const OTHER_CONTROLS: &'static [&'static str] =
-        &["run", "goh", "share", "contour", "loss-chart", "theory"];
+        &["run", "goh", "share", "contour", "loss-chart", "theory", "lesson"];
 
     hide_field!();
 

@@ -159,6 +159,7 @@ impl Table for ScalingLab {
         "export-config",
         "load",
         "share",
+        "lesson",
     ];
 
     hide_field!();

@@ -31,7 +31,8 @@ pub struct VisionLab {
     pub lr: f32,
     pub batch: usize,
     pub epochs: usize,
-    pub webgpu: bool,
+    /// Where it trains: auto (the faster, timed per model), WebGPU or the CPU path.
+    pub webgpu: crate::playground::BackendChoice,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
 }
@@ -54,7 +55,7 @@ impl Default for VisionLab {
             lr: 0.001,
             batch: 64,
             epochs: PRESETS[1].3,
-            webgpu: true,
+            webgpu: crate::playground::BackendChoice::Auto,
             hide: BTreeSet::new(),
         }
     }
@@ -118,6 +119,7 @@ impl Table for VisionLab {
         "confusion",
         "maps",
         "filters",
+        "lesson",
     ];
 
     hide_field!();

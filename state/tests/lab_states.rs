@@ -83,7 +83,7 @@ fn every_lab_round_trips_through_the_url_and_json() {
         layers: "dense 32, relu, dense 10".into(),
         lr: 0.01,
         epochs: 2,
-        webgpu: false,
+        webgpu: lab_state::playground::BackendChoice::Cpu,
         hide: ["layers".to_string()].into(),
         ..Default::default()
     });
@@ -189,4 +189,15 @@ fn files_of_another_lab_version_or_shape_are_refused_with_a_reason() {
         "one bad field keeps its default, not the file"
     );
     assert_eq!(notices.len(), 2, "{notices:?}");
+}
+
+#[test]
+fn vision_backend_links_from_before_auto_still_read() {
+    use lab_state::playground::BackendChoice;
+    assert_eq!(VisionLab::default().webgpu, BackendChoice::Auto);
+    for (q, want) in [("webgpu=true", BackendChoice::Webgpu), ("webgpu=false", BackendChoice::Cpu), ("webgpu=auto", BackendChoice::Auto), ("webgpu=cpu", BackendChoice::Cpu)] {
+        let (s, notices) = VisionLab::from_query(q);
+        assert_eq!(s.webgpu, want, "{q}");
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+    }
 }

@@ -121,6 +121,7 @@ pub fn BenchPage() -> impl IntoView {
                     <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
                     <figcaption>"Training loss per step."</figcaption>
                 </figure>
+                {crate::lessons::lesson("bench", crate::lessons::BENCH)}
             </section>
         </main>
     }

@@ -129,6 +129,7 @@ pub fn ClusterPage() -> impl IntoView {
                         }).collect_view())}
                     </table>
                 </figure>
+                {crate::lessons::lesson("cl", crate::lessons::CLUSTER)}
             </section>
         </main>
     }

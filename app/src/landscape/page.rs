@@ -13,7 +13,7 @@ use crate::share::hidden;
 pub fn LandscapePage() -> impl IntoView {
     let (state, notices) = crate::share::url_state::<Landscape>();
     let error = RwSignal::new(None::<String>);
-    let webgpu = RwSignal::new(true);
+    let webgpu = RwSignal::new(lab_state::playground::BackendChoice::Auto);
     let job = Job::new("press Train and map", error, "what was done so far is shown");
     let running = job.running;
     let mapped = RwSignal::new(Vec::<Mapped>::new());
@@ -65,6 +65,7 @@ pub fn LandscapePage() -> impl IntoView {
             </section>
             <section class="views land-panels">
                 {super::panels::panels_view(state, panels)}
+                {crate::lessons::lesson("land", crate::lessons::LANDSCAPE)}
             </section>
         </main>
     }

@@ -21,15 +21,24 @@ use crate::frame::next_frame;
 #[allow(clippy::too_many_arguments)]
 pub async fn run_all(
     s: &Landscape,
-    webgpu: bool,
+    backend: lab_state::playground::BackendChoice,
     status: RwSignal<String>,
     progress: RwSignal<f64>,
     cancel: &Cell<bool>,
     mapped: RwSignal<Vec<Mapped>>,
     panels: [PanelCanvases; 2],
 ) -> Result<(), String> {
-    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
     let batches = s.batches();
+    // "auto" times this model at the first batch size on both backends.
+    let mut gpu = match backend {
+        lab_state::playground::BackendChoice::Auto => {
+            let config = s.to_config(batches.first().copied().unwrap_or(s.batch));
+            status.set("loading data…".into());
+            let (data, _) = fetch::data(&config).await?;
+            crate::gpu::for_choice(backend, &config, &data, status).await
+        }
+        other => crate::gpu::for_choice(other, &s.to_config(s.batch), &Default::default(), status).await,
+    };
     for (i, &batch) in batches.iter().enumerate() {
         if cancel.get() {
             break;

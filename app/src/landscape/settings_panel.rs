@@ -1,6 +1,7 @@
 //! The landscape lab's settings: the network and its data, the batch sizes compared, how long
 //! each trains, the slice's plane and resolution, and the backend.
 
+use lab_state::playground::BackendChoice;
 use leptos::prelude::*;
 
 use lab_state::landscape::{Data, Landscape, Network, Plane, BATCHES, RESOLUTIONS};
@@ -33,7 +34,7 @@ fn set_data(s: &mut Landscape, d: Data) {
 pub fn settings_panel(
     state: RwSignal<Landscape>,
     notices: RwSignal<Vec<String>>,
-    webgpu: RwSignal<bool>,
+    webgpu: RwSignal<lab_state::playground::BackendChoice>,
 ) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
     let is_playground = move || state.with(|s| s.network == Network::Playground);
@@ -121,8 +122,13 @@ pub fn settings_panel(
             </select>
         </label>
         <label class:hidden=hidden("backend")>"Backend"
-            <select data-testid="land-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                <option value="webgpu" selected=true>"WebGPU (CPU path if missing)"</option>
+            <select data-testid="land-backend" on:change=move |ev| webgpu.set(match event_target_value(&ev).as_str() {
+                "webgpu" => BackendChoice::Webgpu,
+                "cpu" => BackendChoice::Cpu,
+                _ => BackendChoice::Auto,
+            })>
+                <option value="auto" selected=true>"auto (the faster, timed on this model)"</option>
+                <option value="webgpu">"WebGPU (CPU path if missing)"</option>
                 <option value="cpu">"CPU path"</option>
             </select>
         </label>

@@ -73,6 +73,7 @@ pub fn OptimizersPage() -> impl IntoView {
                 {figures::loss_figure(state, outcomes, canvases, log)}
                 {theory::theory_figure(state)}
                 {theory::conventions()}
+                {crate::lessons::lesson("opt", crate::lessons::OPTIMIZERS)}
             </section>
         </main>
     }

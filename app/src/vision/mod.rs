@@ -96,6 +96,8 @@ pub struct View {
     pub pad_note: RwSignal<String>,
     pub per_class: RwSignal<Vec<f32>>,
     pub has_model: RwSignal<bool>,
+    /// Why the run trains where it does (the auto choice's timing).
+    pub backend_reason: RwSignal<String>,
     pub canvases: Canvases,
 }
 
@@ -109,6 +111,7 @@ impl View {
             epoch_progress: RwSignal::new(0.0),
             figures: RwSignal::new(Figures::default()),
             eta: RwSignal::new(String::new()),
+            backend_reason: RwSignal::new(String::new()),
             probs: RwSignal::new(Vec::new()),
             pad_note: RwSignal::new("draw a digit here once a model is trained".to_string()),
             per_class: RwSignal::new(Vec::new()),

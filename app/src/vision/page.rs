@@ -53,7 +53,7 @@ pub fn VisionPage() -> impl IntoView {
                     Ok((name, text)) => send(Command::Load {
                         name,
                         text,
-                        webgpu: settings.get_untracked().webgpu,
+                        webgpu: settings.get_untracked().webgpu != lab_state::playground::BackendChoice::Cpu,
                     }),
                     Err(e) => v.error.set(Some(e)),
                 }
@@ -105,6 +105,7 @@ pub fn VisionPage() -> impl IntoView {
                 <div><dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd></div>
                 <div class="minor"><dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd></div>
             </dl>
+            <p class="muted small minor" data-testid="vision-backend-reason">{move || v.backend_reason.get()}</p>
             </section>
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
@@ -149,6 +150,7 @@ pub fn VisionPage() -> impl IntoView {
                     <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
                     <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
                 </figure>
+                {crate::lessons::lesson("vision", crate::lessons::VISION)}
             </section>
         </main>
     }

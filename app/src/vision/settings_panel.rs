@@ -1,6 +1,7 @@
 //! The vision lab's settings: data set and size, architecture, optimizer and its numbers,
 //! backend.
 
+use lab_state::playground::BackendChoice;
 use leptos::prelude::*;
 
 use crate::share::hidden;
@@ -52,9 +53,13 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
         {number("Batch size", "vision-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=1024).contains(x)).map(|x| s.batch = x).is_some())}
         {number("Epochs", "vision-epochs", |s| s.epochs.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=50).contains(x)).map(|x| s.epochs = x).is_some())}
         <label class:hidden=hidden("backend")>"Backend"
-            <select data-testid="vision-backend" on:change=move |ev| { let w = event_target_value(&ev) == "webgpu"; set(&|s| s.webgpu = w) }>
-                <option value="webgpu" selected=move || settings.with(|s| s.webgpu)>"WebGPU (CPU path if missing)"</option>
-                <option value="cpu" selected=move || settings.with(|s| !s.webgpu)>"CPU path"</option>
+            <select data-testid="vision-backend" on:change=move |ev| {
+                let w = match event_target_value(&ev).as_str() { "webgpu" => BackendChoice::Webgpu, "cpu" => BackendChoice::Cpu, _ => BackendChoice::Auto };
+                set(&|s| s.webgpu = w)
+            }>
+                <option value="auto" selected=move || settings.with(|s| s.webgpu == BackendChoice::Auto)>"auto (the faster, timed on this model)"</option>
+                <option value="webgpu" selected=move || settings.with(|s| s.webgpu == BackendChoice::Webgpu)>"WebGPU (CPU path if missing)"</option>
+                <option value="cpu" selected=move || settings.with(|s| s.webgpu == BackendChoice::Cpu)>"CPU path"</option>
             </select>
         </label>
     }

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 
 use engine::train::{TrainConfig, TrainError, Trainer};
+use lab_state::playground::BackendChoice;
 use lab_state::vision::VisionLab as Settings;
 
 use super::inspect::evaluate_yielding;
@@ -27,12 +28,15 @@ pub async fn run(
     history: &RefCell<History>,
     inbox: &mut Inbox<Command>,
 ) -> (Option<Model>, Result<(), String>) {
-    let mut gpu = crate::gpu::gpu_if(s.webgpu, v.status).await;
     v.status.set("loading images…".into());
     let (train, test) = match fetch::data(&config).await {
         Ok(d) => d,
         Err(e) => return (None, Err(e)),
     };
+    let mut gpu = crate::gpu::for_choice(s.webgpu, &config, &train, v.status).await;
+    if s.webgpu == BackendChoice::Auto {
+        v.backend_reason.set(v.status.get_untracked());
+    }
     let (trainer, outcome) = loop {
         let mut trainer = match Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 500).await {
             Ok(t) => t,

@@ -46,6 +46,7 @@ impl Table for ClusterLab {
         "export-config",
         "load",
         "share",
+        "lesson",
     ];
 
     hide_field!();

@@ -33,7 +33,10 @@ pub enum BackendChoice {
     /// WebGPU for models large enough to gain from it, else the CPU path (measured per model).
     #[default]
     Auto,
+    /// (`true`: how links read before "auto" existed, when the choice was a yes/no.)
+    #[serde(alias = "true")]
     Webgpu,
+    #[serde(alias = "false")]
     Cpu,
 }
 

@@ -12,7 +12,7 @@ use crate::lab::clamp;
 use crate::table::{hide_field, Setting, Table};
 
 /// Controls that are not settings but can be hidden too.
-pub const OTHER_CONTROLS: [&str; 7] = [
+pub const OTHER_CONTROLS: [&str; 8] = [
     "share",
     "regenerate",
     "speed",
@@ -20,6 +20,7 @@ pub const OTHER_CONTROLS: [&str; 7] = [
     "export",
     "upload",
     "add-point",
+    "lesson",
 ];
 
 fn no_check(_: &mut Playground, _: &mut Vec<String>) {}

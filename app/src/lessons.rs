@@ -1,0 +1,172 @@
+//! Each lab's "what to try → what you see → why" panel: three or four experiments, written for a
+//! student who knows gradient descent but not the term on the chart, each starting from the
+//! lab's defaults.
+
+use leptos::prelude::*;
+
+/// One experiment: what to do, what appears, and why.
+pub struct Step {
+    pub try_: &'static str,
+    pub see: &'static str,
+    pub why: &'static str,
+}
+
+const fn step(try_: &'static str, see: &'static str, why: &'static str) -> Step {
+    Step { try_, see, why }
+}
+
+/// The panel, open by default, test id `{prefix}-lesson` (`lesson` for the playground); hidden
+/// with `lesson_hide=true`.
+pub fn lesson(prefix: &str, steps: &'static [Step]) -> impl IntoView {
+    let id = if prefix.is_empty() { "lesson".to_string() } else { format!("{prefix}-lesson") };
+    view! {
+        <details class="lesson" open=true data-testid=id class:hidden=crate::share::hidden("lesson")>
+            <summary>"What to try"</summary>
+            <ol>
+                {steps.iter().map(|s| view! {
+                    <li>
+                        <p><b>"Try: "</b>{s.try_}</p>
+                        <p><b>"You see: "</b>{s.see}</p>
+                        <p class="muted"><b>"Why: "</b>{s.why}</p>
+                    </li>
+                }).collect_view()}
+            </ol>
+        </details>
+    }
+}
+
+pub const PLAYGROUND: &[Step] = &[
+    step(
+        "press Train and watch the plot.",
+        "within a few hundred steps the colours bend into the two arms of the spiral, and the test accuracy climbs above 90 %.",
+        "each hidden layer bends the plane a little; two layers of eight tanh neurons can wrap a boundary around the arms.",
+    ),
+    step(
+        "while it trains, set the learning rate to 3.",
+        "the loss jumps up and the boundary breaks into patches; back at 0.03 it recovers, from where it was (the model is not reset).",
+        "a step much larger than the valley is wide overshoots the minimum, and each step lands higher than the last.",
+    ),
+    step(
+        "remove both hidden layers (− twice) and train.",
+        "a straight boundary, and the accuracy stays near chance.",
+        "without a hidden layer the network is linear in x and y, and no line separates a spiral; tick sin x and sin y and it can again.",
+    ),
+    step(
+        "set the noise to 0.4 and the test data to 50 %, then train for a long time.",
+        "the training loss keeps falling while the test loss (orange) levels off and rises.",
+        "overfitting: with few, noisy points the network learns the noise. An L2 rate of 0.003 keeps the weights small and narrows the gap.",
+    ),
+];
+
+pub const OPTIMIZERS: &[Step] = &[
+    step(
+        "drag Momentum's μ slider from 0 to 0.99.",
+        "its path goes from creeping along the valley, to a fast curve, to a spiral that rings around the minimum.",
+        "momentum adds the last step's direction to this one: too little keeps gradient descent's slowness, too much overshoots.",
+    ),
+    step(
+        "press \"Use Goh's optimal η, μ\".",
+        "momentum's measured rate falls to about 0.52, the predicted rate beside it; gradient descent's best is 0.82.",
+        "on a quadratic, momentum converges at (√κ − 1)/(√κ + 1) per step, gradient descent at (κ − 1)/(κ + 1).",
+    ),
+    step(
+        "raise the condition number κ to 100.",
+        "on the log-scale loss chart gradient descent's line flattens; momentum's stays steep.",
+        "the flatter the valley's floor compared with its walls, the slower gradient descent; momentum slows only with √κ.",
+    ),
+    step(
+        "switch the surface to Rosenbrock.",
+        "Adam drops into the curved valley at once and follows it; SGD creeps.",
+        "Adam divides each coordinate's step by the size of its recent gradients, so steep and flat directions move alike.",
+    ),
+];
+
+pub const LANDSCAPE: &[Step] = &[
+    step(
+        "press Train and map.",
+        "two columns: the batch of 4 and the batch of 256, each trained to the same training loss, and the loss around where each ended.",
+        "the maps are slices of the loss through the trained weights along two directions scaled to each filter's size (Li et al. 2018), so the two runs compare fairly.",
+    ),
+    step(
+        "compare the sharpness numbers and the width of the valleys.",
+        "the large batch's minimum is narrower: the loss rises faster as you leave it.",
+        "small batches add noise to every step, which shakes training out of narrow minima (Keskar et al. 2017).",
+    ),
+    step(
+        "follow the path drawn over each map.",
+        "the way training went: a long slide down, then small steps near the end.",
+        "the map's plane is the one in which the path's steps vary most (its first two principal components); set the plane to random directions to see the bowl around the end instead.",
+    ),
+];
+
+pub const SCALING: &[Step] = &[
+    step(
+        "press Run sweep.",
+        "the steps to reach the target fall as the batch grows, then flatten: past a point a bigger batch saves no steps.",
+        "a batch averages away gradient noise; once the noise is small, larger batches only repeat what the gradient already says.",
+    ),
+    step(
+        "read the noise scale B_simple beside the curve.",
+        "the batch size where the curve bends is close to it.",
+        "B_simple = tr(Σ)/|g|² compares the gradient's noise with its size (McCandlish et al. 2018): batches well below it are noise-limited.",
+    ),
+    step(
+        "set the scaling rule to none, then to linear, and run again.",
+        "with one learning rate for all batches the large ones gain little; with the linear rule they gain more, until they diverge.",
+        "a batch k times larger takes k times fewer, less noisy steps; the linear rule (Goyal et al. 2017) keeps the distance travelled per sample.",
+    ),
+];
+
+pub const CLUSTER: &[Step] = &[
+    step(
+        "press play under the ring and watch the chunks move.",
+        "each worker sends one chunk a step; after 2(p − 1) steps every worker holds the sum of all the gradients.",
+        "the ring allreduce sends 2(p − 1)/p of the gradient per worker, whatever the number of workers: the wire never gets busier.",
+    ),
+    step(
+        "press Train.",
+        "the three algorithms reach the same accuracy in the same number of updates, at different modelled times.",
+        "they compute the same average gradient; only how long the communication takes differs.",
+    ),
+    step(
+        "set the straggler to 3 and look at the timeline.",
+        "every worker waits, grey, for the slow one at each step.",
+        "a synchronous step ends when the slowest worker is done; asynchronous SGD does not wait, but uses stale gradients.",
+    ),
+    step(
+        "set gradient compression to top-k and train.",
+        "far fewer bytes per update; the loss still falls, a little more slowly.",
+        "error feedback keeps what was not sent and adds it to the next gradient, so nothing is lost for good.",
+    ),
+];
+
+pub const VISION: &[Step] = &[
+    step(
+        "press Train.",
+        "the loss falls within the first hundred steps, and the test accuracy is well above 90 % when the run ends.",
+        "convolutions share one small filter across the image, so few weights learn strokes found anywhere.",
+    ),
+    step(
+        "look at the first layer's filters and feature maps.",
+        "filters turn from noise into edge and stroke detectors; the maps light up where the digit has those strokes.",
+        "the first layer sees only 3 × 3 or 5 × 5 pixels: edges are what such a small window can recognise.",
+    ),
+    step(
+        "draw a digit on the pad, then a messy one.",
+        "the probabilities move to the class you drew; a messy digit splits them between look-alike classes.",
+        "the network outputs a probability per class (softmax); confusion follows what the digits share.",
+    ),
+];
+
+pub const BENCH: &[Step] = &[
+    step(
+        "press Run with W1, then with W2.",
+        "samples per second and GFLOP/s for each; the kernels table says where the time goes.",
+        "a training step is a handful of kernels; the matrix products dominate, and convolutions cost more per sample.",
+    ),
+    step(
+        "switch the backend between WebGPU and CPU.",
+        "on a real GPU WebGPU wins, most for W2; on a software GPU the CPU path wins.",
+        "a GPU does many multiply-adds at once, but each step has a fixed cost to launch and read back.",
+    ),
+];
