@@ -21,7 +21,8 @@ const probs = async (page) => {
 };
 
 async function drawSeven(page) {
-  await page.locator(byId('vision-pad')).scrollIntoViewIfNeeded();
+  // In the middle of the screen, clear of the sticky run bar.
+  await page.locator(byId('vision-pad')).evaluate((el) => el.scrollIntoView({ block: 'center' }));
   const box = await page.locator(byId('vision-pad')).boundingBox();
   const at = (x, y) => [box.x + x * box.width, box.y + y * box.height];
   await page.mouse.move(...at(0.25, 0.2));

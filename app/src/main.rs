@@ -55,4 +55,6 @@ fn main() {
     } else {
         leptos::mount::mount_to_body(playground::App);
     }
+    // Charts still empty once the page is up say what will appear there.
+    wasm_bindgen_futures::spawn_local(draw::placeholders());
 }

@@ -118,7 +118,7 @@ pub fn BenchPage() -> impl IntoView {
                 {results::results_figure(result)}
                 {results::kernels_figure(result)}
                 <figure class:hidden=hidden("loss-chart")>
-                    <canvas node_ref=chart data-testid="bench-loss-chart" width="420" height="300"></canvas>
+                    <canvas node_ref=chart data-testid="bench-loss-chart" data-empty="Press Run: the training loss per step." width="420" height="300"></canvas>
                     <figcaption>"Training loss per step."</figcaption>
                 </figure>
                 {crate::lessons::lesson("bench", crate::lessons::BENCH)}

@@ -101,7 +101,7 @@ pub fn ClusterPage() -> impl IntoView {
                     <figcaption>"Bytes on the wire per iteration, all links together (with the chosen compression)."</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=canvases.loss data-testid="cl-loss" width="420" height="300"></canvas>
+                    <canvas node_ref=canvases.loss data-testid="cl-loss" data-empty="Press Train: each run's training loss against modelled time." width="420" height="300"></canvas>
                     <figcaption>"Training loss of each run against modelled time; a compressed or asynchronous run is shown beside its uncompressed synchronous twin."</figcaption>
                 </figure>
                 <figure>

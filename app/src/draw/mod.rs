@@ -109,3 +109,38 @@ pub fn placeholder<DB: plotters::prelude::DrawingBackend>(
         let _ = root.draw(&Text::new(line.clone(), (w as i32 / 2, top + i as i32 * 20), style.clone()));
     }
 }
+
+/// Every chart that nothing has drawn on yet (all its pixels clear) shows what will appear
+/// there and what to press: the message in its `data-empty` attribute. Run once a page is on
+/// screen; a chart already drawn keeps what it shows.
+pub async fn placeholders() {
+    crate::frame::next_frame().await;
+    crate::frame::next_frame().await;
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(list) = doc.query_selector_all("canvas[data-empty]") else {
+        return;
+    };
+    for i in 0..list.length() {
+        let Some(canvas) = list.item(i).and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok()) else {
+            continue;
+        };
+        let (w, h) = (canvas.width(), canvas.height());
+        let Some(ctx) = context(&canvas) else { continue };
+        let drawn = ctx
+            .get_image_data(0.0, 0.0, w as f64, h as f64)
+            .is_ok_and(|d| d.data().iter().skip(3).step_by(4).any(|&a| a != 0));
+        if drawn {
+            continue;
+        }
+        let message = canvas.get_attribute("data-empty").unwrap_or_default();
+        let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
+            continue;
+        };
+        let root = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
+        let _ = root.fill(&plotters::style::RGBColor(250, 251, 252));
+        placeholder(&root, &message);
+        let _ = root.present();
+    }
+}

@@ -16,15 +16,15 @@ pub fn panels_view(state: RwSignal<Landscape>, panels: [PanelCanvases; 2]) -> im
                     b.get(i).map(|b| format!("batch {b}")).unwrap_or_default()
                 }}</h3>
                 <figure>
-                    <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") width="360" height="360"></canvas>
+                    <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") data-empty="Press Train and map: the loss around the trained weights appears here, as a map with the training path." width="360" height="360"></canvas>
                     <figcaption>"Log-loss on a slice through the trained weights (the dot), in bands from blue (low) to orange (high). In the trajectory plane the line is the training path from the initial weights."</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") width="360" height="300"></canvas>
+                    <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") data-empty="Press Train and map: the same slice as a 3-D surface." width="360" height="300"></canvas>
                     <figcaption>"The same slice as a surface: height and colour are the log-loss."</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=c.line data-testid=format!("land-line-{i}") width="360" height="260"></canvas>
+                    <canvas node_ref=c.line data-testid=format!("land-line-{i}") data-empty="Press Train and map: the loss along the line from the first to the trained weights." width="360" height="260"></canvas>
                     <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond."</figcaption>
                 </figure>
             </div>

@@ -12,27 +12,27 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
     view! {
         <section class="views">
             <figure>
-                <canvas node_ref=canvases.steps data-testid="scale-steps" width="420" height="300"></canvas>
+                <canvas node_ref=canvases.steps data-testid="scale-steps" data-empty="Press Run sweep: steps to the target against batch size." width="420" height="300"></canvas>
                 <figcaption>"Steps to the target against batch size (log-log), for each batch the best of the sweep's learning rates. On the dashed line doubling the batch halves the steps (perfect scaling, Shallue et al. 2018); runs bend away from it past the critical batch, marked by the gradient noise scale B_simple when measured."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.examples data-testid="scale-examples" width="420" height="300"></canvas>
+                <canvas node_ref=canvases.examples data-testid="scale-examples" data-empty="Press Run sweep: examples to the target against batch size." width="420" height="300"></canvas>
                 <figcaption>"Examples (steps × batch) to the target: flat while scaling is perfect, rising when bigger batches waste samples."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.heatmap data-testid="scale-heatmap" width="420" height="300"></canvas>
+                <canvas node_ref=canvases.heatmap data-testid="scale-heatmap" data-empty="Several learning-rate factors and Run sweep: final loss over batch × learning rate." width="420" height="300"></canvas>
                 <figcaption>"Final training loss over batch size × learning rate (blue low, orange high, grey diverged), with the linear and square-root rules drawn from the base pair."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.generalization data-testid="scale-generalization" width="420" height="300"></canvas>
+                <canvas node_ref=canvases.generalization data-testid="scale-generalization" data-empty="Press Run sweep: train and test accuracy per batch size." width="420" height="300"></canvas>
                 <figcaption>"Train and test accuracy at the end of each run, and the generalization gap between them."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.curves data-testid="scale-curves" width="420" height="340"></canvas>
+                <canvas node_ref=canvases.curves data-testid="scale-curves" data-empty="Press Run sweep: each run's loss and learning rate as it trains." width="420" height="340"></canvas>
                 <figcaption>"Each run's loss (smoothed) and, below, its learning rate per step: warmup is the ramp at the start."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.noise data-testid="scale-noise" width="420" height="300"></canvas>
+                <canvas node_ref=canvases.noise data-testid="scale-noise" data-empty="Press Run sweep: the gradient noise scale as training goes." width="420" height="300"></canvas>
                 <figcaption>"The gradient noise scale B_simple = tr Σ / |G|² (McCandlish et al. 2018), estimated from the gradients of a batch and of 8 batches together, as training goes."</figcaption>
             </figure>
             <figure>

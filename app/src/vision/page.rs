@@ -120,24 +120,24 @@ pub fn VisionPage() -> impl IntoView {
             </section>
             <section class="views">
                 <figure>
-                    <canvas node_ref=c.loss data-testid="vision-loss" width="400" height="260"></canvas>
+                    <canvas node_ref=c.loss data-testid="vision-loss" data-empty="Press Train: the training and test loss appear here." width="400" height="260"></canvas>
                     <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (all 10,000 test images)."</figcaption>
                 </figure>
                 <figure>
-                    <canvas node_ref=c.accuracy data-testid="vision-accuracy" width="400" height="260"></canvas>
+                    <canvas node_ref=c.accuracy data-testid="vision-accuracy" data-empty="Press Train: train and test accuracy at each epoch's end." width="400" height="260"></canvas>
                     <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images."</figcaption>
                 </figure>
                 {super::pad::pad(v, mailbox, class_names)}
                 <figure class:hidden=hidden("maps")>
-                    <canvas node_ref=c.maps data-testid="vision-maps" width="420" height="360"></canvas>
+                    <canvas node_ref=c.maps data-testid="vision-maps" data-empty="Press Train: what each layer sees of one image." width="420" height="360"></canvas>
                     <figcaption>"Feature maps: what each convolution and pooling layer computes from this input (first 16 channels; darker is larger)."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("filters")>
-                    <canvas node_ref=c.filters data-testid="vision-filters" width="420" height="130"></canvas>
+                    <canvas node_ref=c.filters data-testid="vision-filters" data-empty="Press Train: the first layer's filters." width="420" height="130"></canvas>
                     <figcaption>"The first convolution's filters (orange positive, blue negative weights): edge and stroke detectors after training."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("confusion")>
-                    <canvas node_ref=c.confusion data-testid="vision-confusion" width="420" height="400"></canvas>
+                    <canvas node_ref=c.confusion data-testid="vision-confusion" data-empty="After training: which digits are taken for which." width="420" height="400"></canvas>
                     <table class="results" data-testid="vision-per-class">
                         <tr><th>"class"</th><th>"accuracy"</th></tr>
                         {move || v.per_class.get().into_iter().enumerate().map(|(k, a)| view! {
@@ -147,7 +147,7 @@ pub fn VisionPage() -> impl IntoView {
                     <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("misses")>
-                    <canvas node_ref=c.misses data-testid="vision-misses" width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
+                    <canvas node_ref=c.misses data-testid="vision-misses" data-empty="After training: the test images the network got wrong." width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
                     <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
                 </figure>
                 {crate::lessons::lesson("vision", crate::lessons::VISION)}
