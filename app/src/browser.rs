@@ -89,8 +89,16 @@ pub async fn read_file(input: &web_sys::HtmlInputElement) -> Result<(String, Str
 /// by CSS to fit narrow screens, so the event's CSS offset must be scaled back.
 pub fn canvas_point(canvas: &web_sys::HtmlCanvasElement, ev: &web_sys::MouseEvent) -> (f64, f64) {
     let rect = canvas.get_bounding_client_rect();
-    let sx = if rect.width() > 0.0 { canvas.width() as f64 / rect.width() } else { 1.0 };
-    let sy = if rect.height() > 0.0 { canvas.height() as f64 / rect.height() } else { 1.0 };
+    let sx = if rect.width() > 0.0 {
+        canvas.width() as f64 / rect.width()
+    } else {
+        1.0
+    };
+    let sy = if rect.height() > 0.0 {
+        canvas.height() as f64 / rect.height()
+    } else {
+        1.0
+    };
     (
         (ev.client_x() as f64 - rect.left()) * sx,
         (ev.client_y() as f64 - rect.top()) * sy,

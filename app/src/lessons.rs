@@ -18,7 +18,11 @@ const fn step(try_: &'static str, see: &'static str, why: &'static str) -> Step 
 /// The panel, open by default, test id `{prefix}-lesson` (`lesson` for the playground); hidden
 /// with `lesson_hide=true`.
 pub fn lesson(prefix: &str, steps: &'static [Step]) -> impl IntoView {
-    let id = if prefix.is_empty() { "lesson".to_string() } else { format!("{prefix}-lesson") };
+    let id = if prefix.is_empty() {
+        "lesson".to_string()
+    } else {
+        format!("{prefix}-lesson")
+    };
     view! {
         <details class="lesson" open=true data-testid=id class:hidden=crate::share::hidden("lesson")>
             <summary>"What to try"</summary>

@@ -34,7 +34,11 @@ fn trainer(c: TrainConfig) -> Trainer {
 }
 
 fn losses(t: &mut Trainer, steps: usize) -> Vec<f32> {
-    block_on(t.train(steps)).expect("train").iter().map(|m| m.loss).collect()
+    block_on(t.train(steps))
+        .expect("train")
+        .iter()
+        .map(|m| m.loss)
+        .collect()
 }
 
 #[test]
@@ -48,7 +52,10 @@ fn carried_to_the_same_settings_the_run_equals_the_uninterrupted_one() {
         let mut first = trainer(c.clone());
         let mut split = losses(&mut first, 30);
         let mut second = trainer(c);
-        assert!(block_on(second.carry_on_from(&first)).unwrap(), "{optimizer:?}: same kind carries its state");
+        assert!(
+            block_on(second.carry_on_from(&first)).unwrap(),
+            "{optimizer:?}: same kind carries its state"
+        );
         split.extend(losses(&mut second, 30));
         assert_eq!(second.step(), 60);
         assert_eq!(split, whole, "{optimizer:?}");
@@ -77,7 +84,10 @@ fn a_new_learning_rate_applies_from_the_next_step() {
     assert_eq!(retuned.step(), 21);
     // Plain SGD: w ← w − η g, with the new η.
     for ((after, w), g) in block_on(retuned.params()).unwrap().iter().zip(&before).zip(&grad) {
-        assert!((after - (w - rate * g)).abs() <= 1e-6 + 1e-5 * w.abs(), "{after} vs {w} − {rate}·{g}");
+        assert!(
+            (after - (w - rate * g)).abs() <= 1e-6 + 1e-5 * w.abs(),
+            "{after} vs {w} − {rate}·{g}"
+        );
     }
 }
 
@@ -87,10 +97,16 @@ fn another_optimizer_or_batch_keeps_the_weights_and_the_step() {
     losses(&mut first, 25);
     let weights = block_on(first.params()).unwrap();
     let mut next = trainer(config(Optimizer::Momentum { momentum: 0.9 }, 0.05, 40));
-    assert!(!block_on(next.carry_on_from(&first)).unwrap(), "a new kind starts its averages afresh");
+    assert!(
+        !block_on(next.carry_on_from(&first)).unwrap(),
+        "a new kind starts its averages afresh"
+    );
     assert_eq!(block_on(next.params()).unwrap(), weights);
     assert_eq!(next.step(), 25);
-    assert_eq!(block_on(next.optimizer_state()).unwrap().a, vec![0.0; weights.len()]);
+    assert_eq!(
+        block_on(next.optimizer_state()).unwrap().a,
+        vec![0.0; weights.len()]
+    );
     let next_losses = losses(&mut next, 5);
     assert!(next_losses.iter().all(|l| l.is_finite()));
 }

@@ -174,7 +174,17 @@ fn predicted_rates_are_what_gd_and_momentum_achieve_at_any_step_and_momentum() {
         ] {
             let predicted = predicted_rate(optimizer, lr, kappa).unwrap();
             let surface = Surface::Quadratic { kappa };
-            let path = &race(surface, surface.default_start(), &[Racer { optimizer, learning_rate: lr }], 3000, 0.0, 1)[0];
+            let path = &race(
+                surface,
+                surface.default_start(),
+                &[Racer {
+                    optimizer,
+                    learning_rate: lr,
+                }],
+                3000,
+                0.0,
+                1,
+            )[0];
             let measured = measured_rate(&path.points);
             assert!(
                 (measured - predicted).abs() < 0.01,

@@ -195,7 +195,12 @@ fn files_of_another_lab_version_or_shape_are_refused_with_a_reason() {
 fn vision_backend_links_from_before_auto_still_read() {
     use lab_state::playground::BackendChoice;
     assert_eq!(VisionLab::default().webgpu, BackendChoice::Auto);
-    for (q, want) in [("webgpu=true", BackendChoice::Webgpu), ("webgpu=false", BackendChoice::Cpu), ("webgpu=auto", BackendChoice::Auto), ("webgpu=cpu", BackendChoice::Cpu)] {
+    for (q, want) in [
+        ("webgpu=true", BackendChoice::Webgpu),
+        ("webgpu=false", BackendChoice::Cpu),
+        ("webgpu=auto", BackendChoice::Auto),
+        ("webgpu=cpu", BackendChoice::Cpu),
+    ] {
         let (s, notices) = VisionLab::from_query(q);
         assert_eq!(s.webgpu, want, "{q}");
         assert!(notices.is_empty(), "{q}: {notices:?}");

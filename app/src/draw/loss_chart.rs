@@ -54,7 +54,13 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)
         .x_labels(6)
         .y_labels(if log { decade_count(&ys) } else { 6 })
         .x_label_formatter(&|v| step_label(*v as f64))
-        .y_label_formatter(&|v| if log { decade_label(*v as f64) } else { value_label(*v as f64) })
+        .y_label_formatter(&|v| {
+            if log {
+                decade_label(*v as f64)
+            } else {
+                value_label(*v as f64)
+            }
+        })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();

@@ -106,7 +106,11 @@ pub fn placeholder<DB: plotters::prelude::DrawingBackend>(
     }
     let top = h as i32 / 2 - (lines.len() as i32 - 1) * 10;
     for (i, line) in lines.iter().enumerate() {
-        let _ = root.draw(&Text::new(line.clone(), (w as i32 / 2, top + i as i32 * 20), style.clone()));
+        let _ = root.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, top + i as i32 * 20),
+            style.clone(),
+        ));
     }
 }
 

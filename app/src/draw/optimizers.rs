@@ -129,7 +129,13 @@ pub fn draw_losses(
         .x_labels(6)
         .y_labels(y_labels)
         .x_label_formatter(&|v| step_label(*v as f64))
-        .y_label_formatter(&|v| if log { decade_label(*v as f64) } else { value_label(*v as f64) })
+        .y_label_formatter(&|v| {
+            if log {
+                decade_label(*v as f64)
+            } else {
+                value_label(*v as f64)
+            }
+        })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();

@@ -67,7 +67,9 @@ fn trim(s: String) -> String {
 pub fn loss_range(values: impl Iterator<Item = f32>, log: bool) -> (std::ops::Range<f32>, bool) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
     if lo > hi {
         return if log { (-2.0..1.0, true) } else { (0.0..1.0, false) };
     }

@@ -99,7 +99,11 @@ pub type Race = (OptimizersLab, bool);
 /// Starts the animator: send it a race and it runs it, publishes the outcomes and the tables,
 /// and grows the paths over about two seconds (120 frames), or draws them whole at once. The
 /// loss chart's axis is logarithmic while `log` is set.
-pub fn animator(canvases: Canvases, outcomes_out: RwSignal<Vec<Outcome>>, log: RwSignal<bool>) -> Mailbox<Race> {
+pub fn animator(
+    canvases: Canvases,
+    outcomes_out: RwSignal<Vec<Outcome>>,
+    log: RwSignal<bool>,
+) -> Mailbox<Race> {
     let (tx, mut inbox) = mailbox::<Race>();
     leptos::task::spawn_local(async move {
         let mut next = None;

@@ -211,8 +211,7 @@ impl Lab {
         }
         browser::set_query(&checked.to_query());
         let resets = checked.resets_model(&before);
-        let same_training =
-            checked.to_config() == before.to_config() && checked.backend == before.backend;
+        let same_training = checked.to_config() == before.to_config() && checked.backend == before.backend;
         self.state.set(checked);
         if resets {
             self.refresh_data();
@@ -344,7 +343,12 @@ impl Lab {
         }
         if let Some(canvas) = self.chart.get_untracked() {
             let h = self.history.borrow();
-            draw::loss_chart::draw(canvas, h.train.points(), h.test.points(), self.log_loss.get_untracked());
+            draw::loss_chart::draw(
+                canvas,
+                h.train.points(),
+                h.test.points(),
+                self.log_loss.get_untracked(),
+            );
         }
         self.redraw_network();
     }

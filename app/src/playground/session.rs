@@ -168,7 +168,9 @@ impl Session {
             // The run is kept, paused, until the settings are fixed (the error says what).
             self.set_running(false);
             self.trainer = Some(old);
-            r.applied.set(Some(format!("not applied at step {step}: the run is kept, paused")));
+            r.applied.set(Some(format!(
+                "not applied at step {step}: the run is kept, paused"
+            )));
             return;
         }
         let new = self.trainer.as_mut().expect("just ensured");

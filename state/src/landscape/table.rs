@@ -68,7 +68,8 @@ impl Table for Landscape {
         ranged!("epochs", epochs, 1, 200),
         ranged!("target", target, 0.0, 10.0),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &["backend", "run", "cancel", "share", "keskar", "lesson"];
+    const OTHER_CONTROLS: &'static [&'static str] =
+        &["backend", "run", "cancel", "share", "keskar", "lesson"];
 
     hide_field!();
 
