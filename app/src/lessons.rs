@@ -42,17 +42,17 @@ pub fn lesson(prefix: &str, steps: &'static [Step]) -> impl IntoView {
 pub const PLAYGROUND: &[Step] = &[
     step(
         "press Train and watch the plot.",
-        "within a few hundred steps the colours bend into the two arms of the spiral, and the test accuracy climbs above 90 %.",
+        "over a few thousand steps (about half a minute at the watchable speed) the colours bend into the two arms of the spiral, and the test accuracy climbs above 90 %.",
         "each hidden layer bends the plane a little; two layers of eight tanh neurons can wrap a boundary around the arms.",
     ),
     step(
         "while it trains, set the learning rate to 3.",
-        "the loss jumps up and the boundary breaks into patches; back at 0.03 it recovers, from where it was (the model is not reset).",
+        "the loss jumps up and the boundary breaks into patches; set it back to 0.03 and training carries on from there (the model is not reset).",
         "a step much larger than the valley is wide overshoots the minimum, and each step lands higher than the last.",
     ),
     step(
         "remove both hidden layers (− twice) and train.",
-        "a straight boundary, and the accuracy stays near chance.",
+        "a straight boundary, and the test accuracy stalls near 70 % however long it trains.",
         "without a hidden layer the network is linear in x and y, and no line separates a spiral; tick sin x and sin y and it can again.",
     ),
     step(
@@ -70,12 +70,12 @@ pub const OPTIMIZERS: &[Step] = &[
     ),
     step(
         "press \"Use Goh's optimal η, μ\".",
-        "momentum's measured rate falls to about 0.52, the predicted rate beside it; gradient descent's best is 0.82.",
+        "momentum's measured rate falls to about 0.53 (0.52 predicted); gradient descent's best is 0.82.",
         "on a quadratic, momentum converges at (√κ − 1)/(√κ + 1) per step, gradient descent at (κ − 1)/(κ + 1).",
     ),
     step(
-        "raise the condition number κ to 100.",
-        "on the log-scale loss chart gradient descent's line flattens; momentum's stays steep.",
+        "raise the condition number κ to 100 (the default steps now diverge), then press \"Use Goh's optimal η, μ\" again.",
+        "on the log-scale loss chart gradient descent's line is nearly flat (rate 0.98); momentum's stays steep (0.82).",
         "the flatter the valley's floor compared with its walls, the slower gradient descent; momentum slows only with √κ.",
     ),
     step(
@@ -92,9 +92,14 @@ pub const LANDSCAPE: &[Step] = &[
         "the maps are slices of the loss through the trained weights along two directions scaled to each filter's size (Li et al. 2018), so the two runs compare fairly.",
     ),
     step(
-        "compare the sharpness numbers and the width of the valleys.",
-        "the large batch's minimum is narrower: the loss rises faster as you leave it.",
-        "small batches add noise to every step, which shakes training out of narrow minima (Keskar et al. 2017).",
+        "read the sharpness of each run (the mean rise of the loss a small step away) and the verdict under it.",
+        "which minimum is sharper, and by how much. On a network this small it goes either way with the seed, and the verdict says so.",
+        "a tiny network has few, broad minima; the effect Keskar et al. (2017) describe needs a model with room for narrow ones.",
+    ),
+    step(
+        "press \"Keskar et al.'s setting\" (an MNIST MLP, batch 16 against 256), then Train and map.",
+        "batch 256's minimum is the sharper, by about ×1.7: its bands crowd closer round the dot.",
+        "small batches add noise to every step, which shakes training out of narrow minima.",
     ),
     step(
         "follow the path drawn over each map.",
@@ -110,13 +115,13 @@ pub const SCALING: &[Step] = &[
         "a batch averages away gradient noise; once the noise is small, larger batches only repeat what the gradient already says.",
     ),
     step(
-        "read the noise scale B_simple beside the curve.",
-        "the batch size where the curve bends is close to it.",
+        "find the mark B_simple (the critical batch) on the steps chart.",
+        "the curve bends roughly there: below it doubling the batch nearly halves the steps, above it saves little.",
         "B_simple = tr(Σ)/|g|² compares the gradient's noise with its size (McCandlish et al. 2018): batches well below it are noise-limited.",
     ),
     step(
         "set the scaling rule to none, then to linear, and run again.",
-        "with one learning rate for all batches the large ones gain little; with the linear rule they gain more, until they diverge.",
+        "with one learning rate for all batches the large ones gain little; the linear rule gains more, and may make the largest diverge (marked in the table).",
         "a batch k times larger takes k times fewer, less noisy steps; the linear rule (Goyal et al. 2017) keeps the distance travelled per sample.",
     ),
 ];

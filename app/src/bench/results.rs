@@ -12,6 +12,7 @@ fn row(label: &'static str, value: String) -> impl IntoView {
 pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
     view! {
         <figure>
+            <p class="muted small" class:hidden=move || result.with(Option::is_some)>"Press Run: samples per second, the first step's time, GFLOP/s and the test accuracy appear here."</p>
             <table class="results" data-testid="bench-results">
                 {move || result.get().map(|r| view! {
                     {row("backend", r.backend.clone())}

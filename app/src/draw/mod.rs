@@ -11,6 +11,7 @@ pub mod optimizers;
 pub mod scaling;
 pub mod scaling_runs;
 pub mod schedule;
+pub mod slice_map;
 pub mod surface;
 pub mod ticks;
 pub mod vision;

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::{context, css, value_color};
+use super::value_color;
 
 /// A slice: `res × res` losses, rows along β from −span (row 0), columns along α.
 pub struct Slice<'a> {
@@ -15,7 +15,7 @@ pub struct Slice<'a> {
 }
 
 /// Colour bands of the contour map.
-const BANDS: f32 = 12.0;
+pub const BANDS: f32 = 12.0;
 
 /// The log-loss range of some slices, for a shared colour scale.
 pub fn log_range<'a>(grids: impl IntoIterator<Item = &'a [f32]>) -> (f32, f32) {
@@ -32,7 +32,7 @@ pub fn log_range<'a>(grids: impl IntoIterator<Item = &'a [f32]>) -> (f32, f32) {
 }
 
 /// Blue (low) to orange (high), in `BANDS` steps when `banded`.
-fn height_color(log_loss: f32, (lo, hi): (f32, f32), banded: bool) -> (u8, u8, u8) {
+pub fn height_color(log_loss: f32, (lo, hi): (f32, f32), banded: bool) -> (u8, u8, u8) {
     let mut t = if hi > lo {
         ((log_loss - lo) / (hi - lo)).clamp(0.0, 1.0)
     } else {
@@ -42,53 +42,6 @@ fn height_color(log_loss: f32, (lo, hi): (f32, f32), banded: bool) -> (u8, u8, u
         t = (t * BANDS).floor().min(BANDS - 1.0) / (BANDS - 1.0);
     }
     value_color(t * 2.0 - 1.0)
-}
-
-pub fn draw_contours(canvas: &web_sys::HtmlCanvasElement, s: &Slice, range: (f32, f32)) {
-    let Some(ctx) = context(canvas) else { return };
-    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
-    ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, w, h);
-    let cell = (w / s.res as f64, h / s.res as f64);
-    for (i, v) in s.grid.iter().enumerate() {
-        let (row, col) = (i / s.res, i % s.res);
-        let color = if v.is_finite() {
-            css(height_color(v.max(1e-6).ln(), range, true))
-        } else {
-            "#d0d0d0".into()
-        };
-        ctx.set_fill_style_str(&color);
-        // Row 0 is β = −span: draw it at the bottom.
-        ctx.fill_rect(
-            col as f64 * cell.0,
-            h - (row + 1) as f64 * cell.1,
-            cell.0 + 0.5,
-            cell.1 + 0.5,
-        );
-    }
-    let to_px = |p: [f32; 2]| {
-        (
-            ((p[0] / s.span + 1.0) / 2.0) as f64 * w,
-            ((1.0 - p[1] / s.span) / 2.0) as f64 * h,
-        )
-    };
-    ctx.set_stroke_style_str("#1d2330");
-    ctx.set_line_width(2.0);
-    ctx.begin_path();
-    for (k, p) in s.path.iter().enumerate() {
-        let (x, y) = to_px(*p);
-        if k == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
-    let (cx, cy) = to_px([0.0, 0.0]);
-    ctx.set_fill_style_str("#1d2330");
-    ctx.begin_path();
-    let _ = ctx.arc(cx, cy, 4.0, 0.0, std::f64::consts::TAU);
-    ctx.fill();
 }
 
 /// The slice as a surface over the (α, β) plane, height and colour the log-loss.
@@ -129,7 +82,16 @@ pub fn draw_surface(canvas: web_sys::HtmlCanvasElement, s: &Slice, range: (f32, 
         .light_grid_style(BLACK.mix(0.1))
         .max_light_lines(2)
         .label_style(("sans-serif", 11))
+        .x_formatter(&|v| super::ticks::value_label(*v as f64))
+        .z_formatter(&|v| super::ticks::value_label(*v as f64))
+        // The height is the log-loss; its ticks say the loss itself.
+        .y_formatter(&|v| super::ticks::value_label(v.exp() as f64))
         .draw();
+    let _ = root.draw(&Text::new(
+        "α, β: the map's two directions · height: loss (log scale)",
+        (8, 4),
+        ("sans-serif", 12).into_font().color(&RGBColor(91, 100, 114)),
+    ));
     let (alphas, betas): (Vec<f32>, Vec<f32>) =
         ((0..n).map(coord).collect(), (0..rows.max(1)).map(coord).collect());
     let color = |v: &f32| {

@@ -16,7 +16,8 @@ mod settings_panel;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use crate::draw::surface::{draw_contours, draw_surface, log_range, Slice};
+use crate::draw::slice_map::draw_map;
+use crate::draw::surface::{draw_surface, log_range, Slice};
 
 pub use page::LandscapePage;
 
@@ -128,7 +129,7 @@ fn redraw(panels: &[PanelCanvases; 2], mapped: &[Mapped]) {
         let line = crate::figures::csv("theta,train_loss,test_loss", line);
         if let Some(canvas) = c.contours.get_untracked() {
             crate::figures::table_of(&canvas, grid.clone());
-            draw_contours(&canvas, &s, range);
+            draw_map(&canvas, &s, range);
         }
         if let Some(canvas) = c.surface.get_untracked() {
             crate::figures::table_of(&canvas, grid);

@@ -17,7 +17,7 @@ pub fn panels_view(state: RwSignal<Landscape>, panels: [PanelCanvases; 2]) -> im
                 }}</h3>
                 <figure>
                     <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") data-empty="Press Train and map: the loss around the trained weights appears here, as a map with the training path." width="360" height="360"></canvas>
-                    <figcaption>"Log-loss on a slice through the trained weights (the dot), in bands from blue (low) to orange (high). In the trajectory plane the line is the training path from the initial weights."</figcaption>
+                    <figcaption>"Reading it: the loss on a plane through the trained weights (the dot) along two directions α and β, in bands from blue (low) to orange (high) with contour lines; the colour bar gives the loss. The ring marks the lowest point of the slice; in the trajectory plane the line is the training path. Wide bands around the dot: a flat minimum."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") data-empty="Press Train and map: the same slice as a 3-D surface." width="360" height="300"></canvas>

@@ -107,7 +107,7 @@ pub fn App() -> impl IntoView {
                 {downloads(&lab)}
             </section>
             <section class="views">
-                <figure>
+                <figure class="main">
                     <canvas node_ref=lab.heatmap data-testid="heatmap" width="420" height="420" on:click=on_click
                         aria-label="decision boundary of the network over the data; click to add a point"></canvas>
                     <figcaption>{move || if state.with(|s| s.dataset.is_regression()) {
