@@ -156,7 +156,7 @@ pub const VISION: &[Step] = &[
         "convolutions share one small filter across the image, so few weights learn strokes found anywhere.",
     ),
     step(
-        "look at the first layer's filters and feature maps.",
+        "while it trains, watch the first layer's filters and the feature maps (redrawn about once a second).",
         "filters turn from noise into edge and stroke detectors; the maps light up where the digit has those strokes.",
         "the first layer sees only 3 × 3 or 5 × 5 pixels: edges are what such a small window can recognise.",
     ),

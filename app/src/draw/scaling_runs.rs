@@ -66,6 +66,8 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         let _ = chart
             .configure_mesh()
             .x_desc("step")
+            .x_labels(6)
+            .x_label_formatter(&|v| super::ticks::step_label(*v as f64))
             .y_desc("learning rate")
             .light_line_style(RGBColor(235, 235, 235))
             .label_style(("sans-serif", 11))
@@ -116,6 +118,8 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         .configure_mesh()
         .y_label_formatter(&value_label)
         .x_desc("step")
+        .x_labels(6)
+        .x_label_formatter(&|v| super::ticks::step_label(*v as f64))
         .y_desc("B_simple (samples)")
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))

@@ -60,12 +60,17 @@ pub async fn classify(m: &mut Model, v: View, input: Vec<f32>, note: String) {
     // Scripts compare these with `lab predict` on the same model.
     publish("__labVisionProbs", &p);
     v.probs.set(p);
+    draw_maps(&m.trainer, v, input, outputs);
+}
+
+/// Every layer's feature maps of one input (`outputs` from `predict_layers`).
+fn draw_maps(trainer: &Trainer, v: View, input: Vec<f32>, outputs: Vec<Vec<f32>>) {
     let Some(x) = v.canvases.maps.get_untracked() else {
         return;
     };
     let mut maps = vec![("input 28×28".to_string(), [1, 28, 28], input)];
     maps.extend(
-        m.trainer
+        trainer
             .compiled
             .layers
             .iter()
@@ -82,6 +87,25 @@ pub async fn classify(m: &mut Model, v: View, input: Vec<f32>, note: String) {
             }),
     );
     draw::feature_maps(&x, &maps);
+}
+
+/// While training: the first layer's filters and one test image's feature maps as they are
+/// now, so the student watches edge detectors form (about once a second: a readback of the
+/// weights and one image's prediction).
+pub async fn live_views(trainer: &mut Trainer, test: &Dataset, v: View) -> Result<(), String> {
+    if let Some(x) = v.canvases.filters.get_untracked() {
+        let params = trainer.params().await.map_err(|e| e.to_string())?;
+        if let Some((f, ch, k, w)) = first_filters(&trainer.compiled, &params) {
+            draw::filters(&x, f.min(16), ch, k, &w);
+        }
+    }
+    if test.is_empty() {
+        return Ok(());
+    }
+    let input = test.point(0).to_vec();
+    let (_, outputs) = trainer.predict_layers(&input).await.map_err(|e| e.to_string())?;
+    draw_maps(trainer, v, input, outputs);
+    Ok(())
 }
 
 /// Scores the test images and draws filters, confusion matrix and misses.

@@ -130,11 +130,11 @@ pub fn VisionPage() -> impl IntoView {
                 {super::pad::pad(v, mailbox, class_names)}
                 <figure class:hidden=hidden("maps")>
                     <canvas node_ref=c.maps data-testid="vision-maps" data-empty="Press Train: what each layer sees of one image." width="420" height="360"></canvas>
-                    <figcaption>"Feature maps: what each convolution and pooling layer computes from this input (first 16 channels; darker is larger)."</figcaption>
+                    <figcaption>"Feature maps: what each convolution and pooling layer computes from this input (first 16 channels; darker is larger); while training, the first test image, redrawn about once a second."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("filters")>
                     <canvas node_ref=c.filters data-testid="vision-filters" data-empty="Press Train: the first layer's filters." width="420" height="130"></canvas>
-                    <figcaption>"The first convolution's filters (orange positive, blue negative weights): edge and stroke detectors after training."</figcaption>
+                    <figcaption>"The first convolution's filters (orange positive, blue negative weights): redrawn about once a second while training: watch edge and stroke detectors form."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("confusion")>
                     <canvas node_ref=c.confusion data-testid="vision-confusion" data-empty="After training: which digits are taken for which." width="420" height="400"></canvas>

@@ -78,6 +78,7 @@ async fn epochs(
     let start = now_ms();
     let (mut trained_ms, mut chunk, mut stopped) = (0.0, 1usize, false);
     let meter = crate::frame::FrameMeter::start();
+    let mut last_live = f64::NEG_INFINITY;
     let mut outcome = Ok(());
     while f.steps < total && !stopped {
         let to_epoch_end = steps_per_epoch - f.steps % steps_per_epoch;
@@ -131,6 +132,10 @@ async fn epochs(
             ));
         }
         draw_curves(v, history);
+        if now_ms() - last_live > 1000.0 {
+            last_live = now_ms();
+            super::inspect::live_views(trainer, test, v).await?;
+        }
         next_frame().await;
         f.wall_ms = now_ms() - start;
         (f.fps, f.longest_frame_ms) = meter.read();
