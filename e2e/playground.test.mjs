@@ -179,3 +179,30 @@ test('live: frame rate and click latency while a 2-8-8-2 network trains on WebGP
     await browser.close();
   }
 });
+
+test('mid-run changes: the learning rate and batch apply to the running model, the data resets it; the default speed is watchable', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}?backend=cpu`);
+    await ready(page);
+    assert.equal(await page.locator(byId('speed-choice')).inputValue(), '5', 'watchable by default');
+    await page.click(byId('train'));
+    await until(async () => (await num(page, 'step')) > 200, 60_000, '200 steps');
+    // At 5 steps per frame (60 frames/s at most) the rate stays a class can watch.
+    const rate = await until(async () => { const r = await num(page, 'speed'); return Number.isFinite(r) && r > 0 ? r : null; }, 10_000, 'a rate');
+    assert.ok(rate <= 5 * 61, `at most 5 steps a frame: ${rate} steps/s`);
+    const before = await num(page, 'step');
+    await page.selectOption(byId('learning-rate'), '0.1');
+    await page.selectOption(byId('batch'), '32');
+    await until(async () => /applied to the running model at step \d+/.test(await text(page, 'applied')), 20_000, 'the change applied');
+    assert.ok((await num(page, 'step')) >= before, 'the step count carries on');
+    assert.equal(await page.locator(byId('train')).isDisabled(), true, 'still training');
+    await until(async () => (await num(page, 'step')) > before + 50, 30_000, 'training goes on');
+    // A change of the data starts a fresh model.
+    await page.selectOption(byId('dataset'), 'xor');
+    await until(async () => (await text(page, 'step')) === '0', 20_000, 'a fresh model');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
