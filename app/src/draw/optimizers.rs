@@ -43,6 +43,28 @@ pub fn draw_contours(canvas: &web_sys::HtmlCanvasElement, surface: Surface) {
     {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
+    axis_labels(&ctx, [x0, x1, y0, y1], w as f64, h as f64);
+}
+
+/// The map's coordinates written along its bottom (x) and left (y) edges, inside the map so that
+/// a click still maps the whole canvas onto the surface's view.
+fn axis_labels(ctx: &web_sys::CanvasRenderingContext2d, [x0, x1, y0, y1]: [f32; 4], w: f64, h: f64) {
+    use super::ticks::value_label;
+    ctx.set_fill_style_str("#1d2330");
+    ctx.set_font("11px sans-serif");
+    for (k, f) in [0.0, 0.5, 1.0].into_iter().enumerate() {
+        let x = value_label((x0 + f * (x1 - x0)) as f64);
+        let y = value_label((y0 + f * (y1 - y0)) as f64);
+        ctx.set_text_align(["left", "center", "right"][k]);
+        let _ = ctx.fill_text(&x, 3.0 + f as f64 * (w - 6.0), h - 4.0);
+        ctx.set_text_align("left");
+        let _ = ctx.fill_text(&y, 3.0, (h - 16.0) - f as f64 * (h - 30.0));
+    }
+    ctx.set_font("italic 13px sans-serif");
+    ctx.set_text_align("center");
+    let _ = ctx.fill_text("x", w * 0.75, h - 4.0);
+    let _ = ctx.fill_text("y", 10.0, h * 0.25);
+    ctx.set_text_align("start");
 }
 
 pub fn draw_paths(
