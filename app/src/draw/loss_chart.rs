@@ -21,33 +21,31 @@ pub fn per_step(losses: &[f32]) -> Vec<(u64, f32)> {
     (1..).zip(losses.iter().copied()).collect()
 }
 
-/// Draws per-step training loss (and its running mean, which is easier to read than the noisy
-/// mini-batch values), and the test loss where it was measured; on a log axis when `log` (and
-/// every loss is positive). Before the first step it says what will appear.
-pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)], log: bool) {
+/// A loss chart's axes: steps 0..`steps` along x, the losses' range up y, on a log axis
+/// (labelled at whole decades) when `log` and every loss is positive, else linear. Returns the
+/// chart and where a loss is drawn on it (its log when the axis is, clamped into the range).
+pub fn loss_axes<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    steps: u64,
+    losses: impl Iterator<Item = f32>,
+    log: bool,
+) -> Option<(
+    ChartContext<
+        'a,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordu64, plotters::coord::types::RangedCoordf32>,
+    >,
+    impl Fn(f32) -> f32,
+)> {
     use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
-    let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
-        return;
-    };
-    let root = backend.into_drawing_area();
-    let _ = root.fill(&WHITE);
-    if losses.is_empty() {
-        super::placeholder(&root, "Press Train: the loss of every step appears here.");
-        let _ = root.present();
-        return;
-    }
-    let steps = losses.last().map_or(0, |l| l.0).max(10);
-    let (ys, log) = loss_range(losses.iter().chain(test).map(|(_, l)| *l), log);
-    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l };
-    let Ok(mut chart) = ChartBuilder::on(&root)
+    let (ys, log) = loss_range(losses, log);
+    let mut chart = ChartBuilder::on(root)
         .margin(10)
         .x_label_area_size(40)
-        .y_label_area_size(50)
+        .y_label_area_size(55)
         .build_cartesian_2d(0u64..steps, ys.clone())
-    else {
-        return;
-    };
-    let _ = chart
+        .ok()?;
+    chart
         .configure_mesh()
         .x_desc("step")
         .y_desc(if log { "loss (log scale)" } else { "loss" })
@@ -63,8 +61,31 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)
         })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
-        .draw();
-    let clamp = |l: f32| y(l).clamp(ys.start, ys.end);
+        .draw()
+        .ok()?;
+    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l }.clamp(ys.start, ys.end);
+    Some((chart, y))
+}
+
+/// Draws per-step training loss (and its running mean, which is easier to read than the noisy
+/// mini-batch values), and the test loss where it was measured; on a log axis when `log` (and
+/// every loss is positive). Before the first step it says what will appear.
+pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)], log: bool) {
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
+        return;
+    };
+    let root = backend.into_drawing_area();
+    let _ = root.fill(&WHITE);
+    if losses.is_empty() {
+        super::placeholder(&root, "Press Train: the loss of every step appears here.");
+        let _ = root.present();
+        return;
+    }
+    let steps = losses.last().map_or(0, |l| l.0).max(10);
+    let all = losses.iter().chain(test).map(|(_, l)| *l);
+    let Some((mut chart, clamp)) = loss_axes(&root, steps, all, log) else {
+        return;
+    };
     let raw = RGBColor(170, 200, 225);
     let _ = chart.draw_series(LineSeries::new(losses.iter().map(|&(s, l)| (s, clamp(l))), &raw));
     let values: Vec<f32> = losses.iter().map(|l| l.1).collect();

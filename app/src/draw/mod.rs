@@ -55,6 +55,19 @@ pub fn smoothed(values: &[f32], decay: f32) -> Vec<(usize, f32)> {
         .collect()
 }
 
+/// Strokes a line through `points` (canvas pixels) in the context's current stroke style.
+pub fn polyline(ctx: &CanvasRenderingContext2d, points: impl IntoIterator<Item = (f64, f64)>) {
+    ctx.begin_path();
+    for (k, (x, y)) in points.into_iter().enumerate() {
+        if k == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
+    ctx.stroke();
+}
+
 /// The 2-D drawing context of a canvas.
 pub fn context(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas.get_context("2d").ok().flatten()?.dyn_into().ok()

@@ -84,18 +84,9 @@ pub fn draw_paths(
         )
     };
     for (i, path) in paths {
-        ctx.begin_path();
         ctx.set_stroke_style_str(&color(*i));
         ctx.set_line_width(2.0);
-        for (k, p) in path.points.iter().take(upto + 1).enumerate() {
-            let (px, py) = to_px(*p);
-            if k == 0 {
-                ctx.move_to(px, py);
-            } else {
-                ctx.line_to(px, py);
-            }
-        }
-        ctx.stroke();
+        super::polyline(&ctx, path.points.iter().take(upto + 1).map(|p| to_px(*p)));
         if let Some(last) = path.points.get(upto.min(path.points.len().saturating_sub(1))) {
             let (px, py) = to_px(*last);
             ctx.begin_path();
@@ -119,7 +110,6 @@ pub fn draw_losses(
     names: &[&str],
     log: bool,
 ) {
-    use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
     use plotters::prelude::*;
     let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else {
         return;
@@ -127,40 +117,15 @@ pub fn draw_losses(
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
     let all = paths.iter().flat_map(|(_, p)| p.losses.iter().copied());
-    let (ys, log) = loss_range(all, log);
-    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l };
     let steps = paths
         .iter()
         .map(|(_, p)| p.losses.len())
         .max()
         .unwrap_or(2)
         .max(2);
-    let Ok(mut chart) = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0usize..steps, ys.clone())
-    else {
+    let Some((mut chart, y)) = super::loss_chart::loss_axes(&root, steps as u64, all, log) else {
         return;
     };
-    let y_labels = if log { decade_count(&ys) } else { 6 };
-    let _ = chart
-        .configure_mesh()
-        .x_desc("step")
-        .y_desc(if log { "loss (log scale)" } else { "loss" })
-        .x_labels(6)
-        .y_labels(y_labels)
-        .x_label_formatter(&|v| step_label(*v as f64))
-        .y_label_formatter(&|v| {
-            if log {
-                decade_label(*v as f64)
-            } else {
-                value_label(*v as f64)
-            }
-        })
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
     for (i, path) in paths {
         let c = rgb(*i);
         let style = ShapeStyle::from(&RGBColor(c.0, c.1, c.2)).stroke_width(2);
@@ -169,7 +134,7 @@ pub fn draw_losses(
             .iter()
             .take(upto + 1)
             .enumerate()
-            .map(|(k, &l)| (k, y(l).clamp(ys.start, ys.end)));
+            .map(|(k, &l)| (k as u64, y(l)));
         if let Ok(series) = chart.draw_series(LineSeries::new(points, style)) {
             series
                 .label(names[*i])

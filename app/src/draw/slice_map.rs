@@ -7,7 +7,7 @@ use web_sys::HtmlCanvasElement;
 
 use super::surface::{height_color, Slice, BANDS};
 use super::ticks::value_label;
-use super::{context, css, pixels_canvas_rect};
+use super::{context, css, pixels_canvas_rect, polyline};
 
 /// Space for the β axis (left), the α axis (bottom) and the colour bar (right), in pixels.
 const LEFT: f64 = 42.0;
@@ -92,16 +92,7 @@ pub fn draw_map(canvas: &HtmlCanvasElement, s: &Slice, range: (f32, f32)) {
     // The training path, the trained weights (dot) and the slice's lowest point (ring).
     ctx.set_stroke_style_str("#1d2330");
     ctx.set_line_width(2.0);
-    ctx.begin_path();
-    for (k, p) in s.path.iter().enumerate() {
-        let (x, y) = to_px(*p);
-        if k == 0 {
-            ctx.move_to(x, y);
-        } else {
-            ctx.line_to(x, y);
-        }
-    }
-    ctx.stroke();
+    polyline(&ctx, s.path.iter().map(|p| to_px(*p)));
     let (cx, cy) = to_px([0.0, 0.0]);
     ctx.set_fill_style_str("#1d2330");
     ctx.begin_path();
