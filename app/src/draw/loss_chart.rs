@@ -21,6 +21,13 @@ pub fn per_step(losses: &[f32]) -> Vec<(u64, f32)> {
     (1..).zip(losses.iter().copied()).collect()
 }
 
+/// A chart over steps (x) and losses (y).
+pub type LossChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordu64, plotters::coord::types::RangedCoordf32>,
+>;
+
 /// A loss chart's axes: steps 0..`steps` along x, the losses' range up y, on a log axis
 /// (labelled at whole decades) when `log` and every loss is positive, else linear. Returns the
 /// chart and where a loss is drawn on it (its log when the axis is, clamped into the range).
@@ -29,14 +36,7 @@ pub fn loss_axes<'a, DB: DrawingBackend>(
     steps: u64,
     losses: impl Iterator<Item = f32>,
     log: bool,
-) -> Option<(
-    ChartContext<
-        'a,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordu64, plotters::coord::types::RangedCoordf32>,
-    >,
-    impl Fn(f32) -> f32,
-)> {
+) -> Option<(LossChart<'a, DB>, impl Fn(f32) -> f32)> {
     use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
     let (ys, log) = loss_range(losses, log);
     let mut chart = ChartBuilder::on(root)
