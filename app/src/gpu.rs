@@ -118,37 +118,41 @@ pub async fn with_fallback<T>(
     }
 }
 
-/// The GPU for a run under a backend choice: the CPU path, WebGPU (the CPU path when missing),
-/// or for "auto" the faster of the two for this very model and data, timed over a few steps of
-/// each. A software WebGPU (no real GPU) is far slower than the CPU path, and a GPU step has a
-/// fixed cost only large layers amortize, so no rule of thumb picks well. The reason for the
-/// choice goes to `status`.
+/// The GPU for a run under a backend choice, and why: the CPU path, WebGPU (the CPU path when
+/// missing), or for "auto" the faster of the two for this very model and data, timed over a few
+/// steps of each. A software WebGPU (no real GPU) is far slower than the CPU path, and a GPU
+/// step has a fixed cost only large layers amortize, so no rule of thumb picks well. The reason
+/// also goes to `status`.
 pub async fn for_choice(
     choice: lab_state::playground::BackendChoice,
     config: &engine::train::TrainConfig,
     data: &engine::data::Dataset,
     status: RwSignal<String>,
-) -> Option<Rc<GpuContext>> {
+) -> (Option<Rc<GpuContext>>, String) {
     use lab_state::playground::BackendChoice;
-    match choice {
-        BackendChoice::Cpu => None,
-        BackendChoice::Webgpu => gpu_if(true, status).await,
-        BackendChoice::Auto => {
-            let Ok(ctx) = open().await else {
-                status.set("auto: no WebGPU here, so the CPU path".into());
-                return None;
-            };
-            status.set("auto: timing a few steps on WebGPU and on the CPU path…".into());
-            let on_gpu = steps_per_second(config, data, Some(ctx.clone())).await;
-            let on_cpu = steps_per_second(config, data, None).await;
-            let use_gpu = on_gpu > on_cpu;
-            status.set(format!(
-                "auto: {on_cpu:.1} steps/s on the CPU path, {on_gpu:.1} on WebGPU: training on {}",
-                if use_gpu { "WebGPU" } else { "the CPU path" }
-            ));
-            use_gpu.then_some(ctx)
+    let (gpu, reason) = match choice {
+        BackendChoice::Cpu => (None, "chosen: the CPU path".to_string()),
+        BackendChoice::Webgpu => {
+            let gpu = gpu_if(true, status).await;
+            (gpu.clone(), format!("chosen: WebGPU, on {}", runs_on(&gpu)))
         }
-    }
+        BackendChoice::Auto => match open().await {
+            Err(_) => (None, "auto: no WebGPU here, so the CPU path".to_string()),
+            Ok(ctx) => {
+                status.set("auto: timing a few steps on WebGPU and on the CPU path…".into());
+                let on_gpu = steps_per_second(config, data, Some(ctx.clone())).await;
+                let on_cpu = steps_per_second(config, data, None).await;
+                let use_gpu = on_gpu > on_cpu;
+                let reason = format!(
+                    "auto: {on_cpu:.1} steps/s on the CPU path, {on_gpu:.1} on WebGPU: training on {}",
+                    if use_gpu { "WebGPU" } else { "the CPU path" }
+                );
+                (use_gpu.then_some(ctx), reason)
+            }
+        },
+    };
+    status.set(reason.clone());
+    (gpu, reason)
 }
 
 /// Training steps per second of this model on one backend: one warm-up step (pipelines,

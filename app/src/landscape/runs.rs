@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use engine::data::Dataset;
 use engine::gpu::GpuContext;
 use engine::landscape::{
     filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
@@ -29,16 +30,12 @@ pub async fn run_all(
     panels: [PanelCanvases; 2],
 ) -> Result<(), String> {
     let batches = s.batches();
-    // "auto" times this model at the first batch size on both backends.
-    let mut gpu = match backend {
-        lab_state::playground::BackendChoice::Auto => {
-            let config = s.to_config(batches.first().copied().unwrap_or(s.batch));
-            status.set("loading data…".into());
-            let (data, _) = fetch::data(&config).await?;
-            crate::gpu::for_choice(backend, &config, &data, status).await
-        }
-        other => crate::gpu::for_choice(other, &s.to_config(s.batch), &Default::default(), status).await,
-    };
+    // One data set serves every batch size (the batch changes only how it is sampled); "auto"
+    // times this model at the first batch size on both backends.
+    let config = s.to_config(batches.first().copied().unwrap_or(s.batch));
+    status.set("loading data…".into());
+    let (data, test) = fetch::data(&config).await?;
+    let (mut gpu, _) = crate::gpu::for_choice(backend, &config, &data, status).await;
     for (i, &batch) in batches.iter().enumerate() {
         if cancel.get() {
             break;
@@ -47,7 +44,7 @@ pub async fn run_all(
         let report = |p: f64| progress.set(share.0 + share.1 * p);
         // A lost GPU: this batch again, on the CPU path.
         let m = crate::gpu::with_fallback(&mut gpu, async |gpu| {
-            run_one(s, batch, gpu, status, &report, cancel).await
+            run_one(s, batch, (&data, &test), gpu, status, &report, cancel).await
         })
         .await?;
         mapped.update(|all| all.push(m));
@@ -57,17 +54,17 @@ pub async fn run_all(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run_one(
     s: &Landscape,
     batch: usize,
+    (data, test): (&Dataset, &Dataset),
     gpu: Option<Rc<GpuContext>>,
     status: RwSignal<String>,
     report: &dyn Fn(f64),
     cancel: &Cell<bool>,
 ) -> Result<Mapped, String> {
     let config = s.to_config(batch);
-    status.set("loading data…".into());
-    let (data, test) = fetch::data(&config).await?;
     let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
         IMAGE_EVAL
     } else {

@@ -6,7 +6,6 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 
 use engine::train::{TrainConfig, TrainError, Trainer};
-use lab_state::playground::BackendChoice;
 use lab_state::vision::VisionLab as Settings;
 
 use super::inspect::evaluate_yielding;
@@ -33,10 +32,8 @@ pub async fn run(
         Ok(d) => d,
         Err(e) => return (None, Err(e)),
     };
-    let mut gpu = crate::gpu::for_choice(s.webgpu, &config, &train, v.status).await;
-    if s.webgpu == BackendChoice::Auto {
-        v.backend_reason.set(v.status.get_untracked());
-    }
+    let (mut gpu, reason) = crate::gpu::for_choice(s.webgpu, &config, &train, v.status).await;
+    v.backend_reason.set(reason);
     let (trainer, outcome) = loop {
         let mut trainer = match Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 500).await {
             Ok(t) => t,
