@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, logScaleRedraws } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -53,6 +53,7 @@ test('cluster lab: 8 workers on MNIST, ring vs tree vs parameter server, animati
     assert.deepEqual(first.map((r) => r.run), ['8 × ring', '8 × binomial tree', '8 × parameter server']);
     assert.ok(first.every((r) => /^\d+ updates, /.test(r.target)), 'each reaches the target');
     await screenshot(page, 'cluster-train.png');
+    await logScaleRedraws(page, 'cl-loss', 'cl-log');
 
     await fill(page, 'cl-study', '1, 2, 8');
     await page.click(byId('cl-run-study'));

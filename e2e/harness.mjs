@@ -89,3 +89,11 @@ export async function openAdvanced(page) {
     if (await summary.isVisible()) await summary.click();
   }
 }
+
+/// Ticks a chart's "log scale" box (`toggle`) and checks that the chart `canvas` was redrawn.
+export async function logScaleRedraws(page, canvas, toggle) {
+  const pixels = () => page.$eval(byId(canvas), (c) => c.toDataURL());
+  const before = await pixels();
+  await page.locator(byId(toggle)).check();
+  await until(async () => (await pixels()) !== before, 5_000, `${canvas} redrawn on a log scale`);
+}

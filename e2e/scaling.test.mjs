@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, logScaleRedraws } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -34,6 +34,7 @@ test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad 
     assert.equal(rows, 1 + 6, 'a row per (batch, rate)');
     console.log((await text(page, 'scale-table')).replace(/\s+/g, ' '));
     await screenshot(page, 'scaling-sweep.png');
+    await logScaleRedraws(page, 'scale-curves', 'scale-log');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-csv'))]);
     const body = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');

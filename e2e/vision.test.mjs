@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until, root } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, root, logScaleRedraws } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -57,6 +57,7 @@ test('vision lab: LeNet on MNIST for an epoch with WebGPU, views, drawing, save 
     assert.match(status, /^done: 1 epoch in [\d.]+ s, test accuracy [\d.]+ %/);
     const acc = parseFloat(await text(page, 'vision-test-accuracy'));
     assert.ok(acc > 50, `31 steps of LeNet on 2,000 images learn: ${acc} %`);
+    await logScaleRedraws(page, 'vision-loss', 'vision-log');
     // After training the first test image is shown and classified.
     // Scoring all 10,000 test images comes first: slow on an emulated GPU on a busy machine.
     await until(async () => /^test image 0/.test(await text(page, 'vision-pad-note')), 180_000, 'the first test image');

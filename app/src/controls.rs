@@ -93,3 +93,15 @@ pub fn offered_with<T: Copy + PartialOrd>(offered: &[T], current: T) -> Vec<T> {
     }
     options
 }
+
+/// The "log scale" checkbox under a loss chart; `log` is read when the chart is drawn, and the
+/// page redraws the chart when it changes.
+pub fn log_toggle(id: &'static str, log: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="inline small">
+            <input type="checkbox" data-testid=id prop:checked=move || leptos::prelude::Get::get(&log)
+                on:change=move |ev| log.set(event_target_checked(&ev)) />
+            "log scale (a steady rate of learning is a straight line)"
+        </label>
+    }
+}

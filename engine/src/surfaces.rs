@@ -96,6 +96,32 @@ impl Surface {
         }
     }
 
+    /// Where the surface is lowest: its global minima as points (Himmelblau's four from
+    /// Himmelblau (1972), rounded to six decimals), or, for the deep-linear saddle, `None` with the
+    /// whole hyperbola xy = 1 at value 0 (`minimum_valley`); the monkey saddle has none.
+    pub fn minima(&self) -> Vec<[f32; 2]> {
+        match self {
+            Surface::Quadratic { .. } => vec![[0.0, 0.0]],
+            Surface::Rosenbrock => vec![[1.0, 1.0]],
+            Surface::Beale => vec![[3.0, 0.5]],
+            Surface::Himmelblau => vec![
+                [3.0, 2.0],
+                [-2.805118, 3.131312],
+                [-3.77931, -3.283186],
+                [3.584428, -1.848126],
+            ],
+            Surface::DeepLinear | Surface::MonkeySaddle => Vec::new(),
+        }
+    }
+
+    /// A valley of minima, where there is one: y = 1/x for the deep-linear saddle.
+    pub fn minimum_valley(&self) -> Option<fn(f32) -> f32> {
+        match self {
+            Surface::DeepLinear => Some(|x| 1.0 / x),
+            _ => None,
+        }
+    }
+
     /// A start that shows the surface's character.
     pub fn default_start(&self) -> [f32; 2] {
         match self {

@@ -198,3 +198,26 @@ fn predicted_rates_are_what_gd_and_momentum_achieve_at_any_step_and_momentum() {
     let at_optimum = predicted_rate(Optimizer::Momentum { momentum: th.beta }, th.alpha, 10.0).unwrap();
     assert!((at_optimum - th.rate).abs() < 1e-3, "{at_optimum} vs {}", th.rate);
 }
+
+/// The minima the map marks are where each surface is 0 (its lowest value: every surface but the
+/// monkey saddle is a sum of squares) with zero gradient, in the view the lab shows.
+#[test]
+fn the_marked_minima_are_zeros_of_the_surface_with_zero_gradient() {
+    for s in Surface::ALL {
+        let [x0, x1, y0, y1] = s.view();
+        for [x, y] in s.minima() {
+            assert!((x0..=x1).contains(&x) && (y0..=y1).contains(&y), "{s:?}");
+            let v = s.value(x, y);
+            let g = s.gradient(x, y);
+            assert!(v.abs() < 1e-8, "{s:?} at ({x}, {y}): {v}");
+            assert!(g[0].abs() < 1e-3 && g[1].abs() < 1e-3, "{s:?}: {g:?}");
+        }
+        if let Some(valley) = s.minimum_valley() {
+            for x in [-1.5f32, -0.7, 0.6, 1.9] {
+                assert!(s.value(x, valley(x)).abs() < 1e-10, "{s:?} at x {x}");
+            }
+        }
+    }
+    assert_eq!(Surface::Himmelblau.minima().len(), 4);
+    assert!(Surface::MonkeySaddle.minima().is_empty() && Surface::MonkeySaddle.minimum_valley().is_none());
+}

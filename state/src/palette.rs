@@ -34,6 +34,21 @@ pub const SERIES: [Rgb; 7] = [
     (213, 94, 0),
     (60, 60, 60),
 ];
+/// Runs compared on one chart (the scaling lab's sweep, the cluster lab's runs): the seven series,
+/// then violet, brown and a dark purple, chosen as the colours farthest (in the worst vision's
+/// ΔE) from those already taken, among colours dark enough to read on white.
+pub const RUNS: [Rgb; 10] = [
+    SERIES[0],
+    SERIES[1],
+    SERIES[2],
+    SERIES[3],
+    SERIES[4],
+    SERIES[5],
+    SERIES[6],
+    (150, 0, 255),
+    (105, 45, 0),
+    (75, 0, 90),
+];
 /// Two-series charts (train and test, before and after): blue and vermilion.
 pub const PAIR: [Rgb; 2] = [(0, 114, 178), (213, 94, 0)];
 
@@ -135,6 +150,7 @@ mod tests {
             ("classes", &CLASSES[..]),
             ("racers", &RACERS[..]),
             ("series", &SERIES[..]),
+            ("runs", &RUNS[..]),
             ("pair", &PAIR[..]),
         ] {
             for vision in Vision::ALL {

@@ -119,7 +119,7 @@ pub fn BenchPage() -> impl IntoView {
                 {results::kernels_figure(result)}
                 <figure class:hidden=hidden("loss-chart")>
                     <canvas node_ref=chart data-testid="bench-loss-chart" data-empty="Press Run: the training loss per step." width="420" height="300"></canvas>
-                    <figcaption>"Training loss per step."</figcaption>
+                    <figcaption>"Training loss per step. Read it: the same workload falls the same way on every backend; only the time it takes differs."</figcaption>
                 </figure>
                 {crate::lessons::lesson("bench", crate::lessons::BENCH)}
             </section>

@@ -35,6 +35,8 @@ struct Canvases {
     bytes: NodeRef<Canvas>,
     loss: NodeRef<Canvas>,
     tta: NodeRef<Canvas>,
+    /// Whether the loss chart's y axis is logarithmic.
+    log_loss: RwSignal<bool>,
 }
 
 impl Canvases {
@@ -47,6 +49,7 @@ impl Canvases {
             bytes: NodeRef::new(),
             loss: NodeRef::new(),
             tta: NodeRef::new(),
+            log_loss: RwSignal::new(false),
         }
     }
 }
@@ -93,7 +96,8 @@ fn draw_runs(c: &Canvases, s: &Settings, record: &ClusterRecord) {
         .partition(|r| r.label.starts_with("study"));
     // After a study alone, its runs are the ones to draw against time.
     if let Some(x) = c.loss.get_untracked() {
-        charts::loss_vs_time(x, if main.is_empty() { &study } else { &main });
+        let runs = if main.is_empty() { &study } else { &main };
+        charts::loss_vs_time(x, runs, c.log_loss.get_untracked());
     }
     if let Some(x) = c.tta.get_untracked() {
         charts::time_to_accuracy(x, &study, &labels(s));

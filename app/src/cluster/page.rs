@@ -39,6 +39,15 @@ pub fn ClusterPage() -> impl IntoView {
         }
         draw_timeline(&canvases, &s);
     });
+    // The log toggle redraws the last runs.
+    Effect::new(move |_| {
+        canvases.log_loss.track();
+        record.with_untracked(|r| {
+            if let Some(r) = r.as_ref().filter(|r| !r.runs.is_empty()) {
+                super::draw_runs(&canvases, &settings.get_untracked(), r);
+            }
+        });
+    });
     let go = {
         let job = job.clone();
         move |study: bool| {
@@ -90,23 +99,24 @@ pub fn ClusterPage() -> impl IntoView {
                 </figure>
                 <figure>
                     <canvas node_ref=canvases.speedup data-testid="cl-speedup" width="420" height="300"></canvas>
-                    <figcaption>"Speed-up of synchronous training (samples per second over one worker training the batch alone) against worker count, from the same schedules and cost model as the runs."</figcaption>
+                    <figcaption>"Speed-up of synchronous training (samples per second over one worker training the batch alone) against worker count, from the same schedules and cost model as the runs. Read it: on the grey line every worker added counts in full; a curve that flattens is waiting on communication, whose cost is a latency α per message plus β per byte (plus γ per byte reduced)."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=canvases.efficiency data-testid="cl-efficiency" width="420" height="300"></canvas>
-                    <figcaption>"Efficiency: speed-up divided by workers; 1 is perfect."</figcaption>
+                    <figcaption>"Efficiency: speed-up divided by workers; 1 is perfect. Read it: 0.5 means half of every worker's time is spent waiting, not computing."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=canvases.bytes data-testid="cl-bytes" width="420" height="300"></canvas>
-                    <figcaption>"Bytes on the wire per iteration, all links together (with the chosen compression)."</figcaption>
+                    <figcaption>"Bytes on the wire per iteration, all links together (with the chosen compression). Read it: a ring sends about 2× the gradient whatever the worker count; a parameter server's link to the server carries it once per worker."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=canvases.loss data-testid="cl-loss" data-empty="Press Train: each run's training loss against modelled time." width="420" height="300"></canvas>
-                    <figcaption>"Training loss of each run against modelled time; a compressed or asynchronous run is shown beside its uncompressed synchronous twin."</figcaption>
+                    {crate::controls::log_toggle("cl-log", canvases.log_loss)}
+                    <figcaption>"Training loss of each run against modelled time; a compressed or asynchronous run is shown beside its uncompressed synchronous twin. Read it: the curve further left reaches a loss sooner; one that ends higher learned less per update (stale or compressed gradients)."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=canvases.tta data-testid="cl-tta" width="420" height="300"></canvas>
-                    <figcaption>"Time to accuracy: modelled seconds until the target, against worker count (Time to accuracy button). The honest measure of scaling (Hoefler 2018)."</figcaption>
+                    <figcaption>"Time to accuracy: modelled seconds until the target, against worker count (Time to accuracy button). The honest measure of scaling (Hoefler 2018). Read it: lower is better; a line that turns up means more workers cost more in communication or in extra updates than they save."</figcaption>
                 </figure>
                 <figure>
                     <table class="results" data-testid="cl-table">

@@ -9,15 +9,14 @@ use engine::cluster_run::ClusterRun;
 use engine::timeline::{Phase, Segment};
 
 use super::context;
-use super::scaling::{
-    area, batch_range, draw_legend, line_legend, line_with_dots, log2_chart, log_range, value_label,
-};
+use super::legend::{self, Key};
+use super::scaling::{area, batch_range, line_with_dots, log2_chart, log_range, value_label};
 
-/// One colour per algorithm, checked apart for colour-blind students (`lab_state::palette`).
-pub const SERIES: [(u8, u8, u8); 7] = lab_state::palette::SERIES;
-
+/// One colour per algorithm (the first seven) or per run, checked apart for colour-blind students
+/// (`lab_state::palette::RUNS`).
 fn rgb(i: usize) -> RGBColor {
-    let (r, g, b) = SERIES[i % SERIES.len()];
+    let runs = lab_state::palette::RUNS;
+    let (r, g, b) = runs[i % runs.len()];
     RGBColor(r, g, b)
 }
 
@@ -210,7 +209,23 @@ pub fn scaling(
         Metric::Speedup => Some(value_label),
         Metric::Efficiency => None,
     };
-    let mut chart = log2_chart(&root, xs.clone(), ys, "workers", desc, format)?;
+    let has = |i: usize| {
+        points
+            .iter()
+            .any(|p| engine_algorithm_index(p) == i && (value(p) > 0.0 || !log))
+    };
+    let mut keys = Vec::new();
+    if let Metric::Speedup = metric {
+        keys.push(Key::line("ideal (p×)", RGBColor(120, 120, 120)));
+    }
+    keys.extend(
+        labels
+            .iter()
+            .filter(|(i, _)| has(*i))
+            .map(|(i, l)| Key::line(l.clone(), rgb(*i))),
+    );
+    let plot = legend::below(&root, &keys);
+    let mut chart = log2_chart(&plot, xs.clone(), ys, "workers", desc, format)?;
     let y = |v: f32| if log { v.max(1e-30).log10() } else { v };
     if let Metric::Speedup = metric {
         let ideal: Vec<(f32, f32)> = points
@@ -219,11 +234,9 @@ pub fn scaling(
             .collect();
         chart
             .draw_series(LineSeries::new(ideal, BLACK.mix(0.4).stroke_width(1)))
-            .ok()?
-            .label("ideal (p×)")
-            .legend(line_legend(RGBColor(120, 120, 120)));
+            .ok()?;
     }
-    for (i, label) in labels {
+    for (i, _) in labels {
         let series: Vec<(f32, f32)> = points
             .iter()
             .filter(|p| engine_algorithm_index(p) == *i)
@@ -233,16 +246,8 @@ pub fn scaling(
         if series.is_empty() {
             continue;
         }
-        line_with_dots(&mut chart, series, rgb(*i), label)?;
+        line_with_dots(&mut chart, series, rgb(*i))?;
     }
-    draw_legend(
-        &mut chart,
-        match metric {
-            Metric::Bytes => SeriesLabelPosition::LowerRight,
-            Metric::Speedup => SeriesLabelPosition::UpperLeft,
-            Metric::Efficiency => SeriesLabelPosition::LowerLeft,
-        },
-    );
     root.present().ok()
 }
 
@@ -251,8 +256,9 @@ fn engine_algorithm_index(p: &ScalingPoint) -> usize {
     crate::cluster::algorithm_index(p.algorithm)
 }
 
-/// Each run's smoothed loss against modelled time.
-pub fn loss_vs_time(canvas: HtmlCanvasElement, runs: &[ClusterRun]) -> Option<()> {
+/// Each run's smoothed loss against modelled time, on a log axis when `log` (and every loss is
+/// positive).
+pub fn loss_vs_time(canvas: HtmlCanvasElement, runs: &[ClusterRun], log: bool) -> Option<()> {
     let rows = runs.iter().flat_map(|r| {
         r.losses
             .iter()
@@ -266,57 +272,54 @@ pub fn loss_vs_time(canvas: HtmlCanvasElement, runs: &[ClusterRun]) -> Option<()
         .iter()
         .filter_map(|r| r.times.last())
         .fold(0.0f64, |a, &b| a.max(b));
-    let hi = runs
+    let (unit, name) = if end >= 1.0 {
+        (1.0, "s")
+    } else if end >= 1e-3 {
+        (1e3, "ms")
+    } else {
+        (1e6, "µs")
+    };
+    let lines: Vec<Vec<(f32, f32)>> = runs
         .iter()
-        .flat_map(|r| r.losses.iter())
-        .copied()
-        .filter(|v| v.is_finite())
-        .fold(0.0f32, f32::max);
-    let unit = if end >= 1.0 {
-        1.0
-    } else if end >= 1e-3 {
-        1e3
-    } else {
-        1e6
-    };
-    let name = if end >= 1.0 {
-        "s"
-    } else if end >= 1e-3 {
-        "ms"
-    } else {
-        "µs"
-    };
-    let mut chart = ChartBuilder::on(&root)
+        .map(|r| {
+            super::smoothed(&r.losses, 0.9)
+                .into_iter()
+                .filter(|(_, v)| v.is_finite())
+                .map(|(k, v)| ((r.times[k - 1] * unit) as f32, v))
+                .collect()
+        })
+        .collect();
+    let scale = super::loss_chart::LossScale::new(lines.iter().flatten().map(|p| p.1), log);
+    let keys: Vec<Key> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Key::line(r.label.clone(), rgb(i)))
+        .collect();
+    let plot = legend::below(&root, &keys);
+    let mut chart = ChartBuilder::on(&plot)
         .margin(10)
         .x_label_area_size(35)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0f32..(end * unit).max(1e-9) as f32, 0f32..hi.max(1e-3) * 1.05)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0f32..(end * unit).max(1e-9) as f32, scale.range.clone())
         .ok()?;
     chart
         .configure_mesh()
         .x_desc(format!("modelled time ({name})"))
-        .y_desc("training loss (smoothed)")
+        .y_desc(scale.desc("training loss (smoothed)"))
         .x_labels(6)
+        .y_labels(scale.label_count())
         .x_label_formatter(&|v| super::ticks::value_label(*v as f64))
-        .y_label_formatter(&|v| super::ticks::value_label(*v as f64))
+        .y_label_formatter(&|v| scale.label(*v))
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw()
         .ok()?;
-    for (i, r) in runs.iter().enumerate() {
-        let c = rgb(i);
-        let line: Vec<(f32, f32)> = super::smoothed(&r.losses, 0.9)
-            .into_iter()
-            .filter(|(_, v)| v.is_finite())
-            .map(|(k, v)| ((r.times[k - 1] * unit) as f32, v))
-            .collect();
+    for (i, line) in lines.into_iter().enumerate() {
+        let line = line.into_iter().map(|(t, v)| (t, scale.y(v)));
         chart
-            .draw_series(LineSeries::new(line, c.stroke_width(2)))
-            .ok()?
-            .label(r.label.clone())
-            .legend(line_legend(c));
+            .draw_series(LineSeries::new(line, rgb(i).stroke_width(2)))
+            .ok()?;
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     root.present().ok()
 }
 
@@ -347,15 +350,21 @@ pub fn time_to_accuracy(
         .collect();
     let xs = batch_range(runs.iter().map(|r| r.config.workers));
     let ys = log_range(reached.iter().map(|r| r.2), 1.5);
+    let keys: Vec<Key> = labels
+        .iter()
+        .filter(|(i, _)| reached.iter().any(|r| r.0 == *i))
+        .map(|(i, l)| Key::line(l.clone(), rgb(*i)))
+        .collect();
+    let plot = legend::below(&root, &keys);
     let mut chart = log2_chart(
-        &root,
+        &plot,
         xs,
         ys,
         "workers",
         "modelled time to the target",
         Some(seconds_label),
     )?;
-    for (i, label) in labels {
+    for (i, _) in labels {
         let series: Vec<(f32, f32)> = reached
             .iter()
             .filter(|r| r.0 == *i)
@@ -364,8 +373,7 @@ pub fn time_to_accuracy(
         if series.is_empty() {
             continue;
         }
-        line_with_dots(&mut chart, series, rgb(*i), label)?;
+        line_with_dots(&mut chart, series, rgb(*i))?;
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     root.present().ok()
 }

@@ -28,43 +28,81 @@ pub type LossChart<'a, DB> = ChartContext<
     Cartesian2d<plotters::coord::types::RangedCoordu64, plotters::coord::types::RangedCoordf32>,
 >;
 
-/// A loss chart's axes: steps 0..`steps` along x, the losses' range up y, on a log axis
-/// (labelled at whole decades) when `log` and every loss is positive, else linear. Returns the
-/// chart and where a loss is drawn on it (its log when the axis is, clamped into the range).
+/// A loss axis, log10 (labelled at whole decades) or linear: its range, how a loss is placed on
+/// it and how its ticks read. Shared by every loss chart, whatever its x axis.
+#[derive(Clone)]
+pub struct LossScale {
+    pub range: std::ops::Range<f32>,
+    pub log: bool,
+}
+
+impl LossScale {
+    /// Log when `log` and every loss is positive, else linear (see `ticks::loss_range`).
+    pub fn new(losses: impl Iterator<Item = f32>, log: bool) -> Self {
+        let (range, log) = super::ticks::loss_range(losses, log);
+        Self { range, log }
+    }
+
+    /// Where a loss sits on the axis: its log when the axis is, clamped into the range.
+    pub fn y(&self, loss: f32) -> f32 {
+        let v = if self.log { loss.max(1e-30).log10() } else { loss };
+        v.clamp(self.range.start, self.range.end)
+    }
+
+    pub fn label(&self, v: f32) -> String {
+        if self.log {
+            super::ticks::decade_label(v as f64)
+        } else {
+            super::ticks::value_label(v as f64)
+        }
+    }
+
+    pub fn label_count(&self) -> usize {
+        if self.log {
+            super::ticks::decade_count(&self.range)
+        } else {
+            6
+        }
+    }
+
+    /// The axis name, saying when it is logarithmic.
+    pub fn desc(&self, name: &str) -> String {
+        if self.log {
+            format!("{name} (log scale)")
+        } else {
+            name.to_string()
+        }
+    }
+}
+
+/// A loss chart's axes: steps 0..`steps` along x, the losses' `LossScale` up y. Returns the chart
+/// and where a loss is drawn on it.
 pub fn loss_axes<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, plotters::coord::Shift>,
     steps: u64,
     losses: impl Iterator<Item = f32>,
     log: bool,
 ) -> Option<(LossChart<'a, DB>, impl Fn(f32) -> f32)> {
-    use super::ticks::{decade_count, decade_label, loss_range, step_label, value_label};
-    let (ys, log) = loss_range(losses, log);
+    let scale = LossScale::new(losses, log);
     let mut chart = ChartBuilder::on(root)
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(0u64..steps, ys.clone())
+        .build_cartesian_2d(0u64..steps, scale.range.clone())
         .ok()?;
     chart
         .configure_mesh()
         .x_desc("step")
-        .y_desc(if log { "loss (log scale)" } else { "loss" })
+        .y_desc(scale.desc("loss"))
         .x_labels(6)
-        .y_labels(if log { decade_count(&ys) } else { 6 })
-        .x_label_formatter(&|v| step_label(*v as f64))
-        .y_label_formatter(&|v| {
-            if log {
-                decade_label(*v as f64)
-            } else {
-                value_label(*v as f64)
-            }
-        })
+        .y_labels(scale.label_count())
+        .x_label_formatter(&|v| super::ticks::step_label(*v as f64))
+        .y_label_formatter(&|v| scale.label(*v))
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw()
         .ok()?;
-    let y = move |l: f32| if log { l.max(1e-30).log10() } else { l }.clamp(ys.start, ys.end);
-    Some((chart, y))
+    Some((chart, move |l: f32| scale.y(l)))
 }
 
 /// Draws per-step training loss (and its running mean, which is easier to read than the noisy

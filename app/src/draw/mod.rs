@@ -5,6 +5,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 pub mod cluster;
 pub mod heatmap;
+pub mod legend;
 pub mod loss_chart;
 pub mod network;
 pub mod optimizers;

@@ -44,6 +44,43 @@ pub fn draw_contours(canvas: &web_sys::HtmlCanvasElement, surface: Surface) {
         let _ = ctx.put_image_data(&img, 0.0, 0.0);
     }
     axis_labels(&ctx, [x0, x1, y0, y1], w as f64, h as f64);
+    mark_minima(&ctx, surface, w as f64, h as f64);
+}
+
+/// Each global minimum as a white-edged ✕, and a valley of minima as a dashed curve: where the
+/// racers should end.
+fn mark_minima(ctx: &web_sys::CanvasRenderingContext2d, surface: Surface, w: f64, h: f64) {
+    let [x0, x1, y0, y1] = surface.view();
+    let to_px = |x: f32, y: f32| {
+        (
+            ((x - x0) / (x1 - x0)) as f64 * w,
+            ((y1 - y) / (y1 - y0)) as f64 * h,
+        )
+    };
+    for (colour, width) in [("#ffffff", 5.0), ("#1d2330", 2.0)] {
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(width);
+        for [x, y] in surface.minima() {
+            let (px, py) = to_px(x, y);
+            super::polyline(ctx, [(px - 6.0, py - 6.0), (px + 6.0, py + 6.0)]);
+            super::polyline(ctx, [(px - 6.0, py + 6.0), (px + 6.0, py - 6.0)]);
+        }
+    }
+    if let Some(valley) = surface.minimum_valley() {
+        ctx.set_stroke_style_str("#1d2330");
+        ctx.set_line_width(1.5);
+        let _ = ctx.set_line_dash(&js_sys::Array::of2(&6.0.into(), &4.0.into()));
+        // Each branch of the valley separately (it is not defined where x = 0).
+        for (a, b) in [(x0, -1e-3f32), (1e-3, x1)] {
+            let points = (0..=200)
+                .map(|k| a + (b - a) * k as f32 / 200.0)
+                .map(|x| (x, valley(x)))
+                .filter(|(_, y)| (y0..=y1).contains(y))
+                .map(|(x, y)| to_px(x, y));
+            super::polyline(ctx, points);
+        }
+        let _ = ctx.set_line_dash(&js_sys::Array::new());
+    }
 }
 
 /// The map's coordinates written along its bottom (x) and left (y) edges, inside the map so that
@@ -116,6 +153,14 @@ pub fn draw_losses(
     };
     let root = backend.into_drawing_area();
     let _ = root.fill(&WHITE);
+    let keys: Vec<super::legend::Key> = paths
+        .iter()
+        .map(|(i, _)| {
+            let c = rgb(*i);
+            super::legend::Key::line(names[*i], RGBColor(c.0, c.1, c.2))
+        })
+        .collect();
+    let plot = super::legend::below(&root, &keys);
     let all = paths.iter().flat_map(|(_, p)| p.losses.iter().copied());
     let steps = paths
         .iter()
@@ -123,7 +168,7 @@ pub fn draw_losses(
         .max()
         .unwrap_or(2)
         .max(2);
-    let Some((mut chart, y)) = super::loss_chart::loss_axes(&root, steps as u64, all, log) else {
+    let Some((mut chart, y)) = super::loss_chart::loss_axes(&plot, steps as u64, all, log) else {
         return;
     };
     for (i, path) in paths {
@@ -135,19 +180,7 @@ pub fn draw_losses(
             .take(upto + 1)
             .enumerate()
             .map(|(k, &l)| (k as u64, y(l)));
-        if let Ok(series) = chart.draw_series(LineSeries::new(points, style)) {
-            series
-                .label(names[*i])
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
-        }
+        let _ = chart.draw_series(LineSeries::new(points, style));
     }
-    // The legend sits where the curves are not: top right once they have fallen.
-    let _ = chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(("sans-serif", 12))
-        .draw();
     let _ = root.present();
 }

@@ -11,7 +11,8 @@ use web_sys::HtmlCanvasElement;
 
 use engine::scaling::{RunResult, Sweep};
 
-use super::{value_color, CLASS_COLORS};
+use super::legend::{self, Key};
+use super::value_color;
 
 use super::{BLUE, ORANGE};
 const GREEN: RGBColor = RGBColor(0, 158, 115);
@@ -23,8 +24,9 @@ pub(super) fn area(canvas: HtmlCanvasElement) -> Option<DrawingArea<CanvasBacken
     Some(root)
 }
 
+/// The colour of run `i`: ten stay apart for every vision (`lab_state::palette::RUNS`).
 pub(super) fn color(i: usize) -> RGBColor {
-    let (r, g, b) = CLASS_COLORS[i % CLASS_COLORS.len()];
+    let (r, g, b) = lab_state::palette::RUNS[i % lab_state::palette::RUNS.len()];
     RGBColor(r, g, b)
 }
 
@@ -114,39 +116,15 @@ pub(super) fn log2_chart<'a>(
     Some(chart)
 }
 
-/// A series as a line with a dot at each point, and its legend entry.
-pub(super) fn line_with_dots(
-    chart: &mut Chart<'_>,
-    points: Vec<(f32, f32)>,
-    c: RGBColor,
-    label: &str,
-) -> Option<()> {
+/// A series as a line with a dot at each point.
+pub(super) fn line_with_dots(chart: &mut Chart<'_>, points: Vec<(f32, f32)>, c: RGBColor) -> Option<()> {
     chart
         .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-        .ok()?
-        .label(label)
-        .legend(line_legend(c));
+        .ok()?;
     chart
         .draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))
         .ok()?;
     Some(())
-}
-
-/// A legend entry: a short line in the series' colour.
-pub(super) fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-}
-
-pub(super) fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) {
-    let _ = chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
 }
 
 /// One run per batch: the one that reached the target in the fewest steps (the best-tuned rate
@@ -195,7 +173,16 @@ pub fn to_target(
     } else {
         "steps to target"
     };
-    let Some(mut chart) = batch_chart(&root, xs.clone(), ys.clone(), y_desc, true) else {
+    let b_noise = b_noise.filter(|b| b.is_finite() && *b > 0.0);
+    let mut keys = vec![Key::line(y_desc, BLUE)];
+    if !points.is_empty() {
+        keys.push(Key::dashed("perfect scaling", GREY));
+    }
+    if let Some(b) = b_noise {
+        keys.push(Key::line(format!("B_simple ≈ {b:.0} (critical batch)"), GREEN));
+    }
+    let plot = legend::below(&root, &keys);
+    let Some(mut chart) = batch_chart(&plot, xs.clone(), ys.clone(), y_desc, true) else {
         return;
     };
     if let Some(&(b0, s0)) = points.first() {
@@ -208,25 +195,19 @@ pub fn to_target(
             }
         };
         let line: Vec<(f32, f32)> = [xs.start, xs.end].iter().map(|&b| (b, ideal(b))).collect();
-        let _ = chart
-            .draw_series(DashedLineSeries::new(line, 6, 4, GREY.stroke_width(2)))
-            .map(|s| s.label("perfect scaling").legend(line_legend(GREY)));
+        let _ = chart.draw_series(DashedLineSeries::new(line, 6, 4, GREY.stroke_width(2)));
     }
-    if let Some(b) = b_noise.filter(|b| b.is_finite() && *b > 0.0) {
+    if let Some(b) = b_noise {
         // Outside the batches swept, the line sits at the edge it lies beyond; the legend gives the value.
         let x = (b as f32).log2().clamp(xs.start, xs.end);
-        let label = format!("B_simple ≈ {b:.0} (critical batch)");
-        let _ = chart
-            .draw_series(LineSeries::new(
-                vec![(x, ys.start), (x, ys.end)],
-                GREEN.stroke_width(2),
-            ))
-            .map(|s| s.label(label).legend(line_legend(GREEN)));
+        let _ = chart.draw_series(LineSeries::new(
+            vec![(x, ys.start), (x, ys.end)],
+            GREEN.stroke_width(2),
+        ));
     }
     let style = BLUE.stroke_width(2);
     let _ = chart.draw_series(LineSeries::new(points.clone(), style));
     let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 4, BLUE.filled())));
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }
 
@@ -236,7 +217,13 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
     let Some(root) = area(canvas) else { return };
     let xs = batch_range(runs.iter().map(|r| r.batch));
     let ys = log_range(runs.iter().map(|r| r.learning_rate), 1.6);
-    let Some(mut chart) = batch_chart(&root, xs.clone(), ys.clone(), "learning rate", true) else {
+    let rules = [
+        (engine::scaling::Rule::Linear, "linear rule", BLUE),
+        (engine::scaling::Rule::Sqrt, "square-root rule", ORANGE),
+    ];
+    let keys: Vec<Key> = rules.iter().map(|r| Key::line(r.1, r.2)).collect();
+    let plot = legend::below(&root, &keys);
+    let Some(mut chart) = batch_chart(&plot, xs.clone(), ys.clone(), "learning rate", true) else {
         return;
     };
     let finite = || runs.iter().map(|r| r.final_loss).filter(|l| l.is_finite());
@@ -269,10 +256,7 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
             fill.filled(),
         )
     }));
-    for (rule, label, c) in [
-        (engine::scaling::Rule::Linear, "linear rule", BLUE),
-        (engine::scaling::Rule::Sqrt, "square-root rule", ORANGE),
-    ] {
+    for (rule, _, c) in rules {
         let line: Vec<(f32, f32)> = (0..=40)
             .map(|i| {
                 let b = xs.start + (xs.end - xs.start) * i as f32 / 40.0;
@@ -281,11 +265,8 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
             })
             .filter(|(_, lr)| *lr >= ys.start && *lr <= ys.end)
             .collect();
-        let _ = chart
-            .draw_series(LineSeries::new(line, c.stroke_width(2)))
-            .map(|s| s.label(label).legend(line_legend(c)));
+        let _ = chart.draw_series(LineSeries::new(line, c.stroke_width(2)));
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }
 
@@ -294,7 +275,13 @@ pub fn generalization(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResul
     let Some(root) = area(canvas) else { return };
     let rs = best_runs(sweep, runs);
     let xs = batch_range(sweep.batches.iter().copied());
-    let Some(mut chart) = batch_chart(&root, xs, 0f32..1f32, "accuracy", false) else {
+    let keys = [
+        Key::line("train", BLUE),
+        Key::line("test", ORANGE),
+        Key::line("gap (train − test)", GREY),
+    ];
+    let plot = legend::below(&root, &keys);
+    let Some(mut chart) = batch_chart(&plot, xs, 0f32..1f32, "accuracy", false) else {
         return;
     };
     let series = [
@@ -323,12 +310,9 @@ pub fn generalization(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResul
                 .collect(),
         ),
     ];
-    for (label, c, points) in series {
+    for (_, c, points) in series {
         let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())));
-        let _ = chart
-            .draw_series(LineSeries::new(points, c.stroke_width(2)))
-            .map(|s| s.label(label).legend(line_legend(c)));
+        let _ = chart.draw_series(LineSeries::new(points, c.stroke_width(2)));
     }
-    draw_legend(&mut chart, SeriesLabelPosition::LowerLeft);
     let _ = root.present();
 }

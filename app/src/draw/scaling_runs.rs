@@ -6,20 +6,43 @@ use web_sys::HtmlCanvasElement;
 
 use engine::scaling::{raw_b_simple, RunResult};
 
+use super::legend::{self, Key};
 use super::scaling::*;
 
-/// Each run's loss (upper panel) and learning rate (lower panel) against the step, so warmup and
-/// the rule's rates are seen next to what they did.
-pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
+/// The key of each run: its batch and learning rate in its colour.
+fn keys(runs: &[RunResult], which: impl Fn(&RunResult) -> bool) -> Vec<Key> {
+    runs.iter()
+        .enumerate()
+        .filter(|(_, r)| which(r))
+        .map(|(i, r)| Key::line(format!("B {} η {:.3}", r.batch, r.learning_rate), color(i)))
+        .collect()
+}
+
+/// Each run's loss (upper panel; on a log axis when `log` and every loss is positive) and
+/// learning rate (lower panel) against the step, so warmup and the rule's rates are seen next to
+/// what they did.
+pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult], log: bool) {
     let Some(root) = area(canvas) else { return };
-    let (top, bottom) = root.split_vertically((62).percent());
+    let plot = legend::below(&root, &keys(runs, |_| true));
+    let (top, bottom) = plot.split_vertically((62).percent());
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
+    let smoothed: Vec<Vec<(usize, f32)>> = runs
+        .iter()
+        .map(|r| {
+            super::smoothed(&r.losses, 0.9)
+                .into_iter()
+                .filter(|p| p.1.is_finite())
+                .collect()
+        })
+        .collect();
+    // Linear: up to a little over the first losses, so a diverging run does not flatten the rest.
     let loss_top = runs
         .iter()
         .flat_map(|r| r.losses.first().copied())
         .filter(|l| l.is_finite())
         .fold(0.1f32, f32::max)
         * 1.2;
+    let scale = super::loss_chart::LossScale::new(smoothed.iter().flatten().map(|p| p.1.min(loss_top)), log);
     let lr_top = runs
         .iter()
         .flat_map(|r| r.learning_rates.iter().copied())
@@ -28,39 +51,27 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
     if let Ok(mut chart) = ChartBuilder::on(&top)
         .margin(10)
         .x_label_area_size(20)
-        .y_label_area_size(45)
-        .build_cartesian_2d(1usize..steps, 0f32..loss_top)
+        .y_label_area_size(50)
+        .build_cartesian_2d(1usize..steps, scale.range.clone())
     {
         let _ = chart
             .configure_mesh()
-            .y_desc("loss (smoothed)")
+            .y_desc(scale.desc("loss (smoothed)"))
+            .y_labels(scale.label_count())
+            .y_label_formatter(&|v| scale.label(*v))
+            .x_label_formatter(&|_| String::new())
             .light_line_style(RGBColor(235, 235, 235))
             .label_style(("sans-serif", 11))
             .draw();
-        for (i, r) in runs.iter().enumerate() {
-            let c = color(i);
-            let _ = chart
-                .draw_series(LineSeries::new(
-                    super::smoothed(&r.losses, 0.9)
-                        .into_iter()
-                        .map(|(s, l)| (s, l.min(loss_top))),
-                    c.stroke_width(2),
-                ))
-                .map(|s| {
-                    s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
-                        .legend(line_legend(c))
-                });
+        for (i, line) in smoothed.into_iter().enumerate() {
+            let line = line.into_iter().map(|(s, l)| (s, scale.y(l.min(loss_top))));
+            let _ = chart.draw_series(LineSeries::new(line, color(i).stroke_width(2)));
         }
-        let _ = chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .label_font(("sans-serif", 11))
-            .draw();
     }
     if let Ok(mut chart) = ChartBuilder::on(&bottom)
         .margin(10)
         .x_label_area_size(30)
-        .y_label_area_size(45)
+        .y_label_area_size(50)
         .build_cartesian_2d(1usize..steps, 0f32..lr_top)
     {
         let _ = chart
@@ -69,6 +80,8 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult]) {
             .x_labels(6)
             .x_label_formatter(&|v| super::ticks::step_label(*v as f64))
             .y_desc("learning rate")
+            .y_labels(4)
+            .y_label_formatter(&|v| super::ticks::value_label(*v as f64))
             .light_line_style(RGBColor(235, 235, 235))
             .label_style(("sans-serif", 11))
             .draw();
@@ -106,7 +119,8 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
         }),
         2.0,
     );
-    let Ok(mut chart) = ChartBuilder::on(&root)
+    let plot = legend::below(&root, &keys(runs, |r| !r.noise_scale.is_empty()));
+    let Ok(mut chart) = ChartBuilder::on(&plot)
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(55)
@@ -140,13 +154,7 @@ pub fn noise(canvas: HtmlCanvasElement, runs: &[RunResult]) {
             .collect();
         // Markers too: a short run may have measured only once.
         let _ = chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled())));
-        let _ = chart
-            .draw_series(LineSeries::new(points, c.stroke_width(2)))
-            .map(|s| {
-                s.label(format!("B {} η {:.3}", r.batch, r.learning_rate))
-                    .legend(line_legend(c))
-            });
+        let _ = chart.draw_series(LineSeries::new(points, c.stroke_width(2)));
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
     let _ = root.present();
 }

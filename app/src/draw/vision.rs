@@ -7,7 +7,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use engine::inspect::{Evaluation, Miss};
 
 use super::context;
-use super::scaling::{area, draw_legend, line_legend, line_with_dots};
+use super::legend::{self, Key};
+use super::loss_chart::LossScale;
+use super::scaling::{area, line_with_dots};
 use crate::figures::{csv, table_of};
 
 /// At an epoch's end: (step, training-set loss, its accuracy, test loss, test accuracy).
@@ -37,66 +39,75 @@ pub fn curves_table(losses: &[f32], epochs: &[EpochPoint], accuracy: bool) -> St
     }
 }
 
-/// The loss per step (smoothed) with the test loss at each epoch's end; or, with `accuracy`, the
-/// training-set and test accuracy at each epoch's end.
+/// The loss per step (smoothed) with the test loss at each epoch's end, on a log axis when `log`;
+/// or, with `accuracy`, the training-set and test accuracy at each epoch's end.
 pub fn curves(
     canvas: HtmlCanvasElement,
     losses: &[f32],
     epochs: &[EpochPoint],
     accuracy: bool,
+    log: bool,
 ) -> Option<()> {
     let root = area(canvas)?;
     let steps = losses.len().max(epochs.last().map_or(1, |e| e.0)).max(1) as f32;
-    let hi = if accuracy {
-        1.0
+    let keys = if accuracy {
+        [Key::line("training set", BLUE), Key::line("test set", ORANGE)]
     } else {
-        losses
-            .iter()
-            .chain(epochs.iter().map(|e| &e.3))
-            .copied()
-            .filter(|v| v.is_finite())
-            .fold(0.1f32, f32::max)
-            * 1.05
+        [
+            Key::line("training batches (smoothed)", BLUE),
+            Key::line("test set", ORANGE),
+        ]
     };
-    let mut chart = ChartBuilder::on(&root)
+    let plot = legend::below(&root, &keys);
+    let smoothed = super::smoothed(losses, 0.95);
+    let scale = if accuracy {
+        LossScale {
+            range: 0.0..1.0,
+            log: false,
+        }
+    } else {
+        LossScale::new(
+            smoothed.iter().map(|p| p.1).chain(epochs.iter().map(|e| e.3)),
+            log,
+        )
+    };
+    let mut chart = ChartBuilder::on(&plot)
         .margin(10)
         .x_label_area_size(30)
-        .y_label_area_size(45)
-        .build_cartesian_2d(0f32..steps, 0f32..hi)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0f32..steps, scale.range.clone())
         .ok()?;
     chart
         .configure_mesh()
         .x_desc("step")
-        .y_desc(if accuracy { "accuracy" } else { "loss" })
+        .y_desc(if accuracy {
+            "accuracy".to_string()
+        } else {
+            scale.desc("loss")
+        })
         .x_labels(6)
+        .y_labels(scale.label_count())
         .x_label_formatter(&|v| super::ticks::step_label(*v as f64))
-        .y_label_formatter(&|v| super::ticks::value_label(*v as f64))
+        .y_label_formatter(&|v| scale.label(*v))
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw()
         .ok()?;
     if accuracy {
-        for (i, name, c) in [(2, "training set", BLUE), (4, "test set", ORANGE)] {
+        for (i, c) in [(2, BLUE), (4, ORANGE)] {
             let pts: Vec<(f32, f32)> = epochs
                 .iter()
                 .map(|e| (e.0 as f32, if i == 2 { e.2 } else { e.4 }))
                 .collect();
-            line_with_dots(&mut chart, pts, c, name)?;
+            line_with_dots(&mut chart, pts, c)?;
         }
-        draw_legend(&mut chart, SeriesLabelPosition::LowerRight);
     } else {
-        let line: Vec<(f32, f32)> = super::smoothed(losses, 0.95)
-            .into_iter()
-            .map(|(s, v)| (s as f32, v))
-            .collect();
+        let line = smoothed.into_iter().map(|(s, v)| (s as f32, scale.y(v)));
         chart
             .draw_series(LineSeries::new(line, BLUE.stroke_width(2)))
-            .ok()?
-            .label("training batches (smoothed)")
-            .legend(line_legend(BLUE));
-        let test: Vec<(f32, f32)> = epochs.iter().map(|e| (e.0 as f32, e.3)).collect();
-        line_with_dots(&mut chart, test, ORANGE, "test set")?;
-        draw_legend(&mut chart, SeriesLabelPosition::UpperRight);
+            .ok()?;
+        let test: Vec<(f32, f32)> = epochs.iter().map(|e| (e.0 as f32, scale.y(e.3))).collect();
+        line_with_dots(&mut chart, test, ORANGE)?;
     }
     root.present().ok()
 }

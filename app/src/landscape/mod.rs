@@ -52,7 +52,13 @@ fn draw_line(canvas: web_sys::HtmlCanvasElement, m: &Mapped) {
         .fold(0.1f32, f32::max)
         .min(20.0)
         * 1.05;
-    let Ok(mut chart) = ChartBuilder::on(&root)
+    let (blue, orange) = (crate::draw::BLUE, crate::draw::ORANGE);
+    let keys = [
+        crate::draw::legend::Key::line("train", blue),
+        crate::draw::legend::Key::line("test", orange),
+    ];
+    let plot = crate::draw::legend::below(&root, &keys);
+    let Ok(mut chart) = ChartBuilder::on(&plot)
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(45)
@@ -66,22 +72,10 @@ fn draw_line(canvas: web_sys::HtmlCanvasElement, m: &Mapped) {
         .y_desc("loss")
         .label_style(("sans-serif", 12))
         .draw();
-    for (values, color, label) in [
-        (&m.line_train, RGBColor(0, 114, 178), "train"),
-        (&m.line_test, RGBColor(213, 94, 0), "test"),
-    ] {
-        let style = ShapeStyle::from(&color).stroke_width(2);
+    for (values, color) in [(&m.line_train, blue), (&m.line_test, orange)] {
         let points = m.thetas.iter().copied().zip(values.iter().map(|v| v.min(top)));
-        if let Ok(s) = chart.draw_series(LineSeries::new(points, style)) {
-            s.label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
-        }
+        let _ = chart.draw_series(LineSeries::new(points, color.stroke_width(2)));
     }
-    let _ = chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .label_font(("sans-serif", 12))
-        .draw();
     let _ = root.present();
 }
 

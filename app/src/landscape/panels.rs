@@ -21,11 +21,11 @@ pub fn panels_view(state: RwSignal<Landscape>, panels: [PanelCanvases; 2]) -> im
                 </figure>
                 <figure>
                     <canvas node_ref=c.surface data-testid=format!("land-surface-{i}") data-empty="Press Train and map: the same slice as a 3-D surface." width="360" height="300"></canvas>
-                    <figcaption>"The same slice as a surface: height and colour are the log-loss."</figcaption>
+                    <figcaption>"The same slice as a surface: height and colour are the log-loss. Read it: a bowl is a minimum; a ridge or a second dip means the surface is not convex along this plane."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.line data-testid=format!("land-line-{i}") data-empty="Press Train and map: the loss along the line from the first to the trained weights." width="360" height="260"></canvas>
-                    <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond."</figcaption>
+                    <figcaption>"The loss along the straight line from the initial (θ = 0) to the trained weights (θ = 1), and beyond. Read it: a smooth fall with no bump means nothing stood in training's way along the straight line (Goodfellow et al. 2015)."</figcaption>
                 </figure>
             </div>
         }).collect_view()}

@@ -49,7 +49,7 @@ pub fn contour_figure(state: RwSignal<OptimizersLab>, canvases: Canvases) -> imp
         <figure class:hidden=hidden("contour")>
             <canvas node_ref=canvases.contour data-testid="opt-contour" width="440" height="440" tabindex="0" on:click=on_click on:keydown=on_key
                 aria-label="contour map of the surface with each optimizer's path; click, or use the arrow keys, to move the start"></canvas>
-            <figcaption>"Bands of equal log-loss; darker is higher. Each line is one optimizer's path from the square; the dot is where it is now."</figcaption>
+            <figcaption>"Bands of equal log-loss; darker is higher; ✕ marks the minimum (dashed: a valley of minima). Each line is one optimizer's path from the square; the dot is where it is now. Read it: a path that zig-zags across a valley has a step too large for the steep direction and too small for the flat one."</figcaption>
         </figure>
     }
 }

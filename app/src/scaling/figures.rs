@@ -21,19 +21,20 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
             </figure>
             <figure>
                 <canvas node_ref=canvases.heatmap data-testid="scale-heatmap" data-empty="Several learning-rate factors and Run sweep: final loss over batch × learning rate." width="420" height="300"></canvas>
-                <figcaption>"Final training loss over batch size × learning rate (blue low, orange high, grey diverged), with the linear and square-root rules drawn from the base pair."</figcaption>
+                <figcaption>"Final training loss over batch size × learning rate (blue low, orange high, grey diverged), with the linear and square-root rules drawn from the base pair. Read it: the blue band is where training works; a rule that stays inside it as the batch grows is one you can trust."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.generalization data-testid="scale-generalization" data-empty="Press Run sweep: train and test accuracy per batch size." width="420" height="300"></canvas>
-                <figcaption>"Train and test accuracy at the end of each run, and the generalization gap between them."</figcaption>
+                <figcaption>"Train and test accuracy at the end of each run, and the generalization gap between them. Read it: a gap that grows with the batch is the large-batch generalization gap."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.curves data-testid="scale-curves" data-empty="Press Run sweep: each run's loss and learning rate as it trains." width="420" height="340"></canvas>
-                <figcaption>"Each run's loss (smoothed) and, below, its learning rate per step: warmup is the ramp at the start."</figcaption>
+                {crate::controls::log_toggle("scale-log", canvases.log_loss)}
+                <figcaption>"Each run's loss (smoothed) and, below, its learning rate per step: warmup is the ramp at the start. Read it: a curve that rises or ends early diverged; on the log scale, parallel straight lines learn at the same rate."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.noise data-testid="scale-noise" data-empty="Press Run sweep: the gradient noise scale as training goes." width="420" height="300"></canvas>
-                <figcaption>"The gradient noise scale B_simple = tr Σ / |G|² (McCandlish et al. 2018), estimated from the gradients of a batch and of 8 batches together, as training goes."</figcaption>
+                <figcaption>"The gradient noise scale B_simple = tr Σ / |G|² (McCandlish et al. 2018), estimated from the gradients of a batch and of 8 batches together, as training goes. Read it: B_simple is the batch at which the gradient's noise equals its signal: batches well below it scale almost perfectly, batches above it mostly average away noise that was already small."</figcaption>
             </figure>
             <figure>
                 <table class="results" data-testid="scale-table">

@@ -25,6 +25,8 @@ struct Canvases {
     generalization: NodeRef<Canvas>,
     curves: NodeRef<Canvas>,
     noise: NodeRef<Canvas>,
+    /// Whether the loss curves' y axis is logarithmic.
+    log_loss: RwSignal<bool>,
 }
 
 /// The critical batch: the late B_simple (the window of the last measurements) of the run that
@@ -120,7 +122,7 @@ fn redraw(c: &Canvases, record: &SweepRecord) {
         charts::generalization(x, s, runs);
     }
     if let Some(x) = c.curves.get_untracked() {
-        crate::draw::scaling_runs::curves(x, runs);
+        crate::draw::scaling_runs::curves(x, runs, c.log_loss.get_untracked());
     }
     if let Some(x) = c.noise.get_untracked() {
         crate::draw::scaling_runs::noise(x, runs);

@@ -32,7 +32,17 @@ pub fn ScalingPage() -> impl IntoView {
         generalization: NodeRef::new(),
         curves: NodeRef::new(),
         noise: NodeRef::new(),
+        log_loss: RwSignal::new(false),
     };
+    // The log toggle redraws what the last sweep drew.
+    Effect::new(move |_| {
+        canvases.log_loss.track();
+        record.with_untracked(|r| {
+            if let Some(r) = r.as_ref().filter(|r| !r.runs.is_empty()) {
+                redraw(&canvases, r);
+            }
+        });
+    });
 
     let go = {
         let job = job.clone();

@@ -98,6 +98,8 @@ pub struct View {
     pub has_model: RwSignal<bool>,
     /// Why the run trains where it does (the auto choice's timing).
     pub backend_reason: RwSignal<String>,
+    /// Whether the loss curve's y axis is logarithmic.
+    pub log_loss: RwSignal<bool>,
     pub canvases: Canvases,
 }
 
@@ -112,6 +114,7 @@ impl View {
             figures: RwSignal::new(Figures::default()),
             eta: RwSignal::new(String::new()),
             backend_reason: RwSignal::new(String::new()),
+            log_loss: RwSignal::new(false),
             probs: RwSignal::new(Vec::new()),
             pad_note: RwSignal::new("draw a digit here once a model is trained".to_string()),
             per_class: RwSignal::new(Vec::new()),

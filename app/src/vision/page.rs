@@ -26,6 +26,16 @@ pub fn VisionPage() -> impl IntoView {
             (!h.0.is_empty()).then(|| draw::curves_table(&h.0, &h.1, accuracy))
         });
     }
+    // The log toggle redraws the curves so far.
+    {
+        let history = history.clone();
+        Effect::new(move |_| {
+            v.log_loss.track();
+            if history.try_borrow().is_ok_and(|h| !h.0.is_empty()) {
+                super::train::draw_curves(v, &history);
+            }
+        });
+    }
     let (mailbox, inbox) = crate::session::mailbox();
     leptos::task::spawn_local(session::own(v, history, inbox));
     let send = {
@@ -121,11 +131,12 @@ pub fn VisionPage() -> impl IntoView {
             <section class="views">
                 <figure>
                     <canvas node_ref=c.loss data-testid="vision-loss" data-empty="Press Train: the training and test loss appear here." width="400" height="260"></canvas>
-                    <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (all 10,000 test images)."</figcaption>
+                    {crate::controls::log_toggle("vision-log", v.log_loss)}
+                    <figcaption>"Training loss per batch (smoothed) and the test loss at each epoch's end (all 10,000 test images). Read it: the test loss turning up while the training loss still falls is overfitting."</figcaption>
                 </figure>
                 <figure>
                     <canvas node_ref=c.accuracy data-testid="vision-accuracy" data-empty="Press Train: train and test accuracy at each epoch's end." width="400" height="260"></canvas>
-                    <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images."</figcaption>
+                    <figcaption>"Accuracy at each epoch's end on 2,000 training images and on the 10,000 test images. Read it: the gap between the two lines is what the network memorised rather than learned."</figcaption>
                 </figure>
                 {super::pad::pad(v, mailbox, class_names)}
                 <figure class:hidden=hidden("maps")>

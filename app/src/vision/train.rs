@@ -159,13 +159,14 @@ async fn epochs(
     outcome
 }
 
-fn draw_curves(v: View, history: &RefCell<History>) {
+pub(super) fn draw_curves(v: View, history: &RefCell<History>) {
     let h = history.borrow();
+    let log = v.log_loss.get_untracked();
     if let Some(x) = v.canvases.loss.get_untracked() {
-        draw::curves(x, &h.0, &h.1, false);
+        draw::curves(x, &h.0, &h.1, false, log);
     }
     if let Some(x) = v.canvases.accuracy.get_untracked() {
-        draw::curves(x, &h.0, &h.1, true);
+        draw::curves(x, &h.0, &h.1, true, false);
     }
 }
 
