@@ -1,10 +1,21 @@
 // Training Lab's service worker: after a first visit the app works offline. Network first (so a
 // new build is picked up at once when online), falling back to what was cached; navigations to a
 // lab's route fall back to the cached app shell, which routes by path itself.
-const CACHE = 'training-lab-v1';
+const CACHE = 'training-lab-v2';
+// The course: its pages and every lesson file (a lesson opened once also works offline, since
+// everything fetched is cached).
+const COURSE = ['./course.html', './lesson.html', './lesson.js', './lesson.css', './lessons/course.json'];
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(['./', './index.html', './embed.js', './tutorial.html'])).then(() => self.skipWaiting()));
+  event.waitUntil((async () => {
+    const c = await caches.open(CACHE);
+    await c.addAll(['./', './index.html', './embed.js', './tutorial.html', ...COURSE]);
+    try {
+      const course = await (await fetch('./lessons/course.json')).json();
+      await c.addAll(course.lessons.map((id) => `./lessons/${id}.json`));
+    } catch { /* the lessons are cached as they are opened instead */ }
+    await self.skipWaiting();
+  })());
 });
 
 self.addEventListener('activate', (event) => {

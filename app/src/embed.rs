@@ -5,8 +5,9 @@
 //!   {type: "lab-set-state", query: "<the lab's URL state>"}   (reloads the lab with those keys
 //!   set over its state; its locks, `<name>_hide`, stay)
 //!   {type: "lab-start"} · {type: "lab-pause"}                  (the lab's own buttons)
-//! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts} when
-//! they change, and {type: "lab-size", height} to size the frame (embed.js does). Every message
+//! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts,
+//! metrics} when they change (`metrics`: every element marked `data-metric="name"`, by name: the
+//! results a lesson reads, such as each optimizer's measured rate), and {type: "lab-size", height} to size the frame (embed.js does). Every message
 //! goes to the allowed origins only; a frame embedded without `origins` sends none.
 
 use wasm_bindgen::prelude::*;
@@ -131,10 +132,21 @@ fn metrics() -> serde_json::Value {
             }
         }
     }
+    let mut metrics = serde_json::Map::new();
+    if let Some(list) = doc.as_ref().and_then(|d| d.query_selector_all("[data-metric]").ok()) {
+        for el in (0..list.length()).filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok())) {
+            if let Some(name) = el.get_attribute("data-metric") {
+                metrics.insert(name, el.text_content().unwrap_or_default().trim().into());
+            }
+        }
+    }
     let lab = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
-    serde_json::json!({ "type": "lab-metrics", "lab": lab, "status": text("[data-lab-status]").trim(), "readouts": readouts })
+    serde_json::json!({
+        "type": "lab-metrics", "lab": lab, "status": text("[data-lab-status]").trim(),
+        "readouts": readouts, "metrics": metrics,
+    })
 }
 
 /// Every ~300 ms: the page's height (to size the frame) and the metrics, each to the allowed
@@ -166,5 +178,29 @@ async fn report(origins: Vec<String>) {
             }
             last = m;
         }
+    }
+}
+
+/// A metric's name from a label: lower case, words joined by '-' ("8 × ring" → "8-ring"), as a
+/// lesson file names it.
+pub fn metric_name(prefix: &str, label: &str) -> String {
+    let mut out = String::from(prefix);
+    for word in label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        out.push('-');
+        out.push_str(&word.to_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn metric_names_are_lower_case_words_joined_by_dashes() {
+        assert_eq!(super::metric_name("seconds", "8 × binomial tree"), "seconds-8-binomial-tree");
+        assert_eq!(super::metric_name("rate", "SGD"), "rate-sgd");
+        assert_eq!(super::metric_name("class", "T-shirt/top"), "class-t-shirt-top");
     }
 }

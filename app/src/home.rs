@@ -46,7 +46,9 @@ pub fn HomePage() -> impl IntoView {
     view! {
         <header class="top">
             <h1>"Training Lab"</h1>
-            <p class="tagline">"Neural-network training you can see, live in the browser. Pick a lab:"</p>
+            <p class="tagline">"Neural-network training you can see, live in the browser. Pick a lab, or follow "
+                <a href="course.html" data-testid="home-course">"the course"</a>" (predict, then run) or "
+                <a href="tutorial.html">"the tutorial"</a>":"</p>
         </header>
         <main class="home" data-testid="home">
             {LABS.iter().map(|(href, name, text)| view! {

@@ -38,3 +38,26 @@ fn the_default_spiral_is_learned_and_a_linear_model_cannot_learn_it() {
     println!("no hidden layer: test accuracy {acc}");
     assert!(steps.is_none(), "a line does not separate the spiral: {acc}");
 }
+
+/// The course's first lesson (public/lessons/playground-features.json): on the circle a network
+/// without hidden layers stays near chance on x and y, and passes 90 % once given x² and y².
+#[test]
+fn the_circle_needs_a_hidden_layer_or_squared_features() {
+    use engine::data::features::Feature;
+    use engine::data::toy::ToyKind;
+    let linear = Playground {
+        dataset: ToyKind::Circle,
+        hidden: vec![],
+        ..Playground::default()
+    };
+    let (_, acc) = steps_to(&linear, 1.1, 1000);
+    println!("circle, no hidden layer, x and y: test accuracy {acc}");
+    assert!(acc < 0.7, "{acc}");
+    let squared = Playground {
+        features: vec![Feature::XSquared, Feature::YSquared],
+        ..linear
+    };
+    let (_, acc) = steps_to(&squared, 1.1, 1000);
+    println!("circle, no hidden layer, x² and y²: test accuracy {acc}");
+    assert!(acc > 0.9, "{acc}");
+}

@@ -51,7 +51,9 @@ pub fn LandscapePage() -> impl IntoView {
                 <crate::share::StateBar state=state notices=notices/>
                 {super::settings_panel::settings_panel(state, notices, webgpu)}
                 <ul class="muted small" data-testid="land-summary">
-                    {move || mapped.get().into_iter().map(|m| view! { <li>{m.summary}</li> }).collect_view()}
+                    {move || mapped.get().into_iter().map(|m| view! {
+                        <li>{m.summary}<span hidden data-metric=format!("sharpness-{}", m.measured.0)>{m.measured.1.to_string()}</span></li>
+                    }).collect_view()}
                 </ul>
                 <button data-testid="land-keskar" class:hidden=hidden("keskar") on:click=move |_| state.update(|s| {
                     let hide = std::mem::take(&mut s.hide);

@@ -36,13 +36,13 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
                 </select>
             </label>
             <dl class="readouts">
-                <div><dt>"Step"</dt><dd data-testid="step">{move || r.step.get()}</dd></div>
+                <div><dt>"Step"</dt><dd data-testid="step" data-metric="step">{move || r.step.get()}</dd></div>
                 <div class="minor"><dt>"Epoch"</dt><dd data-testid="epoch">{move || r.epoch.get()}</dd></div>
-                <div class="minor"><dt>"Batch loss"</dt><dd data-testid="loss">{move || fmt_opt(r.loss.get(), 4)}</dd></div>
+                <div class="minor"><dt>"Batch loss"</dt><dd data-testid="loss" data-metric="loss">{move || fmt_opt(r.loss.get(), 4)}</dd></div>
                 <div class="minor"><dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd></div>
-                <div><dt>"Test loss"</dt><dd data-testid="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd></div>
+                <div><dt>"Test loss"</dt><dd data-testid="test-loss" data-metric="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd></div>
                 <div class="minor"><dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd></div>
-                <div><dt>"Test accuracy"</dt><dd data-testid="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd></div>
+                <div><dt>"Test accuracy"</dt><dd data-testid="test-accuracy" data-metric="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd></div>
                 <div><dt>"Steps / s"</dt>
                 <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd></div>
                 <div><dt>"Runs on"</dt><dd data-testid="device" title=move || r.backend_reason.get().unwrap_or_default()>{move || r.backend.get()}</dd></div>

@@ -112,7 +112,7 @@ pub fn VisionPage() -> impl IntoView {
                 <div><dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", f.with(|f| f.epochs_done))}</dd></div>
                 <div><dt>"samples/s"</dt><dd data-testid="vision-speed">{move || format!("{:.0}", f.with(|f| f.samples_per_sec))}</dd></div>
                 <div><dt>"time left"</dt><dd data-testid="vision-eta">{move || v.eta.get()}</dd></div>
-                <div><dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd></div>
+                <div><dt>"test accuracy"</dt><dd data-testid="vision-test-accuracy" data-metric="test-accuracy">{move || f.with(|f| f.test_accuracy.map_or("–".into(), |a| format!("{:.2} %", a * 100.0)))}</dd></div>
                 <div class="minor"><dt>"page frames/s"</dt><dd data-testid="vision-fps">{move || format!("{:.0}", f.with(|f| f.fps))}</dd></div>
             </dl>
             <p class="muted small minor" data-testid="vision-backend-reason">{move || v.backend_reason.get()}</p>
@@ -152,9 +152,16 @@ pub fn VisionPage() -> impl IntoView {
                     <table class="results" data-testid="vision-per-class">
                         <tr><th>"class"</th><th>"accuracy"</th></tr>
                         {move || v.per_class.get().into_iter().enumerate().map(|(k, a)| view! {
-                            <tr><td>{class_names()[k]}</td><td>{format!("{:.1} %", a * 100.0)}</td></tr>
+                            <tr><td>{class_names()[k]}</td><td data-metric=crate::embed::metric_name("class", class_names()[k])>{format!("{:.1} %", a * 100.0)}</td></tr>
                         }).collect_view()}
                     </table>
+                    <p class="muted small" data-testid="vision-hardest">{move || {
+                        let per = v.per_class.get();
+                        per.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map(|(k, a)| view! {
+                            "Hardest class: " <b data-metric="hardest-class">{class_names()[k]}</b>
+                            {format!(" ({:.1} % right)", a * 100.0)}
+                        })
+                    }}</p>
                     <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("misses")>

@@ -1,0 +1,96 @@
+// End-to-end: the course. Every lesson listed in public/lessons/course.json is opened as a student
+// would (lesson.html?id=…): for each section a prediction is locked in, the embedded lab runs with
+// the lesson's locked settings on the CPU path, and the reveal's measured outcome must be the one
+// the lesson's "why" explains (its `claim`): the text's answers hold because the lab measured them.
+// Then the course page shows the progress and the predictions beside the results, and a bad
+// lesson id gives a message.
+import fs from 'node:fs';
+import path from 'node:path';
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, text, screenshot, until, root } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+const course = JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', 'course.json'), 'utf8'));
+const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', `${id}.json`), 'utf8'));
+
+test('every lesson file is complete: a question, choices, a claim among them, a measure, a why', () => {
+  for (const id of course.lessons) {
+    const l = lesson(id);
+    assert.ok(l.title && l.lab && l.intro && l.sections.length > 0, id);
+    for (const s of l.sections) {
+      assert.ok(s.heading && s.question && s.why && s.measure && s.measure.label, `${id}: ${s.heading}`);
+      assert.ok(s.measure.metric || s.measure.expr || s.measure.text, `${id}: what is measured`);
+      assert.ok(Number.isInteger(s.claim) && s.claim >= 0 && s.claim < s.predict.choices.length, `${id}: the claim is a choice`);
+      assert.doesNotMatch(s.why, /TBD/, `${id}: the why is written`);
+    }
+  }
+});
+
+for (const id of course.lessons) {
+  test(`lesson ${id}: each reveal shows what the lab measured, and it is what the lesson explains`, async () => {
+    const l = lesson(id);
+    // No WebGPU: the CPU path a student without a GPU gets, and the slowest first result.
+    const { browser, page, errors } = await launch({ webgpu: false });
+    await page.setViewportSize({ width: 1000, height: 900 });
+    try {
+      await page.goto(`${server.url}lesson.html?id=${id}`);
+      await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
+      for (let i = 0; i < l.sections.length; i++) {
+        const s = l.sections[i];
+        const guess = (s.claim + 1) % s.predict.choices.length;
+        assert.ok(await page.locator(byId(`lock-${i}`)).isDisabled(), 'no run before a prediction');
+        assert.ok(await page.locator(byId(`reveal-${i}`)).isHidden(), 'no answer before a prediction');
+        await page.locator(byId(`choice-${i}-${guess}`)).check();
+        const started = Date.now();
+        await page.click(byId(`lock-${i}`));
+        assert.ok(await page.locator(byId(`choice-${i}-${s.claim}`)).isDisabled(), 'the prediction is locked');
+        await until(async () => page.locator(byId(`reveal-${i}`)).isVisible(), 300_000, `${id} section ${i}'s reveal`);
+        const seconds = (Date.now() - started) / 1000;
+        const reveal = page.locator(byId(`reveal-${i}`));
+        const outcome = Number(await reveal.getAttribute('data-outcome'));
+        const measured = await text(page, `measured-${i}`);
+        console.log(`${id} §${i + 1} "${s.heading}": measured ${measured} → "${s.predict.choices[outcome]?.text}" after ${seconds.toFixed(1)} s`);
+        assert.equal(outcome, s.claim, `${id} §${i + 1}: the lab measured ${measured}, "${s.predict.choices[outcome]?.text}", not the claimed "${s.predict.choices[s.claim].text}"`);
+        assert.match(await text(page, `verdict-${i}`), /^✗/, 'the guess was not the answer, and the page says so');
+      }
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 1000 px');
+      await screenshot(page, `lesson-${id}.png`);
+      // The course page: this lesson done, its predictions beside the results.
+      await page.goto(`${server.url}course.html`);
+      await until(async () => /done/.test(await text(page, `course-done-${id}`)), 10_000, 'the course list');
+      assert.equal(await text(page, `course-done-${id}`), `${l.sections.length} of ${l.sections.length} done`);
+      const rows = await page.locator(`${byId('course-predictions')} tr`).count();
+      assert.equal(rows, 1 + l.sections.length, 'one row per prediction');
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}
+
+test('the course page fits a phone, a bad lesson id says so, predictions can be forgotten', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}course.html`);
+    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length, 10_000, 'the lessons');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 390 px');
+    await screenshot(page, 'course-390.png');
+    await page.goto(`${server.url}lesson.html?id=${course.lessons[0]}`);
+    await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'a lesson fits 390 px');
+    await screenshot(page, 'lesson-390.png');
+    await page.goto(`${server.url}lesson.html?id=no-such-lesson`);
+    await until(async () => /could not be loaded/.test(await page.locator('main').textContent()), 10_000, 'the message');
+    await page.goto(`${server.url}course.html`);
+    await page.click(byId('course-reset'));
+    await until(async () => /No predictions yet/.test(await text(page, 'course-predictions')), 10_000, 'the reset');
+    assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+  } finally {
+    await browser.close();
+  }
+});

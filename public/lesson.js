@@ -1,0 +1,242 @@
+// Training Lab lessons: renders a lesson file (lessons/<id>.json) as predict-then-run sections,
+// and the course index with each student's progress. Nothing leaves the browser: predictions and
+// results are kept in localStorage under PROGRESS. The lesson format is documented in the README.
+(function () {
+  const PROGRESS = 'training-lab-course-v1';
+
+  // ---- progress (localStorage) ----
+  function loadProgress() {
+    try { return JSON.parse(localStorage.getItem(PROGRESS)) || {}; } catch { return {}; }
+  }
+  function saveSection(lessonId, index, entry) {
+    const all = loadProgress();
+    all[lessonId] = all[lessonId] || { sections: {} };
+    all[lessonId].sections[index] = { ...(all[lessonId].sections[index] || {}), ...entry };
+    try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode: kept for this page only */ }
+  }
+
+  // ---- text: paragraphs with *italic*, **bold** and `code`, everything else escaped ----
+  const escape = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  function inline(s) {
+    return escape(s)
+      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>')
+      .replace(/\*([^*]+)\*/g, '<i>$1</i>');
+  }
+  const paragraphs = (s) => String(s || '').split(/\n\s*\n/).filter((p) => p.trim()).map((p) => `<p>${inline(p)}</p>`).join('');
+  function el(tag, attrs = {}, html = '') {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    e.innerHTML = html;
+    return e;
+  }
+
+  // ---- measurements: a metric's number, and small arithmetic over metrics ----
+  /** The number in a metric's text ("97.5 %" → 97.5); NaN when there is none yet. */
+  function number(text) {
+    const m = String(text ?? '').replace(/,/g, '').match(/-?\d+(\.\d+)?(e[-+]?\d+)?/i);
+    return m ? Number(m[0]) : NaN;
+  }
+  /** Evaluates an expression of numbers, {metric} names, + − × ÷, parentheses and log/abs/min/max. */
+  function evaluate(expr, metric) {
+    const tokens = expr.match(/\{[^}]+\}|\d+(\.\d+)?(e[-+]?\d+)?|[a-z]+|[-+*/(),]/gi) || [];
+    let i = 0;
+    const peek = () => tokens[i];
+    const next = () => tokens[i++];
+    function primary() {
+      const t = next();
+      if (t === undefined) throw new Error(`"${expr}" ends too soon`);
+      if (t === '(') { const v = sum(); if (next() !== ')') throw new Error(`"${expr}": a ) is missing`); return v; }
+      if (t === '-') return -primary();
+      if (t.startsWith('{')) return number(metric(t.slice(1, -1)));
+      if (/^\d/.test(t)) return Number(t);
+      const f = { log: Math.log, abs: Math.abs, min: Math.min, max: Math.max }[t];
+      if (!f || next() !== '(') throw new Error(`"${expr}": unknown name ${t}`);
+      const args = [sum()];
+      while (peek() === ',') { next(); args.push(sum()); }
+      if (next() !== ')') throw new Error(`"${expr}": a ) is missing`);
+      return f(...args);
+    }
+    function product() {
+      let v = primary();
+      while (peek() === '*' || peek() === '/') v = next() === '*' ? v * primary() : v / primary();
+      return v;
+    }
+    function sum() {
+      let v = product();
+      while (peek() === '+' || peek() === '-') v = next() === '+' ? v + product() : v - product();
+      return v;
+    }
+    const v = sum();
+    if (i !== tokens.length) throw new Error(`"${expr}": unexpected ${tokens[i]}`);
+    return v;
+  }
+
+  /** The section's measured value from the lab's metrics: a number, or text for `text` measures. */
+  function measure(section, m) {
+    const metric = (name) => (m.metrics && m.metrics[name]) ?? (m.readouts && m.readouts[name]);
+    const spec = section.measure;
+    if (spec.text) return metric(spec.text) || undefined;
+    return spec.expr ? evaluate(spec.expr, metric) : number(metric(spec.metric));
+  }
+  /** Whether the lab has finished what the section measures. */
+  function ready(section, m, value) {
+    const r = section.measure.ready || {};
+    if (r.status && !new RegExp(r.status).test(m.status || '')) return false;
+    if (r.metric) {
+      const v = number((m.metrics && m.metrics[r.metric]) ?? (m.readouts && m.readouts[r.metric]));
+      if (!(v >= (r.min ?? -Infinity))) return false;
+    }
+    return typeof value === 'string' ? value.length > 0 : Number.isFinite(value);
+  }
+  /** The choice the measurement falls in (by range, or by text with `is`; else the one marked
+   *  `otherwise`); -1 when none. */
+  function outcome(section, value) {
+    const choices = section.predict.choices;
+    const k = choices.findIndex((c) => !c.otherwise &&
+      (c.is !== undefined ? String(value) === c.is : value >= (c.min ?? -Infinity) && value < (c.max ?? Infinity)));
+    return k >= 0 ? k : choices.findIndex((c) => c.otherwise);
+  }
+  const show = (section, value) => typeof value === 'string' ? value
+    : `${value.toFixed(section.measure.digits ?? 2)}${section.measure.unit ? ` ${section.measure.unit}` : ''}`;
+
+  // ---- one section: question, prediction, the lab, the reveal ----
+  function renderSection(lesson, section, index, saved) {
+    const box = el('section', { class: 'lesson-section', 'data-testid': `lesson-section-${index}` });
+    box.append(el('h2', {}, `${index + 1}. ${inline(section.heading)}`));
+    box.append(el('div', { class: 'question' }, paragraphs(section.question)));
+    const form = el('form', { class: 'predict', 'data-testid': `predict-${index}` });
+    const choices = section.predict.choices;
+    form.append(el('p', { class: 'prompt' }, '<b>Your prediction</b> (locked once you run the lab):'));
+    choices.forEach((c, k) => {
+      const label = el('label', { class: 'choice' });
+      const input = el('input', { type: 'radio', name: `p${index}`, value: String(k), 'data-testid': `choice-${index}-${k}` });
+      label.append(input, document.createTextNode(' ' + c.text));
+      form.append(label);
+    });
+    const lock = el('button', { type: 'submit', class: 'primary', disabled: '', 'data-testid': `lock-${index}` }, 'Lock in and run the lab');
+    form.append(lock);
+    form.addEventListener('change', () => { lock.disabled = !form.querySelector('input:checked'); });
+    box.append(form);
+    const labBox = el('div', { class: 'lab', 'data-testid': `lab-${index}` });
+    const status = el('p', { class: 'note', 'data-testid': `lesson-status-${index}`, role: 'status' });
+    const reveal = el('div', { class: 'reveal', hidden: '', 'data-testid': `reveal-${index}` });
+    box.append(labBox, status, reveal);
+
+    let revealed = false;
+    function run(choice) {
+      for (const input of form.querySelectorAll('input, button')) input.disabled = true;
+      saveSection(lesson.id, index, { prediction: choice, question: section.heading });
+      status.textContent = 'The lab is starting…';
+      labBox.dataset.lab = lesson.lab;
+      labBox.dataset.state = section.state || '';
+      window.TrainingLab.mountAll();
+      // Labs that wait for their Run button are started as soon as they answer (the button is
+      // disabled while a lab loads its data, so the start is asked again until it is taken).
+      let started = !section.start;
+      const asking = started ? null : setInterval(() => window.TrainingLab.send(labBox, { type: 'lab-start' }), 1000);
+      labBox.addEventListener('lab-ack', (e) => {
+        if (e.detail.of === 'lab-start' && e.detail.ok) { started = true; clearInterval(asking); }
+      });
+      labBox.addEventListener('lab-metrics', (e) => {
+        const m = e.detail;
+        if (!started) { status.textContent = 'Starting the run…'; return; }
+        if (revealed) return;
+        let value;
+        try { value = measure(section, m); } catch (err) { status.textContent = `This lesson's measure is wrong: ${err.message}`; return; }
+        if (!ready(section, m, value)) { status.textContent = `Running: ${m.status || 'working'}`; return; }
+        revealed = true;
+        const k = outcome(section, value);
+        saveSection(lesson.id, index, { measured: show(section, value), outcome: k, done: true });
+        status.textContent = '';
+        showReveal(section, index, choice, value, k);
+      });
+    }
+    function showReveal(section, index, choice, value, k) {
+      const right = k === choice;
+      reveal.hidden = false;
+      reveal.dataset.outcome = String(k);
+      reveal.dataset.measured = typeof value === 'string' ? value : String(value);
+      reveal.innerHTML =
+        `<p class="verdict ${right ? 'right' : 'wrong'}" data-testid="verdict-${index}">${right ? '✓ As you predicted.' : '✗ Not what you predicted.'}</p>` +
+        `<p>You predicted: <b>${inline(section.predict.choices[choice].text)}</b><br>` +
+        `The lab measured ${inline(section.measure.label)}: <b data-testid="measured-${index}">${escape(show(section, value))}</b>` +
+        ` → <b>${k >= 0 ? inline(section.predict.choices[k].text) : 'none of the choices'}</b></p>` +
+        `<h3>Why</h3>${paragraphs(section.why)}` +
+        (section.formula ? `<p class="formula">${inline(section.formula)}</p>` : '');
+    }
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const picked = form.querySelector('input:checked');
+      if (picked) run(Number(picked.value));
+    });
+    if (saved && saved.prediction !== undefined) {
+      const input = form.querySelector(`input[value="${saved.prediction}"]`);
+      if (input) input.checked = true;
+      lock.disabled = false;
+      if (saved.done) status.textContent = `Last time the lab measured ${saved.measured}. Run it again to see it live.`;
+    }
+    return box;
+  }
+
+  async function fetchJson(url) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: ${r.status}`);
+    return r.json();
+  }
+
+  async function lessonPage(root) {
+    const id = new URLSearchParams(location.search).get('id') || '';
+    if (!/^[a-z0-9-]+$/.test(id)) { root.innerHTML = '<p>No such lesson. <a href="course.html">Back to the course</a></p>'; return; }
+    let lesson;
+    try { lesson = await fetchJson(`lessons/${id}.json`); } catch (err) {
+      root.innerHTML = `<p>This lesson could not be loaded (${escape(err.message)}). <a href="course.html">Back to the course</a></p>`;
+      return;
+    }
+    lesson.id = id;
+    document.title = `${lesson.title} — Training Lab`;
+    const saved = (loadProgress()[id] || {}).sections || {};
+    root.append(el('p', { class: 'crumbs' }, '<a href="course.html">Course</a>'));
+    root.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)));
+    root.append(el('div', { class: 'intro' }, paragraphs(lesson.intro)));
+    lesson.sections.forEach((s, i) => root.append(renderSection(lesson, s, i, saved[i])));
+    root.append(el('p', { class: 'crumbs' }, '<a href="course.html">Back to the course and your predictions</a>'));
+  }
+
+  async function coursePage(root) {
+    const course = await fetchJson('lessons/course.json');
+    const progress = loadProgress();
+    const list = el('ol', { class: 'lessons', 'data-testid': 'course-lessons' });
+    const rows = [];
+    for (const id of course.lessons) {
+      let lesson;
+      try { lesson = await fetchJson(`lessons/${id}.json`); } catch { continue; }
+      const sections = (progress[id] || {}).sections || {};
+      const done = lesson.sections.filter((_, i) => sections[i] && sections[i].done).length;
+      const item = el('li', { 'data-testid': `course-${id}` },
+        `<a href="lesson.html?id=${id}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
+        ` <span class="done" data-testid="course-done-${id}">${done} of ${lesson.sections.length} done</span>` +
+        `<br><span class="note">${inline(lesson.summary || '')}</span>`);
+      list.append(item);
+      lesson.sections.forEach((s, i) => {
+        const p = sections[i];
+        if (p && p.prediction !== undefined) {
+          rows.push(`<tr><td>${inline(lesson.title)}</td><td>${inline(s.heading)}</td><td>${inline(s.predict.choices[p.prediction]?.text ?? '')}</td>` +
+            `<td>${p.done ? escape(p.measured) : '–'}</td><td>${p.done ? (p.outcome === p.prediction ? '✓' : '✗') : 'not run'}</td></tr>`);
+        }
+      });
+    }
+    root.append(list);
+    root.append(el('h2', {}, 'Your predictions and what the labs measured'));
+    root.append(el('table', { class: 'results', 'data-testid': 'course-predictions' },
+      '<tr><th>lesson</th><th>question</th><th>you predicted</th><th>the lab measured</th><th></th></tr>' +
+      (rows.join('') || '<tr><td colspan="5">No predictions yet: open a lesson.</td></tr>')));
+    const reset = el('button', { 'data-testid': 'course-reset' }, 'Forget my predictions');
+    reset.addEventListener('click', () => { localStorage.removeItem(PROGRESS); location.reload(); });
+    root.append(reset);
+  }
+
+  window.TrainingLabLessons = { evaluate, number, outcome };
+  const root = document.getElementById('lesson-root');
+  if (root) (root.dataset.page === 'course' ? coursePage(root) : lessonPage(root));
+})();
