@@ -13,6 +13,10 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
         <section class="views">
             <figure>
                 <canvas node_ref=canvases.steps data-testid="scale-steps" data-empty="Press Run sweep: steps to the target against batch size." width="420" height="300"></canvas>
+                <p class="small" data-testid="scale-critical">{move || record.with(|r| r.as_ref().and_then(|r| super::critical_batch(&r.runs)).map(|b| view! {
+                    "Critical batch B_simple ≈ " <b data-metric="b-simple">{format!("{b:.0}")}</b>
+                    " (the gradient noise scale measured by the smallest batch's run)"
+                }))}</p>
                 <figcaption>"Steps to the target against batch size (log-log), for each batch the best of the sweep's learning rates. On the dashed line doubling the batch halves the steps (perfect scaling, Shallue et al. 2018); runs bend away from it past the critical batch, marked by the gradient noise scale B_simple when measured."</figcaption>
             </figure>
             <figure>
