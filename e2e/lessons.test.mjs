@@ -94,3 +94,28 @@ test('the course page fits a phone, a bad lesson id says so, predictions can be 
     await browser.close();
   }
 });
+
+test('offline: after a first visit the course, a lesson and its lab work without the network', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}course.html`);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const id = 'optimizers-momentum';
+    // Online once: the lesson, and its lab's first section (the app's files go through the worker).
+    await page.goto(`${server.url}lesson.html?id=${id}`);
+    await page.locator(byId('choice-0-0')).check();
+    await page.click(byId('lock-0'));
+    await until(async () => page.locator(byId('reveal-0')).isVisible(), 60_000, 'the first reveal online');
+    await page.context().setOffline(true);
+    await page.goto(`${server.url}course.html`);
+    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length, 20_000, 'the course offline');
+    await page.goto(`${server.url}lesson.html?id=${id}`);
+    await page.locator(byId('choice-1-0')).check();
+    await page.click(byId('lock-1'));
+    await until(async () => page.locator(byId('reveal-1')).isVisible(), 60_000, 'a reveal offline');
+    await page.context().setOffline(false);
+    assert.deepEqual(errors.filter((e) => !/net::ERR_INTERNET_DISCONNECTED/.test(e)), []);
+  } finally {
+    await browser.close();
+  }
+});
