@@ -133,8 +133,13 @@ fn metrics() -> serde_json::Value {
         }
     }
     let mut metrics = serde_json::Map::new();
-    if let Some(list) = doc.as_ref().and_then(|d| d.query_selector_all("[data-metric]").ok()) {
-        for el in (0..list.length()).filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok())) {
+    if let Some(list) = doc
+        .as_ref()
+        .and_then(|d| d.query_selector_all("[data-metric]").ok())
+    {
+        for el in (0..list.length())
+            .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()))
+        {
             if let Some(name) = el.get_attribute("data-metric") {
                 metrics.insert(name, el.text_content().unwrap_or_default().trim().into());
             }
@@ -199,7 +204,10 @@ pub fn metric_name(prefix: &str, label: &str) -> String {
 mod tests {
     #[test]
     fn metric_names_are_lower_case_words_joined_by_dashes() {
-        assert_eq!(super::metric_name("seconds", "8 × binomial tree"), "seconds-8-binomial-tree");
+        assert_eq!(
+            super::metric_name("seconds", "8 × binomial tree"),
+            "seconds-8-binomial-tree"
+        );
         assert_eq!(super::metric_name("rate", "SGD"), "rate-sgd");
         assert_eq!(super::metric_name("class", "T-shirt/top"), "class-t-shirt-top");
     }
