@@ -41,7 +41,7 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
                 <div class="minor"><dt>"Batch loss"</dt><dd data-testid="loss" data-metric="loss">{move || fmt_opt(r.loss.get(), 4)}</dd></div>
                 <div class="minor"><dt>"Loss at step 1"</dt><dd data-testid="loss-start">{move || fmt_opt(r.first_loss.get(), 4)}</dd></div>
                 <div><dt>"Test loss"</dt><dd data-testid="test-loss" data-metric="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd></div>
-                <div class="minor"><dt>"Batch accuracy"</dt><dd data-testid="accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd></div>
+                <div class="minor"><dt>"Batch accuracy"</dt><dd data-testid="accuracy" data-metric="batch-accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd></div>
                 <div><dt>"Test accuracy"</dt><dd data-testid="test-accuracy" data-metric="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd></div>
                 <div><dt>"Steps / s"</dt>
                 <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd></div>
