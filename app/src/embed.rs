@@ -6,9 +6,10 @@
 //!   set over its state; its locks, `<name>_hide`, stay)
 //!   {type: "lab-start"} · {type: "lab-pause"}                  (the lab's own buttons)
 //! and receives {type: "lab-ack", of, ok}, and {type: "lab-metrics", lab, status, readouts,
-//! metrics} when they change (`metrics`: every element marked `data-metric="name"`, by name: the
-//! results a lesson reads, such as each optimizer's measured rate), and {type: "lab-size", height} to size the frame (embed.js does). Every message
-//! goes to the allowed origins only; a frame embedded without `origins` sends none.
+//! metrics} when they change (`metrics`: every element marked `data-metric="name"`, by name, its
+//! `data-metric-value` or else its text: the results a lesson reads, such as each optimizer's
+//! measured rate), and {type: "lab-size", height} to size the frame (embed.js does). Every
+//! message goes to the allowed origins only; a frame embedded without `origins` sends none.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -141,7 +142,13 @@ fn metrics() -> serde_json::Value {
             .filter_map(|i| list.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()))
         {
             if let Some(name) = el.get_attribute("data-metric") {
-                metrics.insert(name, el.text_content().unwrap_or_default().trim().into());
+                // A value the element does not show as its text (a time in seconds beside a
+                // run's label) is in `data-metric-value`.
+                let value = el
+                    .get_attribute("data-metric-value")
+                    .or_else(|| el.text_content())
+                    .unwrap_or_default();
+                metrics.insert(name, value.trim().into());
             }
         }
     }

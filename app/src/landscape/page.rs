@@ -52,7 +52,7 @@ pub fn LandscapePage() -> impl IntoView {
                 {super::settings_panel::settings_panel(state, notices, webgpu)}
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! {
-                        <li>{m.summary}<span hidden data-metric=format!("sharpness-{}", m.measured.0)>{m.measured.1.to_string()}</span></li>
+                        <li data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</li>
                     }).collect_view()}
                 </ul>
                 <button data-testid="land-keskar" class:hidden=hidden("keskar") on:click=move |_| state.update(|s| {

@@ -45,7 +45,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
                     <tr><th>"batch"</th><th>"η"</th><th>"steps to target"</th><th>"examples"</th><th>"train acc."</th><th>"test acc."</th></tr>
                     {move || record.get().map(|r| r.runs.iter().map(|x| view! {
                         <tr>
-                            <td>{x.batch}<span hidden data-metric=format!("steps-{}", x.batch)>{x.steps_to_target.map_or(String::new(), |s| s.to_string())}</span></td>
+                            <td data-metric=format!("steps-{}", x.batch) data-metric-value=x.steps_to_target.map_or(String::new(), |s| s.to_string())>{x.batch}</td>
                             <td>{format!("{:.4}", x.learning_rate)}</td>
                             <td>{match (x.diverged, x.stalled_at, x.steps_to_target) {
                                 (true, _, _) => "diverged".to_string(),
