@@ -20,8 +20,8 @@ pub fn theory_figure(state: RwSignal<OptimizersLab>) -> impl IntoView {
                 <table class="results">
                     <tr><th>"gradient descent: best η = 2/(1+κ)"</th><td>{format!("{:.4}", th.gd_step)}</td></tr>
                     <tr><th>"… its rate (κ−1)/(κ+1)"</th><td>{format!("{:.4}", th.gd_rate)}</td></tr>
-                    <tr><th>"momentum: optimal η = (2/(1+√κ))²"</th><td>{format!("{:.4}", th.alpha)}</td></tr>
-                    <tr><th>"optimal μ = ((√κ−1)/(√κ+1))²"</th><td>{format!("{:.4}", th.beta)}</td></tr>
+                    <tr><th>"momentum: optimal η = (2/(1+√κ))²"</th><td>{format!("{:.6}", th.alpha)}</td></tr>
+                    <tr><th>"optimal μ = ((√κ−1)/(√κ+1))²"</th><td>{format!("{:.6}", th.beta)}</td></tr>
                     <tr><th>"… its rate (√κ−1)/(√κ+1)"</th><td>{format!("{:.4}", th.rate)}</td></tr>
                 </table>
                 <figcaption>"Goh, “Why Momentum Really Works” (Distill 2017), for ½(x² + κy²). Press “Use Goh's optimal η, μ” and compare the measured rates."</figcaption>
