@@ -1,5 +1,6 @@
 // Screenshots of pages at the four widths a lab must fit (1280, 1024, a 700 px embed, a 390 px
-// phone), each after pressing its run button with the defaults and waiting for the run, and
+// phone), each after pressing its run button with the defaults (or the state after `?`) and
+// waiting for the run, and
 // whether the page scrolls sideways. Not a test: `node e2e/widths.mjs [--webgpu] cluster scaling …` writes
 // target/e2e/widths/<page>-<width>.png for a person to look at and prints the overflow.
 import path from 'node:path';
@@ -11,7 +12,7 @@ const RUN = {
   scaling: ['scale-run', 'scale-status', /^(done|failed)/],
   landscape: ['land-run', 'land-status', /^(done|failed)/],
   optimizers: null,
-  vision: null,
+  vision: ['vision-run', 'vision-status', /^(done|failed|stopped)/],
   '': null,
   bench: null,
   labs: null,
@@ -28,7 +29,9 @@ try {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}${name}`);
     await page.waitForTimeout(1500);
-    const run = RUN[name];
+    // A page may carry its state (`vision?train=2000&epochs=1`): the run is looked up by its path.
+    const [base, query] = name.split('?');
+    const run = RUN[base];
     if (run) {
       await page.click(`[data-testid="${run[0]}"]`);
       const end = Date.now() + 240_000;
@@ -42,7 +45,7 @@ try {
       await page.setViewportSize({ width, height: 900 });
       await page.waitForTimeout(700);
       const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
-      const file = path.join(dir, `${name}-${width}.png`);
+      const file = path.join(dir, `${base}${query ? '-state' : ''}-${width}.png`);
       await page.screenshot({ path: file, fullPage: true });
       console.log(`${name} ${width}px: ${overflow > 0 ? `scrolls sideways by ${overflow} px` : 'fits'} → ${file}`);
     }

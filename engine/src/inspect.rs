@@ -79,6 +79,34 @@ pub fn first_filters(c: &Compiled, params: &[f32]) -> Option<(usize, usize, usiz
     Some((s[0], s[1], s[2], params[l.w_off..l.w_off + l.w_len].to_vec()))
 }
 
+/// How smooth the filters are: the correlation between each weight and its right-hand and lower
+/// neighbours, pooled over every filter and channel (`k × k` each, in `w`), each kernel's mean
+/// removed first. Independent random weights give about 0, smooth strokes and blobs approach 1,
+/// a checkerboard gives −1. A constant kernel has nothing to correlate and counts for nothing.
+pub fn filter_smoothness(k: usize, w: &[f32]) -> f32 {
+    let (mut ab, mut aa, mut bb) = (0.0f64, 0.0f64, 0.0f64);
+    for kernel in w.chunks_exact(k * k) {
+        let mean = kernel.iter().map(|&x| x as f64).sum::<f64>() / (k * k) as f64;
+        let at = |r: usize, c: usize| kernel[r * k + c] as f64 - mean;
+        for r in 0..k {
+            for c in 0..k {
+                let pairs = [
+                    (c + 1 < k).then(|| at(r, c + 1)),
+                    (r + 1 < k).then(|| at(r + 1, c)),
+                ];
+                for b in pairs.into_iter().flatten() {
+                    let a = at(r, c);
+                    (ab, aa, bb) = (ab + a * b, aa + a * a, bb + b * b);
+                }
+            }
+        }
+    }
+    if aa == 0.0 || bb == 0.0 {
+        return 0.0;
+    }
+    (ab / (aa * bb).sqrt()) as f32
+}
+
 /// A drawing (`w × h` intensities from 0 to 1, row by row) prepared like MNIST's digits: cropped
 /// to its ink, scaled so its longer side is 20 pixels (area averaging), and placed in 28×28 with its
 /// centre of mass in the middle. An empty drawing gives an empty image.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use engine::error::Error;
 use engine::export::{export_model, ModelExport};
-use engine::inspect::{evaluation, first_filters};
+use engine::inspect::{evaluation, filter_smoothness, first_filters};
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
 
@@ -104,4 +104,27 @@ fn a_saved_model_loads_and_predicts_the_same() {
         ModelExport::from_json(&text.replace("training-lab model v1", "v0")),
         Err(Error::WrongFormat { .. })
     ));
+}
+
+/// Smoothness against closed forms: a checkerboard is −1; stripes are +1 along and −1 across, 0
+/// pooled; a ramp r − 2 on 5 × 5 gives Σab / Σa² = (40 + 20) / (40 + 30) = 6/7; independent
+/// random weights about 0; a constant kernel counts for nothing.
+#[test]
+fn filter_smoothness_matches_closed_forms() {
+    let grid = |k: usize, f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
+        (0..k * k).map(|i| f(i / k, i % k)).collect()
+    };
+    let sign = |i: usize| if i % 2 == 0 { 1.0 } else { -1.0 };
+    let checker = grid(4, &|r, c| sign(r + c));
+    assert!((filter_smoothness(4, &checker) + 1.0).abs() < 1e-6);
+    let stripes = grid(4, &|r, _| sign(r));
+    assert!(filter_smoothness(4, &stripes).abs() < 1e-6);
+    let ramp = grid(5, &|r, _| r as f32);
+    assert!((filter_smoothness(5, &ramp) - 6.0 / 7.0).abs() < 1e-6);
+    // A constant kernel beside the ramp changes nothing.
+    let with_constant: Vec<f32> = ramp.iter().copied().chain([3.0; 25]).collect();
+    assert!((filter_smoothness(5, &with_constant) - 6.0 / 7.0).abs() < 1e-6);
+    let mut rng = engine::rng::Rng::new(7);
+    let noise: Vec<f32> = (0..400 * 25).map(|_| rng.range(-1.0, 1.0)).collect();
+    assert!(filter_smoothness(5, &noise).abs() < 0.05);
 }

@@ -160,25 +160,53 @@ fn clear(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     Some(ctx)
 }
 
-/// The first convolution's filters (each channel's kernel, blue negative, orange positive).
-pub fn filters(canvas: &HtmlCanvasElement, f: usize, c: usize, k: usize, w: &[f32]) -> Option<()> {
-    let rows = (0..f * c * k * k).filter_map(|i| {
+/// The first convolution's filters (each filter's first channel, blue negative, orange
+/// positive, each kernel on its own scale) and, when the weights at the start of training are
+/// known, below them what training changed: the filters minus their start.
+pub fn filters(
+    canvas: &HtmlCanvasElement,
+    f: usize,
+    c: usize,
+    k: usize,
+    w: &[f32],
+    start: Option<&[f32]>,
+) -> Option<()> {
+    let n = f * c * k * k;
+    let start = start.filter(|s| s.len() >= n);
+    let rows = (0..n).filter_map(|i| {
         let v = w.get(i)?;
+        let was = start.map_or(String::new(), |s| s[i].to_string());
         Some(
             [i / (c * k * k), i / (k * k) % c, i / k % k, i % k]
                 .map(|x| x.to_string())
                 .into_iter()
-                .chain([v.to_string()]),
+                .chain([v.to_string(), was]),
         )
     });
-    table_of(canvas, csv("filter,channel,row,column,weight", rows));
-    let ctx = clear(canvas)?;
+    table_of(
+        canvas,
+        csv("filter,channel,row,column,weight,weight at start", rows),
+    );
     let cell = ((canvas.width() as f64 - 10.0) / 8.0).min(60.0);
+    let block = 16.0 + f.div_ceil(8) as f64 * cell;
+    let change: Option<Vec<f32>> = start.map(|s| w[..n].iter().zip(s).map(|(a, b)| a - b).collect());
+    let blocks = [
+        Some(("weights now", &w[..n])),
+        change.as_deref().map(|d| ("change since the start", d)),
+    ];
+    canvas.set_height((blocks.iter().flatten().count() as f64 * block + 4.0) as u32);
+    let ctx = clear(canvas)?;
+    ctx.set_font("12px sans-serif");
     let scale = ((cell - 6.0) / k as f64).floor().max(1.0);
-    for i in 0..f {
-        let kernel = &w[i * c * k * k..i * c * k * k + k * k];
-        let (x, y) = (5.0 + (i % 8) as f64 * cell, 5.0 + (i / 8) as f64 * cell);
-        gray(&ctx, kernel, k, k, x, y, scale, true);
+    for (b, (label, values)) in blocks.into_iter().flatten().enumerate() {
+        let top = b as f64 * block;
+        ctx.set_fill_style_str("#333");
+        let _ = ctx.fill_text(label, 5.0, top + 12.0);
+        for i in 0..f {
+            let kernel = &values[i * c * k * k..i * c * k * k + k * k];
+            let (x, y) = (5.0 + (i % 8) as f64 * cell, top + 16.0 + (i / 8) as f64 * cell);
+            gray(&ctx, kernel, k, k, x, y, scale, true);
+        }
     }
     Some(())
 }

@@ -32,6 +32,10 @@ struct Mapped {
     line_train: Vec<f32>,
     line_test: Vec<f32>,
     summary: String,
+    /// How the slice's plane was chosen, and for the trajectory plane the share (%) of the path's
+    /// variance it captures.
+    plane_text: String,
+    plane_share: Option<f32>,
     /// (batch, sharpness, training loss), for the comparison's verdict.
     measured: (usize, f32, f32),
 }

@@ -52,7 +52,10 @@ pub fn LandscapePage() -> impl IntoView {
                 {super::settings_panel::settings_panel(state, notices, webgpu)}
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! {
-                        <li data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</li>
+                        <li>
+                            <span data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</span>
+                            <span data-metric=format!("plane-share-{}", m.measured.0) data-metric-value=m.plane_share.map_or(String::new(), |x| x.to_string())>{m.plane_text}</span>
+                        </li>
                     }).collect_view()}
                 </ul>
                 <button data-testid="land-keskar" class:hidden=hidden("keskar") on:click=move |_| state.update(|s| {

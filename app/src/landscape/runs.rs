@@ -137,11 +137,11 @@ async fn run_one(
     let test_loss = lines[1][30];
     let plane_text = match explained {
         Some(e) => format!(
-            "the PCA plane explains {:.0} % + {:.0} % of the path's variance",
+            "the PCA plane explains {:.0} % + {:.0} % of the path's variance.",
             e[0] * 100.0,
             e[1] * 100.0
         ),
-        None => "random filter-normalized plane (±1 filter norm)".into(),
+        None => "random filter-normalized plane (±1 filter norm).".into(),
     };
     Ok(Mapped {
         grid,
@@ -152,7 +152,7 @@ async fn run_one(
         line_train: lines[0].clone(),
         line_test: lines[1].clone(),
         summary: format!(
-            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; {plane_text}",
+            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; ",
             if s.target > 0.0 && train_loss <= s.target + 1e-3 {
                 format!("trained to loss ≤ {}", s.target)
             } else if s.target > 0.0 {
@@ -161,6 +161,8 @@ async fn run_one(
                 format!("{} epochs", s.epochs)
             }
         ),
+        plane_text,
+        plane_share: explained.map(|e| (e[0] + e[1]) * 100.0),
         measured: (batch, sharp, train_loss),
     })
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use engine::data::Dataset;
 use engine::export::ModelExport;
-use engine::inspect::{evaluation, first_filters};
+use engine::inspect::{evaluation, filter_smoothness, first_filters};
 use engine::model::Layer;
 use engine::train::{DataConfig, ImageConfig, TrainConfig, Trainer};
 use lab_state::vision::TEST_IMAGES;
@@ -93,18 +93,41 @@ fn draw_maps(trainer: &Trainer, v: View, input: Vec<f32>, outputs: Vec<Vec<f32>>
 /// now, so the student watches edge detectors form (about once a second: a readback of the
 /// weights and one image's prediction).
 pub async fn live_views(trainer: &mut Trainer, test: &Dataset, v: View) -> Result<(), String> {
-    if let Some(x) = v.canvases.filters.get_untracked() {
-        let params = trainer.params().await.map_err(|e| e.to_string())?;
-        if let Some((f, ch, k, w)) = first_filters(&trainer.compiled, &params) {
-            draw::filters(&x, f.min(16), ch, k, &w);
-        }
-    }
+    show_filters(trainer, v).await?;
     if test.is_empty() {
         return Ok(());
     }
     let input = test.point(0).to_vec();
     let (_, outputs) = trainer.predict_layers(&input).await.map_err(|e| e.to_string())?;
     draw_maps(trainer, v, input, outputs);
+    Ok(())
+}
+
+/// The first convolution's filters, their change since the start of training, and how smooth
+/// both are (a network without a convolution says so).
+async fn show_filters(trainer: &Trainer, v: View) -> Result<(), String> {
+    let params = trainer.params().await.map_err(|e| e.to_string())?;
+    let Some((f, ch, k, w)) = first_filters(&trainer.compiled, &params) else {
+        v.smoothness.set(None);
+        if let Some(x) = v.canvases.filters.get_untracked() {
+            if let Some(ctx) = crate::draw::context(&x) {
+                ctx.set_fill_style_str("#ffffff");
+                ctx.fill_rect(0.0, 0.0, x.width() as f64, x.height() as f64);
+                ctx.set_fill_style_str("#333");
+                let _ = ctx.fill_text("this network has no convolution", 10.0, 20.0);
+            }
+        }
+        return Ok(());
+    };
+    let start = v.filter_start.get_untracked().filter(|s| s.len() == w.len());
+    let change = start.as_ref().map(|s| {
+        let d: Vec<f32> = w.iter().zip(s).map(|(a, b)| a - b).collect();
+        filter_smoothness(k, &d)
+    });
+    v.smoothness.set(Some((filter_smoothness(k, &w), change)));
+    if let Some(x) = v.canvases.filters.get_untracked() {
+        draw::filters(&x, f.min(16), ch, k, &w, start.as_deref());
+    }
     Ok(())
 }
 
@@ -128,22 +151,7 @@ pub async fn inspect(m: &mut Model, v: View) -> Result<(), String> {
             test.point(i).to_vec()
         });
     }
-    if let Some(x) = c.filters.get_untracked() {
-        let params = m.trainer.params().await?;
-        match first_filters(&m.trainer.compiled, &params) {
-            Some((f, ch, k, w)) => {
-                draw::filters(&x, f.min(16), ch, k, &w);
-            }
-            None => {
-                if let Some(ctx) = crate::draw::context(&x) {
-                    ctx.set_fill_style_str("#ffffff");
-                    ctx.fill_rect(0.0, 0.0, x.width() as f64, x.height() as f64);
-                    ctx.set_fill_style_str("#333");
-                    let _ = ctx.fill_text("this network has no convolution", 10.0, 20.0);
-                }
-            }
-        }
-    }
+    show_filters(&m.trainer, v).await?;
     m.evaluation = Some(e);
     Ok(())
 }

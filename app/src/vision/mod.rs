@@ -100,6 +100,10 @@ pub struct View {
     pub backend_reason: RwSignal<String>,
     /// Whether the loss curve's y axis is logarithmic.
     pub log_loss: RwSignal<bool>,
+    /// The first convolution's weights when training started (None for a loaded model).
+    pub filter_start: RwSignal<Option<Vec<f32>>>,
+    /// How smooth the filters are now and, with a known start, what training changed.
+    pub smoothness: RwSignal<Option<(f32, Option<f32>)>>,
     pub canvases: Canvases,
 }
 
@@ -115,6 +119,8 @@ impl View {
             eta: RwSignal::new(String::new()),
             backend_reason: RwSignal::new(String::new()),
             log_loss: RwSignal::new(false),
+            filter_start: RwSignal::new(None),
+            smoothness: RwSignal::new(None),
             probs: RwSignal::new(Vec::new()),
             pad_note: RwSignal::new("draw a digit here once a model is trained".to_string()),
             per_class: RwSignal::new(Vec::new()),

@@ -145,7 +145,12 @@ pub fn VisionPage() -> impl IntoView {
                 </figure>
                 <figure class:hidden=hidden("filters")>
                     <canvas node_ref=c.filters data-testid="vision-filters" data-empty="Press Train: the first layer's filters." width="420" height="130"></canvas>
-                    <figcaption>"The first convolution's filters (orange positive, blue negative weights): redrawn about once a second while training: watch edge and stroke detectors form."</figcaption>
+                    <p class="small figure-note" data-testid="vision-smoothness">{move || v.smoothness.get().map(|(now, change)| view! {
+                        "Smoothness (correlation of neighbouring weights; random ≈ 0, smooth strokes near 1): filters "
+                        <b data-metric="filter-smoothness">{format!("{now:.2}")}</b>
+                        {change.map(|c| view! { ", change since the start " <b data-metric="change-smoothness">{format!("{c:.2}")}</b> })}
+                    })}</p>
+                    <figcaption>"The first convolution's filters (orange positive, blue negative weights, each filter on its own scale), redrawn about once a second while training, and below them what training changed: each filter minus its random start. Read it: the filters keep much of their random start; the change is smooth — strokes and edges — because neighbouring pixels of an image are alike, so neighbouring weights get alike gradients."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("confusion")>
                     <canvas node_ref=c.confusion data-testid="vision-confusion" data-empty="After training: which digits are taken for which." width="420" height="400"></canvas>

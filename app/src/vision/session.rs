@@ -103,6 +103,8 @@ impl Owner {
                             m.trainer.step(),
                             m.set
                         ));
+                        // Where its training started is unknown.
+                        v.filter_start.set(None);
                         self.model = Some(m);
                         self.after_model().await;
                     }

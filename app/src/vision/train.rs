@@ -5,6 +5,7 @@ use std::cell::RefCell;
 
 use leptos::prelude::*;
 
+use engine::inspect::first_filters;
 use engine::train::{TrainConfig, TrainError, Trainer};
 use lab_state::vision::VisionLab as Settings;
 
@@ -39,6 +40,13 @@ pub async fn run(
             Ok(t) => t,
             Err(e) => return (None, Err(e.to_string())),
         };
+        // The filters' start, so the page can show what training changes.
+        let start = trainer.params().await.ok();
+        v.filter_start.set(
+            start
+                .and_then(|p| first_filters(&trainer.compiled, &p))
+                .map(|f| f.3),
+        );
         let check = train.head(TRAIN_CHECK);
         let outcome = epochs(s, &mut trainer, &check, &test, v, history, inbox).await;
         // A lost GPU took the weights with it: the run starts again on the CPU path.
