@@ -29,6 +29,20 @@ pub struct Evaluation {
     pub misclassified: Vec<Miss>,
 }
 
+impl Evaluation {
+    /// The most frequent mistake: (true class, predicted class, count), the first of equals in
+    /// row-major order; None when nothing was misclassified.
+    pub fn most_confused(&self) -> Option<(usize, usize, u32)> {
+        let n = self.classes;
+        (0..n * n)
+            .filter(|i| i / n != i % n && self.confusion[*i] > 0)
+            .fold(None, |best: Option<(usize, usize, u32)>, i| match best {
+                Some(b) if b.2 >= self.confusion[i] => Some(b),
+                _ => Some((i / n, i % n, self.confusion[i])),
+            })
+    }
+}
+
 /// The index of the largest value (the first of equals).
 pub fn argmax(v: &[f32]) -> usize {
     (0..v.len()).fold(0, |b, c| if v[c] > v[b] { c } else { b })
@@ -191,6 +205,16 @@ mod tests {
             vec![(3, 2, 0), (1, 0, 1)],
             "most confident first"
         );
+        // Two mistakes of one each: the first in row-major order; then 2→0 made twice wins.
+        assert_eq!(e.most_confused(), Some((0, 1, 1)));
+        let more = evaluation(
+            &[probs.as_slice(), &[0.9, 0.05, 0.05]].concat(),
+            &[0, 0, 1, 2, 2, 2],
+            3,
+        );
+        assert_eq!(more.most_confused(), Some((2, 0, 2)));
+        let perfect = evaluation(&[0.9, 0.1, 0.2, 0.8], &[0, 1], 2);
+        assert_eq!(perfect.most_confused(), None);
     }
 
     #[test]

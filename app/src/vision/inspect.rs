@@ -142,6 +142,7 @@ pub async fn inspect(m: &mut Model, v: View) -> Result<(), String> {
     }
     let e = evaluation(&probs, &m.test.y, 10);
     v.per_class.set(e.per_class.clone());
+    v.most_confused.set(e.most_confused());
     if let Some(x) = c.confusion.get_untracked() {
         draw::confusion(&x, &e, names(&m.set));
     }

@@ -95,6 +95,8 @@ pub struct View {
     pub probs: RwSignal<Vec<f32>>,
     pub pad_note: RwSignal<String>,
     pub per_class: RwSignal<Vec<f32>>,
+    /// The most frequent mistake on the test set: (true class, predicted class, count).
+    pub most_confused: RwSignal<Option<(usize, usize, u32)>>,
     pub has_model: RwSignal<bool>,
     /// Why the run trains where it does (the auto choice's timing).
     pub backend_reason: RwSignal<String>,
@@ -124,6 +126,7 @@ impl View {
             probs: RwSignal::new(Vec::new()),
             pad_note: RwSignal::new("draw a digit here once a model is trained".to_string()),
             per_class: RwSignal::new(Vec::new()),
+            most_confused: RwSignal::new(None),
             has_model: RwSignal::new(false),
             canvases: Canvases {
                 loss: NodeRef::new(),

@@ -167,6 +167,13 @@ pub fn VisionPage() -> impl IntoView {
                             {format!(" ({:.1} % right)", a * 100.0)}
                         })
                     }}</p>
+                    <p class="muted small" data-testid="vision-most-confused">{move || v.most_confused.get().map(|(t, p, n)| {
+                        let (t, p) = (class_names()[t], class_names()[p]);
+                        view! {
+                            "Most frequent mistake: a " <b data-metric="most-confused" data-metric-value=format!("{t} as {p}")>{t}</b>
+                            " taken for a " <b>{p}</b> {format!(" ({n} times)")}
+                        }
+                    })}</p>
                     <figcaption>"Confusion matrix on the 10,000 test images: rows are the true classes, columns the predictions; off the diagonal are the mistakes. Below, accuracy per class."</figcaption>
                 </figure>
                 <figure class:hidden=hidden("misses")>
