@@ -14,6 +14,7 @@ pub mod data;
 pub mod error;
 pub mod export;
 pub mod gpu;
+pub mod hessian;
 pub mod inspect;
 pub mod kernel;
 pub mod landscape;

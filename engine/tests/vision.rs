@@ -114,7 +114,7 @@ fn filter_smoothness_matches_closed_forms() {
     let grid = |k: usize, f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
         (0..k * k).map(|i| f(i / k, i % k)).collect()
     };
-    let sign = |i: usize| if i % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = |i: usize| if i.is_multiple_of(2) { 1.0 } else { -1.0 };
     let checker = grid(4, &|r, c| sign(r + c));
     assert!((filter_smoothness(4, &checker) + 1.0).abs() < 1e-6);
     let stripes = grid(4, &|r, _| sign(r));

@@ -32,6 +32,9 @@ struct Mapped {
     line_train: Vec<f32>,
     line_test: Vec<f32>,
     summary: String,
+    /// The top Hessian eigenvalue, and how it was found.
+    hessian_text: String,
+    lambda_max: f32,
     /// How the slice's plane was chosen, and for the trajectory plane the share (%) of the path's
     /// variance it captures.
     plane_text: String,

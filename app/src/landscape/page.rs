@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use lab_state::landscape::{keskar_setting, sharpness_verdict, Landscape};
+use lab_state::landscape::{hessian_verdict, keskar_setting, sharpness_verdict, Landscape};
 
 use super::runs::run_all;
 use super::{Mapped, PanelCanvases};
@@ -54,6 +54,7 @@ pub fn LandscapePage() -> impl IntoView {
                     {move || mapped.get().into_iter().map(|m| view! {
                         <li>
                             <span data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</span>
+                            <span data-metric=format!("lambda-max-{}", m.measured.0) data-metric-value=m.lambda_max.to_string()>{m.hessian_text}</span>
                             <span data-metric=format!("plane-share-{}", m.measured.0) data-metric-value=m.plane_share.map_or(String::new(), |x| x.to_string())>{m.plane_text}</span>
                         </li>
                     }).collect_view()}
@@ -65,6 +66,10 @@ pub fn LandscapePage() -> impl IntoView {
                 })>"Keskar et al.'s setting: MNIST MLP, batch 16 vs 256"</button>
                 <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
                     [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
+                    _ => String::new(),
+                })}</p>
+                <p data-testid="land-hessian-verdict">{move || mapped.with(|m| match m.as_slice() {
+                    [a, b] => hessian_verdict((a.measured.0, a.lambda_max), (b.measured.0, b.lambda_max)),
                     _ => String::new(),
                 })}</p>
             </section>

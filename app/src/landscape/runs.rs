@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use engine::data::Dataset;
 use engine::gpu::GpuContext;
+use engine::hessian::top_eigenvalue_over;
 use engine::landscape::{
     filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
     SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
@@ -71,7 +72,8 @@ async fn run_one(
         data.len().min(test.len())
     };
     let (eval_train, eval_test) = (data.head(eval_rows), test.head(eval_rows));
-    let mut trainer = Trainer::with_evaluation(config, data.clone(), gpu, 1, eval_rows).await?;
+    let mut trainer =
+        Trainer::with_evaluation(config.clone(), data.clone(), gpu.clone(), 1, eval_rows).await?;
     let budget = (s.epochs * data.len() / batch).max(1);
     let w0 = trainer.params().await?;
     status.set(format!(
@@ -132,6 +134,11 @@ async fn run_one(
         7,
     )
     .await?;
+    status.set(format!(
+        "batch {batch}: the top Hessian eigenvalue by power iteration…"
+    ));
+    next_frame().await;
+    let top = top_eigenvalue_over(&config, &eval_train, &w1, gpu, 7).await?;
     report(1.0);
     let train_loss = lines[0][30]; // θ = 1
     let test_loss = lines[1][30];
@@ -161,6 +168,11 @@ async fn run_one(
                 format!("{} epochs", s.epochs)
             }
         ),
+        hessian_text: format!(
+            "top Hessian eigenvalue λ_max {:.4} ({} products over {} samples); ",
+            top.eigenvalue, top.iterations, top.samples
+        ),
+        lambda_max: top.eigenvalue,
         plane_text,
         plane_share: explained.map(|e| (e[0] + e[1]) * 100.0),
         measured: (batch, sharp, train_loss),

@@ -321,6 +321,22 @@ pub fn sharpness_verdict(a: (usize, f32, f32), b: (usize, f32, f32), target: f32
     text
 }
 
+/// The two runs' top Hessian eigenvalues (batch, λ_max) compared: the curvature of the sharpest
+/// direction, where the mean rise at a radius averages over random ones.
+pub fn hessian_verdict(a: (usize, f32), b: (usize, f32)) -> String {
+    let (small, large) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+    let ratio = large.1 / small.1.max(f32::MIN_POSITIVE);
+    format!(
+        "Sharpest direction: the top Hessian eigenvalue is {:.4} at batch {} and {:.4} at batch {} \
+         (×{ratio:.2}); the {} batch's minimum curves faster along it.",
+        small.1,
+        small.0,
+        large.1,
+        large.0,
+        if large.1 > small.1 { "large" } else { "small" }
+    )
+}
+
 impl LabState for Landscape {
     const LAB: &'static str = "landscape";
     const VERSION: u32 = 1;

@@ -61,6 +61,17 @@ fn the_verdict_names_the_sharper_batch() {
 }
 
 #[test]
+fn the_hessian_verdict_names_the_faster_curving_batch() {
+    let v = hessian_verdict((256, 4.0), (16, 2.0));
+    assert!(
+        v.contains("2.0000 at batch 16 and 4.0000 at batch 256 (×2.00)"),
+        "{v}"
+    );
+    assert!(v.contains("the large batch's"), "{v}");
+    assert!(hessian_verdict((4, 3.0), (256, 1.5)).contains("the small batch's"));
+}
+
+#[test]
 fn bad_values_keep_defaults_with_notices() {
     let (s, notices) = Landscape::from_query("net=toy&data=mnist&res=99&batch=abc&compare=7&zoom=2");
     assert_eq!(s.network, Network::Mlp, "images need the image network");
