@@ -230,6 +230,10 @@ pub struct ModelExport {
     /// The optimizer's state, so that a resumed run continues exactly (absent in older files).
     #[serde(default)]
     pub optimizer: Option<OptimizerState>,
+    /// Batch norm's running mean and variance, a pair per channel, layer by layer (absent for
+    /// models without batch norm).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running: Vec<f32>,
 }
 
 pub const MODEL_FORMAT: &str = "training-lab model v1";
@@ -244,6 +248,7 @@ pub async fn export_model(trainer: &Trainer) -> Result<ModelExport, Error> {
         model: trainer.spec.clone(),
         parameters: tensors(&trainer.compiled, &params),
         optimizer: Some(trainer.optimizer_state().await?),
+        running: trainer.running_stats().await?,
     })
 }
 
@@ -252,7 +257,7 @@ impl ModelExport {
     /// config) and moves its batch sampler past the batches already trained, so that training
     /// goes on exactly as if it had never stopped.
     pub fn resume(&self, trainer: &mut Trainer) -> Result<(), Error> {
-        trainer.set_params(&self.flat_params(&trainer.compiled)?)?;
+        self.load_weights(trainer)?;
         let state = self.optimizer.as_ref().ok_or_else(|| {
             Error::Mismatch("this model file has no optimizer state (saved by an older version)".into())
         })?;
@@ -295,6 +300,23 @@ impl ModelExport {
 
     /// The flat parameter vector for `compiled`, after checking that every tensor is there with
     /// the name, shape and offset the model's layout gives it.
+    /// Puts the saved weights, and batch norm's running statistics, into `trainer` (built from
+    /// the same config).
+    pub fn load_weights(&self, trainer: &mut Trainer) -> Result<(), Error> {
+        trainer.set_params(&self.flat_params(&trainer.compiled)?)?;
+        let n = trainer.compiled.n_running;
+        if n > 0 {
+            if self.running.len() != n || self.running.iter().any(|v| !v.is_finite()) {
+                return Err(Error::Mismatch(format!(
+                    "{} running statistics saved for a model with {n} (batch norm's mean and variance)",
+                    self.running.len()
+                )));
+            }
+            trainer.set_running_stats(&self.running)?;
+        }
+        Ok(())
+    }
+
     pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, Error> {
         let layout = tensors(compiled, &vec![0.0; compiled.n_params]);
         if layout.len() != self.parameters.len() {

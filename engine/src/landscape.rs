@@ -18,9 +18,12 @@ pub fn filter_normalized_direction(model: &Compiled, weights: &[f32], seed: u64)
     let mut rng = Rng::new(seed);
     let mut d = vec![0.0f32; model.n_params];
     for l in model.layers.iter().filter(|l| l.has_params()) {
+        // Every filter of a dense, conv or projection layer; normalization layers' γ and β stay
+        // out of the directions, as Li et al. leave batch norm's parameters out.
         let filters = match l.layer {
             Layer::Dense { units } => units,
             Layer::Conv2d { filters, .. } => filters,
+            Layer::SkipAdd { .. } => l.out_shape[0],
             _ => continue,
         };
         let per = (l.b_off - l.w_off) / filters;

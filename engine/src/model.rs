@@ -53,6 +53,48 @@ pub enum Layer {
     Dropout {
         rate: f32,
     },
+    /// Batch normalization (Ioffe & Szegedy 2015): each channel over the batch and the image's
+    /// positions, then γ·x̂ + β per channel; predicting uses running statistics, updated by each
+    /// training step as running ← (1 − momentum)·running + momentum·batch (PyTorch's convention).
+    BatchNorm {
+        #[serde(default = "default_bn_momentum")]
+        momentum: f32,
+    },
+    /// Layer normalization (Ba et al. 2016): each sample over all its values, then γ·x̂ + β per
+    /// channel (per feature after a dense layer).
+    LayerNorm,
+    /// A residual block (He et al. 2016): y = F(x) + skip(x), F the listed layers, the skip the
+    /// identity or, with `projection`, a 1×1 convolution whose stride matches F's output size.
+    Residual {
+        layers: Vec<Layer>,
+        #[serde(default)]
+        projection: bool,
+    },
+    /// A compiled residual block's start: passes its input on, and the block's end adds it back.
+    /// Only in compiled models (a model file writes `Residual`).
+    #[serde(skip)]
+    SkipFrom,
+    /// A compiled residual block's end: its input (F(x)) plus the skip from layer `from`'s input,
+    /// through a 1×1 convolution (weights here) when `projection`.
+    #[serde(skip)]
+    SkipAdd {
+        from: usize,
+        projection: bool,
+    },
+}
+
+/// PyTorch's default batch-norm momentum.
+pub const BN_MOMENTUM: f32 = 0.1;
+
+fn default_bn_momentum() -> f32 {
+    BN_MOMENTUM
+}
+
+impl Layer {
+    /// Normalization layers: γ (weights) start at 1 and are left out of landscape directions.
+    pub fn is_norm(&self) -> bool {
+        matches!(self, Layer::BatchNorm { .. } | Layer::LayerNorm)
+    }
 }
 
 /// A model: the shape of one input sample, [C, H, W] ([features, 1, 1] for flat data), and its
@@ -72,11 +114,35 @@ pub struct CompiledLayer {
     pub w_off: usize,
     pub w_len: usize,
     pub b_off: usize,
+    /// Batch norm: where its running mean and variance (pairs per channel) start in the
+    /// model's running-statistics buffer.
+    pub run_off: usize,
+    /// A residual block's end: the shape of the skip's source (the block's input).
+    pub skip_shape: [usize; 3],
 }
 
 impl CompiledLayer {
     pub fn has_params(&self) -> bool {
-        matches!(self.layer, Layer::Dense { .. } | Layer::Conv2d { .. })
+        self.w_len > 0
+    }
+    /// The convolution's geometry for a conv layer or a residual block's 1×1 projection:
+    /// (filters, kernel, stride, padding), the input channels being `in_shape[0]` (for the
+    /// projection, the skip source's channels: see `skip_shape`).
+    pub fn conv(&self) -> Option<(usize, usize, usize, usize)> {
+        match self.layer {
+            Layer::Conv2d {
+                filters,
+                kernel,
+                stride,
+                padding,
+            } => Some((filters, kernel, stride, padding)),
+            Layer::SkipAdd { projection: true, .. } => Some((self.out_shape[0], 1, self.skip_stride(), 0)),
+            _ => None,
+        }
+    }
+    /// A residual end's skip source shape is kept in `skip_shape`; its stride follows from it.
+    fn skip_stride(&self) -> usize {
+        self.skip_shape[1].div_ceil(self.out_shape[1]).max(1)
     }
     pub fn in_len(&self) -> usize {
         self.in_shape.iter().product()
@@ -91,6 +157,7 @@ impl CompiledLayer {
             Layer::Conv2d { filters, kernel, .. } => {
                 (self.in_shape[0] * kernel * kernel, filters * kernel * kernel)
             }
+            Layer::SkipAdd { .. } => (self.skip_shape[0], self.out_shape[0]),
             _ => (1, 1),
         }
     }
@@ -99,6 +166,8 @@ impl CompiledLayer {
         match self.layer {
             Layer::Dense { units } => vec![units, self.in_len()],
             Layer::Conv2d { filters, kernel, .. } => vec![filters, self.in_shape[0], kernel, kernel],
+            Layer::SkipAdd { .. } if self.w_len > 0 => vec![self.out_shape[0], self.skip_shape[0], 1, 1],
+            Layer::BatchNorm { .. } | Layer::LayerNorm => vec![self.w_len],
             _ => vec![],
         }
     }
@@ -108,6 +177,8 @@ impl CompiledLayer {
 pub struct Compiled {
     pub layers: Vec<CompiledLayer>,
     pub n_params: usize,
+    /// Values of batch norm's running statistics (two per channel of every batch-norm layer).
+    pub n_running: usize,
 }
 
 impl Compiled {
@@ -124,6 +195,7 @@ pub fn layer_macs(l: &CompiledLayer) -> usize {
     match l.layer {
         Layer::Dense { units } => units * l.in_len(),
         Layer::Conv2d { .. } => l.out_len() * l.in_shape[0] * l.w_shape()[2] * l.w_shape()[3],
+        Layer::SkipAdd { .. } if l.w_len > 0 => l.out_len() * l.skip_shape[0],
         _ => 0,
     }
 }
@@ -143,72 +215,26 @@ impl ModelSpec {
         }
     }
 
-    /// Checks every shape and lays the parameters out.
+    /// Checks every shape and lays the parameters out; residual blocks are flattened into their
+    /// start (`SkipFrom`), their layers and their end (`SkipAdd`).
     pub fn compile(&self) -> Result<Compiled, String> {
         if self.input.contains(&0) {
             return Err("the input shape has a zero dimension".into());
         }
-        let mut shape = self.input;
-        let mut off = 0;
-        let mut layers = Vec::new();
-        for (i, layer) in self.layers.iter().enumerate() {
-            let [c, h, w] = shape;
-            let bad = |msg: String| Err(format!("layer {} ({layer:?}): {msg}", i + 1));
-            let (out, w_len, b_len) = match *layer {
-                Layer::Dense { units: 0 } => return bad("needs at least one unit".into()),
-                Layer::Dense { units } => ([units, 1, 1], units * c * h * w, units),
-                Layer::Conv2d {
-                    filters,
-                    kernel,
-                    stride,
-                    padding,
-                } => {
-                    if filters == 0 || kernel == 0 || stride == 0 {
-                        return bad("filters, kernel and stride must be at least 1".into());
-                    }
-                    if kernel > h + 2 * padding || kernel > w + 2 * padding {
-                        return bad(format!("a {kernel}×{kernel} kernel does not fit a {h}×{w} input"));
-                    }
-                    let oh = (h + 2 * padding - kernel) / stride + 1;
-                    let ow = (w + 2 * padding - kernel) / stride + 1;
-                    ([filters, oh, ow], filters * c * kernel * kernel, filters)
-                }
-                Layer::Pool { size, stride, .. } => {
-                    if size == 0 || stride == 0 || size > h || size > w {
-                        return bad(format!("a {size}×{size} window does not fit a {h}×{w} input"));
-                    }
-                    ([c, (h - size) / stride + 1, (w - size) / stride + 1], 0, 0)
-                }
-                Layer::Activation { .. } => (shape, 0, 0),
-                Layer::Dropout { rate } if !(0.0..1.0).contains(&rate) => {
-                    return bad(format!("the dropout rate must be in [0, 1), got {rate}"))
-                }
-                Layer::Dropout { .. } => (shape, 0, 0),
-                Layer::Flatten => ([c * h * w, 1, 1], 0, 0),
-            };
-            layers.push(CompiledLayer {
-                layer: layer.clone(),
-                in_shape: shape,
-                out_shape: out,
-                w_off: off,
-                w_len,
-                b_off: off + w_len,
-            });
-            off += w_len + b_len;
-            shape = out;
-        }
-        let compiled = Compiled {
-            layers,
-            n_params: off,
+        let mut c = Compiled {
+            layers: Vec::new(),
+            n_params: 0,
+            n_running: 0,
         };
+        compile_layers(&self.layers, self.input, &mut c)?;
         // One output is a regression model; classifiers are checked against their data's classes.
-        if compiled.classes() < 1 {
+        if c.classes() < 1 {
             return Err("the last layer must output at least one value".into());
         }
-        if off == 0 {
+        if c.n_params == 0 {
             return Err("the model has no layer with parameters".into());
         }
-        Ok(compiled)
+        Ok(c)
     }
 
     /// Seeded initial weights with the automatic scheme (`Init::Auto`).
@@ -225,8 +251,15 @@ impl ModelSpec {
             if !l.has_params() {
                 continue;
             }
+            if l.layer.is_norm() {
+                params[l.w_off..l.b_off].fill(1.0);
+                continue;
+            }
+            // The next layer that is not a normalization (conv → BN → ReLU is initialized for
+            // the ReLU).
+            let next = compiled.layers[i + 1..].iter().find(|n| !n.layer.is_norm());
             let relu_next = matches!(
-                self.layers.get(i + 1),
+                next.map(|n| &n.layer),
                 Some(Layer::Activation {
                     kind: Activation::Relu | Activation::LeakyRelu
                 })
@@ -246,6 +279,121 @@ impl ModelSpec {
         }
         params
     }
+}
+
+/// Appends `layers` compiled from input `shape` to `c`; the output shape.
+fn compile_layers(layers: &[Layer], mut shape: [usize; 3], c: &mut Compiled) -> Result<[usize; 3], String> {
+    for layer in layers {
+        let i = c.layers.len();
+        let [ch, h, w] = shape;
+        let bad = |msg: String| Err(format!("layer {} ({layer:?}): {msg}", i + 1));
+        if let Layer::Residual { layers, projection } = layer {
+            if layers.is_empty() {
+                return bad("a residual block needs at least one layer".into());
+            }
+            c.layers.push(CompiledLayer::plain(Layer::SkipFrom, shape, shape));
+            let out = compile_layers(layers, shape, c)?;
+            let mut end = CompiledLayer::plain(
+                Layer::SkipAdd {
+                    from: i,
+                    projection: *projection,
+                },
+                out,
+                out,
+            );
+            end.skip_shape = shape;
+            if *projection {
+                let stride = end.skip_stride();
+                if (h - 1) / stride + 1 != out[1] || (w - 1) / stride + 1 != out[2] {
+                    return bad(format!(
+                        "a 1×1 projection cannot take the block's {h}×{w} input to its {}×{} output",
+                        out[1], out[2]
+                    ));
+                }
+                end.w_off = c.n_params;
+                end.w_len = out[0] * ch;
+                end.b_off = end.w_off + end.w_len;
+                c.n_params += end.w_len + out[0];
+            } else if out != shape {
+                return bad(format!(
+                    "the block turns {shape:?} into {out:?}: an identity skip needs the same shape (add a projection)"
+                ));
+            }
+            c.layers.push(end);
+            shape = out;
+            continue;
+        }
+        let (out, w_len, b_len) = match *layer {
+            Layer::Dense { units: 0 } => return bad("needs at least one unit".into()),
+            Layer::Dense { units } => ([units, 1, 1], units * ch * h * w, units),
+            Layer::Conv2d {
+                filters,
+                kernel,
+                stride,
+                padding,
+            } => {
+                if filters == 0 || kernel == 0 || stride == 0 {
+                    return bad("filters, kernel and stride must be at least 1".into());
+                }
+                if kernel > h + 2 * padding || kernel > w + 2 * padding {
+                    return bad(format!("a {kernel}×{kernel} kernel does not fit a {h}×{w} input"));
+                }
+                let oh = (h + 2 * padding - kernel) / stride + 1;
+                let ow = (w + 2 * padding - kernel) / stride + 1;
+                ([filters, oh, ow], filters * ch * kernel * kernel, filters)
+            }
+            Layer::Pool { size, stride, .. } => {
+                if size == 0 || stride == 0 || size > h || size > w {
+                    return bad(format!("a {size}×{size} window does not fit a {h}×{w} input"));
+                }
+                ([ch, (h - size) / stride + 1, (w - size) / stride + 1], 0, 0)
+            }
+            Layer::Activation { .. } => (shape, 0, 0),
+            Layer::Dropout { rate } if !(0.0..1.0).contains(&rate) => {
+                return bad(format!("the dropout rate must be in [0, 1), got {rate}"))
+            }
+            Layer::Dropout { .. } => (shape, 0, 0),
+            Layer::BatchNorm { momentum } if !(0.0..=1.0).contains(&momentum) => {
+                return bad(format!("the momentum must be in [0, 1], got {momentum}"))
+            }
+            Layer::BatchNorm { .. } | Layer::LayerNorm => (shape, ch, ch),
+            Layer::Flatten => ([ch * h * w, 1, 1], 0, 0),
+            Layer::Residual { .. } | Layer::SkipFrom | Layer::SkipAdd { .. } => {
+                return bad("only a model file's residual blocks compile to these".into())
+            }
+        };
+        let mut l = CompiledLayer::plain(layer.clone(), shape, out);
+        (l.w_off, l.w_len, l.b_off) = (c.n_params, w_len, c.n_params + w_len);
+        if matches!(layer, Layer::BatchNorm { .. }) {
+            l.run_off = c.n_running;
+            c.n_running += 2 * ch;
+        }
+        c.n_params += w_len + b_len;
+        c.layers.push(l);
+        shape = out;
+    }
+    Ok(shape)
+}
+
+impl CompiledLayer {
+    /// A layer without parameters from `in_shape` to `out_shape`.
+    fn plain(layer: Layer, in_shape: [usize; 3], out_shape: [usize; 3]) -> Self {
+        Self {
+            layer,
+            in_shape,
+            out_shape,
+            w_off: 0,
+            w_len: 0,
+            b_off: 0,
+            run_off: 0,
+            skip_shape: [0; 3],
+        }
+    }
+}
+
+/// Batch norm's running statistics at the start: mean 0, variance 1 for every channel.
+pub fn initial_running(c: &Compiled) -> Vec<f32> {
+    (0..c.n_running).map(|i| (i % 2) as f32).collect()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{layer_macs, Compiled, Layer};
+use crate::model::{layer_macs, Compiled};
 use crate::plan::input_gradient_needed;
 
 /// What a worker is doing in a stretch of time.
@@ -85,10 +85,10 @@ impl Work {
 }
 
 fn bias_len(l: &crate::model::CompiledLayer) -> usize {
-    match l.layer {
-        Layer::Dense { units } => units,
-        Layer::Conv2d { filters, .. } => filters,
-        _ => 0,
+    if l.has_params() {
+        l.out_shape[0]
+    } else {
+        0
     }
 }
 

@@ -9,45 +9,6 @@ use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
-// Small enough that ReLU kinks are rarely straddled, large enough for f32 losses.
-const H: f32 = 1e-3;
-
-fn check(trainer: &mut Trainer, what: &str) {
-    let rows = trainer.next_batch_rows();
-    let params = pollster::block_on(trainer.params()).unwrap();
-    let (_, grads) = pollster::block_on(trainer.loss_and_gradient(&rows)).unwrap();
-    let mut worst = 0.0f32;
-    let mut kinks = 0;
-    let mut loss_at = |i: usize, delta: f32| {
-        let mut p = params.clone();
-        p[i] += delta;
-        trainer.set_params(&p).unwrap();
-        pollster::block_on(trainer.loss_and_gradient(&rows)).unwrap().0
-    };
-    for (i, &backprop) in grads.iter().enumerate() {
-        let numeric = (loss_at(i, H) - loss_at(i, -H)) / (2.0 * H);
-        // Where a ReLU switches inside ±2H the loss has a kink, and central differences over H and
-        // 2H disagree far more than their O(H²) error: such a parameter is counted, not checked.
-        let wide = (loss_at(i, 2.0 * H) - loss_at(i, -2.0 * H)) / (4.0 * H);
-        if (wide - numeric).abs() > 3e-4 + 1e-2 * numeric.abs() {
-            kinks += 1;
-            continue;
-        }
-        let err = (numeric - backprop).abs();
-        worst = worst.max(err);
-        assert!(
-            err <= 5e-4 + 1e-2 * numeric.abs(),
-            "{what}: dL/dθ[{i}] backprop {backprop} vs finite difference {numeric}"
-        );
-    }
-    trainer.set_params(&params).unwrap();
-    assert!(kinks <= 2, "{what}: {kinks} parameters sit on a kink");
-    eprintln!(
-        "{what}: {} parameters ({kinks} on a kink), worst |backprop − finite difference| = {worst:.2e}",
-        params.len()
-    );
-}
-
 fn config(activation: Activation) -> TrainConfig {
     TrainConfig {
         data: DataConfig::Toy(ToyConfig {
@@ -75,7 +36,7 @@ fn backprop_matches_finite_differences_on_the_cpu() {
         let mut t = pollster::block_on(Trainer::new(config(act), None, 1)).unwrap();
         // A few steps first, so the check is not only at the initial point.
         pollster::block_on(t.train(5)).unwrap();
-        check(&mut t, &format!("CPU {act:?}"));
+        common::fd_check(&mut t, &format!("CPU {act:?}"));
     }
 }
 
@@ -85,7 +46,7 @@ fn backprop_matches_finite_differences_on_the_gpu() {
     for act in [Activation::Tanh, Activation::Relu, Activation::Sigmoid] {
         let mut t = pollster::block_on(Trainer::new(config(act), Some(ctx.clone()), 1)).unwrap();
         pollster::block_on(t.train(5)).unwrap();
-        check(&mut t, &format!("GPU {act:?}"));
+        common::fd_check(&mut t, &format!("GPU {act:?}"));
     }
 }
 
@@ -131,7 +92,7 @@ fn backprop_matches_finite_differences_with_mse_and_dropout() {
             );
             let mut t = pollster::block_on(Trainer::new(cfg.clone(), gpu, 1)).unwrap();
             pollster::block_on(t.train(5)).unwrap();
-            check(&mut t, &what);
+            common::fd_check(&mut t, &what);
         }
     }
 }
@@ -160,7 +121,7 @@ fn backprop_matches_finite_differences_for_regression() {
             );
             let mut t = pollster::block_on(Trainer::new(cfg.clone(), gpu, 1)).unwrap();
             pollster::block_on(t.train(5)).unwrap();
-            check(&mut t, &what);
+            common::fd_check(&mut t, &what);
         }
     }
 }

@@ -3,7 +3,7 @@
 //! relu, dense 10` — parsed to the engine's layers with a message naming the item at fault, and
 //! written back the same way.
 
-use engine::model::Layer;
+use engine::model::{Layer, BN_MOMENTUM};
 use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 
@@ -16,14 +16,69 @@ const ACTIVATIONS: [(&str, Activation); 5] = [
 ];
 
 /// Parses the layer list; a `flatten` goes in front of the first dense layer after convolutions
-/// when the text leaves it out. The last layer must be `dense <classes>`.
+/// when the text leaves it out. The last layer must be `dense <classes>`. A residual block is
+/// `res [layers]` (identity skip) or `res proj [layers]` (a 1×1 convolution on the skip).
 pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
-    let mut layers = Vec::new();
     let mut spatial = false;
-    for (i, item) in text.split(',').map(str::trim).enumerate() {
+    let layers = parse_items(text, &mut spatial)?;
+    match layers.last() {
+        Some(Layer::Dense { units }) if *units == classes => Ok(layers),
+        _ => Err(format!(
+            "the last layer must be 'dense {classes}': one output per class"
+        )),
+    }
+}
+
+/// Splits at the commas outside brackets.
+fn split_top(text: &str) -> Result<Vec<&str>, String> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return Err(format!("a ']' without its '[' in '{text}'"));
+        }
+    }
+    if depth != 0 {
+        return Err(format!("a '[' without its ']' in '{text}'"));
+    }
+    items.push(&text[start..]);
+    Ok(items)
+}
+
+fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
+    let mut layers = Vec::new();
+    for (i, item) in split_top(text)?.into_iter().map(str::trim).enumerate() {
         let at = |what: String| format!("item {} ('{item}'): {what}", i + 1);
         if item.is_empty() {
             return Err(at("empty (two commas in a row?)".into()));
+        }
+        if let Some((head, body)) = item.split_once('[') {
+            let projection = match head.split_whitespace().collect::<Vec<_>>().as_slice() {
+                ["res"] => false,
+                ["res", "proj"] => true,
+                _ => {
+                    return Err(at(
+                        "a block is written 'res [layers]' or 'res proj [layers]'".into()
+                    ))
+                }
+            };
+            let inner = body
+                .strip_suffix(']')
+                .ok_or_else(|| at("nothing may follow a block's ']'".into()))?;
+            let layers_in = parse_items(inner, spatial).map_err(|e| at(format!("in the block: {e}")))?;
+            layers.push(Layer::Residual {
+                layers: layers_in,
+                projection,
+            });
+            continue;
         }
         let words: Vec<&str> = item.split_whitespace().collect();
         let number = |s: &str, what: &str, range: std::ops::RangeInclusive<usize>| -> Result<usize, String> {
@@ -56,7 +111,7 @@ pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
                         return Err(at(format!("'{w}' is not a kernel (5x5), stride (s2) or padding (p1)")));
                     }
                 }
-                spatial = true;
+                *spatial = true;
                 Layer::Conv2d {
                     filters,
                     kernel,
@@ -74,20 +129,32 @@ pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
             }
             "dense" => {
                 let units = number(words.get(1).copied().unwrap_or(""), "the width", 1..=4096)?;
-                if spatial {
+                if *spatial {
                     layers.push(Layer::Flatten);
-                    spatial = false;
+                    *spatial = false;
                 }
                 Layer::Dense { units }
             }
             "flatten" => {
                 // Already flat (before any convolution): nothing to do, and nothing to write back.
-                if !spatial {
+                if !*spatial {
                     continue;
                 }
-                spatial = false;
+                *spatial = false;
                 Layer::Flatten
             }
+            "bn" => {
+                let momentum = match words.get(1) {
+                    None => BN_MOMENTUM,
+                    Some(m) => m
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|m| (0.0..=1.0).contains(m))
+                        .ok_or_else(|| at("the momentum must be a number from 0 to 1 (bn 0.1)".into()))?,
+                };
+                Layer::BatchNorm { momentum }
+            }
+            "ln" => Layer::LayerNorm,
             "dropout" => {
                 let rate = words
                     .get(1)
@@ -100,29 +167,29 @@ pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
                 Some(&(_, kind)) => Layer::Activation { kind },
                 None => {
                     return Err(at(format!(
-                        "unknown layer '{name}' (conv, maxpool, avgpool, dense, flatten, dropout, relu, tanh, sigmoid, leaky, linear)"
+                        "unknown layer '{name}' (conv, maxpool, avgpool, dense, flatten, dropout, bn, ln, res [..], relu, tanh, sigmoid, leaky, linear)"
                     )))
                 }
             },
         };
-        if words.len() > 1 && matches!(layer, Layer::Activation { .. } | Layer::Flatten) {
+        if words.len() > 1
+            && matches!(
+                layer,
+                Layer::Activation { .. } | Layer::Flatten | Layer::LayerNorm
+            )
+        {
             return Err(at("takes no numbers".into()));
         }
         layers.push(layer);
     }
-    match layers.last() {
-        Some(Layer::Dense { units }) if *units == classes => Ok(layers),
-        _ => Err(format!(
-            "the last layer must be 'dense {classes}': one output per class"
-        )),
-    }
+    Ok(layers)
 }
 
 /// The layer list written back in the same language (flatten left implicit).
 pub fn format(layers: &[Layer]) -> String {
     layers
         .iter()
-        .filter(|l| !matches!(l, Layer::Flatten))
+        .filter(|l| !matches!(l, Layer::Flatten | Layer::SkipFrom | Layer::SkipAdd { .. }))
         .map(|l| match l {
             Layer::Conv2d {
                 filters,
@@ -156,7 +223,17 @@ pub fn format(layers: &[Layer]) -> String {
                 .find(|(_, k)| k == kind)
                 .map_or("linear", |(n, _)| n)
                 .to_string(),
-            Layer::Flatten => String::new(),
+            Layer::BatchNorm { momentum } if *momentum == BN_MOMENTUM => "bn".into(),
+            Layer::BatchNorm { momentum } => format!("bn {momentum}"),
+            Layer::LayerNorm => "ln".into(),
+            Layer::Residual { layers, projection } => {
+                format!(
+                    "res {}[{}]",
+                    if *projection { "proj " } else { "" },
+                    format(layers)
+                )
+            }
+            Layer::Flatten | Layer::SkipFrom | Layer::SkipAdd { .. } => String::new(),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -225,9 +302,73 @@ mod tests {
             ("dropout 1.5, dense 10", "the rate must be"),
             ("dense 32, relu", "the last layer must be 'dense 10'"),
             ("dense 32, dense 7", "the last layer must be 'dense 10'"),
+            ("bn 2, dense 10", "the momentum must be a number from 0 to 1"),
+            ("ln 3, dense 10", "takes no numbers"),
+            ("res [dense 4, dense 10", "a '[' without its ']'"),
+            ("res dense 4], dense 10", "a ']' without its '['"),
+            ("block [dense 4], dense 10", "a block is written 'res [layers]'"),
+            ("res [dense 4] relu, dense 10", "nothing may follow a block's ']'"),
+            (
+                "res [dense 4, blah], dense 10",
+                "item 1 ('res [dense 4, blah]'): in the block: item 2 ('blah'): unknown layer",
+            ),
         ] {
             let e = parse(text, 10).unwrap_err();
             assert!(e.contains(expected), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn normalization_and_residual_blocks_parse_compile_and_round_trip() {
+        let text = "conv 8 3x3 p1, bn, relu, res [conv 8 3x3 p1, bn 0.05, relu, conv 8 3x3 p1, bn], relu, \
+                    res proj [conv 16 3x3 s2 p1, ln], relu, dense 10";
+        let layers = parse(text, 10).unwrap();
+        assert_eq!(
+            format(&layers),
+            text.replace("\n", "")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        assert_eq!(parse(&format(&layers), 10).unwrap(), layers);
+        assert_eq!(
+            layers[1],
+            Layer::BatchNorm {
+                momentum: BN_MOMENTUM
+            }
+        );
+        let Layer::Residual {
+            layers: inner,
+            projection: false,
+        } = &layers[3]
+        else {
+            panic!("{:?}", layers[3]);
+        };
+        assert_eq!(inner[1], Layer::BatchNorm { momentum: 0.05 });
+        let spec = engine::model::ModelSpec {
+            input: [1, 28, 28],
+            layers,
+        };
+        let c = spec.compile().unwrap();
+        // The second block halves the image and doubles the channels through its projection.
+        let end = c
+            .layers
+            .iter()
+            .rev()
+            .find(|l| matches!(l.layer, Layer::SkipAdd { .. }))
+            .unwrap();
+        assert_eq!(
+            (end.out_shape, end.skip_shape, end.w_shape()),
+            ([16, 14, 14], [8, 28, 28], vec![16, 8, 1, 1])
+        );
+        // An identity skip around a block that changes the shape is refused with the reason.
+        let bad = parse("res [conv 8 3x3], dense 10", 10).unwrap();
+        let e = engine::model::ModelSpec {
+            input: [1, 28, 28],
+            layers: bad,
+        }
+        .compile()
+        .unwrap_err();
+        assert!(e.contains("an identity skip needs the same shape"), "{e}");
     }
 }

@@ -36,6 +36,10 @@ fn layer_name(l: &Layer) -> &'static str {
         Layer::Pool { .. } => "pool",
         Layer::Dense { .. } => "dense",
         Layer::Dropout { .. } => "dropout",
+        Layer::BatchNorm { .. } => "batch norm",
+        Layer::LayerNorm => "layer norm",
+        Layer::SkipFrom | Layer::Residual { .. } => "block input",
+        Layer::SkipAdd { .. } => "block output (F(x) + skip)",
         Layer::Flatten => "flatten",
         Layer::Activation { .. } => "activation",
     }
@@ -185,10 +189,9 @@ pub async fn load_model(
     let gpu = crate::gpu::gpu_if(webgpu, status).await;
     let (train, test) = fetch::data(&config).await?;
     let mut trainer = Trainer::with_data(config, train, gpu, 500).await?;
-    let flat = saved
-        .flat_params(&trainer.compiled)
+    saved
+        .load_weights(&mut trainer)
         .map_err(|e| format!("{name}: {e}"))?;
-    trainer.set_params(&flat)?;
     Ok(Model {
         trainer,
         test,

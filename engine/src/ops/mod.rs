@@ -3,6 +3,7 @@
 pub mod activation;
 pub mod adam;
 pub mod adaptive;
+pub mod add;
 pub mod batch_mean;
 pub mod bias;
 pub mod conv2d;
@@ -12,6 +13,7 @@ pub mod gemm_cpu;
 pub mod lars;
 pub mod matmul;
 pub mod mse;
+pub mod norm;
 pub mod pool;
 pub mod regularize;
 pub mod sgd;

@@ -110,7 +110,17 @@ pub(super) fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, 
     })];
     // The training forward pass (dropout off), every point on its own weights.
     let points = Points::new(count, n);
-    let f = forward(t, &mut ops, model, weights, b.x, (r, points), "eval", None);
+    // Batch norm normalizes each point's samples with their own statistics, as in training.
+    let f = forward(
+        t,
+        &mut ops,
+        model,
+        weights,
+        b.x,
+        (r, points),
+        "eval",
+        (None, None),
+    );
     let outputs = *f.acts.last().expect("a model has layers");
     ops.push(loss_kernel(
         cfg,

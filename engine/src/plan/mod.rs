@@ -5,6 +5,7 @@
 use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
 use crate::model::{Compiled, CompiledLayer, Layer};
 use crate::ops::activation::{ActBackward, ActForward};
+use crate::ops::add::Add;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{
@@ -14,6 +15,9 @@ use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::mse::Mse;
+use crate::ops::norm::{
+    NormBackwardInput, NormBackwardParams, NormForward, NormForwardRunning, NormGeom, NormKind, UpdateRunning,
+};
 use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
 use crate::ops::regularize::Regularize;
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
@@ -50,6 +54,8 @@ pub struct HostBuffers {
     /// parameter each.
     pub optimizer_a: BufId,
     pub optimizer_b: BufId,
+    /// Batch norm's running mean and variance (`model::initial_running` at the start).
+    pub running: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
@@ -150,6 +156,7 @@ impl Plan {
                 segment_bounds: none,
                 optimizer_a: none,
                 optimizer_b: none,
+                running: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -182,6 +189,7 @@ impl Plan {
         let grads = t.add("grads", Elem::F32, n);
         let opt_a = t.add("optimizer.a", Elem::F32, n);
         let opt_b = t.add("optimizer.b", Elem::F32, n);
+        let running = t.add("norm.running", Elem::F32, model.n_running);
         let data_x = if cfg.data_packed {
             t.add("data.x (bytes)", Elem::U32, (cfg.data_rows * inputs).div_ceil(4))
         } else {
@@ -219,7 +227,7 @@ impl Plan {
             batch_x,
             (b, Points::default()),
             "train",
-            Some(cfg.seed),
+            (Some(cfg.seed), None),
         );
         let logits = *fwd.acts.last().expect("a model has layers");
         train.push(loss_kernel(cfg, logits, batch_y, loss, correct, d_logits, b));
@@ -260,6 +268,8 @@ impl Plan {
                 segments: bounds.len() - 1,
             },
         ));
+        // After the update, so a gradient-only pass leaves the running statistics alone.
+        train.extend(steps::update_running(model, &fwd, running, b));
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
@@ -272,7 +282,7 @@ impl Plan {
             predict_x,
             (p, Points::default()),
             "predict",
-            None,
+            (None, Some(running)),
         );
         let logits = *pf.acts.last().expect("a model has layers");
         // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
@@ -309,6 +319,7 @@ impl Plan {
                 segment_bounds,
                 optimizer_a: opt_a,
                 optimizer_b: opt_b,
+                running,
                 data_x,
                 data_y,
                 indices,

@@ -2,17 +2,14 @@
 
 use super::*;
 
+/// A conv layer's geometry, or a residual end's 1×1 projection (reading the block's input).
 fn conv_geom(l: &CompiledLayer, rows: usize) -> ConvGeom {
-    let Layer::Conv2d {
-        filters,
-        kernel,
-        stride,
-        padding,
-    } = l.layer
-    else {
-        unreachable!("not a conv layer")
+    let (filters, kernel, stride, padding) = l.conv().expect("a conv layer or a projection");
+    let [c, h, w] = if matches!(l.layer, Layer::SkipAdd { .. }) {
+        l.skip_shape
+    } else {
+        l.in_shape
     };
-    let [c, h, w] = l.in_shape;
     ConvGeom {
         batch: rows,
         in_c: c,
@@ -43,14 +40,51 @@ fn pool_geom(l: &CompiledLayer, rows: usize) -> PoolGeom {
 }
 
 /// What the forward pass leaves for the backward pass: each layer's input and output buffer
-/// (acts[i] → layer i → acts[i + 1]) and the arg-max of every max-pool.
+/// (acts[i] → layer i → acts[i + 1]), the arg-max of every max-pool and the statistics of every
+/// normalization.
 pub(super) struct Forward {
     pub(super) acts: Vec<BufId>,
     pub(super) argmax: Vec<Option<BufId>>,
+    pub(super) stats: Vec<Option<BufId>>,
+}
+
+fn norm_geom(l: &CompiledLayer, rows: usize) -> NormGeom {
+    let [c, h, w] = l.in_shape;
+    NormGeom {
+        kind: if matches!(l.layer, Layer::LayerNorm) {
+            NormKind::Layer
+        } else {
+            NormKind::Batch
+        },
+        rows,
+        channels: c,
+        spatial: h * w,
+        w_off: l.w_off,
+        b_off: l.b_off,
+        run_off: l.run_off,
+    }
+}
+
+/// Batch norm's running statistics after a training step: one kernel per batch-norm layer,
+/// from the statistics its forward pass kept.
+pub(super) fn update_running(model: &Compiled, fwd: &Forward, running: BufId, rows: usize) -> KernelList {
+    let mut ops: KernelList = Vec::new();
+    for (l, stats) in model.layers.iter().zip(&fwd.stats) {
+        if let (Layer::BatchNorm { momentum }, Some(stats)) = (&l.layer, stats) {
+            ops.push(Box::new(UpdateRunning {
+                g: norm_geom(l, rows),
+                stats: *stats,
+                running,
+                momentum: *momentum,
+            }));
+        }
+    }
+    ops
 }
 
 /// Forward pass over `rows` samples in `input`; the last buffer holds the logits. Dropout runs
-/// only when `dropout_seed` is given (training). With several `points` (the landscape), each
+/// only when `dropout_seed` is given (training); batch norm uses the `running` statistics when
+/// given (predicting), else the batch's own. With several `points` (the landscape), each
 /// runs the same samples on its own weights in one dispatch per kernel: every buffer after the
 /// input holds the points' blocks of `rows` samples one after another.
 #[allow(clippy::too_many_arguments)]
@@ -62,17 +96,19 @@ pub(super) fn forward(
     input: BufId,
     (rows, points): (usize, Points),
     tag: &str,
-    dropout_seed: Option<u32>,
+    (dropout_seed, running): (Option<u32>, Option<BufId>),
 ) -> Forward {
     let copies = points.n();
     let mut acts = vec![input];
     let mut argmax = Vec::new();
+    let mut stats = Vec::new();
     for (i, l) in model.layers.iter().enumerate() {
         let x = acts[i];
-        if matches!(l.layer, Layer::Flatten)
+        stats.push(None);
+        if matches!(l.layer, Layer::Flatten | Layer::SkipFrom)
             || (matches!(l.layer, Layer::Dropout { .. }) && dropout_seed.is_none())
         {
-            // Same memory (new shape, or dropout off when predicting).
+            // Same memory (new shape, a residual block's start, or dropout off when predicting).
             acts.push(x);
             argmax.push(None);
             continue;
@@ -149,12 +185,64 @@ pub(super) fn forward(
                 seed: dropout_seed.unwrap_or(0) ^ dropout::hash(i as u32),
                 keep: 1.0 - rate,
             })),
-            Layer::Flatten => unreachable!(),
+            Layer::BatchNorm { .. } | Layer::LayerNorm => {
+                let g = norm_geom(l, rows);
+                match running.filter(|_| matches!(l.layer, Layer::BatchNorm { .. })) {
+                    Some(running) => ops.push(Box::new(NormForwardRunning {
+                        g,
+                        input: x,
+                        params,
+                        running,
+                        output: y,
+                        points,
+                    })),
+                    None => {
+                        let st = t.add(
+                            &format!("{tag}.norm_stats{}", i + 1),
+                            Elem::F32,
+                            2 * copies * g.groups(),
+                        );
+                        ops.push(Box::new(NormForward {
+                            g,
+                            input: x,
+                            params,
+                            output: y,
+                            stats: st,
+                            points,
+                        }));
+                        stats[i] = Some(st);
+                    }
+                }
+            }
+            Layer::SkipAdd { from, projection } => {
+                let source = acts[from];
+                let mut skip = source;
+                if projection {
+                    skip = t.add(&format!("{tag}.projection{}", i + 1), Elem::F32, len);
+                    ops.push(Box::new(Conv2dForward {
+                        input: source,
+                        params,
+                        output: skip,
+                        g: conv_geom(l, rows),
+                        points,
+                        input_shared: source == input,
+                    }));
+                }
+                ops.push(Box::new(Add {
+                    a: x,
+                    b: skip,
+                    y,
+                    per_copy: rows * l.out_len(),
+                    points,
+                    b_shared: skip == input,
+                }));
+            }
+            Layer::Flatten | Layer::SkipFrom | Layer::Residual { .. } => unreachable!(),
         }
         acts.push(y);
         argmax.push(arg);
     }
-    Forward { acts, argmax }
+    Forward { acts, argmax, stats }
 }
 
 /// Backward pass: from the gradient of the logits, every parameter's gradient into `grads`.
@@ -172,6 +260,8 @@ pub(super) fn backward(
 ) {
     let n = model.layers.len();
     let mut d_out = d_logits; // gradient w.r.t. acts[i + 1]
+                              // A residual block's skip gradient, waiting at its start (by the start's index).
+    let mut skip_grads: Vec<Option<BufId>> = vec![None; n];
     for i in (0..n).rev() {
         let l = &model.layers[i];
         let x = fwd.acts[i];
@@ -180,6 +270,58 @@ pub(super) fn backward(
         let needs_d_in = input_gradient_needed(model, i);
         if matches!(l.layer, Layer::Flatten) {
             continue; // d_out already is the gradient of the same memory
+        }
+        if let Layer::SkipAdd { from, projection } = l.layer {
+            // F's gradient is d_out itself; the skip's waits at the block's start.
+            skip_grads[from] = if !projection {
+                Some(d_out)
+            } else {
+                let g = conv_geom(l, rows);
+                let partials = t.add(
+                    &format!("train.proj_partials{i}"),
+                    Elem::F32,
+                    g.chunks() * g.partial_len(),
+                );
+                let source = fwd.acts[from];
+                ops.push(Box::new(Conv2dBackwardWeight {
+                    input: source,
+                    d_out,
+                    partials,
+                    g,
+                }));
+                ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
+                input_gradient_needed(model, from).then(|| {
+                    let d_skip = t.add(
+                        &format!("train.d_skip{i}"),
+                        Elem::F32,
+                        rows * l.skip_shape.iter().product::<usize>(),
+                    );
+                    ops.push(Box::new(Conv2dBackwardInput {
+                        params,
+                        d_out,
+                        d_in: d_skip,
+                        g,
+                    }));
+                    d_skip
+                })
+            };
+            continue;
+        }
+        if matches!(l.layer, Layer::SkipFrom) {
+            // Both paths' gradients reach the block's input.
+            if let (true, Some(skip)) = (needs_d_in, skip_grads[i]) {
+                let d_in = t.add(&format!("train.d_act{i}"), Elem::F32, rows * l.in_len());
+                ops.push(Box::new(Add {
+                    a: d_out,
+                    b: skip,
+                    y: d_in,
+                    per_copy: rows * l.in_len(),
+                    points: Points::default(),
+                    b_shared: false,
+                }));
+                d_out = d_in;
+            }
+            continue;
         }
         let d_in = if needs_d_in {
             Some(t.add(&format!("train.d_act{i}"), Elem::F32, rows * l.in_len()))
@@ -293,7 +435,30 @@ pub(super) fn backward(
                     }));
                 }
             }
-            Layer::Flatten => unreachable!(),
+            Layer::BatchNorm { .. } | Layer::LayerNorm => {
+                let g = norm_geom(l, rows);
+                let stats = fwd.stats[i].expect("training normalizes with the batch's statistics");
+                ops.push(Box::new(NormBackwardParams {
+                    g,
+                    input: x,
+                    stats,
+                    d_out,
+                    grads,
+                }));
+                if let Some(d_in) = d_in {
+                    ops.push(Box::new(NormBackwardInput {
+                        g,
+                        input: x,
+                        params,
+                        stats,
+                        d_out,
+                        d_in,
+                    }));
+                }
+            }
+            Layer::Flatten | Layer::SkipFrom | Layer::SkipAdd { .. } | Layer::Residual { .. } => {
+                unreachable!()
+            }
         }
         if let Some(d_in) = d_in {
             d_out = d_in;

@@ -183,6 +183,7 @@ impl Trainer {
             }
         };
         backend.write_f32(host.params, &spec.init_with(&compiled, config.seed, config.init));
+        backend.write_f32(host.running, &crate::model::initial_running(&compiled));
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         match &packed {
             Some(words) => backend.write_u32(host.data_x, words),

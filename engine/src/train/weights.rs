@@ -55,6 +55,29 @@ impl Trainer {
             .await
     }
 
+    /// Batch norm's running mean and variance (`Compiled::n_running` values; none without it).
+    pub async fn running_stats(&self) -> Result<Vec<f32>, Error> {
+        match self.compiled.n_running {
+            0 => Ok(Vec::new()),
+            n => self.backend.read_f32(self.host.running, n).await,
+        }
+    }
+
+    /// Replaces batch norm's running statistics (same layout as `running_stats`).
+    pub fn set_running_stats(&mut self, running: &[f32]) -> Result<(), Error> {
+        if running.len() != self.compiled.n_running {
+            return Err(Error::Mismatch(format!(
+                "{} running statistics given for {}",
+                running.len(),
+                self.compiled.n_running
+            )));
+        }
+        if !running.is_empty() {
+            self.backend.write_f32(self.host.running, running);
+        }
+        Ok(())
+    }
+
     /// The optimizer's state and step counter, so that a saved run resumes exactly.
     pub async fn optimizer_state(&self) -> Result<OptimizerState, Error> {
         let n = self.compiled.n_params;

@@ -114,3 +114,44 @@ pub fn conv_relu_pool(
         },
     ]
 }
+
+// Small enough that ReLU kinks are rarely straddled, large enough for f32 losses.
+const H: f32 = 1e-3;
+
+/// Every parameter's backprop gradient on the next batch against central finite differences of
+/// the loss (parameters where a kink sits within ±2H are counted, at most two allowed).
+pub fn fd_check(trainer: &mut engine::train::Trainer, what: &str) {
+    let rows = trainer.next_batch_rows();
+    let params = pollster::block_on(trainer.params()).unwrap();
+    let (_, grads) = pollster::block_on(trainer.loss_and_gradient(&rows)).unwrap();
+    let mut worst = 0.0f32;
+    let mut kinks = 0;
+    let mut loss_at = |i: usize, delta: f32| {
+        let mut p = params.clone();
+        p[i] += delta;
+        trainer.set_params(&p).unwrap();
+        pollster::block_on(trainer.loss_and_gradient(&rows)).unwrap().0
+    };
+    for (i, &backprop) in grads.iter().enumerate() {
+        let numeric = (loss_at(i, H) - loss_at(i, -H)) / (2.0 * H);
+        // Where a ReLU switches inside ±2H the loss has a kink, and central differences over H and
+        // 2H disagree far more than their O(H²) error: such a parameter is counted, not checked.
+        let wide = (loss_at(i, 2.0 * H) - loss_at(i, -2.0 * H)) / (4.0 * H);
+        if (wide - numeric).abs() > 3e-4 + 1e-2 * numeric.abs() {
+            kinks += 1;
+            continue;
+        }
+        let err = (numeric - backprop).abs();
+        worst = worst.max(err);
+        assert!(
+            err <= 5e-4 + 1e-2 * numeric.abs(),
+            "{what}: dL/dθ[{i}] backprop {backprop} vs finite difference {numeric}"
+        );
+    }
+    trainer.set_params(&params).unwrap();
+    assert!(kinks <= 2, "{what}: {kinks} parameters sit on a kink");
+    eprintln!(
+        "{what}: {} parameters ({kinks} on a kink), worst |backprop − finite difference| = {worst:.2e}",
+        params.len()
+    );
+}

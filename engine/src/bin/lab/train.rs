@@ -60,7 +60,7 @@ fn load_model(path: &Path) -> Result<engine::export::ModelExport, String> {
 pub fn predict(a: &PredictArgs, data: &Path) -> Result<(), String> {
     let saved = load_model(&a.model)?;
     let (mut trainer, test) = build(data, saved.config.clone(), gpu_of(a.backend)?, 0)?;
-    trainer.set_params(&saved.flat_params(&trainer.compiled)?)?;
+    saved.load_weights(&mut trainer)?;
     let test = test.ok_or("the model's data has no test set")?.head(a.count);
     let probs = pollster::block_on(trainer.probabilities(&test))?;
     let classes = trainer.compiled.classes();
