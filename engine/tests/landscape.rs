@@ -242,7 +242,35 @@ fn a_pass_of_many_points_matches_each_point_alone() {
         batch: 16,
         ..Default::default()
     };
-    for config in [cnn, moons] {
+    // Residual blocks (one on the shared input itself), a projection and layer norm: the
+    // points' copies of every new kernel.
+    let conv = |filters, stride| Layer::Conv2d {
+        filters,
+        kernel: 3,
+        stride,
+        padding: 1,
+    };
+    let resnet = TrainConfig {
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::Residual {
+                    layers: vec![conv(1, 1)],
+                    projection: false,
+                },
+                Layer::Residual {
+                    layers: vec![conv(3, 2), Layer::LayerNorm],
+                    projection: true,
+                },
+                Layer::Activation {
+                    kind: Activation::Relu,
+                },
+                Layer::Flatten,
+                Layer::Dense { units: 10 },
+            ],
+        },
+        ..cnn.clone()
+    };
+    for config in [resnet, cnn, moons] {
         let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
         let (data, _) = config.data.load(read).unwrap();
         let rows = 100;

@@ -135,6 +135,25 @@ fn configs() -> Vec<TrainConfig> {
                         stride: 2,
                     },
                     Layer::Dropout { rate: 0.25 },
+                    Layer::BatchNorm { momentum: 0.1 },
+                    Layer::Residual {
+                        layers: vec![
+                            Layer::Conv2d {
+                                filters: 3,
+                                kernel: 3,
+                                stride: 2,
+                                padding: 1,
+                            },
+                            Layer::LayerNorm,
+                        ],
+                        projection: true,
+                    },
+                    Layer::Residual {
+                        layers: vec![Layer::Activation {
+                            kind: engine::ops::activation::Activation::Tanh,
+                        }],
+                        projection: false,
+                    },
                     Layer::Flatten,
                     Layer::Dense { units: 10 },
                 ],

@@ -52,7 +52,10 @@ pub const MAX_EVAL_POINTS: usize = 32;
 /// first layer has no weights (a pool or an activation on the data) runs one point at a time:
 /// the batched kernels are the ones with weights.
 pub fn eval_points(model: &Compiled, rows: usize) -> usize {
-    let first = model.layers.iter().find(|l| !matches!(l.layer, Layer::Flatten));
+    let first = model
+        .layers
+        .iter()
+        .find(|l| !matches!(l.layer, Layer::Flatten | Layer::SkipFrom));
     if !first.is_some_and(|l| l.has_params()) {
         return 1;
     }
