@@ -240,7 +240,7 @@ pub fn format(layers: &[Layer]) -> String {
 }
 
 /// The vision lab's architectures, with the epochs each is meant to train.
-pub const PRESETS: [(&str, &str, &str, usize); 3] = [
+pub const PRESETS: [(&str, &str, &str, usize); 5] = [
     ("mlp", "MLP 784-128-10", "dense 128, relu, dense 10", 3),
     (
         "lenet",
@@ -253,6 +253,25 @@ pub const PRESETS: [(&str, &str, &str, usize); 3] = [
         "deeper small CNN",
         "conv 16 3x3 p1, relu, conv 16 3x3 p1, relu, maxpool 2, conv 32 3x3 p1, relu, maxpool 2, dense 64, relu, dense 10",
         3,
+    ),
+    // A ResNet-8 in the manner of He et al.'s CIFAR networks (a stem, three stages of one block,
+    // global average pooling), narrowed to 8-16-32 channels for the browser; and the same layers
+    // without the skips, the pair Li et al. compare.
+    (
+        "resnet8",
+        "ResNet-8 (batch norm, skips)",
+        "conv 8 3x3 p1, bn, relu, res [conv 8 3x3 p1, bn, relu, conv 8 3x3 p1, bn], relu, \
+         res proj [conv 16 3x3 s2 p1, bn, relu, conv 16 3x3 p1, bn], relu, \
+         res proj [conv 32 3x3 s2 p1, bn, relu, conv 32 3x3 p1, bn], relu, avgpool 7, dense 10",
+        2,
+    ),
+    (
+        "plain8",
+        "Plain-8 (ResNet-8 without skips)",
+        "conv 8 3x3 p1, bn, relu, conv 8 3x3 p1, bn, relu, conv 8 3x3 p1, bn, relu, \
+         conv 16 3x3 s2 p1, bn, relu, conv 16 3x3 p1, bn, relu, \
+         conv 32 3x3 s2 p1, bn, relu, conv 32 3x3 p1, bn, relu, avgpool 7, dense 10",
+        2,
     ),
 ];
 

@@ -90,7 +90,7 @@ named_index!(
 named_index!(
     /// `layers::PRESETS`, by key.
     preset,
-    ["mlp", "lenet", "deeper"],
+    ["mlp", "lenet", "deeper", "resnet8", "plain8"],
     ["mlp", "lenet", "deeper"]
 );
 

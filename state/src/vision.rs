@@ -97,7 +97,19 @@ impl Table for VisionLab {
     const SETTINGS: &'static [Setting<Self>] = &[
         field!("set", |s, n| one_of(n, "set", &mut s.set, &["mnist", "fashion"])),
         field!("train", |s, n| nearest(n, "train", &mut s.train, &TRAIN_SIZES)),
-        ranged!("preset", preset, 0, PRESETS.len() - 1),
+        Setting {
+            key: "preset",
+            hides: Some("preset"),
+            write: |s| crate::table::field_text(s, "preset"),
+            // A preset brings its layers and epochs, unless the link sets them too (their rows
+            // come later).
+            read: |s, raw, notices| {
+                crate::table::read_field(s, "preset", raw, notices);
+                let p = PRESETS[s.preset.min(PRESETS.len() - 1)];
+                (s.layers, s.epochs) = (p.2.into(), p.3);
+            },
+            check: |s, notices| crate::lab::clamp(notices, "preset", &mut s.preset, 0, PRESETS.len() - 1),
+        },
         text!("layers", Some("layers"), layers, 500, |l: &str| layers::parse(
             l, 10
         )

@@ -206,3 +206,24 @@ fn vision_backend_links_from_before_auto_still_read() {
         assert!(notices.is_empty(), "{q}: {notices:?}");
     }
 }
+
+#[test]
+fn a_vision_preset_in_a_link_brings_its_layers_unless_the_link_gives_them() {
+    use lab_state::layers::PRESETS;
+    for (i, (key, _, text, epochs)) in PRESETS.iter().enumerate() {
+        let (s, notices) = VisionLab::from_query(&format!("preset={key}"));
+        assert_eq!(
+            (s.preset, s.layers.as_str(), s.epochs),
+            (i, *text, *epochs),
+            "{key}"
+        );
+        assert!(notices.is_empty(), "{key}: {notices:?}");
+    }
+    let (s, _) = VisionLab::from_query("preset=resnet8&layers=dense 32, relu, dense 10&epochs=5");
+    assert_eq!((s.layers.as_str(), s.epochs), ("dense 32, relu, dense 10", 5));
+    let (s, _) = VisionLab::from_query(&VisionLab::from_query("preset=plain8").0.to_query());
+    assert_eq!(
+        s.layers, PRESETS[4].2,
+        "a link the page writes reads back the same"
+    );
+}

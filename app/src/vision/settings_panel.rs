@@ -30,13 +30,13 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
         <label class:hidden=hidden("preset")>"Architecture"
             <select data-testid="vision-preset" on:change=move |ev| {
                 if let Ok(i) = event_target_value(&ev).parse::<usize>() {
-                    set(&|s| { s.preset = i; s.layers = PRESETS[i.min(2)].2.into(); s.epochs = PRESETS[i.min(2)].3; });
+                    set(&|s| { s.preset = i; let p = PRESETS[i.min(PRESETS.len() - 1)]; s.layers = p.2.into(); s.epochs = p.3; });
                 }
             }>
                 {PRESETS.iter().enumerate().map(|(i, p)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.preset == i)>{format!("{} ({} epochs)", p.1, p.3)}</option> }).collect_view()}
             </select>
         </label>
-        <label class:hidden=hidden("layers")>"Layers (edit: conv F KxK sS pP, maxpool N, avgpool N, dense N, dropout R, relu, tanh…)"
+        <label class:hidden=hidden("layers")>"Layers (edit: conv F KxK sS pP, maxpool N, avgpool N, dense N, dropout R, bn, ln, res [ … ], res proj [ … ], relu, tanh…)"
             <textarea data-testid="vision-layers" rows="4" prop:value=move || settings.with(|s| s.layers.clone()) on:change=move |ev| {
                 let v = event_target_value(&ev);
                 match layers::parse(&v, 10) {
