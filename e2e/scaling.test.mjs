@@ -108,3 +108,24 @@ test('scaling lab: the defaults show steps to target falling, then flattening, o
     await browser.close();
   }
 });
+
+test('scaling lab: batch norm misses the target at batch 2, layer norm reaches it (CPU path)', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    const reached = {};
+    for (const net of ['mlp-bn', 'mlp-ln']) {
+      await page.goto(`${server.url}scaling?network=${net}&data=mnist&batches=2,32&target_accuracy=true&target=0.85&max_steps=3000&noise_every=0`);
+      await page.click(byId('scale-run'));
+      await until(async () => /^(done|failed)/.test(await text(page, 'scale-status')), 180_000, `the ${net} sweep`);
+      assert.equal(await text(page, 'scale-status'), 'done');
+      const metric = (name) => page.locator(`[data-metric="${name}"]`).getAttribute('data-metric-value');
+      reached[net] = [await metric('steps-2'), await metric('steps-32')].map((v) => v !== '');
+      console.log(net, (await text(page, 'scale-table')).replace(/\s+/g, ' '));
+    }
+    assert.deepEqual(reached, { 'mlp-bn': [false, true], 'mlp-ln': [true, true] });
+    await screenshot(page, 'scaling-norms.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});

@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod cluster_run;
 pub mod collectives;
 pub mod compress;
+pub mod curvature;
 pub mod data;
 pub mod error;
 pub mod export;

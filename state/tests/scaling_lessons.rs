@@ -68,3 +68,48 @@ fn a_run_without_progress_is_stopped_as_stalled() {
     assert!(at < lab.max_steps && r.steps == at && r.steps_to_target.is_none());
     assert!(r.checks.len() > STALL_CHECKS);
 }
+
+/// Batch norm against layer norm as the batch shrinks (docs/theory.md §1.4): at batch 2 batch
+/// norm normalizes each feature over two samples (every value becomes ±1 in training) and
+/// predicts with running averages of such statistics, so the image MLP with batch norm misses
+/// 85 % training accuracy in 3,000 steps, where the same MLP with layer norm, which normalizes
+/// each sample on its own, reaches it; at batch 32 both do.
+#[test]
+fn batch_norm_breaks_down_at_batch_2_where_layer_norm_does_not() {
+    use lab_state::landscape::{Data, Network};
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let mut reached = Vec::new();
+    for network in [Network::MlpBatchNorm, Network::MlpLayerNorm] {
+        let lab = ScalingLab {
+            network,
+            data: Data::Mnist,
+            batches: "2, 32".into(),
+            target_accuracy: true,
+            target: 0.85,
+            max_steps: 3000,
+            noise_every: 0,
+            ..Default::default()
+        };
+        let sweep = lab.sweep().unwrap();
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)"))
+        };
+        let (train, test) = sweep.base.data.load(read).unwrap();
+        let test = test.unwrap();
+        for (b, lr) in sweep.runs() {
+            let config = sweep.config(b, lr, train.len());
+            let mut t = pollster::block_on(Trainer::with_data(config, train.clone(), None, 100)).unwrap();
+            let r = pollster::block_on(run(&mut t, &sweep, Some(&test), |_, _| async { true })).unwrap();
+            eprintln!(
+                "{network:?} batch {b} (η {lr:.4}): steps to 85 % {:?}, test accuracy {:?}",
+                r.steps_to_target, r.test_accuracy
+            );
+            reached.push(((network, b), r.steps_to_target.is_some()));
+        }
+    }
+    assert_eq!(
+        reached.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [false, true, true, true],
+        "batch norm at 2, at 32; layer norm at 2, at 32: {reached:?}"
+    );
+}

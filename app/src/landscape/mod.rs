@@ -32,6 +32,9 @@ struct Mapped {
     line_train: Vec<f32>,
     line_test: Vec<f32>,
     summary: String,
+    /// How convex the slice is (`engine::curvature`).
+    convexity_text: String,
+    nonconvexity: f32,
     /// The top Hessian eigenvalue, and how it was found.
     hessian_text: String,
     lambda_max: f32,

@@ -54,6 +54,7 @@ pub fn LandscapePage() -> impl IntoView {
                     {move || mapped.get().into_iter().map(|m| view! {
                         <li>
                             <span data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</span>
+                            <span data-metric=format!("nonconvexity-{}", m.measured.0) data-metric-value=m.nonconvexity.to_string()>{m.convexity_text}</span>
                             <span data-metric=format!("lambda-max-{}", m.measured.0) data-metric-value=m.lambda_max.to_string()>{m.hessian_text}</span>
                             <span data-metric=format!("plane-share-{}", m.measured.0) data-metric-value=m.plane_share.map_or(String::new(), |x| x.to_string())>{m.plane_text}</span>
                         </li>

@@ -126,6 +126,7 @@ async fn run_one(
         !cancel.get()
     })
     .await?;
+    let convexity = engine::curvature::slice_convexity(&grid, res, span);
     let sharp = sharpness(
         &mut trainer,
         &eval_train,
@@ -168,6 +169,12 @@ async fn run_one(
                 format!("{} epochs", s.epochs)
             }
         ),
+        convexity_text: format!(
+            "non-convexity of the slice {:.3} (curving down on {:.0} % of it); ",
+            convexity.nonconvexity,
+            convexity.nonconvex_share * 100.0
+        ),
+        nonconvexity: convexity.nonconvexity,
         hessian_text: format!(
             "top Hessian eigenvalue λ_max {:.4} ({} products over {} samples); ",
             top.eigenvalue, top.iterations, top.samples

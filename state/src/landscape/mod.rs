@@ -28,18 +28,31 @@ pub enum Network {
     Mlp,
     /// conv 5×5×4 → ReLU → max-pool 2 → dense 10 on MNIST or Fashion-MNIST.
     Cnn,
+    /// The image MLP with batch norm after its hidden layer.
+    MlpBatchNorm,
+    /// The image MLP with layer norm after its hidden layer.
+    MlpLayerNorm,
     /// The playground's network, data and optimizer (from `pg`).
     Playground,
 }
 
 impl Network {
-    pub const ALL: [Network; 4] = [Network::Toy, Network::Mlp, Network::Cnn, Network::Playground];
+    pub const ALL: [Network; 6] = [
+        Network::Toy,
+        Network::Mlp,
+        Network::Cnn,
+        Network::MlpBatchNorm,
+        Network::MlpLayerNorm,
+        Network::Playground,
+    ];
 
     pub fn key(self) -> &'static str {
         match self {
             Network::Toy => "toy",
             Network::Mlp => "mlp",
             Network::Cnn => "cnn",
+            Network::MlpBatchNorm => "mlp-bn",
+            Network::MlpLayerNorm => "mlp-ln",
             Network::Playground => "playground",
         }
     }
@@ -49,6 +62,8 @@ impl Network {
             Network::Toy => "2-D: MLP 2-8-8-2 (tanh)",
             Network::Mlp => "images: MLP 784-32-10 (ReLU)",
             Network::Cnn => "images: CNN conv 5×5×4 → pool → dense 10",
+            Network::MlpBatchNorm => "images: MLP 784-32 (batch norm, ReLU)-10",
+            Network::MlpLayerNorm => "images: MLP 784-32 (layer norm, ReLU)-10",
             Network::Playground => "the playground's network",
         }
     }
@@ -58,7 +73,10 @@ impl Network {
     }
 
     pub fn reads_images(self) -> bool {
-        matches!(self, Network::Mlp | Network::Cnn)
+        matches!(
+            self,
+            Network::Mlp | Network::Cnn | Network::MlpBatchNorm | Network::MlpLayerNorm
+        )
     }
 }
 
@@ -235,6 +253,23 @@ impl Landscape {
                                 stride: 2,
                             },
                             Layer::Flatten,
+                            Layer::Dense { units: 10 },
+                        ],
+                    }
+                } else if let Some(norm) = match network {
+                    Network::MlpBatchNorm => Some(Layer::BatchNorm {
+                        momentum: engine::model::BN_MOMENTUM,
+                    }),
+                    Network::MlpLayerNorm => Some(Layer::LayerNorm),
+                    _ => None,
+                } {
+                    ModelConfig::Layers {
+                        layers: vec![
+                            Layer::Dense { units: 32 },
+                            norm,
+                            Layer::Activation {
+                                kind: Activation::Relu,
+                            },
                             Layer::Dense { units: 10 },
                         ],
                     }
