@@ -63,6 +63,33 @@ pub struct StepExport {
     /// 0 where dropped, one row per sample.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropout_masks: Vec<DropoutMask>,
+    /// Batch norm's running mean and variance (pairs per channel, layer by layer) before and
+    /// after the step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running_before: Vec<f32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub running_after: Vec<f32>,
+    /// The layers as the tensors number them, when residual blocks are flattened into them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flat_layers: Vec<String>,
+}
+
+/// The compiled layers by name, when they differ from the model's list (residual blocks).
+fn flat_layers(c: &Compiled) -> Vec<String> {
+    if !c.layers.iter().any(|l| matches!(l.layer, crate::model::Layer::SkipFrom)) {
+        return Vec::new();
+    }
+    c.layers
+        .iter()
+        .map(|l| match &l.layer {
+            crate::model::Layer::SkipFrom => "residual start".to_string(),
+            crate::model::Layer::SkipAdd { from, projection } => format!(
+                "residual end: + the input of layer {from}{}",
+                if *projection { " through a 1×1 convolution" } else { "" }
+            ),
+            other => format!("{other:?}"),
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -105,7 +132,13 @@ fn dropout_masks(trainer: &Trainer, step: u32, rows: usize) -> Vec<DropoutMask> 
 
 const FORWARD: &str = "h = inputs (one [C, H, W] sample per row, NCHW); each layer in model.layers maps h: \
 dense h = h Wᵀ + b (h flattened); conv2d h = cross-correlation with W (stride, zero padding) + b; \
-pool = max or mean over each window; activation element-wise; flatten keeps the values.";
+pool = max or mean over each window; activation element-wise; flatten keeps the values; \
+batch_norm per channel over the batch and positions x̂ = (h − mean) / √(biased variance + 1e-5), \
+h = γ x̂ + β (γ its weight, β its bias), and after the update running = (1 − momentum) running + \
+momentum (mean, unbiased variance); layer_norm the same per sample over all its values, γ and β \
+per channel; residual h = F(h) + h, or with projection + a 1×1 convolution of h (stride to fit; \
+the block end's weight and bias). Tensors are numbered by flat_layers when a model has residual \
+blocks (a block's start, its layers, its end), else by model.layers.";
 
 /// How the exported numbers relate, in words, for the configured loss (docs/theory.md §1.1, §2.9).
 pub fn forward_text(config: &TrainConfig) -> String {
@@ -155,6 +188,7 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, Error> {
     let params = trainer.params().await?;
     let before = trainer.optimizer_state().await?;
     let learning_rate = trainer.learning_rate_at(trainer.step() + 1);
+    let running_before = trainer.running_stats().await?;
     let (loss, grads) = trainer.loss_and_gradient(&rows).await?;
     trainer.apply_gradient(&grads)?;
     let after = trainer.optimizer_state().await?;
@@ -187,6 +221,9 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, Error> {
         optimizer_after: Some(after),
         parameters_after: tensors(&trainer.compiled, &params_after),
         dropout_masks: dropout_masks(trainer, step as u32, rows.len()),
+        running_before,
+        running_after: trainer.running_stats().await?,
+        flat_layers: flat_layers(&trainer.compiled),
     })
 }
 

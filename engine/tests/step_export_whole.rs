@@ -164,3 +164,46 @@ fn the_exported_dropout_mask_is_the_steps_own() {
     );
     assert!((loss(false) - e.loss as f64).abs() > 1e-3, "the mask matters");
 }
+
+/// With batch norm and residual blocks: the export of step 3 is the run's step 3 (weights and
+/// running statistics after it), it names the flattened layers its tensors are numbered by, and
+/// the running statistics of a batch norm on the inputs recheck from the exported batch alone.
+#[test]
+fn a_normalized_residual_step_exports_its_running_statistics() {
+    let n = 3;
+    let config = TrainConfig {
+        model: ModelConfig::Layers {
+            layers: vec![
+                Layer::BatchNorm { momentum: 0.3 },
+                Layer::Dense { units: 6 },
+                Layer::Residual {
+                    layers: vec![Layer::Dense { units: 6 }, Layer::LayerNorm],
+                    projection: false,
+                },
+                Layer::Dense { units: 3 },
+            ],
+        },
+        ..config()
+    };
+    let e = pollster::block_on(export_nth_step(config.clone(), None, n)).unwrap();
+    let e: StepExport = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+    let mut plain = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
+    pollster::block_on(plain.train(n as usize)).unwrap();
+    assert_eq!(flat(&e.parameters_after), pollster::block_on(plain.params()).unwrap());
+    assert_eq!(e.running_after, pollster::block_on(plain.running_stats()).unwrap());
+    assert_eq!(e.flat_layers.len(), 7, "{:?}", e.flat_layers);
+    assert!(e.flat_layers[2] == "residual start" && e.flat_layers[5].starts_with("residual end"));
+    for f in 0..2 {
+        let x: Vec<f64> = e.batch.inputs.iter().map(|row| row[f] as f64).collect();
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (x.len() - 1) as f64;
+        let want = [
+            0.7 * e.running_before[2 * f] as f64 + 0.3 * mean,
+            0.7 * e.running_before[2 * f + 1] as f64 + 0.3 * var,
+        ];
+        for (k, w) in want.iter().enumerate() {
+            let got = e.running_after[2 * f + k] as f64;
+            assert!((got - w).abs() < 1e-5, "feature {f}: running {got} vs {w}");
+        }
+    }
+}
