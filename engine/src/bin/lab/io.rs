@@ -49,6 +49,8 @@ pub fn build(
 ) -> Result<(Trainer, Option<Dataset>), String> {
     let (train, test) = load_data(dir, &config)?;
     let eval_rows = eval_rows.min(train.len());
-    let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 1000, eval_rows))?;
+    // Predictions go in chunks of 250 rows: a deep CNN's activations for 1,000 rows would not fit
+    // the CPU path's memory limit beside its evaluation plan.
+    let trainer = pollster::block_on(Trainer::with_evaluation(config, train, gpu, 250, eval_rows))?;
     Ok((trainer, test))
 }
