@@ -76,7 +76,11 @@ pub struct StepExport {
 
 /// The compiled layers by name, when they differ from the model's list (residual blocks).
 fn flat_layers(c: &Compiled) -> Vec<String> {
-    if !c.layers.iter().any(|l| matches!(l.layer, crate::model::Layer::SkipFrom)) {
+    if !c
+        .layers
+        .iter()
+        .any(|l| matches!(l.layer, crate::model::Layer::SkipFrom))
+    {
         return Vec::new();
     }
     c.layers
@@ -85,7 +89,11 @@ fn flat_layers(c: &Compiled) -> Vec<String> {
             crate::model::Layer::SkipFrom => "residual start".to_string(),
             crate::model::Layer::SkipAdd { from, projection } => format!(
                 "residual end: + the input of layer {from}{}",
-                if *projection { " through a 1×1 convolution" } else { "" }
+                if *projection {
+                    " through a 1×1 convolution"
+                } else {
+                    ""
+                }
             ),
             other => format!("{other:?}"),
         })

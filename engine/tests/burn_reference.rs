@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use burn::tensor::activation::{log_softmax, relu};
 use burn::tensor::module::{conv2d, max_pool2d};
 use burn::tensor::ops::{ConvOptions, MaxPoolOptions};
@@ -20,7 +18,7 @@ use engine::ops::activation::Activation;
 use engine::ops::norm::NORM_EPS;
 use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
-use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 const LR: f32 = 0.01;
 const BETA1: f32 = 0.9;
@@ -273,15 +271,7 @@ fn mlp_step_matches_burn() {
 
 #[test]
 fn cnn_step_matches_burn() {
-    let data_config = DataConfig::Images(ImageConfig {
-        set: "mnist".into(),
-        train_limit: 8,
-        test_limit: 1,
-    });
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
-    let (data, _) = data_config
-        .load(|n| std::fs::read(dir.join(n)).map_err(|e| format!("{n}: {e} (run scripts/setup.sh)")))
-        .unwrap();
+    let (data_config, data, _) = common::mnist(8, 1);
     let config = TrainConfig {
         data: data_config,
         model: ModelConfig::Layers {
@@ -300,21 +290,8 @@ fn cnn_step_matches_burn() {
 /// projected skips, in one network.
 #[test]
 fn normalized_residual_step_matches_burn() {
-    let data_config = DataConfig::Images(ImageConfig {
-        set: "mnist".into(),
-        train_limit: 8,
-        test_limit: 1,
-    });
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
-    let (data, _) = data_config
-        .load(|n| std::fs::read(dir.join(n)).map_err(|e| format!("{n}: {e} (run scripts/setup.sh)")))
-        .unwrap();
-    let conv = |filters, stride| Layer::Conv2d {
-        filters,
-        kernel: 3,
-        stride,
-        padding: 1,
-    };
+    let (data_config, data, _) = common::mnist(8, 1);
+    let conv = common::conv3x3;
     let relu = Layer::Activation {
         kind: Activation::Relu,
     };

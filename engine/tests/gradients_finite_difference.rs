@@ -11,14 +11,7 @@ use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 fn config(activation: Activation) -> TrainConfig {
     TrainConfig {
-        data: DataConfig::Toy(ToyConfig {
-            kind: ToyKind::Moons,
-            points: 64,
-            noise: 0.1,
-            seed: 9,
-            test_fraction: 0.0,
-            classes: 2,
-        }),
+        data: common::moons64(),
         model: ModelConfig::Mlp {
             hidden: vec![5, 4],
             activation,

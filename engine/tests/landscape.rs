@@ -244,12 +244,7 @@ fn a_pass_of_many_points_matches_each_point_alone() {
     };
     // Residual blocks (one on the shared input itself), a projection and layer norm: the
     // points' copies of every new kernel.
-    let conv = |filters, stride| Layer::Conv2d {
-        filters,
-        kernel: 3,
-        stride,
-        padding: 1,
-    };
+    let conv = common::conv3x3;
     let resnet = TrainConfig {
         model: ModelConfig::Layers {
             layers: vec![

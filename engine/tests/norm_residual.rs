@@ -7,15 +7,12 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use engine::data::toy::{ToyConfig, ToyKind};
 use engine::data::Dataset;
 use engine::model::{Layer, BN_MOMENTUM};
 use engine::ops::activation::Activation;
 use engine::ops::norm::NORM_EPS;
 use engine::optim::Optimizer;
-use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+use engine::train::{ModelConfig, TrainConfig, Trainer};
 
 fn act(kind: Activation) -> Layer {
     Layer::Activation { kind }
@@ -23,14 +20,7 @@ fn act(kind: Activation) -> Layer {
 
 fn toy(layers: Vec<Layer>, batch: usize) -> TrainConfig {
     TrainConfig {
-        data: DataConfig::Toy(ToyConfig {
-            kind: ToyKind::Moons,
-            points: 64,
-            noise: 0.1,
-            seed: 9,
-            test_fraction: 0.0,
-            classes: 2,
-        }),
+        data: common::moons64(),
         model: ModelConfig::Layers { layers },
         optimizer: Optimizer::Sgd,
         batch,
@@ -199,12 +189,7 @@ fn a_block_with_a_zero_last_layer_is_the_identity() {
 /// loss falls.
 #[test]
 fn a_residual_cnn_with_batch_norm_trains_alike_on_gpu_and_cpu() {
-    let conv = |filters, stride| Layer::Conv2d {
-        filters,
-        kernel: 3,
-        stride,
-        padding: 1,
-    };
+    let conv = common::conv3x3;
     let bn = Layer::BatchNorm {
         momentum: BN_MOMENTUM,
     };
@@ -226,23 +211,15 @@ fn a_residual_cnn_with_batch_norm_trains_alike_on_gpu_and_cpu() {
         Layer::Flatten,
         Layer::Dense { units: 10 },
     ];
+    let (data, train, test) = common::mnist(256, 100);
     let config = TrainConfig {
-        data: DataConfig::Images(ImageConfig {
-            set: "mnist".into(),
-            train_limit: 256,
-            test_limit: 100,
-        }),
+        data,
         model: ModelConfig::Layers { layers },
         optimizer: Optimizer::adam(),
         learning_rate: 0.01,
         batch: 16,
         ..Default::default()
     };
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
-    let (train, test) = config
-        .data
-        .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))
-        .unwrap();
     let mut curves = Vec::new();
     for gpu in [None, Some(common::gpu())] {
         let mut t = pollster::block_on(Trainer::with_data(config.clone(), train.clone(), gpu, 100)).unwrap();

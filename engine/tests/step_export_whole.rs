@@ -189,8 +189,14 @@ fn a_normalized_residual_step_exports_its_running_statistics() {
     let e: StepExport = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
     let mut plain = pollster::block_on(Trainer::new(config, None, 1)).unwrap();
     pollster::block_on(plain.train(n as usize)).unwrap();
-    assert_eq!(flat(&e.parameters_after), pollster::block_on(plain.params()).unwrap());
-    assert_eq!(e.running_after, pollster::block_on(plain.running_stats()).unwrap());
+    assert_eq!(
+        flat(&e.parameters_after),
+        pollster::block_on(plain.params()).unwrap()
+    );
+    assert_eq!(
+        e.running_after,
+        pollster::block_on(plain.running_stats()).unwrap()
+    );
     assert_eq!(e.flat_layers.len(), 7, "{:?}", e.flat_layers);
     assert!(e.flat_layers[2] == "residual start" && e.flat_layers[5].starts_with("residual end"));
     for f in 0..2 {

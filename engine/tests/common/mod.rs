@@ -155,3 +155,46 @@ pub fn fd_check(trainer: &mut engine::train::Trainer, what: &str) {
         params.len()
     );
 }
+
+/// The first `train` and `test` MNIST images (`public/data`, which setup prepares).
+pub fn mnist(
+    train: usize,
+    test: usize,
+) -> (
+    engine::train::DataConfig,
+    engine::data::Dataset,
+    Option<engine::data::Dataset>,
+) {
+    let config = engine::train::DataConfig::Images(engine::train::ImageConfig {
+        set: "mnist".into(),
+        train_limit: train,
+        test_limit: test,
+    });
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let (data, test) = config
+        .load(|n| std::fs::read(dir.join(n)).map_err(|e| format!("{n}: {e} (run scripts/setup.sh)")))
+        .unwrap();
+    (config, data, test)
+}
+
+/// 64 two-moons points, all for training: the small set the gradient checks use.
+pub fn moons64() -> engine::train::DataConfig {
+    engine::train::DataConfig::Toy(engine::data::toy::ToyConfig {
+        kind: engine::data::toy::ToyKind::Moons,
+        points: 64,
+        noise: 0.1,
+        seed: 9,
+        test_fraction: 0.0,
+        classes: 2,
+    })
+}
+
+/// A 3×3 convolution with padding 1 (the residual networks' building block).
+pub fn conv3x3(filters: usize, stride: usize) -> Layer {
+    Layer::Conv2d {
+        filters,
+        kernel: 3,
+        stride,
+        padding: 1,
+    }
+}
