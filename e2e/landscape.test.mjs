@@ -104,3 +104,36 @@ test('landscape lab: a CNN on MNIST (CPU path), a playground network, bad URL va
     await browser.close();
   }
 });
+
+test("landscape lab: Li et al.'s skips — a ResNet and its twin without skips, side by side (CPU path)", async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}landscape`);
+    await page.click(byId('land-skips'));
+    assert.match(page.url(), /net=resnet/);
+    assert.ok(await page.locator(byId('land-compare')).isHidden(), 'no batch comparison for the ResNet');
+    // The button's setting, shortened to one epoch and a 5 × 5 slice: the mechanics, not the
+    // verdict (state/tests/landscape_lessons.rs checks that with the full setting).
+    const short = new URL(page.url());
+    short.searchParams.set('epochs', '1');
+    short.searchParams.set('res', '5');
+    await page.goto(short.toString());
+    assert.equal(await page.inputValue(byId('land-network')), 'resnet');
+    const started = Date.now();
+    await page.click(byId('land-run'));
+    await done(page, 'the two ResNets', 600_000);
+    console.log(`two ResNet-26 maps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    assert.equal(await text(page, 'land-status'), 'done');
+    const summary = await text(page, 'land-summary');
+    console.log(summary);
+    assert.match(summary, /with skips, batch 32, 62 steps .*non-convexity of the slice [\d.]+/);
+    assert.match(summary, /without skips, batch 32, 62 steps/);
+    const metric = async (name) => Number(await page.locator(`[data-metric="${name}"]`).getAttribute('data-metric-value'));
+    for (const key of ['skips', 'plain']) assert.ok(Number.isFinite(await metric(`nonconvexity-${key}`)), key);
+    assert.match(await text(page, 'land-verdict'), /^Non-convexity [\d.]+ with skips, [\d.]+ without/);
+    await screenshot(page, 'landscape-skips.png');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});

@@ -262,9 +262,9 @@ pub async fn slice_run(
     let w = trainer.params().await?;
     let d1 = filter_normalized_direction(&trainer.compiled, &w, 1);
     let d2 = filter_normalized_direction(&trainer.compiled, &w, 2);
-    slice(trainer, &w, &d1, &d2, 1.0, 1, &data, |_| true).await?;
+    slice(trainer, &w, &d1, &d2, 1.0, 1, &data, |_| async { true }).await?;
     let t1 = now_ms();
-    slice(trainer, &w, &d1, &d2, 1.0, res, &data, |_| true).await?;
+    slice(trainer, &w, &d1, &d2, 1.0, res, &data, |_| async { true }).await?;
     let slice_ms = now_ms() - t1;
     let slice_rate = (res * res * eval_samples) as f64 / (slice_ms / 1000.0);
     Ok(SliceBenchResult {

@@ -95,13 +95,14 @@ pub const HESSIAN_TOLERANCE: f32 = 1e-3;
 /// The top eigenvalue of the Hessian of the mean training loss over the trainer's first training
 /// samples — `rows` of them rounded down to whole batches (at least one batch, taken cyclically
 /// from a smaller set) — at its current weights, which are left as they were. Regularization is
-/// not part of the loss here, as in the landscape's slices.
-pub async fn top_eigenvalue(
+/// not part of the loss here, as in the landscape's slices. `between` is awaited after each
+/// product (a page paints there).
+pub async fn top_eigenvalue<F: std::future::Future<Output = ()>>(
     trainer: &mut Trainer,
     rows: usize,
     seed: u64,
-    max_iterations: usize,
-    tolerance: f32,
+    (max_iterations, tolerance): (usize, f32),
+    mut between: impl FnMut() -> F,
 ) -> Result<HessianTop, Error> {
     let w = trainer.params().await?;
     let batch = trainer.config.batch.max(1);
@@ -125,6 +126,7 @@ pub async fn top_eigenvalue(
             if power.feed(&hv) {
                 return Ok::<_, Error>(());
             }
+            between().await;
         }
     }
     .await;
@@ -140,12 +142,13 @@ pub async fn top_eigenvalue(
 /// [`top_eigenvalue`] over every sample of `data` at `weights`, by a trainer of its own whose
 /// batch is the whole of `data`: every sample counts once whatever batch the run trained with (so
 /// runs with different batches are measured on the same loss), and each gradient is one pass.
-pub async fn top_eigenvalue_over(
+pub async fn top_eigenvalue_over<F: std::future::Future<Output = ()>>(
     config: &TrainConfig,
     data: &Dataset,
     weights: &[f32],
     gpu: Option<Rc<GpuContext>>,
     seed: u64,
+    between: impl FnMut() -> F,
 ) -> Result<HessianTop, Error> {
     let config = TrainConfig {
         batch: data.len(),
@@ -157,8 +160,8 @@ pub async fn top_eigenvalue_over(
         &mut trainer,
         data.len(),
         seed,
-        HESSIAN_ITERATIONS,
-        HESSIAN_TOLERANCE,
+        (HESSIAN_ITERATIONS, HESSIAN_TOLERANCE),
+        between,
     )
     .await
 }

@@ -66,13 +66,14 @@ pub async fn loss_at(trainer: &mut Trainer, weights: &[f32], data: &Dataset) -> 
 }
 
 /// Losses along w(θ) = (1 − θ) w0 + θ w1 for each θ, on each data set given: the plane through
-/// w1 along w0 − w1, at α = 1 − θ.
-pub async fn interpolate(
+/// w1 along w0 − w1, at α = 1 − θ. The points go in calls sized like a slice's, `between`
+/// awaited after each (a page paints there).
+pub async fn interpolate<F: std::future::Future<Output = ()>>(
     trainer: &mut Trainer,
-    w0: &[f32],
-    w1: &[f32],
+    (w0, w1): (&[f32], &[f32]),
     thetas: &[f32],
     sets: &[&Dataset],
+    mut between: impl FnMut() -> F,
 ) -> Result<Vec<Vec<f32>>, Error> {
     let toward_start: Vec<f32> = w0.iter().zip(w1).map(|(a, b)| a - b).collect();
     let zero = vec![0.0; w1.len()];
@@ -80,8 +81,13 @@ pub async fn interpolate(
     let mut out = Vec::with_capacity(sets.len());
     for set in sets {
         trainer.set_eval_data(set)?;
-        let losses = trainer.plane_losses(w1, &toward_start, &zero, &points).await?;
-        out.push(losses.into_iter().map(|(l, _)| l).collect());
+        let mut losses = Vec::with_capacity(points.len());
+        for call in points.chunks(points_per_call(trainer, 1)) {
+            let part = trainer.plane_losses(w1, &toward_start, &zero, call).await?;
+            losses.extend(part.into_iter().map(|(l, _)| l));
+            between().await;
+        }
+        out.push(losses);
     }
     Ok(out)
 }
@@ -103,9 +109,10 @@ fn points_per_call(trainer: &Trainer, row: usize) -> usize {
 /// The loss on a `res × res` grid of L(center + α d1 + β d2), α and β evenly from −span to span;
 /// rows go along β from −span (row 0), columns along α. The points go to the device in calls of
 /// whole evaluation passes (`points_per_call`); after each, `progress` is told how many rows are
-/// finished and may stop the work by returning false (the finished rows are returned).
+/// finished (and may let the page paint: it is awaited) and may stop the work by answering false
+/// (the finished rows are returned).
 #[allow(clippy::too_many_arguments)]
-pub async fn slice(
+pub async fn slice<F: std::future::Future<Output = bool>>(
     trainer: &mut Trainer,
     center: &[f32],
     d1: &[f32],
@@ -113,7 +120,7 @@ pub async fn slice(
     span: f32,
     res: usize,
     data: &Dataset,
-    mut progress: impl FnMut(usize) -> bool,
+    mut progress: impl FnMut(usize) -> F,
 ) -> Result<Vec<f32>, Error> {
     trainer.set_eval_data(data)?;
     let coord = |i: usize| -span + 2.0 * span * i as f32 / (res.max(2) - 1) as f32;
@@ -124,7 +131,7 @@ pub async fn slice(
         let losses = trainer.plane_losses(center, d1, d2, call).await?;
         out.extend(losses.into_iter().map(|(l, _)| l));
         let rows = out.len() / res.max(1);
-        if !progress(rows) {
+        if !progress(rows).await {
             out.truncate(rows * res);
             break;
         }
@@ -234,13 +241,12 @@ pub const SHARPNESS_DIRECTIONS: usize = 16;
 
 /// Sharpness (Keskar et al. 2017, in the filter-normalized form of docs/theory.md §4.4): the mean rise of
 /// the loss at distance `radius` along `directions` random filter-normalized directions, both
-/// ways.
-pub async fn sharpness(
+/// ways. `between` is awaited after each direction (a page paints there).
+pub async fn sharpness<F: std::future::Future<Output = ()>>(
     trainer: &mut Trainer,
     data: &Dataset,
-    radius: f32,
-    directions: usize,
-    seed: u64,
+    (radius, directions, seed): (f32, usize, u64),
+    mut between: impl FnMut() -> F,
 ) -> Result<f32, Error> {
     let w = trainer.params().await?;
     trainer.set_eval_data(data)?;
@@ -253,6 +259,7 @@ pub async fn sharpness(
         for (loss, _) in trainer.plane_losses(&w, &d, &zero, &both_ways).await? {
             rise += loss - base;
         }
+        between().await;
     }
     Ok(rise / (2 * directions.max(1)) as f32)
 }

@@ -76,7 +76,7 @@ fn the_top_eigenvalue_of_a_quadratic_loss_is_its_closed_form() {
         let mut t = pollster::block_on(Trainer::with_data(config, data.clone(), gpu, 4)).unwrap();
         pollster::block_on(t.train(5)).unwrap();
         let before = pollster::block_on(t.params()).unwrap();
-        let top = pollster::block_on(top_eigenvalue(&mut t, 4, 1, 100, 1e-6)).unwrap();
+        let top = pollster::block_on(top_eigenvalue(&mut t, 4, 1, (100, 1e-6), || async {})).unwrap();
         assert!(
             (top.eigenvalue - 9.0).abs() < 1e-3,
             "batch {batch}: λ_max {}",

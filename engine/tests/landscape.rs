@@ -139,7 +139,7 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
         let mut rows = 0;
         let grid = pollster::block_on(slice(&mut t, &w1, &d1, &d2, 1.0, 5, &data, |r| {
             rows = r;
-            true
+            async { true }
         }))
         .unwrap();
         assert_eq!((grid.len(), rows), (25, 5));
@@ -157,13 +157,19 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
         let mut stop_after = 0;
         let partial = pollster::block_on(slice(&mut t, &w1, &d1, &d2, 1.0, 41, &data, |r| {
             stop_after = r;
-            r < 2
+            async move { r < 2 }
         }))
         .unwrap();
         assert!((2..41).contains(&stop_after), "stopped after {stop_after} rows");
         assert_eq!(partial.len(), 41 * stop_after, "cancelled with whole rows");
-        let lines =
-            pollster::block_on(interpolate(&mut t, &w0, &w1, &[-0.5, 0.0, 1.0, 1.5], &[&data])).unwrap();
+        let lines = pollster::block_on(interpolate(
+            &mut t,
+            (&w0, &w1),
+            &[-0.5, 0.0, 1.0, 1.5],
+            &[&data],
+            || async {},
+        ))
+        .unwrap();
         let initial = pollster::block_on(loss_at(&mut t, &w0, &data)).unwrap();
         let initial_host = {
             t.set_params(&w0).unwrap();
@@ -186,7 +192,7 @@ fn the_slice_center_is_the_trained_loss_and_interpolation_ends_at_both_models() 
             w1,
             "the trainer keeps its weights"
         );
-        let s = pollster::block_on(sharpness(&mut t, &data, 0.1, 4, 5)).unwrap();
+        let s = pollster::block_on(sharpness(&mut t, &data, (0.1, 4, 5), || async {})).unwrap();
         eprintln!(
             "moons 2-8-2 on {}: loss {initial:.3} → {trained:.3}, sharpness(0.1) {s:.4}",
             t.backend_name()

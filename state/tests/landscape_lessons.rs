@@ -11,6 +11,7 @@ use engine::data::Dataset;
 use engine::hessian::top_eigenvalue_over;
 use engine::landscape::{sharpness, train_to_loss, SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS};
 use engine::train::{DataConfig, Trainer};
+use lab_state::lab::LabState;
 use lab_state::landscape::{keskar_setting, sharpness_verdict, Landscape, IMAGE_EVAL};
 
 /// Trains each batch of `lab` to its target; (batch, sharpness, loss) and the top Hessian
@@ -49,14 +50,14 @@ fn compare(lab: &Landscape) -> (Vec<(usize, f32, f32)>, Vec<f32>) {
             let sharp = pollster::block_on(sharpness(
                 &mut t,
                 &eval,
-                SHARPNESS_RADIUS,
-                SHARPNESS_DIRECTIONS,
-                7,
+                (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
+                || async {},
             ))
             .unwrap();
             let started = std::time::Instant::now();
             let w = pollster::block_on(t.params()).unwrap();
-            let top = pollster::block_on(top_eigenvalue_over(&t.config, &eval, &w, None, 7)).unwrap();
+            let top =
+                pollster::block_on(top_eigenvalue_over(&t.config, &eval, &w, None, 7, || async {})).unwrap();
             eprintln!(
                 "batch {batch}: {} steps, loss {:.3}, sharpness {sharp:.4}, λ_max {:.4} ({} products over {} samples, {:.1} s)",
                 run.steps, run.loss, top.eigenvalue, top.iterations, top.samples, started.elapsed().as_secs_f32()
@@ -97,4 +98,65 @@ fn in_keskar_et_al_s_setting_the_large_batch_is_sharper() {
     assert!(m[1].1 > 1.3 * m[0].1, "{m:?}");
     // The sharpest direction agrees: batch 256's top Hessian eigenvalue is the larger.
     assert!(lambda[1] > 1.3 * lambda[0], "λ_max {lambda:?}");
+}
+
+/// Li et al.'s skip-connection figure as the lab maps it (`net=resnet&data=mnist`): the ResNet-26 and its
+/// twin without skips, each trained the same steps and sliced along random filter-normalized
+/// directions; the twin's slice is the less convex (docs/theory.md §4.6), and it trains worse.
+#[test]
+fn without_skips_the_resnets_slice_is_less_convex() {
+    use engine::curvature::slice_convexity;
+    use engine::landscape::{filter_normalized_direction, slice};
+    let (lab, notices) = Landscape::from_query("net=resnet&data=mnist");
+    assert!(notices.is_empty(), "{notices:?}");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let mut measured = Vec::new();
+    for run in lab.runs() {
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+        let train = run.config.data.load(read).unwrap().0;
+        let rows = lab.image_eval_rows();
+        let eval = train.head(rows);
+        let started = std::time::Instant::now();
+        let mut t = pollster::block_on(Trainer::with_evaluation(
+            run.config.clone(),
+            train.clone(),
+            None,
+            1,
+            rows,
+        ))
+        .unwrap();
+        let budget = lab.epochs * train.len() / run.batch;
+        let trained = pollster::block_on(train_to_loss(&mut t, &eval, lab.target, budget, |_| async {
+            true
+        }))
+        .unwrap();
+        let w = pollster::block_on(t.params()).unwrap();
+        let (d1, d2) = (
+            filter_normalized_direction(&t.compiled, &w, 1),
+            filter_normalized_direction(&t.compiled, &w, 2),
+        );
+        let grid = pollster::block_on(slice(&mut t, &w, &d1, &d2, 1.0, lab.res, &eval, |_| async {
+            true
+        }))
+        .unwrap();
+        let c = slice_convexity(&grid, lab.res, 1.0);
+        let loss = pollster::block_on(engine::landscape::loss_at(&mut t, &w, &eval)).unwrap();
+        eprintln!(
+            "{}: {} steps, loss {loss:.3}, non-convexity {:.3} (share {:.2}), {:.0} s",
+            run.label,
+            trained.steps,
+            c.nonconvexity,
+            c.nonconvex_share,
+            started.elapsed().as_secs_f32()
+        );
+        measured.push((c.nonconvexity, loss));
+    }
+    assert!(
+        measured[1].0 > 1.3 * measured[0].0,
+        "non-convexity with, without skips: {measured:?}"
+    );
+    assert!(
+        measured[1].1 > measured[0].1,
+        "the twin without skips trains worse: {measured:?}"
+    );
 }

@@ -42,6 +42,8 @@ struct Mapped {
     /// variance it captures.
     plane_text: String,
     plane_share: Option<f32>,
+    /// What names the run's metrics (`lab_state::landscape::Run`).
+    key: String,
     /// (batch, sharpness, training loss), for the comparison's verdict.
     measured: (usize, f32, f32),
 }

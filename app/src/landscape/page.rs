@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
-use lab_state::landscape::{hessian_verdict, keskar_setting, sharpness_verdict, Landscape};
+use lab_state::landscape::{
+    hessian_verdict, keskar_setting, sharpness_verdict, skips_setting, skips_verdict, Landscape,
+};
 
 use super::runs::run_all;
 use super::{Mapped, PanelCanvases};
@@ -53,10 +55,10 @@ pub fn LandscapePage() -> impl IntoView {
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! {
                         <li>
-                            <span data-metric=format!("sharpness-{}", m.measured.0) data-metric-value=m.measured.1.to_string()>{m.summary}</span>
-                            <span data-metric=format!("nonconvexity-{}", m.measured.0) data-metric-value=m.nonconvexity.to_string()>{m.convexity_text}</span>
-                            <span data-metric=format!("lambda-max-{}", m.measured.0) data-metric-value=m.lambda_max.to_string()>{m.hessian_text}</span>
-                            <span data-metric=format!("plane-share-{}", m.measured.0) data-metric-value=m.plane_share.map_or(String::new(), |x| x.to_string())>{m.plane_text}</span>
+                            <span data-metric=format!("sharpness-{}", m.key) data-metric-value=m.measured.1.to_string()>{m.summary}</span>
+                            <span data-metric=format!("nonconvexity-{}", m.key) data-metric-value=m.nonconvexity.to_string()>{m.convexity_text}</span>
+                            <span data-metric=format!("lambda-max-{}", m.key) data-metric-value=m.lambda_max.to_string()>{m.hessian_text}</span>
+                            <span data-metric=format!("plane-share-{}", m.key) data-metric-value=m.plane_share.map_or(String::new(), |x| x.to_string())>{m.plane_text}</span>
                         </li>
                     }).collect_view()}
                 </ul>
@@ -65,12 +67,18 @@ pub fn LandscapePage() -> impl IntoView {
                     *s = keskar_setting();
                     s.hide = hide;
                 })>"Keskar et al.'s setting: MNIST MLP, batch 16 vs 256"</button>
+                <button data-testid="land-skips" class:hidden=hidden("skips") on:click=move |_| state.update(|s| {
+                    let hide = std::mem::take(&mut s.hide);
+                    *s = skips_setting();
+                    s.hide = hide;
+                })>"Li et al.'s skips: a ResNet-26 with and without them (minutes on the CPU path)"</button>
                 <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
+                    [a, b] if a.key == "skips" => skips_verdict((a.nonconvexity, a.measured.2), (b.nonconvexity, b.measured.2)),
                     [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
                     _ => String::new(),
                 })}</p>
                 <p data-testid="land-hessian-verdict">{move || mapped.with(|m| match m.as_slice() {
-                    [a, b] => hessian_verdict((a.measured.0, a.lambda_max), (b.measured.0, b.lambda_max)),
+                    [a, b] if a.key != "skips" => hessian_verdict((a.measured.0, a.lambda_max), (b.measured.0, b.lambda_max)),
                     _ => String::new(),
                 })}</p>
             </section>

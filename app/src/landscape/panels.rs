@@ -1,4 +1,4 @@
-//! One panel of charts per batch size: the slice's contours (with the training path), the same
+//! One panel of charts per run (a batch size, or the ResNet with and without skips): the slice's contours (with the training path), the same
 //! slice as a surface, and the loss along the line from the initial to the trained weights.
 
 use leptos::prelude::*;
@@ -10,11 +10,8 @@ use super::PanelCanvases;
 pub fn panels_view(state: RwSignal<Landscape>, panels: [PanelCanvases; 2]) -> impl IntoView {
     view! {
         {panels.into_iter().enumerate().map(|(i, c)| view! {
-            <div class="land-panel" style:display=move || if i == 0 || state.with(|s| s.batches().len() > 1) { "block" } else { "none" }>
-                <h3>{move || {
-                    let b = state.with(|s| s.batches());
-                    b.get(i).map(|b| format!("batch {b}")).unwrap_or_default()
-                }}</h3>
+            <div class="land-panel" style:display=move || if i == 0 || state.with(|s| s.runs().len() > 1) { "block" } else { "none" }>
+                <h3>{move || state.with(|s| s.runs().get(i).map(|r| r.label.clone()).unwrap_or_default())}</h3>
                 <figure>
                     <canvas node_ref=c.contours data-testid=format!("land-slice-{i}") data-empty="Press Train and map: the loss around the trained weights appears here, as a map with the training path." width="360" height="360"></canvas>
                     <figcaption>"Reading it: the loss on a plane through the trained weights (the dot) along two directions α and β, in bands from blue (low) to orange (high) with contour lines; the colour bar gives the loss. The ring marks the lowest point of the slice; in the trajectory plane the line is the training path. Wide bands around the dot: a flat minimum."</figcaption>

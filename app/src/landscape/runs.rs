@@ -14,7 +14,7 @@ use engine::landscape::{
     SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
 };
 use engine::train::Trainer;
-use lab_state::landscape::{Landscape, Plane, IMAGE_EVAL};
+use lab_state::landscape::{Landscape, Plane, Run};
 
 use super::{redraw, Mapped, PanelCanvases};
 use crate::fetch;
@@ -30,22 +30,22 @@ pub async fn run_all(
     mapped: RwSignal<Vec<Mapped>>,
     panels: [PanelCanvases; 2],
 ) -> Result<(), String> {
-    let batches = s.batches();
-    // One data set serves every batch size (the batch changes only how it is sampled); "auto"
-    // times this model at the first batch size on both backends.
-    let config = s.to_config(batches.first().copied().unwrap_or(s.batch));
+    let runs = s.runs();
+    // One data set serves every run (the batch changes only how it is sampled); "auto" times
+    // the first run's model on both backends.
+    let config = runs[0].config.clone();
     status.set("loading data…".into());
     let (data, test) = fetch::data(&config).await?;
     let (mut gpu, _) = crate::gpu::for_choice(backend, &config, &data, status).await;
-    for (i, &batch) in batches.iter().enumerate() {
+    for (i, run) in runs.iter().enumerate() {
         if cancel.get() {
             break;
         }
-        let share = (i as f64 / batches.len() as f64, 1.0 / batches.len() as f64);
+        let share = (i as f64 / runs.len() as f64, 1.0 / runs.len() as f64);
         let report = |p: f64| progress.set(share.0 + share.1 * p);
-        // A lost GPU: this batch again, on the CPU path.
+        // A lost GPU: this run again, on the CPU path.
         let m = crate::gpu::with_fallback(&mut gpu, async |gpu| {
-            run_one(s, batch, (&data, &test), gpu, status, &report, cancel).await
+            run_one(s, run, (&data, &test), gpu, status, &report, cancel).await
         })
         .await?;
         mapped.update(|all| all.push(m));
@@ -58,16 +58,16 @@ pub async fn run_all(
 #[allow(clippy::too_many_arguments)]
 async fn run_one(
     s: &Landscape,
-    batch: usize,
+    which: &Run,
     (data, test): (&Dataset, &Dataset),
     gpu: Option<Rc<GpuContext>>,
     status: RwSignal<String>,
     report: &dyn Fn(f64),
     cancel: &Cell<bool>,
 ) -> Result<Mapped, String> {
-    let config = s.to_config(batch);
+    let (config, batch, name) = (which.config.clone(), which.batch, which.label.as_str());
     let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
-        IMAGE_EVAL
+        s.image_eval_rows()
     } else {
         data.len().min(test.len())
     };
@@ -77,7 +77,7 @@ async fn run_one(
     let budget = (s.epochs * data.len() / batch).max(1);
     let w0 = trainer.params().await?;
     status.set(format!(
-        "batch {batch}: training to loss {} (at most {budget} steps) on {}…",
+        "{name}: training to loss {} (at most {budget} steps) on {}…",
         s.target,
         trainer.backend_name()
     ));
@@ -92,9 +92,16 @@ async fn run_one(
     let (steps, checkpoints) = (run.steps, run.checkpoints);
     let w1 = checkpoints.last().cloned().unwrap_or_else(|| w0.clone());
 
-    status.set(format!("batch {batch}: interpolating…"));
+    status.set(format!("{name}: interpolating…"));
     let thetas: Vec<f32> = (0..=40).map(|i| -0.5 + i as f32 * 0.05).collect();
-    let lines = interpolate(&mut trainer, &w0, &w1, &thetas, &[&eval_train, &eval_test]).await?;
+    let lines = interpolate(
+        &mut trainer,
+        (&w0, &w1),
+        &thetas,
+        &[&eval_train, &eval_test],
+        next_frame,
+    )
+    .await?;
     report(0.45);
     next_frame().await;
 
@@ -119,27 +126,31 @@ async fn run_one(
     };
     let res = s.res;
     status.set(format!(
-        "batch {batch}: mapping a {res} × {res} slice on {eval_rows} samples…"
+        "{name}: mapping a {res} × {res} slice on {eval_rows} samples…"
     ));
     let grid = slice(&mut trainer, &w1, &d1, &d2, span, res, &eval_train, |rows| {
-        report(0.45 + 0.5 * rows as f64 / res as f64);
-        !cancel.get()
+        report(0.45 + 0.45 * rows as f64 / res as f64);
+        async move {
+            next_frame().await;
+            !cancel.get()
+        }
     })
     .await?;
     let convexity = engine::curvature::slice_convexity(&grid, res, span);
+    status.set(format!(
+        "{name}: sharpness along {SHARPNESS_DIRECTIONS} directions…"
+    ));
     let sharp = sharpness(
         &mut trainer,
         &eval_train,
-        SHARPNESS_RADIUS,
-        SHARPNESS_DIRECTIONS,
-        7,
+        (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
+        next_frame,
     )
     .await?;
-    status.set(format!(
-        "batch {batch}: the top Hessian eigenvalue by power iteration…"
-    ));
+    report(0.93);
+    status.set(format!("{name}: the top Hessian eigenvalue by power iteration…"));
     next_frame().await;
-    let top = top_eigenvalue_over(&config, &eval_train, &w1, gpu, 7).await?;
+    let top = top_eigenvalue_over(&config, &eval_train, &w1, gpu, 7, next_frame).await?;
     report(1.0);
     let train_loss = lines[0][30]; // θ = 1
     let test_loss = lines[1][30];
@@ -160,7 +171,7 @@ async fn run_one(
         line_train: lines[0].clone(),
         line_test: lines[1].clone(),
         summary: format!(
-            "batch {batch}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; ",
+            "{name}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; ",
             if s.target > 0.0 && train_loss <= s.target + 1e-3 {
                 format!("trained to loss ≤ {}", s.target)
             } else if s.target > 0.0 {
@@ -182,6 +193,7 @@ async fn run_one(
         lambda_max: top.eigenvalue,
         plane_text,
         plane_share: explained.map(|e| (e[0] + e[1]) * 100.0),
+        key: which.key.clone(),
         measured: (batch, sharp, train_loss),
     })
 }

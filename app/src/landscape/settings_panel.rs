@@ -10,9 +10,7 @@ use crate::share::hidden;
 
 /// A choice of network brings its own data kind, epoch budget and target loss.
 fn set_network(s: &mut Landscape, n: Network) {
-    s.network = n;
-    s.epochs = Landscape::default_epochs(n);
-    s.target = Landscape::default_target(n);
+    s.set_network_defaults(n);
     if n.reads_images() && !s.data.is_images() {
         s.data = Data::Mnist;
     }
@@ -38,6 +36,8 @@ pub fn settings_panel(
 ) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
     let is_playground = move || state.with(|s| s.network == Network::Playground);
+    // The ResNet compares itself without skips, not another batch.
+    let hide_compare = hidden("compare");
     view! {
         <label class:hidden=hidden("network")>"Network"
             <select data-testid="land-network" on:change=move |ev| {
@@ -71,7 +71,7 @@ pub fn settings_panel(
                 }}
             </select>
         </label>
-        <label class:hidden=hidden("compare")>"Compare with batch (small vs large: flat vs sharp?)"
+        <label class:hidden=move || hide_compare() || state.with(|s| !s.compares_batches())>"Compare with batch (small vs large: flat vs sharp?)"
             <select data-testid="land-compare" on:change=move |ev| {
                 let b = event_target_value(&ev).parse::<usize>().unwrap_or(0);
                 set(&|s| s.compare = b);

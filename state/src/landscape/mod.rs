@@ -17,7 +17,18 @@ use serde::{Deserialize, Serialize};
 use crate::lab::LabState;
 use crate::playground::Playground;
 
+pub mod resnet;
 mod table;
+
+/// One network the lab trains and maps: `key` names its metrics (`sharpness-<key>`), `label` its
+/// panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub key: String,
+    pub label: String,
+    pub batch: usize,
+    pub config: TrainConfig,
+}
 
 /// Which network the lab trains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,17 +43,20 @@ pub enum Network {
     MlpBatchNorm,
     /// The image MLP with layer norm after its hidden layer.
     MlpLayerNorm,
+    /// A ResNet-26 (batch norm), mapped beside the same network without skips.
+    ResNet,
     /// The playground's network, data and optimizer (from `pg`).
     Playground,
 }
 
 impl Network {
-    pub const ALL: [Network; 6] = [
+    pub const ALL: [Network; 7] = [
         Network::Toy,
         Network::Mlp,
         Network::Cnn,
         Network::MlpBatchNorm,
         Network::MlpLayerNorm,
+        Network::ResNet,
         Network::Playground,
     ];
 
@@ -53,6 +67,7 @@ impl Network {
             Network::Cnn => "cnn",
             Network::MlpBatchNorm => "mlp-bn",
             Network::MlpLayerNorm => "mlp-ln",
+            Network::ResNet => "resnet",
             Network::Playground => "playground",
         }
     }
@@ -64,6 +79,7 @@ impl Network {
             Network::Cnn => "images: CNN conv 5×5×4 → pool → dense 10",
             Network::MlpBatchNorm => "images: MLP 784-32 (batch norm, ReLU)-10",
             Network::MlpLayerNorm => "images: MLP 784-32 (layer norm, ReLU)-10",
+            Network::ResNet => "images: ResNet-26 (batch norm) with and without skips",
             Network::Playground => "the playground's network",
         }
     }
@@ -75,7 +91,7 @@ impl Network {
     pub fn reads_images(self) -> bool {
         matches!(
             self,
-            Network::Mlp | Network::Cnn | Network::MlpBatchNorm | Network::MlpLayerNorm
+            Network::Mlp | Network::Cnn | Network::MlpBatchNorm | Network::MlpLayerNorm | Network::ResNet
         )
     }
 }
@@ -141,6 +157,8 @@ pub const RESOLUTIONS: [usize; 4] = [11, 21, 25, 41];
 /// Training images for the image networks, and samples the landscape is evaluated on.
 pub const IMAGE_TRAIN: usize = 2000;
 pub const IMAGE_EVAL: usize = 500;
+/// The ResNet's evaluation samples (`Landscape::image_eval_rows`).
+pub const RESNET_EVAL: usize = 200;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -188,7 +206,10 @@ impl Landscape {
     /// The epoch budget a fresh choice of network starts with: enough for a batch of 256 (or 512
     /// images) to reach the default target.
     pub fn default_epochs(network: Network) -> usize {
-        if network.reads_images() {
+        if network == Network::ResNet {
+            // 2,000 images at batch 32: about 250 steps.
+            4
+        } else if network.reads_images() {
             150
         } else {
             200
@@ -199,10 +220,37 @@ impl Landscape {
     /// (At 0.1 the two batches' sharpness on 2-D data is often about equal; at 0.05 the large
     /// batch's is higher.)
     pub fn default_target(network: Network) -> f32 {
-        if network.reads_images() {
+        if network == Network::ResNet {
+            // Both twins train the same epochs: the one without skips may never reach a target.
+            0.0
+        } else if network.reads_images() {
             0.2
         } else {
             0.05
+        }
+    }
+
+    /// A choice of network brings its epoch budget and target loss, and the ResNet a batch of 32
+    /// and random filter-normalized directions (as Li et al. map it); a link's own values for
+    /// them come later and win.
+    pub fn set_network_defaults(&mut self, n: Network) {
+        self.network = n;
+        self.epochs = Landscape::default_epochs(n);
+        self.target = Landscape::default_target(n);
+        if n == Network::ResNet {
+            self.batch = 32;
+            self.plane = Plane::Random;
+            self.res = 11;
+        }
+    }
+
+    /// Image samples the slices, sharpness and Hessian are measured on: fewer for the ResNet,
+    /// whose 26 layers' activations are kept for every sample.
+    pub fn image_eval_rows(&self) -> usize {
+        if self.network == Network::ResNet {
+            RESNET_EVAL
+        } else {
+            IMAGE_EVAL
         }
     }
 
@@ -284,7 +332,62 @@ impl Landscape {
                 ..Default::default()
             },
         };
+        let base = if self.network == Network::ResNet {
+            // Adam: plain SGD at 0.1 leaves the twin without skips at chance.
+            TrainConfig {
+                model: ModelConfig::Layers {
+                    layers: resnet::resnet_layers(true),
+                },
+                optimizer: Optimizer::adam(),
+                learning_rate: 0.003,
+                ..base
+            }
+        } else {
+            base
+        };
         TrainConfig { batch, ..base }
+    }
+
+    /// What the lab trains and maps, side by side: the chosen batch and the comparison, or for
+    /// the ResNet the network with and without its skips at the chosen batch.
+    pub fn runs(&self) -> Vec<Run> {
+        if self.network == Network::ResNet {
+            let with = self.to_config(self.batch);
+            let without = TrainConfig {
+                model: ModelConfig::Layers {
+                    layers: resnet::resnet_layers(false),
+                },
+                ..with.clone()
+            };
+            return vec![
+                Run {
+                    key: "skips".into(),
+                    label: format!("with skips, batch {}", self.batch),
+                    batch: self.batch,
+                    config: with,
+                },
+                Run {
+                    key: "plain".into(),
+                    label: format!("without skips, batch {}", self.batch),
+                    batch: self.batch,
+                    config: without,
+                },
+            ];
+        }
+        self.batches()
+            .into_iter()
+            .map(|batch| Run {
+                key: batch.to_string(),
+                label: format!("batch {batch}"),
+                batch,
+                config: self.to_config(batch),
+            })
+            .collect()
+    }
+
+    /// Whether the runs compare batch sizes (else networks).
+    pub fn compares_batches(&self) -> bool {
+        self.network != Network::ResNet
     }
 
     /// The batch sizes to train: the chosen one, and the comparison when set.
@@ -311,6 +414,17 @@ pub fn keskar_setting() -> Landscape {
         epochs: 200,
         ..Landscape::default()
     }
+}
+
+/// Li et al.'s (2018) skip-connection figure: the ResNet-26 and its twin without skips on MNIST,
+/// sliced along random filter-normalized directions.
+pub fn skips_setting() -> Landscape {
+    let mut s = Landscape {
+        data: Data::Mnist,
+        ..Landscape::default()
+    };
+    s.set_network_defaults(Network::ResNet);
+    s
 }
 
 /// What a comparison of two trained batches says about sharpness (Keskar et al. 2017; docs/theory.md
@@ -354,6 +468,24 @@ pub fn sharpness_verdict(a: (usize, f32, f32), b: (usize, f32, f32), target: f32
         ));
     }
     text
+}
+
+/// The ResNet with and without skips, each (non-convexity of its slice, training loss): Li et
+/// al.'s finding, or what this run measured against it.
+pub fn skips_verdict(with: (f32, f32), without: (f32, f32)) -> String {
+    let found = if without.0 > with.0 {
+        "the slice without skips is the less convex, as Li et al. (2018) found for deep networks: \
+         the skips keep the loss surface smooth"
+    } else {
+        "here the slice with skips is the less convex, against Li et al. (2018): at this depth and \
+         this training the difference is small; more blocks make it plain"
+    };
+    format!(
+        "Non-convexity {:.3} with skips, {:.3} without: {found}. Trained the same steps, the network \
+         without skips reached training loss {:.3} against {:.3} with them (He et al. 2016: deep \
+         plain networks train worse).",
+        with.0, without.0, without.1, with.1
+    )
 }
 
 /// The two runs' top Hessian eigenvalues (batch, λ_max) compared: the curvature of the sharpest

@@ -18,11 +18,7 @@ impl Table for Landscape {
             // A network brings its own epoch budget and target, unless the link sets them (their
             // rows come later).
             read: |s, raw, notices| match Network::from_key(raw.trim()) {
-                Some(n) => {
-                    s.network = n;
-                    s.epochs = Landscape::default_epochs(n);
-                    s.target = Landscape::default_target(n);
-                }
+                Some(n) => s.set_network_defaults(n),
                 None => notices.push(unknown_choice("net", raw)),
             },
             check: no_check,
@@ -69,7 +65,7 @@ impl Table for Landscape {
         ranged!("target", target, 0.0, 10.0),
     ];
     const OTHER_CONTROLS: &'static [&'static str] =
-        &["backend", "run", "cancel", "share", "keskar", "lesson"];
+        &["backend", "run", "cancel", "share", "keskar", "skips", "lesson"];
 
     hide_field!();
 
