@@ -343,8 +343,6 @@ impl ModelExport {
         Ok(())
     }
 
-    /// The flat parameter vector for `compiled`, after checking that every tensor is there with
-    /// the name, shape and offset the model's layout gives it.
     /// Puts the saved weights, and batch norm's running statistics, into `trainer` (built from
     /// the same config).
     pub fn load_weights(&self, trainer: &mut Trainer) -> Result<(), Error> {
@@ -362,6 +360,8 @@ impl ModelExport {
         Ok(())
     }
 
+    /// The flat parameter vector for `compiled`, after checking that every tensor is there with
+    /// the name, shape and offset the model's layout gives it.
     pub fn flat_params(&self, compiled: &Compiled) -> Result<Vec<f32>, Error> {
         let layout = tensors(compiled, &vec![0.0; compiled.n_params]);
         if layout.len() != self.parameters.len() {

@@ -259,8 +259,9 @@ pub(super) fn backward(
     dropout_seed: u32,
 ) {
     let n = model.layers.len();
-    let mut d_out = d_logits; // gradient w.r.t. acts[i + 1]
-                              // A residual block's skip gradient, waiting at its start (by the start's index).
+    // The gradient w.r.t. acts[i + 1].
+    let mut d_out = d_logits;
+    // A residual block's skip gradient, waiting at its start (by the start's index).
     let mut skip_grads: Vec<Option<BufId>> = vec![None; n];
     for i in (0..n).rev() {
         let l = &model.layers[i];
@@ -276,34 +277,18 @@ pub(super) fn backward(
             skip_grads[from] = if !projection {
                 Some(d_out)
             } else {
-                let g = conv_geom(l, rows);
-                let partials = t.add(
-                    &format!("train.proj_partials{i}"),
-                    Elem::F32,
-                    g.chunks() * g.partial_len(),
+                let d_skip = input_gradient_needed(model, from).then(|| {
+                    let len = rows * l.skip_shape.iter().product::<usize>();
+                    t.add(&format!("train.d_skip{i}"), Elem::F32, len)
+                });
+                conv_backward(
+                    t,
+                    ops,
+                    (conv_geom(l, rows), &format!("train.proj_partials{i}")),
+                    (fwd.acts[from], d_out, d_skip),
+                    (params, grads),
                 );
-                let source = fwd.acts[from];
-                ops.push(Box::new(Conv2dBackwardWeight {
-                    input: source,
-                    d_out,
-                    partials,
-                    g,
-                }));
-                ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
-                input_gradient_needed(model, from).then(|| {
-                    let d_skip = t.add(
-                        &format!("train.d_skip{i}"),
-                        Elem::F32,
-                        rows * l.skip_shape.iter().product::<usize>(),
-                    );
-                    ops.push(Box::new(Conv2dBackwardInput {
-                        params,
-                        d_out,
-                        d_in: d_skip,
-                        g,
-                    }));
-                    d_skip
-                })
+                d_skip
             };
             continue;
         }
@@ -377,29 +362,13 @@ pub(super) fn backward(
                     }));
                 }
             }
-            Layer::Conv2d { .. } => {
-                let g = conv_geom(l, rows);
-                let partials = t.add(
-                    &format!("train.conv_partials{i}"),
-                    Elem::F32,
-                    g.chunks() * g.partial_len(),
-                );
-                ops.push(Box::new(Conv2dBackwardWeight {
-                    input: x,
-                    d_out,
-                    partials,
-                    g,
-                }));
-                ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
-                if let Some(d_in) = d_in {
-                    ops.push(Box::new(Conv2dBackwardInput {
-                        params,
-                        d_out,
-                        d_in,
-                        g,
-                    }));
-                }
-            }
+            Layer::Conv2d { .. } => conv_backward(
+                t,
+                ops,
+                (conv_geom(l, rows), &format!("train.conv_partials{i}")),
+                (x, d_out, d_in),
+                (params, grads),
+            ),
             Layer::Pool { kind, .. } => {
                 if let Some(d_in) = d_in {
                     let argmax = fwd.argmax[i].expect("pool layers record their arg-max");
@@ -463,6 +432,33 @@ pub(super) fn backward(
         if let Some(d_in) = d_in {
             d_out = d_in;
         }
+    }
+}
+
+/// A convolution's backward pass (a conv layer's, or a residual block's projection): the weight
+/// gradient in per-chunk partials reduced into `grads`, and the input gradient when `d_in` asks.
+fn conv_backward(
+    t: &mut BufferTable,
+    ops: &mut KernelList,
+    (g, partials_name): (ConvGeom, &str),
+    (input, d_out, d_in): (BufId, BufId, Option<BufId>),
+    (params, grads): (BufId, BufId),
+) {
+    let partials = t.add(partials_name, Elem::F32, g.chunks() * g.partial_len());
+    ops.push(Box::new(Conv2dBackwardWeight {
+        input,
+        d_out,
+        partials,
+        g,
+    }));
+    ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
+    if let Some(d_in) = d_in {
+        ops.push(Box::new(Conv2dBackwardInput {
+            params,
+            d_out,
+            d_in,
+            g,
+        }));
     }
 }
 
