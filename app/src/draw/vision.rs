@@ -161,38 +161,37 @@ fn clear(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 }
 
 /// The first convolution's filters (each filter's first channel, blue negative, orange
-/// positive, each kernel on its own scale) and, when the weights at the start of training are
-/// known, below them what training changed: the filters minus their start.
+/// positive, each kernel on its own scale) and, when known, below them what training changed:
+/// the filters minus their start (`change`, in the same layout).
 pub fn filters(
     canvas: &HtmlCanvasElement,
     f: usize,
     c: usize,
     k: usize,
     w: &[f32],
-    start: Option<&[f32]>,
+    change: Option<&[f32]>,
 ) -> Option<()> {
     let n = f * c * k * k;
-    let start = start.filter(|s| s.len() >= n);
+    let change = change.filter(|d| d.len() >= n);
     let rows = (0..n).filter_map(|i| {
         let v = w.get(i)?;
-        let was = start.map_or(String::new(), |s| s[i].to_string());
+        let changed = change.map_or(String::new(), |d| d[i].to_string());
         Some(
             [i / (c * k * k), i / (k * k) % c, i / k % k, i % k]
                 .map(|x| x.to_string())
                 .into_iter()
-                .chain([v.to_string(), was]),
+                .chain([v.to_string(), changed]),
         )
     });
     table_of(
         canvas,
-        csv("filter,channel,row,column,weight,weight at start", rows),
+        csv("filter,channel,row,column,weight,change since the start", rows),
     );
     let cell = ((canvas.width() as f64 - 10.0) / 8.0).min(60.0);
     let block = 16.0 + f.div_ceil(8) as f64 * cell;
-    let change: Option<Vec<f32>> = start.map(|s| w[..n].iter().zip(s).map(|(a, b)| a - b).collect());
     let blocks = [
         Some(("weights now", &w[..n])),
-        change.as_deref().map(|d| ("change since the start", d)),
+        change.map(|d| ("change since the start", &d[..n])),
     ];
     canvas.set_height((blocks.iter().flatten().count() as f64 * block + 4.0) as u32);
     let ctx = clear(canvas)?;

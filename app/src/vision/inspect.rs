@@ -123,14 +123,17 @@ async fn show_filters(trainer: &Trainer, v: View) -> Result<(), String> {
         }
         return Ok(());
     };
-    let start = v.filter_start.get_untracked().filter(|s| s.len() == w.len());
-    let change = start.as_ref().map(|s| {
-        let d: Vec<f32> = w.iter().zip(s).map(|(a, b)| a - b).collect();
-        filter_smoothness(k, &d)
+    let change: Option<Vec<f32>> = v.filter_start.with_untracked(|s| {
+        s.as_ref()
+            .filter(|s| s.len() == w.len())
+            .map(|s| w.iter().zip(s).map(|(a, b)| a - b).collect())
     });
-    v.smoothness.set(Some((filter_smoothness(k, &w), change)));
+    v.smoothness.set(Some((
+        filter_smoothness(k, &w),
+        change.as_ref().map(|d| filter_smoothness(k, d)),
+    )));
     if let Some(x) = v.canvases.filters.get_untracked() {
-        draw::filters(&x, f.min(16), ch, k, &w, start.as_deref());
+        draw::filters(&x, f.min(16), ch, k, &w, change.as_deref());
     }
     Ok(())
 }

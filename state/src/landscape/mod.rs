@@ -20,6 +20,10 @@ use crate::playground::Playground;
 pub mod resnet;
 mod table;
 
+/// The ResNet pair's run keys (its metrics are `nonconvexity-skips`, `nonconvexity-plain`, …).
+pub const SKIPS_KEY: &str = "skips";
+pub const PLAIN_KEY: &str = "plain";
+
 /// One network the lab trains and maps: `key` names its metrics (`sharpness-<key>`), `label` its
 /// panel.
 #[derive(Clone, Debug, PartialEq)]
@@ -361,13 +365,13 @@ impl Landscape {
             };
             return vec![
                 Run {
-                    key: "skips".into(),
+                    key: SKIPS_KEY.into(),
                     label: format!("with skips, batch {}", self.batch),
                     batch: self.batch,
                     config: with,
                 },
                 Run {
-                    key: "plain".into(),
+                    key: PLAIN_KEY.into(),
                     label: format!("without skips, batch {}", self.batch),
                     batch: self.batch,
                     config: without,
