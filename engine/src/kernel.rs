@@ -57,6 +57,20 @@ pub struct StepScalars {
     /// Landscape points this pass evaluates, when fewer than the plan's `points_per_pass` (the
     /// last pass of a list): kernels skip the other points' work. 0: all.
     pub points: u32,
+    /// The loss scale of a reduced-precision step (a power of two; 0 counts as 1): the loss's
+    /// gradient is multiplied by it and the weights' gradients divided by it.
+    pub loss_scale: f32,
+}
+
+impl StepScalars {
+    /// The loss scale, 1 when none was set.
+    pub fn loss_scale(&self) -> f32 {
+        if self.loss_scale == 0.0 {
+            1.0
+        } else {
+            self.loss_scale
+        }
+    }
 }
 
 /// Independent copies of one forward computation run in a single dispatch: the loss landscape's

@@ -15,6 +15,7 @@ pub mod matmul;
 pub mod mse;
 pub mod norm;
 pub mod pool;
+pub mod quantize;
 pub mod regularize;
 pub mod sgd;
 pub mod softmax_xent;

@@ -59,6 +59,14 @@ pub fn eval_points(model: &Compiled, rows: usize) -> usize {
     if !first.is_some_and(|l| l.has_params()) {
         return 1;
     }
+    let per_point = 4 * (model.n_params + rows * eval_row_floats(model));
+    let fit = (EVAL_BUDGET_BYTES / per_point.max(1)).clamp(1, MAX_EVAL_POINTS);
+    1 << fit.ilog2()
+}
+
+/// Values one sample takes in one point's evaluation pass: every layer's output (a pool's twice:
+/// its argmax), the outputs' gradient, the loss, correctness and label.
+fn eval_row_floats(model: &Compiled) -> usize {
     let acts: usize = model
         .layers
         .iter()
@@ -72,9 +80,25 @@ pub fn eval_points(model: &Compiled, rows: usize) -> usize {
                 }
         })
         .sum();
-    let per_point = 4 * (model.n_params + rows * (acts + model.classes() + 3));
-    let fit = (EVAL_BUDGET_BYTES / per_point.max(1)).clamp(1, MAX_EVAL_POINTS);
-    1 << fit.ilog2()
+    acts + model.classes() + 3
+}
+
+/// Device memory the activations of one evaluation pass over one chunk of samples may take. A
+/// deep CNN's activations for all its evaluation samples would not fit (a ResNet on 1,000 images
+/// holds hundreds of megabytes), so its samples go through the pass in chunks.
+pub const EVAL_CHUNK_BYTES: usize = 128 << 20;
+
+/// How the landscape's `rows` evaluation samples go through the pass: `(chunk, chunks)`, the
+/// fewest equal chunks whose activations fit in `EVAL_CHUNK_BYTES`. The samples used are the
+/// first `chunk × chunks` (up to `chunks − 1` fewer than asked). Each chunk is one forward pass,
+/// so batch norm normalizes each chunk with its own statistics (docs/theory.md §4.2).
+pub fn eval_chunks(model: &Compiled, rows: usize) -> (usize, usize) {
+    if rows == 0 {
+        return (0, 1);
+    }
+    let fit = (EVAL_CHUNK_BYTES / (4 * eval_row_floats(model)).max(1)).max(1);
+    let chunks = rows.div_ceil(fit);
+    (rows / chunks, chunks)
 }
 
 /// The landscape evaluation: buffers and kernels (see `Plan::evaluate`).

@@ -32,7 +32,7 @@ pub type KernelList = Vec<Box<dyn Kernel>>;
 mod loss;
 mod steps;
 
-pub use loss::{eval_points, segment_bounds};
+pub use loss::{eval_chunks, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
 pub use steps::input_gradient_needed;
 use steps::{backward, forward};

@@ -10,9 +10,16 @@ use crate::plan::LOG_CAPACITY;
 use super::Trainer;
 
 impl Trainer {
-    /// Samples in the landscape evaluation (0 when the trainer was built without one).
+    /// Samples in the landscape evaluation (0 when the trainer was built without one): whole
+    /// chunks, so up to `eval_chunks() − 1` fewer than asked for (see `plan::eval_chunks`).
     pub fn eval_rows(&self) -> usize {
-        self.backend.plan().eval_rows
+        self.backend.plan().eval_rows * self.eval_chunks
+    }
+
+    /// Chunks the evaluation samples go through the network in, one pass each: batch norm
+    /// normalizes each chunk with its own statistics.
+    pub fn eval_chunks(&self) -> usize {
+        self.eval_chunks
     }
 
     /// Landscape points evaluated side by side in one pass on the device (1 without an
@@ -46,24 +53,38 @@ impl Trainer {
                 data.len()
             )));
         }
-        let inputs = self.config.inputs(&data.x[..rows * data.dim]);
-        self.backend.write_f32(eval.x, &inputs);
-        let labels: Vec<u32> = if data.is_regression() {
-            data.targets[..rows].iter().map(|t| t.to_bits()).collect()
-        } else {
-            data.y[..rows].to_vec()
-        };
-        // Once per point of a pass: the loss kernel reads every point's rows.
-        self.backend
-            .write_u32(eval.y, &labels.repeat(eval.points_per_pass));
-        self.eval_loaded = rows;
+        let chunk = self.backend.plan().eval_rows;
+        self.eval_samples = (0..self.eval_chunks)
+            .map(|c| {
+                let rows = c * chunk..(c + 1) * chunk;
+                let inputs = self
+                    .config
+                    .inputs(&data.x[rows.start * data.dim..rows.end * data.dim]);
+                let labels: Vec<u32> = if data.is_regression() {
+                    data.targets[rows].iter().map(|t| t.to_bits()).collect()
+                } else {
+                    data.y[rows].to_vec()
+                };
+                // Once per point of a pass: the loss kernel reads every point's rows.
+                (inputs, labels.repeat(eval.points_per_pass))
+            })
+            .collect();
+        self.load_eval_chunk(0);
         Ok(())
+    }
+
+    fn load_eval_chunk(&mut self, c: usize) {
+        let eval = self.backend.plan().eval.expect("an evaluation plan");
+        let (inputs, labels) = &self.eval_samples[c];
+        self.backend.write_f32(eval.x, inputs);
+        self.backend.write_u32(eval.y, labels);
     }
 
     /// Mean loss and accuracy on the evaluation samples at the weights center + α·d1 + β·d2 for
     /// each (α, β) in `points`. The points run on the device as the training forward pass, each
-    /// on its own weights, `points_per_pass` of them side by side in every dispatch; a chunk of up
-    /// to 256 points is queued back to back with one readback.
+    /// on its own weights, `points_per_pass` of them side by side in every dispatch; a list of up
+    /// to 256 points is queued back to back with one readback per chunk of samples, and the
+    /// chunks' means (equal chunks) averaged.
     pub async fn plane_losses(
         &mut self,
         center: &[f32],
@@ -74,7 +95,7 @@ impl Trainer {
         let Some(eval) = self.backend.plan().eval else {
             return Err(Error::NoEvaluation);
         };
-        if self.eval_loaded == 0 {
+        if self.eval_samples.is_empty() {
             return Err(Error::NoEvaluationData);
         }
         let n = self.compiled.n_params;
@@ -88,21 +109,34 @@ impl Trainer {
         self.backend.write_f32(eval.d2, d2);
         let mut out = Vec::with_capacity(points.len());
         let per_pass = eval.points_per_pass;
-        for chunk in points.chunks(LOG_CAPACITY) {
-            let flat: Vec<f32> = chunk.iter().flatten().copied().collect();
+        let chunks = self.eval_chunks;
+        for list in points.chunks(LOG_CAPACITY) {
+            let flat: Vec<f32> = list.iter().flatten().copied().collect();
             self.backend.write_f32(eval.points, &flat);
-            for slot in (0..chunk.len()).step_by(per_pass) {
-                // A last pass with fewer points skips the rest's work.
-                let scalars = StepScalars {
-                    slot: slot as u32,
-                    points: per_pass.min(chunk.len() - slot) as u32,
-                    ..Default::default()
-                };
-                self.backend.run(Pass::Evaluate, &scalars);
+            let mut sums = vec![(0.0f64, 0.0f64); list.len()];
+            for c in 0..chunks {
+                // One chunk stays on the device from `set_eval_data`; several take turns.
+                if chunks > 1 {
+                    self.load_eval_chunk(c);
+                }
+                for slot in (0..list.len()).step_by(per_pass) {
+                    // A last pass with fewer points skips the rest's work.
+                    let scalars = StepScalars {
+                        slot: slot as u32,
+                        points: per_pass.min(list.len() - slot) as u32,
+                        ..Default::default()
+                    };
+                    self.backend.run(Pass::Evaluate, &scalars);
+                }
+                let loss = self.backend.read_f32(eval.log_loss, list.len()).await?;
+                let acc = self.backend.read_f32(eval.log_accuracy, list.len()).await?;
+                for ((s, l), a) in sums.iter_mut().zip(loss).zip(acc) {
+                    s.0 += l as f64;
+                    s.1 += a as f64;
+                }
             }
-            let loss = self.backend.read_f32(eval.log_loss, chunk.len()).await?;
-            let acc = self.backend.read_f32(eval.log_accuracy, chunk.len()).await?;
-            out.extend(loss.into_iter().zip(acc));
+            let n = chunks as f64;
+            out.extend(sums.iter().map(|(l, a)| ((l / n) as f32, (a / n) as f32)));
         }
         Ok(out)
     }

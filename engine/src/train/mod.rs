@@ -73,8 +73,11 @@ pub struct Trainer {
     sampler: BatchSampler,
     predict_rows: usize,
     step: u64,
-    /// Rows of the data set now on the device for landscape evaluation (0: none yet).
-    eval_loaded: usize,
+    /// Chunks the landscape evaluation's samples go through its pass in (`plan::eval_chunks`).
+    eval_chunks: usize,
+    /// The landscape evaluation's samples, per chunk: the network's inputs and the labels (once
+    /// per point of a pass); empty until [`Trainer::set_eval_data`].
+    eval_samples: Vec<(Vec<f32>, Vec<u32>)>,
 }
 
 impl Trainer {
@@ -158,6 +161,7 @@ impl Trainer {
         } else {
             None
         };
+        let (eval_chunk, eval_chunks) = crate::plan::eval_chunks(&compiled, eval_rows);
         let plan = Plan::new(&PlanConfig {
             model: &compiled,
             loss: config.loss,
@@ -169,7 +173,7 @@ impl Trainer {
             data_packed: packed.is_some(),
             regression: data.is_regression(),
             predict_rows: predict_rows.max(1),
-            eval_rows,
+            eval_rows: eval_chunk,
             // Several landscape points per pass save dispatches on a GPU; the CPU twins have none
             // to save and run fastest a point at a time, each pass in cache.
             eval_batched: gpu.is_some(),
@@ -205,7 +209,8 @@ impl Trainer {
             sampler,
             predict_rows: predict_rows.max(1),
             step: 0,
-            eval_loaded: 0,
+            eval_chunks,
+            eval_samples: Vec::new(),
             config,
         })
     }

@@ -86,4 +86,17 @@ mod tests {
         assert_eq!(with.n_params - without.n_params, (8 * 4 + 8) + (16 * 8 + 16));
         assert_eq!(with.layers.last().unwrap().in_shape, [16, 1, 1]);
     }
+
+    /// The README's slice benchmark of this network (`lab slice-bench --config
+    /// configs/mnist-resnet26.json`) times these very layers.
+    #[test]
+    fn the_benchmark_config_holds_the_resnet() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/mnist-resnet26.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let config: engine::train::TrainConfig = serde_json::from_str(&text).unwrap();
+        let engine::train::ModelConfig::Layers { layers } = config.model else {
+            panic!("{path}: not a list of layers");
+        };
+        assert_eq!(layers, resnet_layers(true));
+    }
 }

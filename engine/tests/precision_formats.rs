@@ -1,0 +1,239 @@
+//! The emulated number formats (docs/theory.md §7.1): hand-checked roundings of every format, fp16
+//! and bf16 against the `half` crate, stochastic rounding's mean, and the WGSL kernel against its
+//! CPU twin bit for bit.
+
+mod common;
+
+use common::{gpu, run_both, Init};
+use engine::kernel::{BufferTable, Elem, StepScalars};
+use engine::ops::quantize::{Quantize, Scale};
+use engine::precision::{noise, Format, Rounding, ALL};
+
+fn nearest(f: Format, x: f32) -> f32 {
+    f.round(x, Rounding::Nearest, 0)
+}
+
+fn p2(e: i32) -> f32 {
+    2f32.powi(e)
+}
+
+/// (input, expected) pairs worked out by hand from each format's layout: ties to even, the
+/// smallest subnormals, the largest values and what lies beyond them.
+#[test]
+fn hand_checked_roundings() {
+    let inf = f32::INFINITY;
+    let table: [(Format, &[(f32, f32)]); 4] = [
+        (
+            Format::F16,
+            &[
+                (1.0, 1.0),
+                (1.0 + p2(-11), 1.0),                // a tie: to the even mantissa 0
+                (1.0 + 3.0 * p2(-11), 1.0 + p2(-9)), // a tie: to the even mantissa 2
+                (0.1, 0.099_975_586),                // 1638/16384
+                (-2.5, -2.5),
+                (65504.0, 65504.0),
+                (65519.0, 65504.0),
+                (65520.0, inf), // the tie above the largest value goes to ∞
+                (-1e6, -inf),
+                (p2(-24), p2(-24)),           // the smallest subnormal
+                (p2(-25), 0.0),               // half of it: a tie, to even (zero)
+                (3.0 * p2(-26), p2(-24)),     // three quarters: up
+                (1e-8, 0.0),                  // underflow
+                (p2(-14) + p2(-25), p2(-14)), // the smallest normal, plus half a gap: a tie
+            ],
+        ),
+        (
+            Format::Bf16,
+            &[
+                (1.0 + p2(-8), 1.0),
+                (1.0 + 3.0 * p2(-8), 1.0 + p2(-6)),
+                (0.1, 0.100_097_656),   // 0x3DCD
+                (f32::MAX, inf),        // above bf16's largest value, 0x7F7F0000
+                (1e-30, 9.984_021e-31), // 0x0DA24260 → 0x0DA20000: fp32's range, 7 bits
+            ],
+        ),
+        (
+            Format::E4m3,
+            &[
+                (448.0, 448.0),
+                (464.0, 448.0), // a tie: 14·32 is even
+                (500.0, 448.0), // saturates
+                (1e6, 448.0),
+                (inf, 448.0),
+                (-inf, -448.0),
+                (17.0, 16.0), // a tie at gap 2: to 16
+                (0.3, 0.3125),
+                (p2(-9), p2(-9)), // the smallest subnormal
+                (p2(-10), 0.0),   // half of it: to even (zero)
+                (0.75 * p2(-9), p2(-9)),
+            ],
+        ),
+        (
+            Format::E5m2,
+            &[
+                (57344.0, 57344.0),
+                (60000.0, 57344.0),
+                (61440.0, inf), // the tie above the largest value
+                (1.1, 1.0),
+                (1.125, 1.0), // a tie at gap 0.25: to 1.0
+                (1.375, 1.5), // a tie: to the even 1.5
+                (p2(-16), p2(-16)),
+                (p2(-17), 0.0),
+            ],
+        ),
+    ];
+    for (format, cases) in table {
+        for &(x, want) in cases {
+            let got = nearest(format, x);
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{} of {x:e}: {got:e}, want {want:e}",
+                format.name()
+            );
+        }
+        // Signs, zeros and NaN pass through.
+        assert_eq!(nearest(format, -0.0).to_bits(), (-0.0f32).to_bits());
+        assert!(nearest(format, f32::NAN).is_nan());
+    }
+    assert_eq!(nearest(Format::F32, 0.1), 0.1);
+}
+
+/// Values over every binade fp32 has (fp32's own subnormals, each format's subnormals, normal
+/// values, overflow), with random mantissas.
+fn sweep() -> Vec<f32> {
+    let mut rng = engine::rng::Rng::new(3);
+    let mut out = Vec::new();
+    for biased in 0..255u32 {
+        for _ in 0..40 {
+            let mantissa = (rng.uniform() * 8_388_608.0) as u32 & 0x7F_FFFF;
+            let sign = if rng.uniform() < 0.5 { 0x8000_0000 } else { 0 };
+            out.push(f32::from_bits(sign | biased << 23 | mantissa));
+        }
+        // Exact ties and neighbours of ties for the 2- to 10-bit mantissas.
+        for m in [2u32, 3, 7, 10] {
+            let half = 1u32 << (22 - m);
+            for delta in [0u32, 1, half - 1, half, half + 1, 3 * half] {
+                out.push(f32::from_bits(biased << 23 | delta));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fp16_and_bf16_match_the_half_crate() {
+    for x in sweep() {
+        let want16 = half::f16::from_f32(x).to_f32();
+        let got16 = nearest(Format::F16, x);
+        let want_bf = half::bf16::from_f32(x).to_f32();
+        let got_bf = nearest(Format::Bf16, x);
+        for (name, got, want) in [("fp16", got16, want16), ("bf16", got_bf, want_bf)] {
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{name} of {x:e} ({:#010x}): {got:e}, half gives {want:e}",
+                x.to_bits()
+            );
+        }
+    }
+}
+
+/// Stochastic rounding gives one of the two neighbours, up with probability equal to the
+/// distance from the lower one: its mean over many draws is the value itself.
+#[test]
+fn stochastic_rounding_is_unbiased() {
+    for format in [Format::F16, Format::Bf16, Format::E4m3, Format::E5m2] {
+        let m = format.spec().mantissa as i32;
+        for x in [1.0 + 0.3 * p2(-m), 0.37, 2.3 * format.min_subnormal() as f32] {
+            // The extreme thresholds give the two neighbours.
+            let (a, b) = (
+                format.round(x, Rounding::Stochastic, 0),
+                format.round(x, Rounding::Stochastic, u32::MAX),
+            );
+            let (lo, hi) = (a.min(b), a.max(b));
+            assert!(
+                lo < x && x < hi,
+                "{}: {x} lies between {lo} and {hi}",
+                format.name()
+            );
+            let draws = 200_000;
+            let mut sum = 0.0f64;
+            for i in 0..draws {
+                let r = format.round(x, Rounding::Stochastic, noise(11, i));
+                assert!(
+                    r == lo || r == hi,
+                    "{}: {x} went to {r}, not {lo} or {hi}",
+                    format.name()
+                );
+                sum += r as f64;
+            }
+            let mean = sum / draws as f64;
+            let gap = (hi - lo) as f64;
+            // 4.5 standard deviations of the mean of two-valued draws.
+            let tolerance = 4.5 * gap * 0.5 / (draws as f64).sqrt() + 1e-12;
+            assert!(
+                (mean - x as f64).abs() <= tolerance,
+                "{}: the mean of stochastic roundings of {x} is {mean} (gap {gap})",
+                format.name()
+            );
+        }
+    }
+}
+
+/// The kernel rounds in place, scaled by the loss scale or its inverse, bit for bit like the CPU
+/// twin, in both rounding modes.
+#[test]
+fn quantize_kernel_matches_cpu_bit_for_bit() {
+    let ctx = gpu();
+    // fp32's subnormals aside: GPU arithmetic may flush them (bf16 is rounded in integers).
+    let values: Vec<f32> = sweep()
+        .into_iter()
+        .filter(|v| v.abs() >= f32::MIN_POSITIVE || *v == 0.0)
+        .collect();
+    let n = values.len();
+    for format in ALL {
+        for rounding in [Rounding::Nearest, Rounding::Stochastic] {
+            for scale in [Scale::One, Scale::LossScale, Scale::Unscale] {
+                let mut t = BufferTable::default();
+                let x = t.add("x", Elem::F32, n + 7);
+                let mut init = vec![9.0; 7];
+                init.extend(&values);
+                let step = StepScalars {
+                    t: 5,
+                    loss_scale: 1024.0,
+                    ..Default::default()
+                };
+                let out = run_both(
+                    &ctx,
+                    t,
+                    vec![Init::F32(init.clone())],
+                    || {
+                        Box::new(Quantize {
+                            x,
+                            offset: 7,
+                            len: n,
+                            format,
+                            rounding,
+                            scale,
+                            stream: 3,
+                        })
+                    },
+                    step,
+                    &[x],
+                );
+                let (g, c) = &out[0];
+                assert_eq!(&c[..7], &init[..7], "values before the offset are untouched");
+                for i in 0..n + 7 {
+                    assert!(
+                        g[i].to_bits() == c[i].to_bits() || (g[i].is_nan() && c[i].is_nan()),
+                        "{} {rounding:?} {scale:?}: value {i} ({:e}): GPU {:e}, CPU {:e}",
+                        format.name(),
+                        init[i],
+                        g[i],
+                        c[i]
+                    );
+                }
+            }
+        }
+    }
+}

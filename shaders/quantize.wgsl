@@ -1,0 +1,66 @@
+// Rounds `len` values of `x` from `offset` on, in place, to a reduced-precision format, kept as
+// f32 (docs/theory.md §7.1): the nearest value the format holds (ties to even) or, stochastically,
+// one of its two neighbours. The format arrives as its mantissa bits, smallest normal exponent,
+// largest value and overflow rule; bf16 (code 2) is rounded in integers, the others by an exact
+// power-of-two scaling. Infinities and NaN are recognised by their bits (WGSL may assume
+// arithmetic never meets them). CPU twin: `precision::Format::round`.
+
+struct Params {
+    offset: u32, len: u32, code: u32, mantissa: u32,
+    emin_biased: u32, max: f32, saturates: u32, stochastic: u32,
+    seed: u32, scale: f32, _pad0: u32, _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+
+fn hash(v: u32) -> u32 {
+    var h = v;
+    h = h ^ (h >> 16u);
+    h = h * 0x7feb352du;
+    h = h ^ (h >> 15u);
+    h = h * 0x846ca68bu;
+    h = h ^ (h >> 16u);
+    return h;
+}
+
+fn round_to_format(v: f32, noise: u32) -> f32 {
+    let bits = bitcast<u32>(v);
+    let sign = bits & 0x80000000u;
+    let magnitude = bits & 0x7fffffffu;
+    if (p.code == 0u) { return v; }
+    if (p.code == 2u) {
+        if (magnitude >= 0x7f800000u) { return v; }
+        var add = 0x7fffu + ((magnitude >> 16u) & 1u);
+        if (p.stochastic == 1u) { add = noise & 0xffffu; }
+        return bitcast<f32>(sign | ((magnitude + add) & 0xffff0000u));
+    }
+    if (magnitude > 0x7f800000u) { return v; }
+    var over = 0x7f800000u;
+    if (p.saturates == 1u) { over = bitcast<u32>(p.max); }
+    let overflow = bitcast<f32>(sign | over);
+    if (magnitude == 0x7f800000u) { return overflow; }
+    let a = bitcast<f32>(magnitude);
+    if (a >= 2.0 * p.max) { return overflow; }
+    let e = max(i32(magnitude >> 23u) - 127, i32(p.emin_biased) - 127);
+    let m = i32(p.mantissa);
+    let t = ldexp(a, m - e);
+    var k = round(t);
+    if (p.stochastic == 1u) {
+        let below = floor(t);
+        let threshold = f32((noise >> 8u) + 1u) / 16777216.0;
+        k = below + select(0.0, 1.0, t - below >= threshold);
+    }
+    let r = ldexp(k, e - m);
+    if (r > p.max) { return overflow; }
+    return bitcast<f32>(sign | bitcast<u32>(r));
+}
+
+// x ← round(x · scale): the scale is 1 but for the loss scaler's unscaling (an exact power of two).
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p.len) { return; }
+    let j = p.offset + i;
+    x[j] = round_to_format(x[j] * p.scale, hash(hash(p.seed) ^ i));
+}
