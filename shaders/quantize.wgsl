@@ -1,4 +1,4 @@
-// Rounds `len` values of `x` from `offset` on, in place, to a reduced-precision format, kept as
+// Rounds `len` values of `x` from `offset` on, in place (or from `src`), to a reduced-precision format, kept as
 // f32 (docs/theory.md §7.1): the nearest value the format holds (ties to even) or, stochastically,
 // one of its two neighbours. The format arrives as its mantissa bits, smallest normal exponent,
 // largest value and overflow rule; bf16 (code 2) is rounded in integers, the others by an exact
@@ -13,6 +13,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(2) var<storage, read> src: array<f32>;
 
 fn hash(v: u32) -> u32 {
     var h = v;
@@ -63,4 +64,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.len) { return; }
     let j = p.offset + i;
     x[j] = round_to_format(x[j] * p.scale, hash(hash(p.seed) ^ i));
+}
+
+// x ← round(src): the reduced copy of the master weights that forward and backward read.
+@compute @workgroup_size(256)
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p.len) { return; }
+    let j = p.offset + i;
+    x[j] = round_to_format(src[j] * p.scale, hash(hash(p.seed) ^ i));
 }

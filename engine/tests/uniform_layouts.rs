@@ -13,6 +13,7 @@ use engine::model::Layer;
 use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::plan::{Loss, Regularization};
+use engine::precision::{Precision, Preset, Rounding};
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
@@ -111,6 +112,17 @@ fn configs() -> Vec<TrainConfig> {
         data: toy(ToyKind::Plane),
         ..Default::default()
     });
+    // Reduced precision: the rounded weight copy, stores, loss scaling and the overflow count.
+    for preset in [Preset::MixedFp16, Preset::NaiveFp16] {
+        out.push(TrainConfig {
+            data: toy(ToyKind::Spiral),
+            precision: Precision {
+                rounding: Rounding::Stochastic,
+                ..preset.precision()
+            },
+            ..Default::default()
+        });
+    }
     for pool in [PoolKind::Max, PoolKind::Avg] {
         out.push(TrainConfig {
             data: DataConfig::Images(engine::train::ImageConfig {

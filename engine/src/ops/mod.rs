@@ -8,6 +8,7 @@ pub mod batch_mean;
 pub mod bias;
 pub mod conv2d;
 pub mod dropout;
+pub mod finite;
 pub mod gather;
 pub mod gemm_cpu;
 pub mod lars;

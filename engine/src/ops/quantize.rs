@@ -17,6 +17,8 @@ pub enum Scale {
 
 pub struct Quantize {
     pub x: BufId,
+    /// Read from here instead of `x` itself (a rounded copy).
+    pub src: Option<BufId>,
     pub offset: usize,
     pub len: usize,
     pub format: Format,
@@ -43,7 +45,10 @@ impl Quantize {
 
 impl Kernel for Quantize {
     fn shader(&self) -> Shader {
-        wgsl!("quantize.wgsl", "main")
+        match self.src {
+            None => wgsl!("quantize.wgsl", "main"),
+            Some(_) => wgsl!("quantize.wgsl", "copy"),
+        }
     }
     fn params(&self, step: &StepScalars) -> Words {
         let s = self.format.spec();
@@ -64,7 +69,9 @@ impl Kernel for Quantize {
         self.rounding == Rounding::Stochastic || self.scale != Scale::One
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.x)]
+        let mut b = vec![(1, self.x)];
+        b.extend(self.src.map(|s| (2, s)));
+        b
     }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.len, 256)
@@ -72,7 +79,11 @@ impl Kernel for Quantize {
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let (factor, seed) = (self.factor(step), self.seed(step));
         let mut x = bufs.take_f32(self.x);
-        for (i, v) in x[self.offset..self.offset + self.len].iter_mut().enumerate() {
+        let range = self.offset..self.offset + self.len;
+        if let Some(src) = self.src {
+            x[range.clone()].copy_from_slice(&bufs.f32(src)[range.clone()]);
+        }
+        for (i, v) in x[range].iter_mut().enumerate() {
             *v = self
                 .format
                 .round(*v * factor, self.rounding, noise(seed, i as u32));

@@ -88,16 +88,21 @@ fn eval_row_floats(model: &Compiled) -> usize {
 /// holds hundreds of megabytes), so its samples go through the pass in chunks.
 pub const EVAL_CHUNK_BYTES: usize = 128 << 20;
 
-/// How the landscape's `rows` evaluation samples go through the pass: `(chunk, chunks)`, the
-/// fewest equal chunks whose activations fit in `EVAL_CHUNK_BYTES`. The samples used are the
-/// first `chunk × chunks` (up to `chunks − 1` fewer than asked). Each chunk is one forward pass,
+/// How the landscape's `rows` evaluation samples go through the pass: `(chunk, chunks)`, equal
+/// chunks whose activations fit in `EVAL_CHUNK_BYTES` — the fewest, or up to twice that many
+/// when they divide `rows`. The samples used are the first `chunk × chunks` (up to `chunks − 1`
+/// fewer than asked when no such count divides `rows`). Each chunk is one forward pass,
 /// so batch norm normalizes each chunk with its own statistics (docs/theory.md §4.2).
 pub fn eval_chunks(model: &Compiled, rows: usize) -> (usize, usize) {
     if rows == 0 {
         return (0, 1);
     }
     let fit = (EVAL_CHUNK_BYTES / (4 * eval_row_floats(model)).max(1)).max(1);
-    let chunks = rows.div_ceil(fit);
+    let fewest = rows.div_ceil(fit);
+    // Up to twice as many chunks, if that many divide the samples exactly.
+    let chunks = (fewest..=2 * fewest)
+        .find(|c| rows.is_multiple_of(*c))
+        .unwrap_or(fewest);
     (rows / chunks, chunks)
 }
 
@@ -146,7 +151,7 @@ pub(super) fn evaluation(t: &mut BufferTable, cfg: &PlanConfig) -> (KernelList, 
         b.x,
         (r, points),
         "eval",
-        (None, None),
+        (None, None, None),
     );
     let outputs = *f.acts.last().expect("a model has layers");
     ops.push(loss_kernel(

@@ -30,10 +30,12 @@ pub const LOG_CAPACITY: usize = 256;
 pub type KernelList = Vec<Box<dyn Kernel>>;
 
 mod loss;
+mod rounding;
 mod steps;
 
 pub use loss::{eval_chunks, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
+use rounding::{round, Store};
 pub use steps::input_gradient_needed;
 use steps::{backward, forward};
 
@@ -56,6 +58,8 @@ pub struct HostBuffers {
     pub optimizer_b: BufId,
     /// Batch norm's running mean and variance (`model::initial_running` at the start).
     pub running: BufId,
+    /// How many weight gradients of the last step were ±∞ or NaN (one u32).
+    pub nonfinite: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
@@ -131,6 +135,8 @@ pub struct PlanConfig<'a> {
     pub eval_rows: usize,
     /// Several landscape points per evaluation pass (`eval_points`); else one.
     pub eval_batched: bool,
+    /// The formats the training step stores its tensors in, and its loss scaling.
+    pub precision: crate::precision::Precision,
 }
 
 impl Plan {
@@ -157,6 +163,7 @@ impl Plan {
                 optimizer_a: none,
                 optimizer_b: none,
                 running: none,
+                nonfinite: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -190,6 +197,7 @@ impl Plan {
         let opt_a = t.add("optimizer.a", Elem::F32, n);
         let opt_b = t.add("optimizer.b", Elem::F32, n);
         let running = t.add("norm.running", Elem::F32, model.n_running);
+        let nonfinite = t.add("grads.nonfinite", Elem::U32, 1);
         let data_x = if cfg.data_packed {
             t.add("data.x (bytes)", Elem::U32, (cfg.data_rows * inputs).div_ceil(4))
         } else {
@@ -219,18 +227,22 @@ impl Plan {
             dim: inputs,
             packed: cfg.data_packed,
         }));
+        let precision = &cfg.precision;
+        let weights = rounding::weights_for_step(&mut t, &mut train, precision, cfg.seed, (params, n));
+        let acts_store = Store::activations(precision, cfg.seed);
         let fwd = forward(
             &mut t,
             &mut train,
             model,
-            params,
+            weights,
             batch_x,
             (b, Points::default()),
             "train",
-            (Some(cfg.seed), None),
+            (Some(cfg.seed), None, acts_store),
         );
         let logits = *fwd.acts.last().expect("a model has layers");
         train.push(loss_kernel(cfg, logits, batch_y, loss, correct, d_logits, b));
+        rounding::scale_loss_gradient(&mut train, precision, cfg.seed, (d_logits, b * classes));
         train.push(Box::new(BatchMean {
             loss,
             correct,
@@ -240,9 +252,19 @@ impl Plan {
             batches: 1,
         }));
         backward(
-            &mut t, &mut train, model, params, grads, &fwd, d_logits, b, cfg.seed,
+            &mut t,
+            &mut train,
+            model,
+            weights,
+            grads,
+            &fwd,
+            d_logits,
+            b,
+            (cfg.seed, Store::gradients(precision, cfg.seed)),
         );
+        rounding::store_gradients(&mut train, precision, cfg.seed, (grads, n, nonfinite));
         let optimizer_start = train.len();
+        rounding::unscale_gradients(&mut train, precision, (grads, n));
         let r = cfg.regularization;
         if r.l1 != 0.0 || r.l2 != 0.0 {
             train.push(Box::new(Regularize {
@@ -268,21 +290,28 @@ impl Plan {
                 segments: bounds.len() - 1,
             },
         ));
+        rounding::store_update(&mut train, precision, cfg.seed, (params, opt_a, opt_b, n));
         // After the update, so a gradient-only pass leaves the running statistics alone.
         train.extend(steps::update_running(model, &fwd, running, b));
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
         let mut predict: KernelList = Vec::new();
+        // Prediction reads the weights and stores activations as training does.
+        let predict_weights = if weights == params {
+            params
+        } else {
+            rounding::weights_for_step(&mut t, &mut predict, precision, cfg.seed, (params, n))
+        };
         let pf = forward(
             &mut t,
             &mut predict,
             model,
-            params,
+            predict_weights,
             predict_x,
             (p, Points::default()),
             "predict",
-            (None, Some(running)),
+            (None, Some(running), acts_store),
         );
         let logits = *pf.acts.last().expect("a model has layers");
         // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
@@ -320,6 +349,7 @@ impl Plan {
                 optimizer_a: opt_a,
                 optimizer_b: opt_b,
                 running,
+                nonfinite,
                 data_x,
                 data_y,
                 indices,

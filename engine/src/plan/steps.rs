@@ -96,7 +96,7 @@ pub(super) fn forward(
     input: BufId,
     (rows, points): (usize, Points),
     tag: &str,
-    (dropout_seed, running): (Option<u32>, Option<BufId>),
+    (dropout_seed, running, store): (Option<u32>, Option<BufId>, Option<Store>),
 ) -> Forward {
     let copies = points.n();
     let mut acts = vec![input];
@@ -239,6 +239,8 @@ pub(super) fn forward(
             }
             Layer::Flatten | Layer::SkipFrom | Layer::Residual { .. } => unreachable!(),
         }
+        // A reduced-precision step stores each output in the activations' format.
+        round(store, ops, y, len, i);
         acts.push(y);
         argmax.push(arg);
     }
@@ -256,7 +258,7 @@ pub(super) fn backward(
     fwd: &Forward,
     d_logits: BufId,
     rows: usize,
-    dropout_seed: u32,
+    (dropout_seed, store): (u32, Option<Store>),
 ) {
     let n = model.layers.len();
     // The gradient w.r.t. acts[i + 1].
@@ -288,6 +290,9 @@ pub(super) fn backward(
                     (fwd.acts[from], d_out, d_skip),
                     (params, grads),
                 );
+                if let Some(d) = d_skip {
+                    round(store, ops, d, rows * l.skip_shape.iter().product::<usize>(), i);
+                }
                 d_skip
             };
             continue;
@@ -304,6 +309,7 @@ pub(super) fn backward(
                     points: Points::default(),
                     b_shared: false,
                 }));
+                round(store, ops, d_in, rows * l.in_len(), i);
                 d_out = d_in;
             }
             continue;
@@ -430,6 +436,8 @@ pub(super) fn backward(
             }
         }
         if let Some(d_in) = d_in {
+            // A reduced-precision step stores each input gradient in the gradients' format.
+            round(store, ops, d_in, rows * l.in_len(), i);
             d_out = d_in;
         }
     }

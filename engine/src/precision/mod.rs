@@ -2,5 +2,13 @@
 //! values, which tensors a step keeps in which format, and loss scaling.
 
 mod format;
+mod policy;
+mod scaler;
+mod stats;
 
 pub use format::{noise, round_slice, Format, Rounding, Spec, ALL};
+pub use policy::{
+    tensor_bytes, LossScaling, Precision, Preset, TensorBytes, DYNAMIC_INITIAL, DYNAMIC_INTERVAL, PRESETS,
+};
+pub use scaler::{LossScaler, ScaleEvent};
+pub use stats::{exponent, exponent_histogram, lost_updates, range_shares, ExponentHistogram, RangeShares};

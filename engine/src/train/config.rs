@@ -12,6 +12,7 @@ use crate::model::{Init, Layer, ModelSpec};
 use crate::ops::activation::Activation;
 use crate::optim::{Optimizer, Schedule};
 use crate::plan::{Loss, Regularization};
+use crate::precision::Precision;
 
 /// Where the training data comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,6 +159,10 @@ pub struct TrainConfig {
     pub init: Init,
     /// For 2-D data: the features the network sees, computed from each point (empty: x and y).
     pub features: Vec<Feature>,
+    /// The formats the step stores its tensors in, and loss scaling (all fp32: left out of
+    /// files).
+    #[serde(skip_serializing_if = "Precision::is_fp32")]
+    pub precision: Precision,
 }
 
 impl Default for TrainConfig {
@@ -175,6 +180,7 @@ impl Default for TrainConfig {
             seed: 1,
             init: Init::Auto,
             features: Vec::new(),
+            precision: Precision::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod config;
 mod landscape_eval;
+mod loss_scaling;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -22,6 +23,7 @@ use crate::gpu::GpuContext;
 use crate::kernel::StepScalars;
 use crate::model::{Compiled, ModelSpec};
 use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, LOG_CAPACITY};
+use crate::precision::{LossScaler, Rounding, ScaleEvent};
 
 /// Metrics of one step, measured on its mini-batch before the update.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +80,9 @@ pub struct Trainer {
     /// The landscape evaluation's samples, per chunk: the network's inputs and the labels (once
     /// per point of a pass); empty until [`Trainer::set_eval_data`].
     eval_samples: Vec<(Vec<f32>, Vec<u32>)>,
+    /// The loss scale of a reduced-precision run, and each step's (`ScaleEvent`).
+    scaler: LossScaler,
+    scale_events: Vec<ScaleEvent>,
 }
 
 impl Trainer {
@@ -177,6 +182,7 @@ impl Trainer {
             // Several landscape points per pass save dispatches on a GPU; the CPU twins have none
             // to save and run fastest a point at a time, each pass in cache.
             eval_batched: gpu.is_some(),
+            precision: config.precision,
         });
         let host = plan.host;
         let mut backend = match gpu {
@@ -186,7 +192,11 @@ impl Trainer {
                 Backend::Cpu(CpuBackend::new(plan))
             }
         };
-        backend.write_f32(host.params, &spec.init_with(&compiled, config.seed, config.init));
+        let mut init = spec.init_with(&compiled, config.seed, config.init);
+        // Reduced master weights start as the format holds them.
+        let p = config.precision;
+        crate::precision::round_slice(&mut init, p.master, Rounding::Nearest, 0);
+        backend.write_f32(host.params, &init);
         backend.write_f32(host.running, &crate::model::initial_running(&compiled));
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         match &packed {
@@ -211,6 +221,8 @@ impl Trainer {
             step: 0,
             eval_chunks,
             eval_samples: Vec::new(),
+            scaler: LossScaler::new(config.precision.loss_scaling),
+            scale_events: Vec::new(),
             config,
         })
     }
@@ -279,10 +291,23 @@ impl Trainer {
             self.step += 1;
             let scalars = StepScalars {
                 slot: slot as u32,
-                t: self.step as u32,
+                // A step the loss scaler skipped made no update: Adam's count leaves it out.
+                t: (self.step - self.scaler.skipped) as u32,
                 lr: self.learning_rate_at(self.step),
+                loss_scale: self.scaler.scale,
                 ..Default::default()
             };
+            if self.scaler.is_dynamic() {
+                self.scaled_step(&scalars).await?;
+                if slot + 1 == steps {
+                    let read = |id| self.backend.read_f32(id, steps);
+                    logs = vec![
+                        read(self.host.log_loss).await.map_err(TrainError::Device)?,
+                        read(self.host.log_accuracy).await.map_err(TrainError::Device)?,
+                    ];
+                }
+                continue;
+            }
             if slot + 1 < steps {
                 self.backend.run(Pass::Train, &scalars);
                 continue;

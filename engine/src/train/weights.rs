@@ -55,6 +55,14 @@ impl Trainer {
             .await
     }
 
+    /// The last step's weight gradients as the optimizer used them (after a reduced-precision
+    /// step's rounding and unscaling; all zero before the first step).
+    pub async fn last_gradients(&self) -> Result<Vec<f32>, Error> {
+        self.backend
+            .read_f32(self.host.grads, self.compiled.n_params)
+            .await
+    }
+
     /// Batch norm's running mean and variance (`Compiled::n_running` values; none without it).
     pub async fn running_stats(&self) -> Result<Vec<f32>, Error> {
         match self.compiled.n_running {

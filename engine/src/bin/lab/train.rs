@@ -25,6 +25,16 @@ pub struct TrainArgs {
     /// Carry on from a saved model
     #[arg(long, value_name = "MODEL.json")]
     resume: Option<PathBuf>,
+    /// Train in reduced precision: fp32, fp16 (naive), mixed-fp16, mixed-bf16 or fp8
+    #[arg(long, value_name = "PRESET", value_parser = parse_preset)]
+    precision: Option<engine::precision::Preset>,
+}
+
+fn parse_preset(name: &str) -> Result<engine::precision::Preset, String> {
+    engine::precision::Preset::parse(name).ok_or_else(|| {
+        let names: Vec<_> = engine::precision::PRESETS.iter().map(|p| p.name()).collect();
+        format!("unknown precision {name:?}: one of {}", names.join(", "))
+    })
 }
 
 #[derive(clap::Args)]
@@ -96,7 +106,10 @@ pub fn export_step(a: &ExportArgs, data: &Path) -> Result<(), String> {
 const TRAIN_EVAL_SAMPLES: usize = 10_000;
 
 pub fn train(a: &TrainArgs, data: &Path) -> Result<(), String> {
-    let config = config_of(a.config.as_deref())?;
+    let mut config = config_of(a.config.as_deref())?;
+    if let Some(preset) = a.precision {
+        config.precision = preset.precision();
+    }
     let (steps, eval_every, csv) = (a.steps, a.eval_every, a.format == Format::Csv);
     let (mut trainer, test) = build(data, config, gpu_of(a.backend)?, 0)?;
     if let Some(path) = &a.resume {
@@ -148,6 +161,10 @@ pub fn train(a: &TrainArgs, data: &Path) -> Result<(), String> {
                     "train_accuracy": train_accuracy,
                     "samples_per_sec": rate,
                 });
+                if !trainer.config.precision.is_fp32() {
+                    line["loss_scale"] = trainer.loss_scale().into();
+                    line["skipped_steps"] = trainer.skipped_steps().into();
+                }
                 if let Some((loss, accuracy)) = test {
                     line["test_loss"] = loss.into();
                     line["test_accuracy"] = accuracy.into();

@@ -1,0 +1,180 @@
+//! Which tensors a training step keeps in which format, and how it scales the loss
+//! (docs/theory.md §7.2–7.3; Micikevicius et al. 2018).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Format, Rounding};
+
+/// How the loss is scaled before backward so that small gradients survive a narrow format.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum LossScaling {
+    #[default]
+    None,
+    /// One power of two for the whole run.
+    Static { scale: f32 },
+    /// Start at `initial`; halve and skip the step when a gradient overflows; double after
+    /// `interval` steps without overflow (PyTorch's `GradScaler`, whose interval is 2000).
+    Dynamic { initial: f32, interval: u32 },
+}
+
+/// The dynamic scaler's start (PyTorch's default) and growth interval (shorter than PyTorch's
+/// 2000: the lab's runs are a few thousand steps, and the scale should be seen to grow).
+pub const DYNAMIC_INITIAL: f32 = 65536.0;
+pub const DYNAMIC_INTERVAL: u32 = 200;
+
+impl LossScaling {
+    pub fn dynamic() -> Self {
+        LossScaling::Dynamic {
+            initial: DYNAMIC_INITIAL,
+            interval: DYNAMIC_INTERVAL,
+        }
+    }
+
+    /// The scale of the first step.
+    pub fn initial(self) -> f32 {
+        match self {
+            LossScaling::None => 1.0,
+            LossScaling::Static { scale } => scale,
+            LossScaling::Dynamic { initial, .. } => initial,
+        }
+    }
+}
+
+/// The format of each class of tensor a step stores. Arithmetic is fp32 throughout (products
+/// accumulate in fp32, as tensor cores do; reductions, exp and log, and the loss are fp32); a
+/// tensor is rounded to its format where the step writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Precision {
+    /// The copy of the weights forward and backward read.
+    pub weights: Format,
+    /// Each layer's output in the forward pass (kept for backward).
+    pub activations: Format,
+    /// The gradients backward writes: of the loss, of each layer's input, of the weights.
+    pub gradients: Format,
+    /// The optimizer's moments or velocity.
+    pub optimizer_state: Format,
+    /// The weights the optimizer updates.
+    pub master: Format,
+    pub rounding: Rounding,
+    pub loss_scaling: LossScaling,
+}
+
+/// The lab's presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// Everything fp32.
+    Fp32,
+    /// Everything fp16, the master weights too, no loss scaling.
+    NaiveFp16,
+    /// fp16 weights, activations and gradients, fp32 master weights and optimizer state, dynamic
+    /// loss scaling (Micikevicius et al. 2018).
+    MixedFp16,
+    /// The same with bf16, without loss scaling (Kalamkar et al. 2019).
+    MixedBf16,
+    /// E4M3 weights and activations, E5M2 gradients, fp32 master and state, dynamic scaling
+    /// (Micikevicius et al. 2022).
+    Fp8,
+}
+
+pub const PRESETS: [Preset; 5] = [
+    Preset::Fp32,
+    Preset::NaiveFp16,
+    Preset::MixedFp16,
+    Preset::MixedBf16,
+    Preset::Fp8,
+];
+
+impl Preset {
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Fp32 => "fp32",
+            Preset::NaiveFp16 => "fp16",
+            Preset::MixedFp16 => "mixed-fp16",
+            Preset::MixedBf16 => "mixed-bf16",
+            Preset::Fp8 => "fp8",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Preset> {
+        PRESETS.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn precision(self) -> Precision {
+        let mixed = |f, g, loss_scaling| Precision {
+            weights: f,
+            activations: f,
+            gradients: g,
+            loss_scaling,
+            ..Default::default()
+        };
+        match self {
+            Preset::Fp32 => Precision::default(),
+            Preset::NaiveFp16 => Precision {
+                weights: Format::F16,
+                activations: Format::F16,
+                gradients: Format::F16,
+                optimizer_state: Format::F16,
+                master: Format::F16,
+                ..Default::default()
+            },
+            Preset::MixedFp16 => mixed(Format::F16, Format::F16, LossScaling::dynamic()),
+            Preset::MixedBf16 => mixed(Format::Bf16, Format::Bf16, LossScaling::None),
+            Preset::Fp8 => mixed(Format::E4m3, Format::E5m2, LossScaling::dynamic()),
+        }
+    }
+}
+
+impl Precision {
+    /// Nothing is rounded and the loss is not scaled.
+    pub fn is_fp32(&self) -> bool {
+        *self == Precision::default()
+    }
+
+    /// The forward/backward copy of the weights differs from the master weights.
+    pub fn has_weight_copy(&self) -> bool {
+        self.weights != self.master
+    }
+}
+
+/// Bytes one step keeps per class of tensor (the memory each choice saves): values × the
+/// format's bytes. An fp32 master is kept beside a reduced weight copy.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct TensorBytes {
+    pub weights: usize,
+    pub master: usize,
+    pub activations: usize,
+    pub gradients: usize,
+    pub optimizer_state: usize,
+}
+
+impl TensorBytes {
+    pub fn total(&self) -> usize {
+        self.weights + self.master + self.activations + self.gradients + self.optimizer_state
+    }
+}
+
+/// The bytes of `precision` for a model of `params` parameters, `activations` values kept for
+/// backward per step (every layer's output for the batch), and `state_vectors` optimizer vectors
+/// (Adam 2, momentum 1, SGD 0).
+pub fn tensor_bytes(
+    precision: &Precision,
+    params: usize,
+    activations: usize,
+    state_vectors: usize,
+) -> TensorBytes {
+    let b = |f: Format| f.spec().bytes;
+    TensorBytes {
+        weights: if precision.has_weight_copy() {
+            params * b(precision.weights)
+        } else {
+            0
+        },
+        master: params * b(precision.master),
+        activations: activations * b(precision.activations),
+        gradients: params * b(precision.gradients),
+        optimizer_state: state_vectors * params * b(precision.optimizer_state),
+    }
+}

@@ -1,0 +1,149 @@
+//! Training in reduced precision (docs/theory.md §7): exact equalities (a power-of-two loss scale
+//! in fp32 changes nothing), the two backends alike, the dynamic scaler's skipped step, and the
+//! master copy's reason (updates lost in an fp16 master, kept in an fp32 one).
+
+mod common;
+
+use engine::optim::Optimizer;
+use engine::precision::{lost_updates, LossScaling, Precision, Preset};
+use engine::train::{ModelConfig, TrainConfig, Trainer};
+
+fn mnist_mlp(
+    precision: Precision,
+    optimizer: Optimizer,
+    learning_rate: f32,
+) -> (TrainConfig, engine::data::Dataset) {
+    let (data, train, _) = common::mnist(512, 0);
+    let config = TrainConfig {
+        data,
+        model: ModelConfig::Mlp {
+            hidden: vec![32],
+            activation: engine::ops::activation::Activation::Relu,
+        },
+        optimizer,
+        learning_rate,
+        batch: 32,
+        precision,
+        ..Default::default()
+    };
+    (config, train)
+}
+
+fn trainer(config: &TrainConfig, data: &engine::data::Dataset, gpu: bool) -> Trainer {
+    let ctx = gpu.then(common::gpu);
+    pollster::block_on(Trainer::with_data(config.clone(), data.clone(), ctx, 1)).unwrap()
+}
+
+fn losses(t: &mut Trainer, steps: usize) -> Vec<f32> {
+    pollster::block_on(t.train(steps))
+        .unwrap()
+        .iter()
+        .map(|m| m.loss)
+        .collect()
+}
+
+/// Scaling the loss by 2^10 and the gradients back by 2^-10 is exact in fp32: the run is the
+/// plain run, bit for bit, on both backends (and the scaler's own code paths run).
+#[test]
+fn a_power_of_two_loss_scale_in_fp32_changes_nothing() {
+    for gpu in [false, true] {
+        let (plain, data) = mnist_mlp(Precision::default(), Optimizer::adam(), 0.003);
+        let mut scaled_config = plain.clone();
+        scaled_config.precision.loss_scaling = LossScaling::Static { scale: 1024.0 };
+        let (mut a, mut b) = (trainer(&plain, &data, gpu), trainer(&scaled_config, &data, gpu));
+        assert_eq!(losses(&mut a, 30), losses(&mut b, 30));
+        let (wa, wb) = (
+            pollster::block_on(a.params()).unwrap(),
+            pollster::block_on(b.params()).unwrap(),
+        );
+        assert!(wa == wb, "{}: the weights differ", a.backend_name());
+    }
+}
+
+/// Every preset trains alike on the GPU and the CPU: the same roundings of nearly the same
+/// values (the products' sums may differ in their last bit, and a value on a rounding boundary
+/// then goes the other way).
+#[test]
+fn each_preset_trains_alike_on_gpu_and_cpu() {
+    for preset in [
+        Preset::NaiveFp16,
+        Preset::MixedFp16,
+        Preset::MixedBf16,
+        Preset::Fp8,
+    ] {
+        // SGD: naive fp16's Adam state underflows and diverges (the lab's lesson), SGD trains.
+        let (config, data) = mnist_mlp(preset.precision(), Optimizer::Sgd, 0.1);
+        let (mut g, mut c) = (trainer(&config, &data, true), trainer(&config, &data, false));
+        let (lg, lc) = (losses(&mut g, 40), losses(&mut c, 40));
+        for (i, (a, b)) in lg.iter().zip(&lc).enumerate() {
+            assert!(
+                (a - b).abs() <= 2e-2 * b.abs().max(0.1),
+                "{}: step {}: GPU {a}, CPU {b}",
+                preset.name(),
+                i + 1
+            );
+        }
+        assert_eq!(g.loss_scale(), c.loss_scale(), "{}", preset.name());
+        assert!(
+            lc[39] < lc[0],
+            "{}: the loss went from {} to {}",
+            preset.name(),
+            lc[0],
+            lc[39]
+        );
+    }
+}
+
+/// At a loss scale of 2^40 fp16 gradients overflow: the dynamic scaler skips the update (the
+/// weights stay as they were, bit for bit), halves the scale, and records the step.
+#[test]
+fn an_overflowing_step_is_skipped_and_the_scale_halves() {
+    for gpu in [false, true] {
+        let precision = Precision {
+            loss_scaling: LossScaling::Dynamic {
+                initial: 2f32.powi(40),
+                interval: 1000,
+            },
+            ..Preset::MixedFp16.precision()
+        };
+        let (config, data) = mnist_mlp(precision, Optimizer::adam(), 0.003);
+        let mut t = trainer(&config, &data, gpu);
+        let before = pollster::block_on(t.params()).unwrap();
+        losses(&mut t, 1);
+        let after = pollster::block_on(t.params()).unwrap();
+        assert!(before == after, "a skipped step moved the weights");
+        assert_eq!((t.skipped_steps(), t.loss_scale()), (1, 2f32.powi(39)));
+        let e = t.scale_events()[0];
+        assert!(e.overflow && e.scale == 2f32.powi(40) && e.step == 1);
+        // The scale keeps halving until the gradients fit, then training moves.
+        losses(&mut t, 40);
+        assert!(t.loss_scale() < 2f32.powi(30), "scale {}", t.loss_scale());
+        assert!(pollster::block_on(t.params()).unwrap() != before);
+        assert!(t.scale_events().iter().rev().take(5).all(|e| !e.overflow));
+    }
+}
+
+/// Micikevicius et al.'s reason for an fp32 master copy: an update η·g under half a gap of the
+/// weight's format is lost. With SGD at η = 10⁻³ most updates are ≈ 10⁻⁷–10⁻⁶, below fp16's half
+/// gap at the weights' size (≈ 10⁻⁵ at 0.05) and far above fp32's (≈ 10⁻⁹): an fp16 master
+/// loses most of them, an fp32 master (mixed precision) almost none.
+#[test]
+fn an_fp16_master_loses_small_updates_that_an_fp32_master_keeps() {
+    let mut shares = Vec::new();
+    for preset in [Preset::NaiveFp16, Preset::MixedFp16, Preset::Fp32] {
+        let (config, data) = mnist_mlp(preset.precision(), Optimizer::Sgd, 1e-3);
+        let mut t = trainer(&config, &data, false);
+        losses(&mut t, 3);
+        let before = pollster::block_on(t.params()).unwrap();
+        losses(&mut t, 1);
+        let after = pollster::block_on(t.params()).unwrap();
+        let grads = pollster::block_on(t.last_gradients()).unwrap();
+        shares.push(lost_updates(&before, &after, &grads));
+    }
+    eprintln!("updates lost: naive fp16, mixed fp16, fp32: {shares:?}");
+    let [naive, mixed, fp32] = shares[..] else {
+        unreachable!()
+    };
+    assert!(naive > 0.5, "fp16 master: {naive} of the updates lost");
+    assert!(mixed < 0.01 && fp32 < 0.01, "fp32 master: {mixed}, fp32: {fp32}");
+}
