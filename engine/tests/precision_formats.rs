@@ -193,11 +193,20 @@ fn quantize_kernel_matches_cpu_bit_for_bit() {
     let n = values.len();
     for format in ALL {
         for rounding in [Rounding::Nearest, Rounding::Stochastic] {
-            for scale in [Scale::One, Scale::LossScale, Scale::Unscale] {
+            for (scale, copy) in [
+                (Scale::One, false),
+                (Scale::LossScale, false),
+                (Scale::Unscale, false),
+                (Scale::One, true),
+            ] {
                 let mut t = BufferTable::default();
                 let x = t.add("x", Elem::F32, n + 7);
+                let src = t.add("src", Elem::F32, n + 7);
                 let mut init = vec![9.0; 7];
                 init.extend(&values);
+                // The copy reads the values reversed from `src`.
+                let mut reversed = init.clone();
+                reversed[7..].reverse();
                 let step = StepScalars {
                     t: 5,
                     loss_scale: 1024.0,
@@ -206,10 +215,11 @@ fn quantize_kernel_matches_cpu_bit_for_bit() {
                 let out = run_both(
                     &ctx,
                     t,
-                    vec![Init::F32(init.clone())],
+                    vec![Init::F32(init.clone()), Init::F32(reversed)],
                     || {
                         Box::new(Quantize {
                             x,
+                            src: copy.then_some(src),
                             offset: 7,
                             len: n,
                             format,
@@ -226,7 +236,7 @@ fn quantize_kernel_matches_cpu_bit_for_bit() {
                 for i in 0..n + 7 {
                     assert!(
                         g[i].to_bits() == c[i].to_bits() || (g[i].is_nan() && c[i].is_nan()),
-                        "{} {rounding:?} {scale:?}: value {i} ({:e}): GPU {:e}, CPU {:e}",
+                        "{} {rounding:?} {scale:?} copy {copy}: value {i} ({:e}): GPU {:e}, CPU {:e}",
                         format.name(),
                         init[i],
                         g[i],
