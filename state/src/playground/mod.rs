@@ -290,6 +290,7 @@ impl Playground {
             seed: self.seed,
             init: self.init,
             features: self.features.clone(),
+            precision: Default::default(),
         }
     }
 
