@@ -192,3 +192,48 @@ fn naive_fp16_fails_where_mixed_precision_and_bf16_match_fp32() {
     assert!((mixed - fp32).abs() < 0.01 && (bf16 - fp32).abs() < 0.01);
     assert_eq!(bf16_scale, 1.0, "bf16 runs without loss scaling");
 }
+
+/// The lab's run record: its steps in calls with checks between them train exactly as one plain
+/// call does (the same losses, bit for bit), and each check's histograms count every weight
+/// gradient of its layer once.
+#[test]
+fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
+    let (config, data) = mnist_mlp(Preset::MixedFp16.precision(), Optimizer::adam(), 0.003);
+    let mut plain = trainer(&config, &data, false);
+    let want = losses(&mut plain, 30);
+    let mut t = trainer(&config, &data, false);
+    let head = data.head(100);
+    let r = pollster::block_on(engine::precision::run(
+        &mut t,
+        "mixed",
+        (30, 7, 10),
+        (&head, None),
+        |_| async { true },
+    ))
+    .unwrap();
+    assert_eq!(r.losses, want);
+    assert_eq!(r.checks.iter().map(|c| c.step).collect::<Vec<_>>(), [10, 20, 30]);
+    let sizes: Vec<u64> = t
+        .compiled
+        .layers
+        .iter()
+        .filter(|l| l.has_params())
+        .map(|l| (l.b_off + l.out_shape[0] - l.w_off) as u64)
+        .collect();
+    for c in &r.checks {
+        let counted: Vec<u64> = c
+            .histograms
+            .iter()
+            .map(|h| h.counts.iter().sum::<u64>() + h.zeros + h.non_finite)
+            .collect();
+        assert_eq!(counted, sizes, "step {}", c.step);
+        let s = c.gradient_shares;
+        assert!((s.underflow + s.subnormal + s.normal + s.overflow - 1.0).abs() < 1e-9);
+    }
+    // fp16 weights + fp32 master: 2 + 4 bytes a weight; Adam's two fp32 moments.
+    let n = t.compiled.n_params;
+    assert_eq!(
+        (r.bytes.weights, r.bytes.master, r.bytes.optimizer_state),
+        (2 * n, 4 * n, 8 * n)
+    );
+}
