@@ -12,6 +12,7 @@ pub mod names;
 pub mod optimizers;
 pub mod palette;
 pub mod playground;
+pub mod precision;
 pub mod query;
 pub mod scaling;
 pub mod table;

@@ -14,6 +14,7 @@ use lab_state::landscape::Landscape;
 use lab_state::layers;
 use lab_state::optimizers::OptimizersLab;
 use lab_state::playground::Playground;
+use lab_state::precision::PrecisionLab;
 use lab_state::scaling::ScalingLab;
 use lab_state::table::Table;
 use lab_state::vision::VisionLab;
@@ -28,6 +29,7 @@ fn keys() -> Vec<String> {
     let mut keys: Vec<String> = of::<Playground>()
         .chain(of::<OptimizersLab>())
         .chain(of::<ScalingLab>())
+        .chain(of::<PrecisionLab>())
         .chain(of::<ClusterLab>())
         .chain(of::<VisionLab>())
         .chain(of::<Landscape>())
@@ -99,6 +101,9 @@ proptest! {
     fn cluster_state_round_trips(q in query()) { generic_round_trip::<ClusterLab>(&q)?; }
 
     #[test]
+    fn precision_state_round_trips(q in query()) { generic_round_trip::<PrecisionLab>(&q)?; }
+
+    #[test]
     fn bench_state_round_trips(q in query()) { generic_round_trip::<lab_state::bench::BenchLab>(&q)?; }
 
     #[test]
@@ -116,6 +121,7 @@ proptest! {
             VisionLab::from_json(&text).map(|_| ()),
             ClusterLab::from_json(&text).map(|_| ()),
             ScalingLab::from_json(&text).map(|_| ()),
+            PrecisionLab::from_json(&text).map(|_| ()),
             OptimizersLab::from_json(&text).map(|_| ()),
         ] {
             if let Err(e) = result {

@@ -62,6 +62,17 @@ fn every_lab_round_trips_through_the_url_and_json() {
         hide: ["batches".to_string(), "base-batch".to_string()].into(),
         ..Default::default()
     });
+    round_trips(lab_state::precision::PrecisionLab {
+        net: lab_state::precision::Net::Cnn,
+        data: "fashion".into(),
+        runs: "fp32, custom".into(),
+        gradients: engine::precision::Format::E5m2,
+        rounding: engine::precision::Rounding::Stochastic,
+        scaling: lab_state::precision::Scaling::Static,
+        scale: 1024.0,
+        hide: ["runs".to_string(), "master".to_string()].into(),
+        ..Default::default()
+    });
     round_trips(ClusterLab {
         workers: 16,
         weak: true,

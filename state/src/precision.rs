@@ -1,0 +1,278 @@
+//! The precision lab's settings (`/precision`): the network and data, the optimizer, how long to
+//! train, which precisions to compare (presets and a custom one), and the custom one's format per
+//! tensor class, rounding and loss scaling. `configs()` turns them into the engine's configs, one
+//! per run, identical but for their precision (the same batches from the same weights).
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use engine::optim::Optimizer;
+use engine::precision::{Format, LossScaling, Precision, Preset, Rounding, DYNAMIC_INTERVAL};
+use engine::train::{DataConfig, ImageConfig, TrainConfig};
+
+use crate::lab::LabState;
+use crate::table::{field, hide_field, ranged, text, Setting, Table};
+
+/// The networks offered: the benchmark's two workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Net {
+    /// MLP 784-128-10 (ReLU): W1.
+    #[default]
+    Mlp,
+    /// The LeNet-like CNN: W2.
+    Cnn,
+}
+
+/// How the custom run scales its loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scaling {
+    None,
+    Static,
+    #[default]
+    Dynamic,
+}
+
+/// The name of the run built from the custom formats.
+pub const CUSTOM: &str = "custom";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PrecisionLab {
+    pub net: Net,
+    /// "mnist" or "fashion".
+    pub data: String,
+    #[serde(with = "crate::names::optimizer")]
+    pub optimizer: usize,
+    pub lr: f32,
+    pub batch: usize,
+    pub steps: usize,
+    /// Training images (the first of the set); the test set is its first 2,000.
+    pub images: usize,
+    /// The runs to compare: preset names and `custom`, separated by commas.
+    pub runs: String,
+    pub weights: Format,
+    pub activations: Format,
+    pub gradients: Format,
+    pub state: Format,
+    pub master: Format,
+    pub rounding: Rounding,
+    pub scaling: Scaling,
+    /// The static scale, or the dynamic scaler's first.
+    pub scale: f32,
+    pub hide: BTreeSet<String>,
+}
+
+impl Default for PrecisionLab {
+    fn default() -> Self {
+        let mixed = Preset::MixedFp16.precision();
+        Self {
+            net: Net::Mlp,
+            data: "mnist".into(),
+            // Adam: its second moment is what naive fp16 loses first.
+            optimizer: Optimizer::all()
+                .iter()
+                .position(|o| matches!(o, Optimizer::Adam { .. }))
+                .unwrap_or(0),
+            lr: 0.001,
+            batch: 64,
+            steps: 1000,
+            images: 10_000,
+            runs: "fp32, fp16, mixed-fp16, mixed-bf16, fp8".into(),
+            weights: mixed.weights,
+            activations: mixed.activations,
+            gradients: mixed.gradients,
+            state: mixed.optimizer_state,
+            master: mixed.master,
+            rounding: Rounding::Nearest,
+            scaling: Scaling::Dynamic,
+            scale: 65536.0,
+            hide: BTreeSet::new(),
+        }
+    }
+}
+
+/// The run names in `text`, or why not.
+pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = text
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    let known: Vec<&str> = engine::precision::PRESETS
+        .iter()
+        .map(|p| p.name())
+        .chain([CUSTOM])
+        .collect();
+    if names.is_empty() || names.len() > 6 {
+        return Err(format!("runs: 1 to 6 of {}", known.join(", ")));
+    }
+    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+        return Err(format!("runs: '{bad}' is not one of {}", known.join(", ")));
+    }
+    Ok(names)
+}
+
+impl PrecisionLab {
+    /// The custom run's precision.
+    pub fn custom(&self) -> Precision {
+        Precision {
+            weights: self.weights,
+            activations: self.activations,
+            gradients: self.gradients,
+            optimizer_state: self.state,
+            master: self.master,
+            rounding: self.rounding,
+            loss_scaling: match self.scaling {
+                Scaling::None => LossScaling::None,
+                Scaling::Static => LossScaling::Static { scale: self.scale },
+                Scaling::Dynamic => LossScaling::Dynamic {
+                    initial: self.scale,
+                    interval: DYNAMIC_INTERVAL,
+                },
+            },
+        }
+    }
+
+    /// The precision of a run by its name.
+    pub fn precision_of(&self, name: &str) -> Precision {
+        Preset::parse(name).map_or_else(|| self.custom(), Preset::precision)
+    }
+
+    /// The config every run shares, in fp32.
+    pub fn base(&self) -> TrainConfig {
+        let w = if self.net == Net::Cnn { "W2" } else { "W1" };
+        let workload = engine::bench::WORKLOADS
+            .iter()
+            .find(|x| x.name == w)
+            .expect("the benchmark's workloads");
+        TrainConfig {
+            data: DataConfig::Images(ImageConfig {
+                set: self.data.clone(),
+                train_limit: self.images,
+                test_limit: 2000,
+            }),
+            optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
+            learning_rate: self.lr,
+            batch: self.batch,
+            shuffle: true,
+            ..(workload.config)()
+        }
+    }
+
+    /// One config per run (name, config), or what is wrong with the settings.
+    pub fn configs(&self) -> Result<Vec<(String, TrainConfig)>, String> {
+        let names = parse_runs(&self.runs)?;
+        let base = self.base();
+        base.validate().map_err(|e| e.to_string())?;
+        Ok(names
+            .into_iter()
+            .map(|n| {
+                let config = TrainConfig {
+                    precision: self.precision_of(&n),
+                    ..base.clone()
+                };
+                (n, config)
+            })
+            .collect())
+    }
+}
+
+fn check_data(s: &mut PrecisionLab, notices: &mut Vec<String>) {
+    if s.data != "mnist" && s.data != "fashion" {
+        notices.push(format!(
+            "data={}: mnist or fashion; using mnist",
+            crate::table::quote(&s.data)
+        ));
+        s.data = "mnist".into();
+    }
+}
+
+fn check_scale(s: &mut PrecisionLab, notices: &mut Vec<String>) {
+    let ok = s.scale.is_finite() && s.scale >= 1.0 && s.scale <= 2f32.powi(60);
+    // A power of two: scaling and unscaling are then exact.
+    if !ok || s.scale.log2().fract() != 0.0 {
+        notices.push(format!(
+            "scale={}: a power of two from 1 to 2^60; using 65536",
+            s.scale
+        ));
+        s.scale = 65536.0;
+    }
+}
+
+impl LabState for PrecisionLab {
+    const LAB: &'static str = "precision";
+    const VERSION: u32 = 1;
+}
+
+/// One row per setting; a control's name is its test id without `prec-`.
+impl Table for PrecisionLab {
+    const SETTINGS: &'static [Setting<Self>] = &[
+        field!("net"),
+        field!("data", check_data),
+        ranged!("optimizer", optimizer, 0, Optimizer::all().len() - 1),
+        ranged!("lr", lr, 1e-6, 10.0),
+        ranged!("batch", batch, 1, 1024),
+        ranged!("steps", steps, 1, 20_000),
+        ranged!("images", images, 100, 60_000),
+        text!("runs", Some("runs"), runs, 120, parse_runs),
+        field!("weights"),
+        field!("activations"),
+        field!("gradients"),
+        field!("state"),
+        field!("master"),
+        field!("rounding"),
+        field!("scaling"),
+        field!("scale", check_scale),
+    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &[
+        "backend",
+        "run",
+        "cancel",
+        "inspect",
+        "export-record",
+        "load",
+        "share",
+        "lesson",
+    ];
+
+    hide_field!();
+
+    fn relate(&mut self, notices: &mut Vec<String>) {
+        if self.batch > self.images {
+            notices.push(format!(
+                "batch={} is larger than the {} images: using {}",
+                self.batch, self.images, self.images
+            ));
+            self.batch = self.images;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_runs_compare_every_preset_on_the_same_batches() {
+        let lab = PrecisionLab::default();
+        let configs = lab.configs().unwrap();
+        let names: Vec<&str> = configs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["fp32", "fp16", "mixed-fp16", "mixed-bf16", "fp8"]);
+        // Identical but for their precision: same seed, data, model, optimizer.
+        for (n, c) in &configs {
+            assert_eq!(
+                TrainConfig {
+                    precision: Precision::default(),
+                    ..c.clone()
+                },
+                configs[0].1,
+                "{n}"
+            );
+        }
+        assert_eq!(lab.custom(), Preset::MixedFp16.precision());
+        assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
+    }
+}
