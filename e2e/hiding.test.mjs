@@ -18,12 +18,14 @@ function controls(lab) {
   return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
 }
 
-const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land']];
+// A third entry: the query under which every control applies (the precision lab's custom run's
+// formats show only when the runs include it).
+const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land'], ['precision', 'prec', 'runs=fp32,custom']];
 
 test('every hideable control of every lab hides, and shows again without the flag', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    for (const [lab, prefix] of LABS) {
+    for (const [lab, prefix, applies] of LABS) {
       const names = controls(lab);
       await page.goto(`${server.url}${lab}?${names.map((n) => `${n}_hide=true`).join('&')}`);
       await page.locator(byId(`${prefix}-share`)).waitFor({ state: 'attached', timeout: 30_000 });
@@ -35,7 +37,7 @@ test('every hideable control of every lab hides, and shows again without the fla
         assert.equal(await el.isVisible(), false, `${lab}: ${name}_hide=true hides ${prefix}-${name}`);
       }
       assert.ok(absent.length <= 1, `${lab}: not on the page: ${absent}`);
-      await page.goto(`${server.url}${lab}`);
+      await page.goto(`${server.url}${lab}${applies ? `?${applies}` : ''}`);
       await page.locator(byId(`${prefix}-share`)).waitFor({ timeout: 30_000 });
       const shown = [];
       for (const name of names) if (await page.locator(byId(`${prefix}-${name}`)).first().isVisible()) shown.push(name);

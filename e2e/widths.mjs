@@ -13,6 +13,7 @@ const RUN = {
   landscape: ['land-run', 'land-status', /^(done|failed)/],
   optimizers: null,
   vision: ['vision-run', 'vision-status', /^(done|failed|stopped)/],
+  precision: ['prec-run', 'prec-status', /^(done|failed)/],
   '': null,
   bench: null,
   labs: null,

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 /// (route, name, two sentences).
-pub const LABS: [(&str, &str, &str); 7] = [
+pub const LABS: [(&str, &str, &str); 8] = [
     (
         "./",
         "Playground",
@@ -33,6 +33,11 @@ pub const LABS: [(&str, &str, &str); 7] = [
         "vision",
         "Vision",
         "Train an MLP or a small CNN on MNIST or Fashion-MNIST on your own GPU. Look at its filters, feature maps and mistakes, and draw a digit for it to read.",
+    ),
+    (
+        "precision",
+        "Precision",
+        "Train the same network in fp32, fp16, bf16 and FP8 on the same batches and see what each format loses. Gradient exponents against a format's range, updates rounded away, and the dynamic loss scale at work.",
     ),
     (
         "bench",

@@ -19,7 +19,7 @@ pub fn lab_header(title: &'static str, tagline: &'static str) -> impl IntoView {
 }
 
 /// Every lab, the same on every page; the page's own is marked as the current one.
-const LABS: [(&str, &str); 8] = [
+const LABS: [(&str, &str); 9] = [
     ("labs", "all labs"),
     ("./", "playground"),
     ("optimizers", "optimizers"),
@@ -27,6 +27,7 @@ const LABS: [(&str, &str); 8] = [
     ("scaling", "batch size and learning rate"),
     ("cluster", "data-parallel cluster"),
     ("vision", "vision (CNNs on images)"),
+    ("precision", "precision (fp16, bf16, FP8)"),
     ("bench", "benchmark"),
 ];
 
@@ -76,6 +77,18 @@ impl Record for engine::scaling::SweepRecord {
     }
     fn from_json(text: &str) -> Result<Self, String> {
         Ok(engine::scaling::SweepRecord::from_json(text)?)
+    }
+    fn runs(&self) -> usize {
+        self.runs.len()
+    }
+}
+
+impl Record for engine::precision::PrecisionRecord {
+    fn csv(&self) -> String {
+        engine::precision::PrecisionRecord::csv(self)
+    }
+    fn from_json(text: &str) -> Result<Self, String> {
+        Ok(engine::precision::PrecisionRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()

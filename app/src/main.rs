@@ -19,6 +19,7 @@ mod layout;
 mod lessons;
 mod optimizers;
 mod playground;
+mod precision;
 mod scaling;
 mod session;
 mod share;
@@ -50,6 +51,8 @@ fn main() {
         leptos::mount::mount_to_body(home::HomePage);
     } else if path.ends_with("/vision") {
         leptos::mount::mount_to_body(vision::VisionPage);
+    } else if path.ends_with("/precision") {
+        leptos::mount::mount_to_body(precision::PrecisionPage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {

@@ -66,6 +66,7 @@ fn test_prefix(lab: &str) -> &'static str {
         "vision" => "vision",
         "landscape" => "land",
         "bench" => "bench",
+        "precision" => "prec",
         _ => "lab",
     }
 }

@@ -3,6 +3,7 @@
 
 mod format;
 mod policy;
+mod record;
 mod run;
 mod scaler;
 mod stats;
@@ -11,6 +12,7 @@ pub use format::{noise, round_slice, Format, Rounding, Spec, ALL};
 pub use policy::{
     tensor_bytes, LossScaling, Precision, Preset, TensorBytes, DYNAMIC_INITIAL, DYNAMIC_INTERVAL, PRESETS,
 };
+pub use record::PrecisionRecord;
 pub use run::{run, Check, PrecisionRun, HISTOGRAM_HIGHEST, HISTOGRAM_LOWEST};
 pub use scaler::{LossScaler, ScaleEvent};
 pub use stats::{exponent, exponent_histogram, lost_updates, range_shares, ExponentHistogram, RangeShares};

@@ -1,0 +1,96 @@
+//! Training the runs: one after another on the chosen backend, each drawn as it ends.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use engine::precision::PrecisionRecord;
+use engine::train::{TrainConfig, Trainer};
+
+use super::{redraw, Canvases};
+use crate::fetch;
+use crate::frame::next_frame;
+
+/// Steps per call to the trainer: a run that diverges keeps the losses of the calls before.
+const CHUNK: usize = 16;
+/// Checks of the formats per run (histograms, lost updates).
+const CHECKS: usize = 10;
+/// Training images the training accuracy is measured on.
+const TRAIN_EVAL: usize = 2000;
+
+pub async fn run_all(
+    runs: Vec<(String, TrainConfig)>,
+    (steps, webgpu): (usize, bool),
+    (status, progress): (RwSignal<String>, RwSignal<f64>),
+    cancel: &Cell<bool>,
+    record: RwSignal<Option<PrecisionRecord>>,
+    canvases: Canvases,
+) -> Result<(), String> {
+    let Some((_, first)) = runs.first() else {
+        return Err("no runs to train".into());
+    };
+    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
+    status.set("loading data…".into());
+    let (train, test) = fetch::data(first).await?;
+    let train_eval = train.head(TRAIN_EVAL.min(train.len()));
+    let base = TrainConfig {
+        precision: Default::default(),
+        ..first.clone()
+    };
+    record.set(Some(PrecisionRecord {
+        base,
+        steps,
+        runs: Vec::new(),
+    }));
+    let share = 1.0 / runs.len() as f64;
+    for (i, (name, config)) in runs.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        status.set(format!(
+            "run {} of {}: {name}, {steps} steps on {}…",
+            i + 1,
+            runs.len(),
+            crate::gpu::runs_on(&gpu)
+        ));
+        let last_frame = Cell::new(crate::frame::now_ms());
+        let r = crate::gpu::with_fallback(&mut gpu, async |gpu| {
+            let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1).await?;
+            let every = (steps / CHECKS).max(1);
+            let r = engine::precision::run(
+                &mut t,
+                name,
+                (steps, CHUNK, every),
+                (&train_eval, Some(&test)),
+                |done| {
+                    progress.set(share * (i as f64 + done as f64 / steps.max(1) as f64));
+                    let last_frame = &last_frame;
+                    async move {
+                        // The CPU path does not yield on its own: a frame every 50 ms or so.
+                        if crate::frame::now_ms() - last_frame.get() > 50.0 {
+                            next_frame().await;
+                            last_frame.set(crate::frame::now_ms());
+                        }
+                        !cancel.get()
+                    }
+                },
+            )
+            .await?;
+            Ok(r)
+        })
+        .await?;
+        record.update(|rec| {
+            if let Some(rec) = rec {
+                rec.runs.push(r);
+            }
+        });
+        record.with_untracked(|rec| {
+            if let Some(rec) = rec {
+                redraw(&canvases, rec);
+            }
+        });
+        next_frame().await;
+    }
+    progress.set(1.0);
+    Ok(())
+}
