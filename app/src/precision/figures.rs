@@ -47,13 +47,9 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
     } else {
         format!("2^{} ({} skipped)", r.final_scale.log2(), r.skipped_steps)
     };
-    let memory = match fp32_bytes {
-        Some(b) if b > 0 => format!(
-            "{} ({:.0} % of fp32)",
-            kib(r.bytes.total()),
-            100.0 * r.bytes.total() as f64 / b as f64
-        ),
-        _ => kib(r.bytes.total()),
+    let share = match fp32_bytes {
+        Some(b) if b > 0 => format!("{:.0} %", 100.0 * r.bytes.total() as f64 / b as f64),
+        _ => String::new(),
     };
     let k = key(r);
     view! {
@@ -66,7 +62,7 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
             <td data-metric=format!("scale-{k}") data-metric-value=r.final_scale.to_string()>{scale}</td>
             <td>{under}</td>
             <td data-metric=format!("lost-{k}") data-metric-value=last.and_then(|c| c.lost_updates).map_or(String::new(), |v| v.to_string())>{lost}</td>
-            <td>{memory}</td>
+            <td>{kib(r.bytes.total())}<br/><span class="muted">{share}</span></td>
         </tr>
     }
 }
@@ -99,14 +95,14 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
                     {move || record.with(|r| r.as_ref().filter(|r| !r.runs.is_empty()).map(|r| lab_state::precision::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
                 </ul>
                 <table class="results" data-testid="prec-table">
-                    <tr><th>"run"</th><th>"weights / activations / gradients / state / master"</th><th>"test acc."</th><th>"vs fp32 (points)"</th><th>"loss scale"</th><th>"gradients flushed to 0"</th><th>"updates lost"</th><th>"memory"</th></tr>
+                    <tr><th>"run"</th><th>"formats: weights / activations / gradients / state / master"</th><th>"test acc."</th><th>"vs fp32 (points)"</th><th>"loss scale"</th><th>"gradients → 0"</th><th>"updates lost"</th><th>"memory (vs fp32)"</th></tr>
                     {move || record.with(|r| r.as_ref().map(|r| {
                         let fp32 = r.fp32().and_then(|x| x.test_accuracy);
                         let fp32_bytes = r.fp32().map(|x| x.bytes.total());
                         r.runs.iter().map(|x| row(x, fp32, fp32_bytes)).collect_view()
                     }))}
                 </table>
-                <figcaption>"How each run ended on 2,000 test images. Gradients flushed to 0 and updates lost are measured at the run's last check: the share of weight gradients that its gradient format rounds to zero (after the loss scale), and the share of weights with a gradient whose stored value did not change — the update was under half a gap of the master weights' format. Memory: weights, master copy, gradients, optimizer state and one batch's activations, at each format's bytes."</figcaption>
+                <figcaption>"How each run ended on 2,000 test images. Gradients → 0 (flushed to zero) and updates lost are measured at the run's last check: the share of weight gradients that its gradient format rounds to zero (after the loss scale), and the share of weights with a gradient whose stored value did not change — the update was under half a gap of the master weights' format. Memory: weights, master copy, gradients, optimizer state and one batch's activations, at each format's bytes."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.histogram data-testid="prec-histogram" data-empty="Press Run: a run's gradients by power of two, against its format's range." width="420" height="320"></canvas>
