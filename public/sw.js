@@ -1,7 +1,7 @@
 // Training Lab's service worker: after a first visit the app works offline. Network first (so a
 // new build is picked up at once when online), falling back to what was cached; navigations to a
 // lab's route fall back to the cached app shell, which routes by path itself.
-const CACHE = 'training-lab-v3';
+const CACHE = 'training-lab-v4';
 // The course: its pages and every lesson file (a lesson opened once also works offline, since
 // everything fetched is cached).
 const COURSE = ['./course.html', './lesson.html', './lesson.js', './lesson.css', './lessons/course.json'];
