@@ -72,6 +72,9 @@ pub struct StepExport {
     /// The layers as the tensors number them, when residual blocks are flattened into them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flat_layers: Vec<String>,
+    /// Each class of tensor's format, in a reduced-precision step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formats: Option<crate::precision::TensorFormats>,
 }
 
 /// The compiled layers by name, when they differ from the model's list (residual blocks).
@@ -232,6 +235,8 @@ pub async fn export_step(trainer: &mut Trainer) -> Result<StepExport, Error> {
         running_before,
         running_after: trainer.running_stats().await?,
         flat_layers: flat_layers(&trainer.compiled),
+        // `loss_and_gradient` runs at a loss scale of 1.
+        formats: trainer.config.precision.describe(1.0),
     })
 }
 

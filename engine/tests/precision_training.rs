@@ -237,3 +237,40 @@ fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
         (2 * n, 4 * n, 8 * n)
     );
 }
+
+/// The step export of a reduced-precision step names each tensor's format, and its numbers are
+/// what it says: naive fp16's weights and gradients are all fp16 values; mixed fp16's gradients
+/// are, its fp32 master weights are not.
+#[test]
+fn the_step_export_states_each_tensors_format_and_its_numbers_keep_it() {
+    use engine::precision::Format;
+    let all_in = |tensors: &[engine::export::Tensor], f: Format| {
+        tensors
+            .iter()
+            .flat_map(|t| t.values.iter())
+            .all(|v| f.round(*v, engine::precision::Rounding::Nearest, 0) == *v)
+    };
+    for (preset, master_fp16) in [(Preset::NaiveFp16, true), (Preset::MixedFp16, false)] {
+        let (config, data) = mnist_mlp(preset.precision(), Optimizer::Sgd, 0.1);
+        let mut t = trainer(&config, &data, false);
+        losses(&mut t, 3);
+        let step = pollster::block_on(engine::export::export_step(&mut t)).unwrap();
+        let f = step.formats.as_ref().expect("a reduced step states its formats");
+        assert_eq!((f.gradients.as_str(), f.loss_scale), ("fp16", 1.0));
+        assert_eq!(f.master, if master_fp16 { "fp16" } else { "fp32" });
+        assert!(
+            all_in(&step.gradients, Format::F16),
+            "{}: gradients are fp16 values",
+            preset.name()
+        );
+        assert_eq!(
+            all_in(&step.parameters_after, Format::F16),
+            master_fp16,
+            "{}",
+            preset.name()
+        );
+    }
+    let (config, data) = mnist_mlp(Precision::default(), Optimizer::Sgd, 0.1);
+    let step = pollster::block_on(engine::export::export_step(&mut trainer(&config, &data, false))).unwrap();
+    assert!(step.formats.is_none());
+}

@@ -10,7 +10,8 @@ mod stats;
 
 pub use format::{noise, round_slice, Format, Rounding, Spec, ALL};
 pub use policy::{
-    tensor_bytes, LossScaling, Precision, Preset, TensorBytes, DYNAMIC_INITIAL, DYNAMIC_INTERVAL, PRESETS,
+    tensor_bytes, LossScaling, Precision, Preset, TensorBytes, TensorFormats, DYNAMIC_INITIAL,
+    DYNAMIC_INTERVAL, PRESETS,
 };
 pub use record::PrecisionRecord;
 pub use run::{run, Check, PrecisionRun, HISTOGRAM_HIGHEST, HISTOGRAM_LOWEST};

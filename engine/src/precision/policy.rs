@@ -178,3 +178,37 @@ pub fn tensor_bytes(
         optimizer_state: state_vectors * params * b(precision.optimizer_state),
     }
 }
+
+/// What a step export says of its precision: each class of tensor's format by name, and how to
+/// read the numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TensorFormats {
+    pub weights: String,
+    pub activations: String,
+    pub gradients: String,
+    pub optimizer_state: String,
+    pub master: String,
+    pub rounding: String,
+    /// The loss scale of the exported step.
+    pub loss_scale: f32,
+    pub note: String,
+}
+
+impl Precision {
+    /// The formats as a step export states them (None in fp32, where nothing is rounded).
+    pub fn describe(&self, loss_scale: f32) -> Option<TensorFormats> {
+        if self.is_fp32() {
+            return None;
+        }
+        Some(TensorFormats {
+            weights: self.weights.name().into(),
+            activations: self.activations.name().into(),
+            gradients: self.gradients.name().into(),
+            optimizer_state: self.optimizer_state.name().into(),
+            master: self.master.name().into(),
+            rounding: format!("{:?}", self.rounding).to_lowercase(),
+            loss_scale,
+            note: "Every number is written as fp32. A reduced class's values are exactly representable in its format: the step rounds each tensor where it stores it (docs/theory.md §7.2). `parameters` and `parameters_after` are the master weights; forward and backward read them rounded to `weights`. `gradients` are the weight gradients as stored, rounded to `gradients`, divided by `loss_scale`. An exported step runs at the scale given here; a dynamic scaler's own scale applies only in training.".into(),
+        })
+    }
+}
