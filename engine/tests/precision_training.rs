@@ -274,3 +274,39 @@ fn the_step_export_states_each_tensors_format_and_its_numbers_keep_it() {
     let step = pollster::block_on(engine::export::export_step(&mut trainer(&config, &data, false))).unwrap();
     assert!(step.formats.is_none());
 }
+
+/// The same lesson on the LeNet-like CNN (W2's model, Adam 0.001, batch 64, 500 steps on 10,000
+/// images): naive fp16 does not diverge here but loses accuracy; mixed fp16 and bf16 stay within a
+/// point of fp32.
+#[test]
+fn on_the_cnn_naive_fp16_loses_accuracy_where_mixed_precision_does_not() {
+    let (data_config, train, test) = common::mnist(10_000, 2_000);
+    let test = test.unwrap();
+    let w2 = engine::bench::WORKLOADS.iter().find(|w| w.name == "W2").unwrap();
+    let run = |preset: Preset| {
+        let config = TrainConfig {
+            data: data_config.clone(),
+            optimizer: Optimizer::adam(),
+            learning_rate: 0.001,
+            batch: 64,
+            shuffle: true,
+            precision: preset.precision(),
+            ..(w2.config)()
+        };
+        let mut t = trainer(&config, &train, false);
+        for _ in 0..2 {
+            pollster::block_on(t.train(250)).unwrap();
+        }
+        pollster::block_on(t.evaluate(&test)).unwrap().1
+    };
+    let [fp32, naive, mixed, bf16] = [
+        Preset::Fp32,
+        Preset::NaiveFp16,
+        Preset::MixedFp16,
+        Preset::MixedBf16,
+    ]
+    .map(run);
+    eprintln!("CNN test accuracy: fp32 {fp32}, naive fp16 {naive}, mixed fp16 {mixed}, bf16 {bf16}");
+    assert!(naive < fp32 - 0.005, "naive fp16 {naive} against fp32 {fp32}");
+    assert!((mixed - fp32).abs() < 0.01 && (bf16 - fp32).abs() < 0.01);
+}

@@ -252,32 +252,6 @@ impl Table for PrecisionLab {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_runs_compare_every_preset_on_the_same_batches() {
-        let lab = PrecisionLab::default();
-        let configs = lab.configs().unwrap();
-        let names: Vec<&str> = configs.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["fp32", "fp16", "mixed-fp16", "mixed-bf16", "fp8"]);
-        // Identical but for their precision: same seed, data, model, optimizer.
-        for (n, c) in &configs {
-            assert_eq!(
-                TrainConfig {
-                    precision: Precision::default(),
-                    ..c.clone()
-                },
-                configs[0].1,
-                "{n}"
-            );
-        }
-        assert_eq!(lab.custom(), Preset::MixedFp16.precision());
-        assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
-    }
-}
-
 /// The lesson in words, from the runs measured: each reduced run against the fp32 run.
 pub fn verdict(record: &engine::precision::PrecisionRecord) -> Vec<String> {
     let Some(fp32) = record.fp32().and_then(|r| r.test_accuracy) else {
@@ -321,4 +295,30 @@ pub fn verdict(record: &engine::precision::PrecisionRecord) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_runs_compare_every_preset_on_the_same_batches() {
+        let lab = PrecisionLab::default();
+        let configs = lab.configs().unwrap();
+        let names: Vec<&str> = configs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["fp32", "fp16", "mixed-fp16", "mixed-bf16", "fp8"]);
+        // Identical but for their precision: same seed, data, model, optimizer.
+        for (n, c) in &configs {
+            assert_eq!(
+                TrainConfig {
+                    precision: Precision::default(),
+                    ..c.clone()
+                },
+                configs[0].1,
+                "{n}"
+            );
+        }
+        assert_eq!(lab.custom(), Preset::MixedFp16.precision());
+        assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
+    }
 }
