@@ -13,6 +13,29 @@ pub async fn next_frame() {
     let _ = JsFuture::from(promise).await;
 }
 
+/// Gives the page a frame once about 50 ms of work have passed since the last: the CPU path does
+/// not yield on its own.
+pub struct Pacer {
+    last: std::cell::Cell<f64>,
+}
+
+impl Pacer {
+    pub fn new() -> Self {
+        Self {
+            last: std::cell::Cell::new(now_ms()),
+        }
+    }
+
+    /// After a chunk of work: a frame when one is due; whether to go on (not cancelled).
+    pub async fn go_on(&self, cancel: &std::cell::Cell<bool>) -> bool {
+        if now_ms() - self.last.get() > 50.0 {
+            next_frame().await;
+            self.last.set(now_ms());
+        }
+        !cancel.get()
+    }
+}
+
 pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())

@@ -13,7 +13,7 @@ use engine::train::Trainer;
 
 use super::{charts, curve, draw_runs, Canvases, Settings, ALGORITHMS};
 use crate::fetch;
-use crate::frame::{next_frame, now_ms};
+use crate::frame::next_frame;
 
 /// What to train: (label, workers, algorithm index, compression, forced synchronous) per run.
 pub type Plan = Vec<(String, usize, usize, Compression, bool)>;
@@ -103,7 +103,7 @@ pub async fn run_all(
         }
         config.compression = compression;
         let share = 1.0 / total as f64;
-        let last_frame = Cell::new(now_ms());
+        let pacer = crate::frame::Pacer::new();
         // A lost GPU: this run again, on the CPU path.
         let (run, cluster) = crate::gpu::with_fallback(&mut gpu, async |gpu| {
             let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu, 1).await?;
@@ -117,14 +117,7 @@ pub async fn run_all(
                 Some(&test),
                 |done, max| {
                     progress.set(share * (k as f64 + done as f64 / max as f64));
-                    let last_frame = &last_frame;
-                    async move {
-                        if now_ms() - last_frame.get() > 50.0 {
-                            next_frame().await;
-                            last_frame.set(now_ms());
-                        }
-                        !cancel.get()
-                    }
+                    pacer.go_on(cancel)
                 },
             )
             .await?;

@@ -57,6 +57,14 @@ pub fn smoothed(values: &[f32], decay: f32) -> Vec<(usize, f32)> {
         .collect()
 }
 
+/// Each run's `smoothed` losses (decay 0.9), the points a diverged run left non-finite dropped:
+/// what the multi-run loss charts draw.
+pub fn smoothed_runs<'a>(losses: impl Iterator<Item = &'a [f32]>) -> Vec<Vec<(usize, f32)>> {
+    losses
+        .map(|l| smoothed(l, 0.9).into_iter().filter(|p| p.1.is_finite()).collect())
+        .collect()
+}
+
 /// Strokes a line through `points` (canvas pixels) in the context's current stroke style.
 pub fn polyline(ctx: &CanvasRenderingContext2d, points: impl IntoIterator<Item = (f64, f64)>) {
     ctx.begin_path();

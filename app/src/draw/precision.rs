@@ -29,15 +29,7 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
         .collect();
     let plot = legend::below(&root, &keys);
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
-    let smoothed: Vec<Vec<(usize, f32)>> = runs
-        .iter()
-        .map(|r| {
-            super::smoothed(&r.losses, 0.9)
-                .into_iter()
-                .filter(|p| p.1.is_finite())
-                .collect()
-        })
-        .collect();
+    let smoothed = super::smoothed_runs(runs.iter().map(|r| r.losses.as_slice()));
     let scale = super::loss_chart::LossScale::new(smoothed.iter().flatten().map(|p| p.1), true);
     let Ok(mut chart) = ChartBuilder::on(&plot)
         .margin(10)

@@ -26,15 +26,7 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[RunResult], log: bool) {
     let plot = legend::below(&root, &keys(runs, |_| true));
     let (top, bottom) = plot.split_vertically((62).percent());
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
-    let smoothed: Vec<Vec<(usize, f32)>> = runs
-        .iter()
-        .map(|r| {
-            super::smoothed(&r.losses, 0.9)
-                .into_iter()
-                .filter(|p| p.1.is_finite())
-                .collect()
-        })
-        .collect();
+    let smoothed = super::smoothed_runs(runs.iter().map(|r| r.losses.as_slice()));
     // Linear: up to a little over the first losses, so a diverging run does not flatten the rest.
     let loss_top = runs
         .iter()

@@ -53,7 +53,7 @@ pub async fn run_all(
             runs.len(),
             crate::gpu::runs_on(&gpu)
         ));
-        let last_frame = Cell::new(crate::frame::now_ms());
+        let pacer = crate::frame::Pacer::new();
         let r = crate::gpu::with_fallback(&mut gpu, async |gpu| {
             let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1).await?;
             let every = (steps / CHECKS).max(1);
@@ -64,15 +64,7 @@ pub async fn run_all(
                 (&train_eval, Some(&test)),
                 |done| {
                     progress.set(share * (i as f64 + done as f64 / steps.max(1) as f64));
-                    let last_frame = &last_frame;
-                    async move {
-                        // The CPU path does not yield on its own: a frame every 50 ms or so.
-                        if crate::frame::now_ms() - last_frame.get() > 50.0 {
-                            next_frame().await;
-                            last_frame.set(crate::frame::now_ms());
-                        }
-                        !cancel.get()
-                    }
+                    pacer.go_on(cancel)
                 },
             )
             .await?;

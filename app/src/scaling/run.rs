@@ -44,22 +44,14 @@ pub async fn run_sweep(
             crate::gpu::runs_on(&gpu)
         ));
         let share = 1.0 / runs.len() as f64;
-        // Give the page a frame every 50 ms or so: the CPU path does not yield on its own.
-        let last_frame = Cell::new(crate::frame::now_ms());
+        let pacer = crate::frame::Pacer::new();
         // A lost GPU: this run again, on the CPU path.
         let r = crate::gpu::with_fallback(&mut gpu, async |gpu| {
             let config = sweep.config(batch, lr, train.len());
             let mut trainer = Trainer::with_data(config, train.clone(), gpu, 1).await?;
             let r = run(&mut trainer, &sweep, Some(&test), |done, max| {
                 progress.set(share * (i as f64 + done as f64 / max as f64));
-                let last_frame = &last_frame;
-                async move {
-                    if crate::frame::now_ms() - last_frame.get() > 50.0 {
-                        next_frame().await;
-                        last_frame.set(crate::frame::now_ms());
-                    }
-                    !cancel.get()
-                }
+                pacer.go_on(cancel)
             })
             .await?;
             Ok(r)
