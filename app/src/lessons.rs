@@ -187,7 +187,7 @@ pub const BENCH: &[Step] = &[
 
 pub const PRECISION: &[Step] = &[
     step(
-        "press Run (five runs of 1,000 steps on MNIST, about a minute on the CPU path).",
+        "press Run (five runs of 1,000 steps on MNIST, well under a minute on the CPU path).",
         "fp16 — everything in half precision — diverges within a few steps; mixed fp16, bf16 and FP8 finish within a point of fp32.",
         "naive fp16 keeps Adam's second moment v ≈ g² in fp16 too: gradients of 10⁻⁴ square to 10⁻⁸, below fp16's smallest value 2⁻²⁴ ≈ 6·10⁻⁸, so v becomes 0 and the step m/(√v + ε) becomes m/ε, enormous. Mixed precision keeps the optimizer state and a master copy of the weights in fp32.",
     ),

@@ -208,7 +208,7 @@ fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
         "mixed",
         (30, 7, 10),
         (&head, None),
-        |_| async { true },
+        |_: &engine::precision::PrecisionRun| async { true },
     ))
     .unwrap();
     assert_eq!(r.losses, want);

@@ -51,6 +51,15 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
         Some(b) if b > 0 => format!("{:.0} %", 100.0 * r.bytes.total() as f64 / b as f64),
         _ => String::new(),
     };
+    let b = r.bytes;
+    let breakdown = format!(
+        "weights copy {}, master {}, gradients {}, optimizer state {}, activations {}",
+        kib(b.weights),
+        kib(b.master),
+        kib(b.gradients),
+        kib(b.optimizer_state),
+        kib(b.activations)
+    );
     let k = key(r);
     view! {
         <tr>
@@ -62,7 +71,7 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
             <td data-metric=format!("scale-{k}") data-metric-value=r.final_scale.to_string()>{scale}</td>
             <td>{under}</td>
             <td data-metric=format!("lost-{k}") data-metric-value=last.and_then(|c| c.lost_updates).map_or(String::new(), |v| v.to_string())>{lost}</td>
-            <td>{kib(r.bytes.total())}<br/><span class="muted">{share}</span></td>
+            <td title=breakdown>{kib(r.bytes.total())}<br/><span class="muted">{share}</span></td>
         </tr>
     }
 }
@@ -106,6 +115,17 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
             </figure>
             <figure>
                 <canvas node_ref=canvases.histogram data-testid="prec-histogram" data-empty="Press Run: a run's gradients by power of two, against its format's range." width="420" height="320"></canvas>
+                <p class="small figure-note" data-testid="prec-shares">{move || {
+                    let chosen = canvases.inspect.get();
+                    record.with(|r| r.as_ref().and_then(|r| super::inspected(r, &chosen)).and_then(|run| {
+                        let c = run.checks.iter().rev().find(|c| !c.skipped)?;
+                        let s = c.gradient_shares;
+                        Some(format!(
+                            "{} at step {}, loss scale {}: of its nonzero weight gradients, {:.2} % flush to zero in {}, {:.2} % are subnormal, {:.2} % overflow.",
+                            run.label, c.step, c.scale, s.underflow * 100.0, run.gradient_format().name(), s.subnormal * 100.0, s.overflow * 100.0
+                        ))
+                    }))
+                }}</p>
                 <label class:hidden=crate::share::hidden("inspect")>"Run shown"
                     <select data-testid="prec-inspect" on:change=move |ev| canvases.inspect.set(event_target_value(&ev))>
                         {move || labels().into_iter().map(|l| view! { <option value=l.clone() selected=shown() == Some(l.clone())>{l.clone()}</option> }).collect_view()}

@@ -79,6 +79,13 @@ fn tables(record: &PrecisionRecord, run: Option<&PrecisionRun>) {
     }
 }
 
+/// The charts while `run` trains: the finished runs and it.
+fn redraw_live(c: &Canvases, record: &PrecisionRecord, run: &PrecisionRun) {
+    let mut shown = record.clone();
+    shown.runs.push(run.clone());
+    redraw(c, &shown);
+}
+
 fn redraw(c: &Canvases, record: &PrecisionRecord) {
     let chosen = c.inspect.get_untracked();
     let run = inspected(record, &chosen);

@@ -54,6 +54,7 @@ pub async fn run_all(
             crate::gpu::runs_on(&gpu)
         ));
         let pacer = crate::frame::Pacer::new();
+        let checks_drawn = Cell::new(0);
         let r = crate::gpu::with_fallback(&mut gpu, async |gpu| {
             let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1).await?;
             let every = (steps / CHECKS).max(1);
@@ -62,8 +63,18 @@ pub async fn run_all(
                 name,
                 (steps, CHUNK, every),
                 (&train_eval, Some(&test)),
-                |done| {
+                |so_far| {
+                    let done = so_far.losses.len();
                     progress.set(share * (i as f64 + done as f64 / steps.max(1) as f64));
+                    // Live: the charts again at each new check of the run.
+                    if so_far.checks.len() > checks_drawn.get() {
+                        checks_drawn.set(so_far.checks.len());
+                        record.with_untracked(|rec| {
+                            if let Some(rec) = rec {
+                                super::redraw_live(&canvases, rec, so_far);
+                            }
+                        });
+                    }
                     pacer.go_on(cancel)
                 },
             )

@@ -15,7 +15,7 @@ pub struct PrecisionRecord {
     pub runs: Vec<PrecisionRun>,
 }
 
-const HEADER: &str = "run,weights,activations,gradients,optimizer_state,master,rounding,loss_scaling,steps_trained,diverged_at,train_accuracy,test_accuracy,skipped_steps,final_scale,lost_updates,gradient_underflow,gradient_subnormal,gradient_overflow,bytes_total";
+const HEADER: &str = "run,weights,activations,gradients,optimizer_state,master,rounding,loss_scaling,steps_trained,diverged_at,train_accuracy,test_accuracy,skipped_steps,final_scale,lost_updates,gradient_underflow,gradient_subnormal,gradient_overflow,bytes_weights_copy,bytes_master,bytes_gradients,bytes_optimizer_state,bytes_activations,bytes_total";
 
 impl PrecisionRecord {
     pub fn from_json(text: &str) -> Result<Self, Error> {
@@ -58,6 +58,11 @@ impl PrecisionRecord {
                 opt(last.map(|c| c.gradient_shares.underflow.to_string())),
                 opt(last.map(|c| c.gradient_shares.subnormal.to_string())),
                 opt(last.map(|c| c.gradient_shares.overflow.to_string())),
+                r.bytes.weights.to_string(),
+                r.bytes.master.to_string(),
+                r.bytes.gradients.to_string(),
+                r.bytes.optimizer_state.to_string(),
+                r.bytes.activations.to_string(),
                 r.bytes.total().to_string(),
             ]
         });

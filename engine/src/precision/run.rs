@@ -67,14 +67,15 @@ pub fn state_vectors(trainer: &Trainer) -> usize {
 }
 
 /// Trains `steps` steps in calls of at most `chunk`, with a check every `check_every` steps (and
-/// at the last); `progress(done)` is awaited after each call and stops the run by giving false.
+/// at the last); `progress(run so far)` is awaited after each call (a page draws it live) and
+/// stops the run by giving false.
 /// A run that diverges ends there, its losses up to the step before.
 pub async fn run<F: std::future::Future<Output = bool>>(
     trainer: &mut Trainer,
     label: &str,
     (steps, chunk, check_every): (usize, usize, usize),
     (train_eval, test): (&Dataset, Option<&Dataset>),
-    mut progress: impl FnMut(usize) -> F,
+    mut progress: impl FnMut(&PrecisionRun) -> F,
 ) -> Result<PrecisionRun, Error> {
     let precision = trainer.config.precision;
     let mut out = PrecisionRun {
@@ -126,7 +127,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
             }
             Err(TrainError::Device(e)) => return Err(e),
         }
-        if !progress(out.losses.len()).await {
+        if !progress(&out).await {
             break;
         }
     }
