@@ -213,6 +213,9 @@ fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
     .unwrap();
     assert_eq!(r.losses, want);
     assert_eq!(r.checks.iter().map(|c| c.step).collect::<Vec<_>>(), [10, 20, 30]);
+    // The last check's accuracy is the trained model's on those samples.
+    let (_, now) = pollster::block_on(t.evaluate(&head)).unwrap();
+    assert_eq!(r.checks[2].accuracy, now);
     let sizes: Vec<u64> = t
         .compiled
         .layers

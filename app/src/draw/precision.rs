@@ -28,12 +28,14 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
         )
         .collect();
     let plot = legend::below(&root, &keys);
+    let (plot, lower) = plot.split_vertically((64).percent());
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
+    accuracy(&lower, runs, steps);
     let smoothed = super::smoothed_runs(runs.iter().map(|r| r.losses.as_slice()));
     let scale = super::loss_chart::LossScale::new(smoothed.iter().flatten().map(|p| p.1), true);
     let Ok(mut chart) = ChartBuilder::on(&plot)
         .margin(10)
-        .x_label_area_size(30)
+        .x_label_area_size(20)
         .y_label_area_size(50)
         .build_cartesian_2d(1usize..steps, scale.range.clone())
     else {
@@ -41,7 +43,7 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
     };
     let _ = chart
         .configure_mesh()
-        .x_desc("step")
+        .x_label_formatter(&|_| String::new())
         .y_desc(scale.desc("training loss (smoothed)"))
         .y_labels(scale.label_count())
         .y_label_formatter(&|v| scale.label(*v))
@@ -64,6 +66,36 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
     if let Some((line, _)) = smoothed.iter().zip(runs).find(|(_, r)| r.precision.is_fp32()) {
         let points = line.iter().map(|&(s, l)| (s, scale.y(l)));
         let _ = chart.draw_series(DashedLineSeries::new(points, 6, 4, BLACK.stroke_width(1)));
+    }
+}
+
+/// Each run's accuracy on its training samples at its checks (the lower panel of `curves`).
+fn accuracy<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    runs: &[PrecisionRun],
+    steps: usize,
+) {
+    let Ok(mut chart) = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(50)
+        .build_cartesian_2d(1usize..steps, 0f32..1f32)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("train accuracy")
+        .y_labels(3)
+        .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 11))
+        .draw();
+    for (i, r) in runs.iter().enumerate() {
+        let points: Vec<(usize, f32)> = r.checks.iter().map(|c| (c.step as usize, c.accuracy)).collect();
+        let _ = chart.draw_series(LineSeries::new(points.clone(), color(i).stroke_width(2)));
+        let _ = chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, color(i).filled())));
     }
 }
 

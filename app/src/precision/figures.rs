@@ -96,8 +96,8 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
     view! {
         <section class="views">
             <figure class="wide">
-                <canvas node_ref=canvases.curves data-testid="prec-curves" data-empty="Press Run: each precision's training loss on the same batches." width="640" height="340"></canvas>
-                <figcaption>"Training loss of each run (smoothed, log scale), all on the same batches from the same initial weights, so the curves differ only by their precision. Read it: a run on top of fp32 lost nothing to its formats; a curve that stops with a cross diverged there."</figcaption>
+                <canvas node_ref=canvases.curves data-testid="prec-curves" data-empty="Press Run: each precision's training loss on the same batches." width="640" height="400"></canvas>
+                <figcaption>"Training loss of each run (smoothed, log scale) and, below, its accuracy on 2,000 training images at its checks, all on the same batches from the same initial weights, so the curves differ only by their precision. Read it: a run on top of fp32 lost nothing to its formats; a curve that stops with a cross diverged there."</figcaption>
             </figure>
             <figure class="wide">
                 <ul class="verdict" data-testid="prec-verdict">

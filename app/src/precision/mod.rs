@@ -40,13 +40,20 @@ fn inspected<'a>(record: &'a PrecisionRecord, chosen: &str) -> Option<&'a Precis
 /// The numbers behind each chart, as CSV.
 fn tables(record: &PrecisionRecord, run: Option<&PrecisionRun>) {
     use crate::figures::{csv, set_table};
+    // The loss at every step; the training accuracy at the steps the run was checked.
     let curves = record.runs.iter().flat_map(|r| {
-        r.losses
-            .iter()
-            .enumerate()
-            .map(move |(k, l)| [r.label.clone(), (k + 1).to_string(), l.to_string()])
+        r.losses.iter().enumerate().map(move |(k, l)| {
+            let step = k as u64 + 1;
+            let acc = r.checks.iter().find(|c| c.step == step);
+            [
+                r.label.clone(),
+                step.to_string(),
+                l.to_string(),
+                acc.map_or(String::new(), |c| c.accuracy.to_string()),
+            ]
+        })
     });
-    set_table("prec-curves", csv("run,step,loss", curves));
+    set_table("prec-curves", csv("run,step,loss,train_accuracy", curves));
     let scale = record.runs.iter().flat_map(|r| {
         r.scale_events.iter().map(move |e| {
             [

@@ -31,6 +31,9 @@ pub struct Check {
     pub gradient_shares: RangeShares,
     /// The stored weight gradients' exponents, per layer with weights.
     pub histograms: Vec<ExponentHistogram>,
+    /// Accuracy on the training samples the run is measured on, after the step.
+    #[serde(default)]
+    pub accuracy: f32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,12 +110,12 @@ pub async fn run<F: std::future::Future<Output = bool>>(
             match trainer.train(n - 1).await {
                 Ok(m) => {
                     out.losses.extend(m.iter().map(|m| m.loss));
-                    check_step(trainer, &mut out).await
+                    check_step(trainer, &mut out, train_eval).await
                 }
                 Err(e) => Err(e),
             }
         } else if at_check {
-            check_step(trainer, &mut out).await
+            check_step(trainer, &mut out, train_eval).await
         } else {
             trainer
                 .train(n)
@@ -144,7 +147,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
 }
 
 /// One step, then what its formats did.
-async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun) -> Result<(), TrainError> {
+async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Dataset) -> Result<(), TrainError> {
     let scale = trainer.loss_scale();
     let before = trainer.params().await.map_err(TrainError::Device)?;
     let m = trainer.train(1).await?;
@@ -169,6 +172,7 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun) -> Result<(),
             exponent_histogram(&stored, HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST)
         })
         .collect();
+    let accuracy = trainer.evaluate(eval).await.map_err(TrainError::Device)?.1;
     out.checks.push(Check {
         step: trainer.step(),
         scale,
@@ -176,6 +180,7 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun) -> Result<(),
         lost_updates: (!skipped).then(|| lost_updates(&before, &after, &grads)),
         gradient_shares: range_shares(&grads, stored_scale, precision.gradients),
         histograms,
+        accuracy,
     });
     Ok(())
 }
