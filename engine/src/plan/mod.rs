@@ -29,6 +29,7 @@ pub const LOG_CAPACITY: usize = 256;
 
 pub type KernelList = Vec<Box<dyn Kernel>>;
 
+mod layer_ops;
 mod loss;
 mod rounding;
 mod steps;
@@ -292,7 +293,7 @@ impl Plan {
         ));
         rounding::store_update(&mut train, precision, cfg.seed, (params, opt_a, opt_b, n));
         // After the update, so a gradient-only pass leaves the running statistics alone.
-        train.extend(steps::update_running(model, &fwd, running, b));
+        train.extend(layer_ops::update_running(model, &fwd, running, b));
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
