@@ -229,7 +229,8 @@ impl Plan {
             packed: cfg.data_packed,
         }));
         let precision = &cfg.precision;
-        let weights = rounding::weights_for_step(&mut t, &mut train, precision, cfg.seed, (params, n));
+        let weights = rounding::weight_buffer(&mut t, precision, (params, n));
+        rounding::round_weights(&mut train, precision, cfg.seed, (params, weights, n));
         let acts_store = Store::activations(precision, cfg.seed);
         let fwd = forward(
             &mut t,
@@ -298,17 +299,16 @@ impl Plan {
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
         let mut predict: KernelList = Vec::new();
-        // Prediction reads the weights and stores activations as training does.
-        let predict_weights = if weights == params {
-            params
-        } else {
-            rounding::weights_for_step(&mut t, &mut predict, precision, cfg.seed, (params, n))
-        };
+        // Prediction reads the weights and stores activations as training does: the copy
+        // refreshed from the master weights (the last update came after training's copy).
+        if weights != params {
+            rounding::round_weights(&mut predict, precision, cfg.seed, (params, weights, n));
+        }
         let pf = forward(
             &mut t,
             &mut predict,
             model,
-            predict_weights,
+            weights,
             predict_x,
             (p, Points::default()),
             "predict",

@@ -65,27 +65,31 @@ pub(super) fn round(store: Option<Store>, ops: &mut KernelList, x: BufId, len: u
     }
 }
 
-/// The weights forward and backward read: the master weights rounded to `weights`' format, in a
-/// copy when the master keeps another format (mixed precision), else in place (the master
-/// itself is reduced and already rounded; rounding again changes nothing). Returns the buffer.
-pub(super) fn weights_for_step(
-    t: &mut BufferTable,
+/// The buffer forward and backward read the weights from: a copy when the master weights keep
+/// another, reduced format (mixed precision), else the master weights themselves.
+pub(super) fn weight_buffer(t: &mut BufferTable, p: &Precision, (params, n): (BufId, usize)) -> BufId {
+    if p.weights != Format::F32 && p.has_weight_copy() {
+        t.add("params.copy", Elem::F32, n)
+    } else {
+        params
+    }
+}
+
+/// At the start of a pass: the master weights rounded to `weights`' format into `weights`
+/// (`weight_buffer`), or in place when that is the master itself (a reduced master is already
+/// rounded; rounding again changes nothing).
+pub(super) fn round_weights(
     ops: &mut KernelList,
     p: &Precision,
     seed: u32,
-    (params, n): (BufId, usize),
-) -> BufId {
+    (params, weights, n): (BufId, BufId, usize),
+) {
     let Some(store) = Store::new(p.weights, p, seed, WEIGHTS) else {
-        return params;
+        return;
     };
-    if !p.has_weight_copy() {
-        store.round(ops, params, n, 0);
-        return params;
-    }
-    let copy = t.add("params.copy", Elem::F32, n);
     ops.push(Box::new(Quantize {
-        x: copy,
-        src: Some(params),
+        x: weights,
+        src: (weights != params).then_some(params),
         offset: 0,
         len: n,
         format: store.format,
@@ -93,7 +97,6 @@ pub(super) fn weights_for_step(
         scale: Scale::One,
         stream: store.stream,
     }));
-    copy
 }
 
 /// The loss's gradient times the loss scale, stored in the gradients' format: where backward

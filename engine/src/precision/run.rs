@@ -106,21 +106,13 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         let n = (steps - done).min(chunk.max(1)).min(to_check);
         // The step before a check trains alone: its weights before and after are compared.
         let at_check = n == to_check || done + n == steps;
-        let result = if at_check && n > 1 {
-            match trainer.train(n - 1).await {
-                Ok(m) => {
-                    out.losses.extend(m.iter().map(|m| m.loss));
-                    check_step(trainer, &mut out, train_eval).await
-                }
-                Err(e) => Err(e),
+        let result = if at_check {
+            match train_steps(trainer, &mut out, n - 1).await {
+                Ok(()) => check_step(trainer, &mut out, train_eval).await,
+                e => e,
             }
-        } else if at_check {
-            check_step(trainer, &mut out, train_eval).await
         } else {
-            trainer
-                .train(n)
-                .await
-                .map(|m| out.losses.extend(m.iter().map(|m| m.loss)))
+            train_steps(trainer, &mut out, n).await
         };
         match result {
             Ok(()) => {}
@@ -146,12 +138,20 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     Ok(out)
 }
 
+/// `n` steps (none for 0), their losses kept.
+async fn train_steps(trainer: &mut Trainer, out: &mut PrecisionRun, n: usize) -> Result<(), TrainError> {
+    if n > 0 {
+        let m = trainer.train(n).await?;
+        out.losses.extend(m.iter().map(|m| m.loss));
+    }
+    Ok(())
+}
+
 /// One step, then what its formats did.
 async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Dataset) -> Result<(), TrainError> {
     let scale = trainer.loss_scale();
     let before = trainer.params().await.map_err(TrainError::Device)?;
-    let m = trainer.train(1).await?;
-    out.losses.extend(m.iter().map(|m| m.loss));
+    train_steps(trainer, out, 1).await?;
     let after = trainer.params().await.map_err(TrainError::Device)?;
     let grads = trainer.last_gradients().await.map_err(TrainError::Device)?;
     let skipped = trainer
