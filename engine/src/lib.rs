@@ -23,6 +23,7 @@ pub mod model;
 pub mod noise_scale;
 pub mod ops;
 pub mod optim;
+pub mod parallel;
 pub mod plan;
 pub mod precision;
 pub mod readback;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
+use crate::parallel;
 
 /// The ε under the square root, as PyTorch's default.
 pub const NORM_EPS: f32 = 1e-5;
@@ -61,6 +62,18 @@ impl NormGeom {
             NormKind::Batch => ((j / self.spatial) * cs + g * self.spatial + j % self.spatial, g),
         }
     }
+    /// The contiguous runs of group g's values: (offset, channel) of each run of `spatial`
+    /// values, one per sample of a batch-norm channel, one per channel of a layer-norm sample.
+    pub fn spans(&self, g: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let count = match self.kind {
+            NormKind::Layer => self.channels,
+            NormKind::Batch => self.rows,
+        };
+        (0..count).map(move |r| match self.kind {
+            NormKind::Layer => ((g * self.channels + r) * self.spatial, r),
+            NormKind::Batch => ((r * self.channels + g) * self.spatial, g),
+        })
+    }
     fn words(&self, points: Points, step: &StepScalars, momentum: f32) -> Words {
         Words::default()
             .u("kind", (self.kind == NormKind::Batch) as u32)
@@ -77,24 +90,63 @@ impl NormGeom {
     }
 }
 
-/// The CPU twin of `forward` for one copy: y, and (mean, biased variance) per group.
+/// The CPU twin of `forward` for one copy: y, and (mean, biased variance) per group. The sums
+/// run over whole contiguous spans in eight lanes (as the GPU sums in partial lanes), each
+/// span's sum added into an f64 total; groups, then samples, are spread over the cores.
 pub fn norm_forward_cpu(g: &NormGeom, x: &[f32], params: &[f32], y: &mut [f32], stats: &mut [f32]) {
-    let n = g.group_len();
-    for k in 0..g.groups() {
-        let mean = (0..n).map(|j| x[g.at(k, j).0] as f64).sum::<f64>() / n as f64;
-        let var = (0..n)
-            .map(|j| (x[g.at(k, j).0] as f64 - mean).powi(2))
+    let n = g.group_len() as f64;
+    let sp = g.spatial;
+    let moments = parallel::map(g.groups(), |k| {
+        let mean = g
+            .spans(k)
+            .map(|(i, _)| lane_sum(&x[i..i + sp], 0.0, false) as f64)
             .sum::<f64>()
-            / n as f64;
-        let inv_std = 1.0 / (var + NORM_EPS as f64).sqrt();
-        stats[2 * k] = mean as f32;
+            / n;
+        let m = mean as f32;
+        let var = g
+            .spans(k)
+            .map(|(i, _)| lane_sum(&x[i..i + sp], m, true) as f64)
+            .sum::<f64>()
+            / n;
+        (m, var)
+    });
+    for (k, &(m, var)) in moments.iter().enumerate() {
+        stats[2 * k] = m;
         stats[2 * k + 1] = var as f32;
-        for j in 0..n {
-            let (i, c) = g.at(k, j);
-            let xh = (x[i] as f64 - mean) * inv_std;
-            y[i] = (params[g.w_off + c] as f64 * xh + params[g.b_off + c] as f64) as f32;
+    }
+    let inv_std: Vec<f32> = moments
+        .iter()
+        .map(|&(_, var)| (1.0 / (var + NORM_EPS as f64).sqrt()) as f32)
+        .collect();
+    // A piece is one sample: every channel's span of it.
+    parallel::for_each_piece(&mut y[..g.len()], g.channels * sp, |r, row| {
+        for c in 0..g.channels {
+            let k = match g.kind {
+                NormKind::Layer => r,
+                NormKind::Batch => c,
+            };
+            let (m, inv, gamma, beta) = (moments[k].0, inv_std[k], params[g.w_off + c], params[g.b_off + c]);
+            let xs = &x[(r * g.channels + c) * sp..(r * g.channels + c + 1) * sp];
+            for (out, v) in row[c * sp..(c + 1) * sp].iter_mut().zip(xs) {
+                *out = gamma * (v - m) * inv + beta;
+            }
+        }
+    });
+}
+
+/// Σ xs (or Σ (xs − mean)² when `squares`) in eight independent lanes, which the compiler keeps
+/// in vector registers.
+fn lane_sum(xs: &[f32], mean: f32, squares: bool) -> f32 {
+    let term = |v: f32| if squares { (v - mean) * (v - mean) } else { v };
+    let mut lanes = [0.0f32; 8];
+    let chunks = xs.chunks_exact(8);
+    let tail: f32 = chunks.remainder().iter().map(|&v| term(v)).sum();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l += term(v);
         }
     }
+    lanes.iter().sum::<f32>() + tail
 }
 
 /// The CPU twin of `forward_running` for one copy: batch norm with the running statistics.
