@@ -107,7 +107,7 @@ pub const LANDSCAPE: &[Step] = &[
         "the map's plane is the one in which the path's steps vary most (its first two principal components); set the plane to random directions to see the bowl around the end instead.",
     ),
     step(
-        "press \"Li et al.'s skips\", then Train and map (a few minutes on the CPU path).",
+        "press \"Li et al.'s skips\", then Train and map (about a minute on the CPU path).",
         "the same 26-layer network with and without its skip connections: without them the slice curves down in more places (its non-convexity is higher) and training gets less far in the same steps.",
         "a skip lets each block learn a change to its input rather than a whole new function, so the loss stays smooth as layers pile up (He et al. 2016; Li et al. 2018).",
     ),

@@ -71,7 +71,7 @@ pub fn LandscapePage() -> impl IntoView {
                     let hide = std::mem::take(&mut s.hide);
                     *s = skips_setting();
                     s.hide = hide;
-                })>"Li et al.'s skips: a ResNet-26 with and without them (minutes on the CPU path)"</button>
+                })>"Li et al.'s skips: a ResNet-26 with and without them (about a minute on the CPU path)"</button>
                 <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
                     [a, b] if a.key == SKIPS_KEY => skips_verdict((a.nonconvexity, a.measured.2), (b.nonconvexity, b.measured.2)),
                     [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
