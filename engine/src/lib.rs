@@ -24,6 +24,7 @@ pub mod noise_scale;
 pub mod ops;
 pub mod optim;
 pub mod parallel;
+pub mod parallelism;
 pub mod plan;
 pub mod precision;
 pub mod readback;
