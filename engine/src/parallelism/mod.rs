@@ -1,7 +1,8 @@
-//! When the model does not fit one device (docs/theory.md §9): pipeline schedules and the
-//! memory each way of splitting the work leaves on a device.
+//! When the model does not fit one device (docs/theory.md §9): pipeline schedules, tensor-parallel
+//! dense layers executed shard by shard, and the memory each way of splitting leaves on a device.
 
 pub mod pipeline;
+pub mod tensor;
 pub mod zero;
 
 #[cfg(test)]

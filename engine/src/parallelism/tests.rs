@@ -101,3 +101,83 @@ fn zero_traffic_is_the_allreduce_until_stage_three() {
     assert_eq!(wire_values(1e6, 8, Stage::Weights), 1.5 * dp);
     assert_eq!(wire_values(1e6, 1, Stage::Weights), 0.0);
 }
+
+mod tensor_parallel {
+    use crate::parallelism::tensor::{column_split, dense, megatron_mlp, row_split, Dense};
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) % 1000) as f32 / 500.0 - 1.0)
+            .collect()
+    }
+
+    fn close(a: &[f32], b: &[f32], tol: f32) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= tol * (1.0 + y.abs()), "{x} vs {y}");
+        }
+    }
+
+    /// A column split computes each output exactly as the whole layer does (the same sum in the
+    /// same order): bit for bit. A row split adds partial sums, so only to rounding.
+    #[test]
+    fn split_layers_equal_the_unsplit_layer() {
+        let (rows, inputs, outputs) = (5, 13, 11);
+        let (w, b, x) = (
+            values(inputs * outputs, 1),
+            values(outputs, 2),
+            values(rows * inputs, 3),
+        );
+        let layer = Dense {
+            w: &w,
+            b: &b,
+            inputs,
+            outputs,
+        };
+        let whole = dense(&x, rows, &layer);
+        for devices in [1, 2, 3, 4] {
+            let cols = column_split(&x, rows, &layer, devices);
+            assert_eq!(cols.y, whole, "{devices} devices by columns");
+            assert_eq!(cols.shards.len(), devices);
+            close(&row_split(&x, rows, &layer, devices).y, &whole, 1e-6);
+        }
+        assert_eq!(
+            row_split(&x, rows, &layer, 1).y,
+            whole,
+            "one device is the layer itself"
+        );
+    }
+
+    /// Megatron's block equals the unsplit relu(x·W1 + b1)·W2 + b2, with one allreduce of the
+    /// output per block: 2(N − 1)/N · rows · outputs values per device.
+    #[test]
+    fn megatrons_mlp_block_equals_the_unsplit_block() {
+        let (rows, inputs, hidden, outputs) = (4, 9, 16, 7);
+        let (w1, b1) = (values(inputs * hidden, 4), values(hidden, 5));
+        let (w2, b2) = (values(hidden * outputs, 6), values(outputs, 7));
+        let x = values(rows * inputs, 8);
+        let first = Dense {
+            w: &w1,
+            b: &b1,
+            inputs,
+            outputs: hidden,
+        };
+        let second = Dense {
+            w: &w2,
+            b: &b2,
+            inputs: hidden,
+            outputs,
+        };
+        let h: Vec<f32> = dense(&x, rows, &first).iter().map(|v| v.max(0.0)).collect();
+        let whole = dense(&h, rows, &second);
+        for devices in [1, 2, 4] {
+            let split = megatron_mlp(&x, rows, &first, &second, devices);
+            close(&split.y, &whole, 1e-6);
+            let n = devices as f64;
+            assert_eq!(
+                split.sent_per_device,
+                2.0 * (n - 1.0) / n * (rows * outputs) as f64
+            );
+        }
+    }
+}
