@@ -39,3 +39,38 @@ fn a_good_command_line_trains() {
     let rows = engine::table::read_rows(&text).unwrap();
     assert_eq!(rows.len(), 4, "three steps and the final evaluation: {text}");
 }
+
+/// `lab pipeline` and `lab zero` print the models' figures: the simulated bubble beside its closed
+/// form, and ZeRO's bytes per device stage by stage; a zero stage count is refused.
+#[test]
+fn the_parallelism_commands_print_their_figures() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(args)
+            .output()
+            .expect("lab runs");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let p: serde_json::Value = serde_json::from_str(&run(&[
+        "pipeline",
+        "--schedule",
+        "1f1b",
+        "--stages",
+        "4",
+        "--micro",
+        "12",
+    ]))
+    .unwrap();
+    assert!((p["bubble"].as_f64().unwrap() - p["bubbleClosedForm"].as_f64().unwrap()).abs() < 1e-12);
+    assert_eq!(p["peakInFlightPerStage"], serde_json::json!([4, 3, 2, 1]));
+    let stages: Vec<serde_json::Value> = run(&["zero", "--params", "1000", "--workers", "4", "--fp32", "2"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let totals: Vec<f64> = stages.iter().map(|s| s["totalBytes"].as_f64().unwrap()).collect();
+    // 4 + 4 + 8 bytes per parameter; then Adam's 8, the gradients' 4, the weights' 4 split in four.
+    assert_eq!(totals, [16_000.0, 10_000.0, 7_000.0, 4_000.0]);
+    let (ok, err) = lab(&["pipeline", "--stages", "0"]);
+    assert!(!ok && err.contains("at least 1"));
+}

@@ -1,4 +1,4 @@
-//! When the model does not fit one device (docs/theory.md §9): pipeline schedules, tensor-parallel
+//! When the model does not fit one device (docs/theory.md §8): pipeline schedules, tensor-parallel
 //! dense layers executed shard by shard, and the memory each way of splitting leaves on a device.
 
 pub mod pipeline;

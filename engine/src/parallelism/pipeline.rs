@@ -1,4 +1,4 @@
-//! Pipeline parallelism's schedules (docs/theory.md §9.3): a model cut into `stages` consecutive
+//! Pipeline parallelism's schedules (docs/theory.md §8.1): a model cut into `stages` consecutive
 //! stages, one per device, and a batch cut into `micro` micro-batches. GPipe (Huang et al. 2019)
 //! runs every forward, then every backward; 1F1B (Narayanan et al. 2019, the flushed variant of
 //! PipeDream) starts each micro-batch's backward as soon as it can, so a stage holds at most

@@ -1,5 +1,5 @@
 //! Tensor (model) parallelism of dense layers, executed on real values (Shoeybi et al. 2019,
-//! Megatron-LM; docs/theory.md §9.4). A layer y = x·W + b, W of `inputs × outputs` row-major, is
+//! Megatron-LM; docs/theory.md §8.3). A layer y = x·W + b, W of `inputs × outputs` row-major, is
 //! split across devices two ways: by **columns** (each device holds some outputs' weights and
 //! computes those outputs: an allgather joins them) or by **rows** (each device holds some
 //! inputs' weights and computes a partial sum of every output: an allreduce adds them). Megatron's

@@ -1,4 +1,4 @@
-//! ZeRO's memory and traffic (Rajbhandari et al. 2020; docs/theory.md §9.2): data parallelism keeps
+//! ZeRO's memory and traffic (Rajbhandari et al. 2020; docs/theory.md §8.2): data parallelism keeps
 //! a whole copy of the weights, gradients and optimizer state on every worker; ZeRO's stages
 //! partition them across the N workers — stage 1 the optimizer state, stage 2 the gradients too,
 //! stage 3 the weights too — at the price of the collectives that gather the pieces back.

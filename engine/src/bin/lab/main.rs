@@ -3,6 +3,7 @@
 
 mod bench;
 mod io;
+mod parallelism;
 mod prepare;
 mod study;
 mod train;
@@ -74,6 +75,10 @@ enum Command {
     Sweep(study::SweepArgs),
     /// Trains and estimates the gradient noise scale B_simple along the way
     NoiseScale(study::NoiseArgs),
+    /// Simulates a pipeline schedule (GPipe or 1F1B): bubble, closed form, peak micro-batches held
+    Pipeline(parallelism::PipelineArgs),
+    /// ZeRO's bytes per device and values sent per step, stage by stage
+    Zero(parallelism::ZeroArgs),
 }
 
 fn main() -> ExitCode {
@@ -93,6 +98,8 @@ fn main() -> ExitCode {
         Command::ClusterBench(a) => bench::cluster_bench(&a, data),
         Command::Sweep(a) => study::sweep(&a, data),
         Command::NoiseScale(a) => study::noise_scale(&a, data),
+        Command::Pipeline(a) => parallelism::pipeline(&a),
+        Command::Zero(a) => parallelism::zero(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
