@@ -1,6 +1,7 @@
 //! When the model does not fit one device (docs/theory.md §8): pipeline schedules, tensor-parallel
 //! dense layers executed shard by shard, and the memory each way of splitting leaves on a device.
 
+pub mod memory;
 pub mod pipeline;
 pub mod tensor;
 pub mod zero;
