@@ -3,7 +3,7 @@
 //! a plain-Rust CPU twin. A plan is a list of kernels; the GPU and CPU backends run the same list.
 
 /// Index of a buffer in a plan's buffer table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufId(pub usize);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

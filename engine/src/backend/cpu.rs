@@ -61,6 +61,12 @@ impl CpuBackend {
         }
     }
 
+    pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
+        for k in &self.plan.train[range] {
+            k.run_cpu(&mut self.bufs, step);
+        }
+    }
+
     /// Times every kernel of `pass` over `reps` runs; ms per run.
     pub fn profile(
         &mut self,

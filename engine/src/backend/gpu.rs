@@ -144,13 +144,29 @@ impl GpuBackend {
 
     /// Writes the step's uniforms and records the pass's dispatches.
     fn record(&mut self, pass: Pass, step: &StepScalars) -> wgpu::CommandEncoder {
+        let all = 0..self.dispatches(pass).len();
+        self.record_range(pass, all, step)
+    }
+
+    pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
+        let enc = self.record_range(Pass::Train, range, step);
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Records the dispatches `range` of `pass`.
+    fn record_range(
+        &mut self,
+        pass: Pass,
+        range: std::ops::Range<usize>,
+        step: &StepScalars,
+    ) -> wgpu::CommandEncoder {
         // Dispatches index their kernel in the whole list (an update's start past the others).
         let kernels = match pass {
             Pass::Predict => &self.plan.predict,
             Pass::Evaluate => &self.plan.evaluate,
             _ => &self.plan.train,
         };
-        let dispatches = self.dispatches(pass);
+        let dispatches = &self.dispatches(pass)[range];
         for d in dispatches {
             if let Some(i) = d.per_step {
                 let words = kernels[i].params(step).padded();

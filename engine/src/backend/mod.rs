@@ -58,6 +58,15 @@ impl Backend {
         }
     }
 
+    /// Runs the training pass's kernels `range` only (rematerialization re-runs a stretch of
+    /// the forward between backward kernels).
+    pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
+        match self {
+            Backend::Gpu(g) => g.run_train_range(range, step),
+            Backend::Cpu(c) => c.run_train_range(range, step),
+        }
+    }
+
     /// Runs `pass` and reads `reads` (buffer, elements) back as f32, on the GPU in the pass's
     /// own command buffer with one awaited readback.
     pub async fn run_and_read(

@@ -30,10 +30,12 @@ pub const LOG_CAPACITY: usize = 256;
 pub type KernelList = Vec<Box<dyn Kernel>>;
 
 mod layer_ops;
+mod layer_spans;
 mod loss;
 mod rounding;
 mod steps;
 
+pub use layer_spans::LayerSpans;
 pub use loss::{eval_chunks, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
 use rounding::{round, Store};
@@ -85,6 +87,8 @@ pub struct Plan {
     /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
     pub train: KernelList,
     pub optimizer_start: usize,
+    /// Each layer's forward and backward kernels in `train`, and its saved buffers.
+    pub layers: LayerSpans,
     pub predict: KernelList,
     pub host: HostBuffers,
     pub batch: usize,
@@ -149,6 +153,7 @@ impl Plan {
             table,
             train: kernels,
             optimizer_start: 0,
+            layers: LayerSpans::default(),
             predict: Vec::new(),
             host: HostBuffers {
                 params: none,
@@ -253,7 +258,7 @@ impl Plan {
             rows: b,
             batches: 1,
         }));
-        backward(
+        let backward_starts = backward(
             &mut t,
             &mut train,
             model,
@@ -264,6 +269,7 @@ impl Plan {
             b,
             (cfg.seed, Store::gradients(precision, cfg.seed)),
         );
+        let layers = LayerSpans::new(&fwd, &backward_starts, train.len());
         rounding::store_gradients(&mut train, precision, cfg.seed, (grads, n, nonfinite));
         let optimizer_start = train.len();
         rounding::unscale_gradients(&mut train, precision, (grads, n));
@@ -342,6 +348,7 @@ impl Plan {
             table: t,
             train,
             optimizer_start,
+            layers,
             predict,
             host: HostBuffers {
                 params,

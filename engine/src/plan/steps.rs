@@ -10,6 +10,8 @@ pub(super) struct Forward {
     pub(super) acts: Vec<BufId>,
     pub(super) argmax: Vec<Option<BufId>>,
     pub(super) stats: Vec<Option<BufId>>,
+    /// Where each layer's kernels start in the kernel list (and, last, where the pass ends).
+    pub(super) starts: Vec<usize>,
 }
 
 /// Forward pass over `rows` samples in `input`; the last buffer holds the logits. Dropout runs
@@ -32,7 +34,9 @@ pub(super) fn forward(
     let mut acts = vec![input];
     let mut argmax = Vec::new();
     let mut stats = Vec::new();
+    let mut starts = Vec::new();
     for (i, l) in model.layers.iter().enumerate() {
+        starts.push(ops.len());
         let x = acts[i];
         stats.push(None);
         if matches!(l.layer, Layer::Flatten | Layer::SkipFrom)
@@ -174,7 +178,13 @@ pub(super) fn forward(
         acts.push(y);
         argmax.push(arg);
     }
-    Forward { acts, argmax, stats }
+    starts.push(ops.len());
+    Forward {
+        acts,
+        argmax,
+        stats,
+        starts,
+    }
 }
 
 /// Backward pass: from the gradient of the logits, every parameter's gradient into `grads`.
@@ -189,13 +199,16 @@ pub(super) fn backward(
     d_logits: BufId,
     rows: usize,
     (dropout_seed, store): (u32, Option<Store>),
-) {
+) -> Vec<usize> {
     let n = model.layers.len();
+    // Where each layer's backward kernels start (layers run last to first).
+    let mut starts = vec![0; n];
     // The gradient w.r.t. acts[i + 1].
     let mut d_out = d_logits;
     // A residual block's skip gradient, waiting at its start (by the start's index).
     let mut skip_grads: Vec<Option<BufId>> = vec![None; n];
     for i in (0..n).rev() {
+        starts[i] = ops.len();
         let l = &model.layers[i];
         let x = fwd.acts[i];
         // Below the first layer with weights lies only the data (and parameter-free layers on
@@ -371,6 +384,7 @@ pub(super) fn backward(
             d_out = d_in;
         }
     }
+    starts
 }
 
 /// Whether backward computes the gradient of layer `i`'s input: only when some layer below it

@@ -1,6 +1,7 @@
 //! A training session: a config (data, model, optimizer) compiled to a plan and run on a backend,
 //! with a stream of per-step metrics. The same code drives the GPU and the CPU backends.
 
+mod checkpoint;
 mod config;
 mod landscape_eval;
 mod loss_scaling;
@@ -9,6 +10,7 @@ mod tests;
 mod view;
 mod weights;
 
+pub use checkpoint::Recompute;
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
 
 use crate::error::Error;
