@@ -5,6 +5,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod tensor;
 pub mod zero;
+pub mod zero_run;
 
 #[cfg(test)]
 mod tests;
