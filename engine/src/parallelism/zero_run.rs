@@ -79,30 +79,24 @@ pub fn step(
     if !zero {
         allgather.execute(&mut grads);
         w.sent += sent_per_worker(&allgather);
-        for i in 0..p {
-            let mean: Vec<f32> = grads[i].iter().map(|g| g * scale).collect();
-            step_cpu(
-                optimizer,
-                &mean,
-                &mut w.weights[i],
-                &mut w.state_a[i],
-                &mut w.state_b[i],
-                lr,
-                t,
-            );
+        let states = w.state_a.iter_mut().zip(w.state_b.iter_mut());
+        for ((g, weights), (sa, sb)) in grads.iter().zip(w.weights.iter_mut()).zip(states) {
+            let mean: Vec<f32> = g.iter().map(|g| g * scale).collect();
+            step_cpu(optimizer, &mean, weights, sa, sb, lr, t);
         }
         return Ok(());
     }
-    for i in 0..p {
+    let states = w.state_a.iter_mut().zip(w.state_b.iter_mut());
+    for (i, ((g, weights), (sa, sb))) in grads.iter().zip(w.weights.iter_mut()).zip(states).enumerate() {
         // After the reduce-scatter, worker i holds the sum of chunk (i + 1) mod p.
         let (a, z) = chunk(n, p, (i + 1) % p);
-        let mean: Vec<f32> = grads[i][a..z].iter().map(|g| g * scale).collect();
+        let mean: Vec<f32> = g[a..z].iter().map(|g| g * scale).collect();
         step_cpu(
             optimizer,
             &mean,
-            &mut w.weights[i][a..z],
-            &mut w.state_a[i][a..z],
-            &mut w.state_b[i][a..z],
+            &mut weights[a..z],
+            &mut sa[a..z],
+            &mut sb[a..z],
             lr,
             t,
         );
