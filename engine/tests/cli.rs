@@ -74,3 +74,24 @@ fn the_parallelism_commands_print_their_figures() {
     let (ok, err) = lab(&["pipeline", "--stages", "0"]);
     assert!(!ok && err.contains("at least 1"));
 }
+
+/// `lab memory` prints the step's bytes by class, then one line per segment length; one segment
+/// (all layers) keeps every activation and re-runs nothing.
+#[test]
+fn lab_memory_prints_the_classes_and_the_checkpointing_trade() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["memory"])
+        .output()
+        .expect("lab runs");
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let step = &lines[0];
+    assert_eq!(step["weightsBytes"], step["gradientsBytes"]);
+    let last = lines.last().unwrap();
+    assert_eq!(last["keptBytes"], last["allBytes"]);
+    assert_eq!(last["recomputeFlops"].as_f64(), Some(0.0));
+    assert_eq!(last["allBytes"], step["activationBytes"]);
+}

@@ -110,7 +110,8 @@ impl Trainer {
                 .zip(&dropped_all)
                 .filter(|(_, d)| !d.is_empty())
                 .map(|(&(s, e), _)| flops(spans.forward[s].start..spans.forward[e - 1].end))
-                .sum(),
+                .sum::<f64>()
+                + 0.0, // an empty sum is −0
         };
         let poisoned: Vec<(BufId, usize, bool)> = dropped_all
             .iter()

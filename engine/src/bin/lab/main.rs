@@ -79,6 +79,8 @@ enum Command {
     Pipeline(parallelism::PipelineArgs),
     /// ZeRO's bytes per device and values sent per step, stage by stage
     Zero(parallelism::ZeroArgs),
+    /// A config's step memory by tensor class, and checkpointing's trade for each segment length
+    Memory(parallelism::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         Command::NoiseScale(a) => study::noise_scale(&a, data),
         Command::Pipeline(a) => parallelism::pipeline(&a),
         Command::Zero(a) => parallelism::zero(&a),
+        Command::Memory(a) => parallelism::memory(&a, data),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

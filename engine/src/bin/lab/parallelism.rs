@@ -91,3 +91,46 @@ pub fn zero(a: &ZeroArgs) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[derive(clap::Args)]
+pub struct MemoryArgs {
+    #[arg(long, value_name = "FILE.json")]
+    config: Option<std::path::PathBuf>,
+}
+
+/// A config's training step by tensor class (from the engine's buffers), then the checkpointing
+/// trade for every segment length: bytes kept and at the peak, FLOPs re-run.
+pub fn memory(a: &MemoryArgs, data: &std::path::Path) -> Result<(), String> {
+    use engine::parallelism::memory::step_memory;
+    let config = crate::io::config_of(a.config.as_deref())?;
+    let (mut t, _) = crate::io::build(data, config.clone(), None, 0)?;
+    let m = step_memory(t.plan(), &config.optimizer);
+    println!(
+        "{}",
+        serde_json::json!({
+            "weightsBytes": m.weights, "gradientsBytes": m.gradients, "optimizerBytes": m.optimizer,
+            "activationBytes": m.activation_bytes(), "workspaceBytes": m.workspace,
+            "stepBytes": m.step_bytes(), "activations": m.activations,
+        })
+    );
+    let rows = t.next_batch_rows();
+    let n = t.compiled.layers.len();
+    for segment in 1..=n {
+        match pollster::block_on(t.checkpointed_loss_and_gradient(&rows, segment)) {
+            Ok((_, _, r)) => println!(
+                "{}",
+                serde_json::json!({
+                    "segment": segment, "checkpoints": r.checkpoints, "keptBytes": r.kept_bytes,
+                    "peakBytes": r.peak_bytes, "allBytes": r.all_bytes,
+                    "recomputeFlops": r.recompute_flops, "forwardFlops": r.forward_flops,
+                })
+            ),
+            Err(e) => {
+                // The memory above stands; only the trade is unavailable.
+                eprintln!("lab: no checkpointing figures: {e}");
+                break;
+            }
+        }
+    }
+    Ok(())
+}
