@@ -104,12 +104,19 @@ pub fn row_split(x: &[f32], rows: usize, layer: &Dense, devices: usize) -> Split
     let shards: Vec<Vec<f32>> = (0..n)
         .map(|i| product(x, rows, layer, chunk(layer.inputs, n, i), (0, layer.outputs)))
         .collect();
-    let mut y = vec![0.0; rows * layer.outputs];
+    reduced(shards, layer.b)
+}
+
+/// The allreduce that ends a row split: the devices' partial sums added in device order, the
+/// bias once; each device sends 2(N − 1)/N of the output.
+fn reduced(shards: Vec<Vec<f32>>, bias: &[f32]) -> Split {
+    let n = shards.len();
+    let mut y = vec![0.0; shards.first().map_or(0, Vec::len)];
     for shard in &shards {
         y.iter_mut().zip(shard).for_each(|(a, v)| *a += v);
     }
-    add_bias(&mut y, layer.b);
-    let sent = 2.0 * (n - 1) as f64 / n as f64 * (rows * layer.outputs) as f64;
+    add_bias(&mut y, bias);
+    let sent = 2.0 * (n - 1) as f64 / n as f64 * y.len() as f64;
     Split {
         shards,
         y,
@@ -143,15 +150,5 @@ pub fn megatron_mlp(x: &[f32], rows: usize, first: &Dense, second: &Dense, devic
             out
         })
         .collect();
-    let mut y = vec![0.0; rows * second.outputs];
-    for shard in &shards {
-        y.iter_mut().zip(shard).for_each(|(a, v)| *a += v);
-    }
-    add_bias(&mut y, second.b);
-    let sent = 2.0 * (n - 1) as f64 / n as f64 * (rows * second.outputs) as f64;
-    Split {
-        shards,
-        y,
-        sent_per_device: sent,
-    }
+    reduced(shards, second.b)
 }
