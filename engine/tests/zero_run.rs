@@ -1,6 +1,7 @@
 //! ZeRO's sharded update, executed on simulated workers through the ring's reduce-scatter and
 //! allgather, trains the very weights plain data parallelism does (docs/theory.md §8.2).
 
+use engine::collectives::{Algorithm, Schedule};
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::optim::Optimizer;
 use engine::parallelism::zero::{wire_values, Stage};
@@ -38,6 +39,19 @@ fn zero_trains_the_weights_data_parallelism_trains_bit_for_bit() {
         let start = pollster::block_on(t.params()).unwrap();
         let n = start.len();
         let (mut dp, mut zero) = (Workers::new(&start, workers), Workers::new(&start, workers));
+        // The cluster lab's shared model: the ring-allreduced mean applied by the trainer's own
+        // update kernels (`Trainer::apply_gradient`).
+        let mut shared = pollster::block_on(Trainer::new(
+            TrainConfig {
+                optimizer,
+                learning_rate: 0.05,
+                ..config(8)
+            },
+            None,
+            1,
+        ))
+        .unwrap();
+        let ring = Schedule::new(Algorithm::Ring, workers, n, 1);
         for s in 1..=6u32 {
             // Each worker's gradient on its own 8 rows, at the (shared) current weights.
             let mut grads = Vec::new();
@@ -46,8 +60,20 @@ fn zero_trains_the_weights_data_parallelism_trains_bit_for_bit() {
                 t.set_params(&dp.weights[0]).unwrap();
                 grads.push(pollster::block_on(t.loss_and_gradient(&rows)).unwrap().1);
             }
+            let mut summed = grads.clone();
+            ring.execute(&mut summed);
+            let mean: Vec<f32> = summed[0].iter().map(|g| g * (1.0 / workers as f32)).collect();
+            shared.apply_gradient(&mean).unwrap();
             step(&mut dp, grads.clone(), optimizer, 0.05, s, false).unwrap();
             step(&mut zero, grads, optimizer, 0.05, s, true).unwrap();
+            let trained = pollster::block_on(shared.params()).unwrap();
+            assert!(
+                trained
+                    .iter()
+                    .zip(&dp.weights[0])
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{optimizer:?} step {s}: the trainer's update differs from the workers'"
+            );
             for i in 0..workers {
                 assert_eq!(dp.weights[i], dp.weights[0], "data parallel workers agree");
                 assert!(
