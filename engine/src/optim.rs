@@ -87,6 +87,20 @@ impl Optimizer {
         }
     }
 
+    /// Vectors the size of the weights the optimizer keeps besides them: none for SGD, a velocity
+    /// or a squared-gradient sum for the one-moment methods (and LARS), Adam's two moments.
+    pub fn state_vectors(&self) -> usize {
+        match self {
+            Optimizer::Sgd => 0,
+            Optimizer::Momentum { .. }
+            | Optimizer::Nesterov { .. }
+            | Optimizer::AdaGrad { .. }
+            | Optimizer::RmsProp { .. }
+            | Optimizer::Lars { .. } => 1,
+            Optimizer::Adam { .. } | Optimizer::AdamW { .. } => 2,
+        }
+    }
+
     /// A sensible starting learning rate (Keras defaults, docs/theory.md §2).
     pub fn default_learning_rate(&self) -> f32 {
         match self {

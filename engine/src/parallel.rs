@@ -37,14 +37,6 @@ where
     (0..n).map(work).collect()
 }
 
-/// Threads the CPU path uses (1 in the browser).
-pub fn threads() -> usize {
-    #[cfg(not(target_arch = "wasm32"))]
-    return rayon::current_num_threads();
-    #[cfg(target_arch = "wasm32")]
-    1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

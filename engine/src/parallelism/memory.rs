@@ -34,25 +34,12 @@ impl StepMemory {
     }
 }
 
-/// Copies of the weights the optimizer keeps (SGD none, momentum-like one, Adam-like two).
-pub fn state_copies(o: &Optimizer) -> usize {
-    match o {
-        Optimizer::Sgd => 0,
-        Optimizer::Momentum { .. }
-        | Optimizer::Nesterov { .. }
-        | Optimizer::AdaGrad { .. }
-        | Optimizer::RmsProp { .. }
-        | Optimizer::Lars { .. } => 1,
-        Optimizer::Adam { .. } | Optimizer::AdamW { .. } => 2,
-    }
-}
-
 /// Sorts the plan's buffers into classes. The plan keeps two optimizer slots for every optimizer
-/// (one kernel layout for all); only the `state_copies` the optimizer uses are counted, the rest
+/// (one kernel layout for all); only the `Optimizer::state_vectors` it uses are counted, the rest
 /// go to `other`, as do the 1-value placeholders of buffers a model does not need.
 pub fn step_memory(plan: &Plan, optimizer: &Optimizer) -> StepMemory {
     let mut m = StepMemory::default();
-    let used_slots = state_copies(optimizer);
+    let used_slots = optimizer.state_vectors();
     for spec in &plan.table.specs {
         let bytes = spec.len as u64 * 4;
         let name = spec.name.as_str();

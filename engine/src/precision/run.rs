@@ -59,16 +59,6 @@ pub fn activation_values(trainer: &Trainer) -> usize {
     per_sample * trainer.config.batch
 }
 
-/// Optimizer vectors kept besides the weights (Adam's two moments, a velocity, none for SGD).
-pub fn state_vectors(trainer: &Trainer) -> usize {
-    use crate::optim::Optimizer::*;
-    match trainer.config.optimizer {
-        Sgd => 0,
-        Adam { .. } | AdamW { .. } => 2,
-        _ => 1,
-    }
-}
-
 /// Trains `steps` steps in calls of at most `chunk`, with a check every `check_every` steps (and
 /// at the last); `progress(run so far)` is awaited after each call (a page draws it live) and
 /// stops the run by giving false.
@@ -96,7 +86,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
             &precision,
             trainer.compiled.n_params,
             activation_values(trainer),
-            state_vectors(trainer),
+            trainer.config.optimizer.state_vectors(),
         ),
     };
     let check_every = check_every.max(1);

@@ -8,11 +8,12 @@
 //! order (dropout's masks are keyed by the step).
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::kernel::{BufId, Elem, StepScalars};
+use crate::kernel::{BufId, Elem};
 use crate::model::Layer;
 
 use super::Trainer;
@@ -43,13 +44,6 @@ impl Trainer {
         rows: &[u32],
         segment: usize,
     ) -> Result<(f32, Vec<f32>, Recompute), Error> {
-        if rows.len() != self.config.batch {
-            return Err(Error::Mismatch(format!(
-                "{} rows given for a batch of {}",
-                rows.len(),
-                self.config.batch
-            )));
-        }
         if self
             .compiled
             .layers
@@ -60,29 +54,42 @@ impl Trainer {
                 "checkpointing does not handle residual blocks yet".into(),
             ));
         }
+        let scalars = self.gradient_batch(rows)?;
         let plan = self.backend.plan();
-        let spans = plan.layers.clone();
-        let optimizer_start = plan.optimizer_start;
-        let bytes = |id: BufId| plan.table.len_of(id) as u64 * 4;
-        let flops = |r: std::ops::Range<usize>| plan.train[r].iter().map(|k| k.flops()).sum::<f64>();
-        let n = spans.forward.len();
-        let segment = segment.clamp(1, n.max(1));
-        let starts: Vec<usize> = (0..n).step_by(segment).collect();
-        let last = *starts.last().unwrap_or(&0);
-        // What segment [s, e) drops: its activations after its input, its saved statistics.
-        let dropped = |s: usize, e: usize| -> BTreeSet<BufId> {
-            let kept = spans.acts[s];
-            spans.acts[s + 1..e]
-                .iter()
-                .chain(spans.saved[s..e].iter().flatten())
-                .copied()
-                .filter(|&id| id != kept && id != spans.acts[e])
-                .collect()
+        let spans = &plan.layers;
+        let bytes = |ids: &BTreeSet<BufId>| {
+            ids.iter()
+                .map(|&id| plan.table.len_of(id) as u64 * 4)
+                .sum::<u64>()
         };
-        let segments: Vec<(usize, usize)> = starts
+        let flops = |r: &Range<usize>| plan.train[r.clone()].iter().map(|k| k.flops()).sum::<f64>();
+        let n = spans.forward.len();
+        let starts: Vec<usize> = (0..n).step_by(segment.clamp(1, n.max(1))).collect();
+        let segments: Vec<Segment> = starts
             .iter()
             .enumerate()
-            .map(|(j, &s)| (s, starts.get(j + 1).copied().unwrap_or(n)))
+            .map(|(j, &s)| {
+                let e = starts.get(j + 1).copied().unwrap_or(n);
+                // The last segment keeps everything: its backward follows the forward at once.
+                let dropped = if e == n {
+                    BTreeSet::new()
+                } else {
+                    // Its activations after its input (and before the next checkpoint), its saved
+                    // statistics.
+                    let kept = [spans.acts[s], spans.acts[e]];
+                    spans.acts[s + 1..e]
+                        .iter()
+                        .chain(spans.saved[s..e].iter().flatten())
+                        .copied()
+                        .filter(|id| !kept.contains(id))
+                        .collect()
+                };
+                Segment {
+                    forward: spans.forward[s].start..spans.forward[e - 1].end,
+                    backward: spans.backward[e - 1].start..spans.backward[s].end,
+                    dropped,
+                }
+            })
             .collect();
         let all: BTreeSet<BufId> = spans
             .acts
@@ -90,46 +97,38 @@ impl Trainer {
             .chain(spans.saved.iter().flatten())
             .copied()
             .collect();
-        let dropped_all: Vec<BTreeSet<BufId>> = segments
-            .iter()
-            .map(|&(s, e)| if s == last { BTreeSet::new() } else { dropped(s, e) })
-            .collect();
-        let total = |ids: &BTreeSet<BufId>| ids.iter().map(|&id| bytes(id)).sum::<u64>();
-        let all_bytes = total(&all);
-        let kept_bytes = all_bytes - dropped_all.iter().map(total).sum::<u64>();
+        let all_bytes = bytes(&all);
+        let kept_bytes = all_bytes - segments.iter().map(|g| bytes(&g.dropped)).sum::<u64>();
         let report = Recompute {
-            checkpoints: starts.clone(),
+            checkpoints: starts,
             all_bytes,
             kept_bytes,
-            peak_bytes: kept_bytes + dropped_all.iter().map(total).max().unwrap_or(0),
+            peak_bytes: kept_bytes + segments.iter().map(|g| bytes(&g.dropped)).max().unwrap_or(0),
             forward_flops: flops(
-                spans.forward.first().map_or(0, |r| r.start)..spans.forward.last().map_or(0, |r| r.end),
+                &(spans.forward.first().map_or(0, |r| r.start)..spans.forward.last().map_or(0, |r| r.end)),
             ),
             recompute_flops: segments
                 .iter()
-                .zip(&dropped_all)
-                .filter(|(_, d)| !d.is_empty())
-                .map(|(&(s, e), _)| flops(spans.forward[s].start..spans.forward[e - 1].end))
+                .filter(|g| !g.dropped.is_empty())
+                .map(|g| flops(&g.forward))
                 .sum::<f64>()
                 + 0.0, // an empty sum is −0
         };
-        let poisoned: Vec<(BufId, usize, bool)> = dropped_all
+        let poisoned: Vec<(BufId, usize, bool)> = segments
             .iter()
-            .flatten()
+            .flat_map(|g| &g.dropped)
             .map(|&id| {
-                let spec = &self.backend.plan().table.specs[id.0];
+                let spec = &plan.table.specs[id.0];
                 (id, spec.len, spec.elem == Elem::U32)
             })
             .collect();
+        let (before_backward, after_backward) = (
+            0..spans.backward_all.start,
+            spans.backward_all.end..plan.optimizer_start,
+        );
 
-        self.backend.write_u32(self.host.indices, rows);
-        let scalars = StepScalars {
-            t: (self.step + 1) as u32,
-            ..Default::default()
-        };
         // The forward, the loss and its gradient: everything before the first backward kernel.
-        self.backend
-            .run_train_range(0..spans.backward_all.start, &scalars);
+        self.backend.run_train_range(before_backward, &scalars);
         for (id, len, words) in poisoned {
             if words {
                 // A max-pool's arg-max: an index past every input.
@@ -138,19 +137,16 @@ impl Trainer {
                 self.backend.write_f32(id, &vec![f32::NAN; len]);
             }
         }
-        for (&(s, e), dropped) in segments.iter().zip(&dropped_all).rev() {
+        for g in segments.iter().rev() {
             // A segment that dropped nothing (the last, or one layer without saved statistics)
             // has nothing to re-run.
-            if !dropped.is_empty() {
-                self.backend
-                    .run_train_range(spans.forward[s].start..spans.forward[e - 1].end, &scalars);
+            if !g.dropped.is_empty() {
+                self.backend.run_train_range(g.forward.clone(), &scalars);
             }
-            self.backend
-                .run_train_range(spans.backward[e - 1].start..spans.backward[s].end, &scalars);
+            self.backend.run_train_range(g.backward.clone(), &scalars);
         }
         // What follows the backward before the update (a reduced-precision gradient store).
-        self.backend
-            .run_train_range(spans.backward_all.end..optimizer_start, &scalars);
+        self.backend.run_train_range(after_backward, &scalars);
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
         let grads = self
             .backend
@@ -158,4 +154,11 @@ impl Trainer {
             .await?;
         Ok((loss, grads, report))
     }
+}
+
+/// One stretch of layers: its kernels in the training pass and the buffers it drops.
+struct Segment {
+    forward: Range<usize>,
+    backward: Range<usize>,
+    dropped: BTreeSet<BufId>,
 }

@@ -349,19 +349,7 @@ impl Trainer {
 
     /// [`Self::loss_and_gradient`] into a vector the caller keeps between calls.
     pub async fn loss_and_gradient_into(&mut self, rows: &[u32], grads: &mut Vec<f32>) -> Result<f32, Error> {
-        if rows.len() != self.config.batch {
-            return Err(Error::Mismatch(format!(
-                "{} rows given for a batch of {}",
-                rows.len(),
-                self.config.batch
-            )));
-        }
-        self.backend.write_u32(self.host.indices, rows);
-        // As the next training step would: its dropout masks are keyed by its step number.
-        let scalars = StepScalars {
-            t: (self.step + 1) as u32,
-            ..Default::default()
-        };
+        let scalars = self.gradient_batch(rows)?;
         self.backend.run(Pass::Gradient, &scalars);
         let loss = self.backend.read_f32(self.host.log_loss, 1).await?[0];
         // Every gradient pass writes the whole gradient buffer, so on the CPU path it can be
@@ -370,6 +358,24 @@ impl Trainer {
             .take_f32_into(self.host.grads, self.compiled.n_params, grads)
             .await?;
         Ok(loss)
+    }
+
+    /// Puts `rows` (exactly `config.batch` of them) in as the batch of a gradient-only pass, and
+    /// gives the pass's scalars: those of the next training step, whose dropout masks are keyed
+    /// by its step number.
+    fn gradient_batch(&mut self, rows: &[u32]) -> Result<StepScalars, Error> {
+        if rows.len() != self.config.batch {
+            return Err(Error::Mismatch(format!(
+                "{} rows given for a batch of {}",
+                rows.len(),
+                self.config.batch
+            )));
+        }
+        self.backend.write_u32(self.host.indices, rows);
+        Ok(StepScalars {
+            t: (self.step + 1) as u32,
+            ..Default::default()
+        })
     }
 
     /// GPU readbacks awaited so far on this trainer's device (0 on the CPU path).
