@@ -14,7 +14,7 @@ use engine::landscape::{
     SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
 };
 use engine::train::Trainer;
-use lab_state::landscape::{Landscape, Network, Plane, Run};
+use lab_state::landscape::{Landscape, Plane, Run};
 
 use super::{redraw, Mapped, PanelCanvases};
 use crate::fetch;
@@ -94,10 +94,7 @@ async fn run_one(
     let w1 = checkpoints.last().cloned().unwrap_or_else(|| w0.clone());
 
     status.set(format!("{name}: interpolating…"));
-    // The ResNet pair is mapped in about a minute on the CPU path: half the line's points, and no
-    // power iteration (60 gradient passes of 26 layers), whose λ_max is not its lesson.
-    let resnet = s.network == Network::ResNet;
-    let intervals = if resnet { 20 } else { 40 };
+    let intervals = s.line_intervals();
     let thetas: Vec<f32> = (0..=intervals)
         .map(|i| -0.5 + i as f32 * 2.0 / intervals as f32)
         .collect();
@@ -156,7 +153,7 @@ async fn run_one(
     )
     .await?;
     report(0.93);
-    let (hessian_text, lambda_max) = if resnet {
+    let (hessian_text, lambda_max) = if !s.measures_hessian() {
         (
             "λ_max not measured for the ResNet (60 gradient passes of 26 layers); ".to_string(),
             f32::NAN,

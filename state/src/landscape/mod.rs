@@ -259,6 +259,23 @@ impl Landscape {
         }
     }
 
+    /// Intervals of the interpolation line (θ from −0.5 to 1.5, θ = 1 at three quarters): half
+    /// as many for the ResNet pair, which is mapped in about a minute on the CPU path.
+    pub fn line_intervals(&self) -> usize {
+        if self.network == Network::ResNet {
+            20
+        } else {
+            40
+        }
+    }
+
+    /// Whether the top Hessian eigenvalue is measured: not for the ResNet pair, where the power
+    /// iteration's 60 gradient passes of 26 layers would double the wait for a number that is not
+    /// its lesson.
+    pub fn measures_hessian(&self) -> bool {
+        self.network != Network::ResNet
+    }
+
     /// The training config of one run, at the given batch size.
     pub fn to_config(&self, batch: usize) -> TrainConfig {
         let images = |set: &str| {
