@@ -4,7 +4,6 @@
 //! its own statistics.
 
 use engine::model::Layer;
-use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::train::{ModelConfig, TrainConfig, Trainer};
@@ -12,22 +11,12 @@ use engine::train::{ModelConfig, TrainConfig, Trainer};
 mod common;
 
 fn cnn(batch_norm: bool, batch: usize, data: engine::train::DataConfig) -> TrainConfig {
-    let mut layers = vec![common::conv3x3(4, 1)];
+    let mut layers = common::conv_relu_pool(4, 3, 1, 1, PoolKind::Max).to_vec();
     if batch_norm {
-        layers.push(Layer::BatchNorm { momentum: 0.1 });
+        // Between the convolution and its ReLU.
+        layers.insert(1, Layer::BatchNorm { momentum: 0.1 });
     }
-    layers.extend([
-        Layer::Activation {
-            kind: Activation::Relu,
-        },
-        Layer::Pool {
-            kind: PoolKind::Max,
-            size: 2,
-            stride: 2,
-        },
-        Layer::Flatten,
-        Layer::Dense { units: 10 },
-    ]);
+    layers.extend([Layer::Flatten, Layer::Dense { units: 10 }]);
     TrainConfig {
         data,
         model: ModelConfig::Layers { layers },
