@@ -1,4 +1,5 @@
-//! `lab pipeline`, `lab zero` and `lab memory`: the parallelism models' figures as JSON, for checking by hand.
+//! `lab pipeline`, `lab zero` and `lab memory`: the parallelism models' figures as JSON, for
+//! checking by hand.
 
 use engine::parallelism::pipeline::{bubble_closed_form, Costs, Schedule, Timeline};
 use engine::parallelism::zero::{per_device, wire_values, ClassBytes, Stage};
