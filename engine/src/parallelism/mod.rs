@@ -1,8 +1,11 @@
 //! When the model does not fit one device (docs/theory.md §8): pipeline schedules, tensor-parallel
 //! dense layers executed shard by shard, and the memory each way of splitting leaves on a device.
 
+pub mod layout;
+pub mod layout_run;
 pub mod memory;
 pub mod pipeline;
+pub mod profile;
 pub mod tensor;
 pub mod zero;
 pub mod zero_run;

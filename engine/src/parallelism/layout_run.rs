@@ -1,0 +1,140 @@
+//! A layout trained for real (docs/theory.md §8.6): every step takes the same batch, split into
+//! data × micro pieces; each simulated replica adds its micro-batches' gradients (a pipeline's
+//! gradient accumulation), the replicas combine theirs through the ring collectives (ZeRO's
+//! reduce-scatter, sharded update and allgather, or data parallelism's allreduce), and
+//! checkpointing re-runs the forward segment by segment. Done right, none of this changes the
+//! update: the runs' weights agree with the plain run's (tested).
+
+use serde::{Deserialize, Serialize};
+
+use super::layout::Layout;
+use super::zero::Stage;
+use super::zero_run::{self, Workers};
+use crate::data::Dataset;
+use crate::error::Error;
+use crate::train::Trainer;
+
+/// What a layout's training gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayoutRun {
+    pub label: String,
+    pub layout: Layout,
+    /// The batch loss of every step (the mean over its micro-batches).
+    pub losses: Vec<f32>,
+    pub test_accuracy: Option<f32>,
+    pub diverged_at: Option<usize>,
+    /// Largest |w − w_ref| / (1 + |w_ref|) against the first run's final weights (0 for it).
+    pub weight_gap: Option<f32>,
+}
+
+/// The trainers a layout needs: `whole` at the batch (it holds the model between steps and
+/// applies one replica's update), `part` at the micro-batch's rows when the batch is split.
+pub struct Devices<'a> {
+    pub whole: &'a mut Trainer,
+    pub part: Option<&'a mut Trainer>,
+}
+
+/// Trains `layout` for `steps` steps from `whole`'s weights, calling `progress(step)` after
+/// each (false stops), then measures `test`. Returns the run and its final weights.
+pub async fn train<F: std::future::Future<Output = bool>>(
+    label: String,
+    layout: Layout,
+    devices: Devices<'_>,
+    steps: usize,
+    test: Option<&Dataset>,
+    mut progress: impl FnMut(&[f32]) -> F,
+) -> Result<(LayoutRun, Vec<f32>), Error> {
+    let Devices { whole, mut part } = devices;
+    let batch = whole.config.batch;
+    let rows_per = layout.micro_rows(batch).ok_or_else(|| {
+        Error::Config(format!(
+            "a batch of {batch} does not split into {} pieces",
+            layout.data * layout.micro
+        ))
+    })?;
+    let split = layout.data * layout.micro > 1;
+    if split && part.as_ref().map(|p| p.config.batch) != Some(rows_per) {
+        return Err(Error::Mismatch(format!("a trainer at {rows_per} rows is needed")));
+    }
+    let mut run = LayoutRun {
+        label,
+        layout,
+        losses: Vec::new(),
+        test_accuracy: None,
+        diverged_at: None,
+        weight_gap: None,
+    };
+    let mut shards = if layout.data > 1 {
+        Some(Workers::new(&whole.params().await?, layout.data))
+    } else {
+        None
+    };
+    let optimizer = whole.config.optimizer;
+    let mut grads = Vec::new();
+    for _ in 0..steps {
+        let rows = whole.next_batch_rows();
+        let loss = if !split {
+            let (loss, g) = match layout.segment {
+                Some(k) => {
+                    let (l, g, _) = whole.checkpointed_loss_and_gradient(&rows, k).await?;
+                    (l, g)
+                }
+                None => whole.loss_and_gradient(&rows).await?,
+            };
+            whole.apply_gradient(&g)?;
+            loss
+        } else {
+            let part = part.as_deref_mut().expect("checked above");
+            let weights = match &shards {
+                Some(w) => w.weights[0].clone(),
+                None => whole.params().await?,
+            };
+            part.set_params(&weights)?;
+            let mut loss_sum = 0.0;
+            let mut replicas = Vec::with_capacity(layout.data);
+            for replica in rows.chunks(rows_per * layout.micro) {
+                let mut sum = vec![0.0f32; weights.len()];
+                for micro in replica.chunks(rows_per) {
+                    loss_sum += part.loss_and_gradient_into(micro, &mut grads).await?;
+                    sum.iter_mut().zip(&grads).for_each(|(s, g)| *s += g);
+                }
+                let m = layout.micro as f32;
+                replicas.push(sum.into_iter().map(|s| s / m).collect::<Vec<f32>>());
+            }
+            match &mut shards {
+                Some(w) => {
+                    let t = whole.step() + 1;
+                    let lr = whole.learning_rate_at(t);
+                    zero_run::step(w, replicas, optimizer, lr, t as u32, layout.zero != Stage::None)?;
+                    whole.set_step(t);
+                }
+                None => whole.apply_gradient(&replicas[0])?,
+            }
+            loss_sum / (layout.data * layout.micro) as f32
+        };
+        run.losses.push(loss);
+        if !loss.is_finite() {
+            run.diverged_at = Some(run.losses.len());
+            break;
+        }
+        if !progress(&run.losses).await {
+            break;
+        }
+    }
+    if let Some(w) = &shards {
+        whole.set_params(&w.weights[0])?;
+    }
+    if let (Some(test), None) = (test, run.diverged_at) {
+        run.test_accuracy = Some(whole.evaluate(test).await?.1);
+    }
+    let weights = whole.params().await?;
+    Ok((run, weights))
+}
+
+/// Largest |a − b| / (1 + |b|).
+pub fn weight_gap(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
+        .fold(0.0, f32::max)
+}
