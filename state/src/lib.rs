@@ -10,6 +10,7 @@ pub mod landscape;
 pub mod layers;
 pub mod names;
 pub mod optimizers;
+pub mod parallelism;
 pub mod palette;
 pub mod playground;
 pub mod precision;

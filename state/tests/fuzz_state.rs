@@ -14,6 +14,7 @@ use lab_state::landscape::Landscape;
 use lab_state::layers;
 use lab_state::optimizers::OptimizersLab;
 use lab_state::playground::Playground;
+use lab_state::parallelism::ParallelismLab;
 use lab_state::precision::PrecisionLab;
 use lab_state::scaling::ScalingLab;
 use lab_state::table::Table;
@@ -30,6 +31,7 @@ fn keys() -> Vec<String> {
         .chain(of::<OptimizersLab>())
         .chain(of::<ScalingLab>())
         .chain(of::<PrecisionLab>())
+        .chain(of::<ParallelismLab>())
         .chain(of::<ClusterLab>())
         .chain(of::<VisionLab>())
         .chain(of::<Landscape>())
@@ -102,6 +104,7 @@ proptest! {
 
     #[test]
     fn precision_state_round_trips(q in query()) { generic_round_trip::<PrecisionLab>(&q)?; }
+    fn parallelism_state_round_trips(q in query()) { generic_round_trip::<ParallelismLab>(&q)?; }
 
     #[test]
     fn bench_state_round_trips(q in query()) { generic_round_trip::<lab_state::bench::BenchLab>(&q)?; }
@@ -122,6 +125,7 @@ proptest! {
             ClusterLab::from_json(&text).map(|_| ()),
             ScalingLab::from_json(&text).map(|_| ()),
             PrecisionLab::from_json(&text).map(|_| ()),
+            ParallelismLab::from_json(&text).map(|_| ()),
             OptimizersLab::from_json(&text).map(|_| ()),
         ] {
             if let Err(e) = result {

@@ -73,6 +73,16 @@ fn every_lab_round_trips_through_the_url_and_json() {
         hide: ["runs".to_string(), "master".to_string()].into(),
         ..Default::default()
     });
+    round_trips(lab_state::parallelism::ParallelismLab {
+        data: "fashion".into(),
+        depth: 6,
+        memory: 2.5,
+        link: 4,
+        schedule: lab_state::parallelism::PipeSchedule::GPipe,
+        runs: "plain, best".into(),
+        hide: ["memory".to_string(), "run".to_string()].into(),
+        ..Default::default()
+    });
     round_trips(ClusterLab {
         workers: 16,
         weak: true,

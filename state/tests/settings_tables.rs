@@ -76,6 +76,7 @@ fn every_table_covers_its_settings_and_the_readme_lists_every_hideable_name() {
     check_table::<Landscape>(&readme);
     check_table::<ScalingLab>(&readme);
     check_table::<lab_state::precision::PrecisionLab>(&readme);
+    check_table::<lab_state::parallelism::ParallelismLab>(&readme);
     check_table::<ClusterLab>(&readme);
     check_table::<VisionLab>(&readme);
     check_table::<BenchLab>(&readme);

@@ -85,7 +85,8 @@ pub struct Machine {
     /// Bytes of memory per device.
     pub memory: u64,
     pub flops_per_second: f64,
-    /// Fixed seconds per step (kernel launches, synchronisation), as in the cluster lab.
+    /// Fixed seconds per pass of one (micro-)batch (kernel launches, synchronisation), as the
+    /// cluster lab charges per step.
     pub step_overhead: f64,
     pub link: Link,
 }
@@ -142,15 +143,18 @@ pub fn split_stages(profile: &Profile, stages: usize) -> Vec<Range<usize>> {
         .map(|l| l.forward_flops_per_row + l.backward_flops_per_row)
         .collect();
     let sum = |a: usize, b: usize| cost[a..b].iter().sum::<f64>();
-    // best[k][j]: the least slowest stage over layers 0..j in k stages; cut[k][j] its last cut.
-    let mut best = vec![vec![f64::INFINITY; n + 1]; p + 1];
+    // best[k][j]: over layers 0..j in k stages, the least (slowest stage, sum of squared stage
+    // costs): the slowest first, then the others as even as they can be. cut[k][j]: its last cut.
+    let mut best = vec![vec![(f64::INFINITY, f64::INFINITY); n + 1]; p + 1];
     let mut cut = vec![vec![0usize; n + 1]; p + 1];
-    best[0][0] = 0.0;
+    best[0][0] = (0.0, 0.0);
     for k in 1..=p {
         for j in k..=n {
             for i in (k - 1)..j {
-                let v = best[k - 1][i].max(sum(i, j));
-                if v < best[k][j] {
+                let (slowest, squares) = best[k - 1][i];
+                let c = sum(i, j);
+                let v = (slowest.max(c), squares + c * c);
+                if v.0 < best[k][j].0 || (v.0 == best[k][j].0 && v.1 < best[k][j].1) {
                     best[k][j] = v;
                     cut[k][j] = i;
                 }
@@ -235,8 +239,9 @@ pub fn estimate(
     let mut boundary = 0u64;
     for s in &stage_layers {
         let (f, b) = profile.flops_per_row(s.clone());
-        fwd = fwd.max(f * r as f64 / rate);
-        bwd = bwd.max(b * r as f64 / rate);
+        // Each micro-batch's pass pays the step's fixed cost (its launches), half each way.
+        fwd = fwd.max(f * r as f64 / rate + machine.step_overhead / 2.0);
+        bwd = bwd.max(b * r as f64 / rate + machine.step_overhead / 2.0);
         if s.start > 0 {
             boundary = boundary.max(in_per_row(s) * r);
         }
@@ -300,14 +305,13 @@ pub fn estimate(
         })
         .collect();
     let replica_rows = r as f64 * layout.micro as f64;
-    let compute_seconds = machine.step_overhead
-        + match &timeline {
-            Some(t) => t.makespan,
-            None => {
-                let (f, b) = profile.flops_per_row(0..profile.layers.len());
-                ((f + b) * replica_rows + recompute_flops) / rate
-            }
-        };
+    let compute_seconds = match &timeline {
+        Some(t) => t.makespan,
+        None => {
+            let (f, b) = profile.flops_per_row(0..profile.layers.len());
+            machine.step_overhead * layout.micro as f64 + ((f + b) * replica_rows + recompute_flops) / rate
+        }
+    };
     let largest_stage = stage_layers
         .iter()
         .map(|s| profile.layers[s.clone()].iter().map(|l| l.params).sum::<usize>())

@@ -6,6 +6,7 @@ pub mod layout_run;
 pub mod memory;
 pub mod pipeline;
 pub mod profile;
+pub mod record;
 pub mod tensor;
 pub mod zero;
 pub mod zero_run;
