@@ -9,7 +9,7 @@ let server;
 before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
-const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'bench'];
+const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'parallelism', 'bench'];
 
 async function download(page, id) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);

@@ -20,7 +20,7 @@ function controls(lab) {
 
 // A third entry: the query under which every control applies (the precision lab's custom run's
 // formats show only when the runs include it).
-const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land'], ['precision', 'prec', 'runs=fp32,custom']];
+const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land'], ['precision', 'prec', 'runs=fp32,custom'], ['parallelism', 'par']];
 
 test('every hideable control of every lab hides, and shows again without the flag', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });

@@ -9,7 +9,7 @@ let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'bench'];
+const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'parallelism', 'bench'];
 const WIDTHS = [1280, 1024, 700, 390];
 
 /// Whether the run button lies inside the viewport.

@@ -14,6 +14,7 @@ const RUN = {
   optimizers: null,
   vision: ['vision-run', 'vision-status', /^(done|failed|stopped)/],
   precision: ['prec-run', 'prec-status', /^(done|failed)/],
+  parallelism: ['par-run', 'par-status', /^(done|failed)/],
   '': null,
   bench: null,
   labs: null,

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 /// (route, name, two sentences).
-pub const LABS: [(&str, &str, &str); 8] = [
+pub const LABS: [(&str, &str, &str); 9] = [
     (
         "./",
         "Playground",
@@ -38,6 +38,11 @@ pub const LABS: [(&str, &str, &str); 8] = [
         "precision",
         "Precision",
         "Train the same network in fp32, fp16, bf16 and FP8 on the same batches and see what each format loses. Gradient exponents against a format's range, updates rounded away, and the dynamic loss scale at work.",
+    ),
+    (
+        "parallelism",
+        "Memory and parallelism",
+        "A network too big for one simulated device, made to fit by checkpointing, ZeRO and a pipeline of micro-batches, each trained for real: memory per device by tensor class, the stage × time chart with its bubble, and the fastest layout a device budget allows.",
     ),
     (
         "bench",

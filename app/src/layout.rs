@@ -19,7 +19,7 @@ pub fn lab_header(title: &'static str, tagline: &'static str) -> impl IntoView {
 }
 
 /// Every lab, the same on every page; the page's own is marked as the current one.
-const LABS: [(&str, &str); 9] = [
+const LABS: [(&str, &str); 10] = [
     ("labs", "all labs"),
     ("./", "playground"),
     ("optimizers", "optimizers"),
@@ -28,6 +28,7 @@ const LABS: [(&str, &str); 9] = [
     ("cluster", "data-parallel cluster"),
     ("vision", "vision (CNNs on images)"),
     ("precision", "precision (fp16, bf16, FP8)"),
+    ("parallelism", "memory and parallelism"),
     ("bench", "benchmark"),
 ];
 
@@ -77,6 +78,18 @@ impl Record for engine::scaling::SweepRecord {
     }
     fn from_json(text: &str) -> Result<Self, String> {
         Ok(engine::scaling::SweepRecord::from_json(text)?)
+    }
+    fn runs(&self) -> usize {
+        self.runs.len()
+    }
+}
+
+impl Record for engine::parallelism::record::ParallelismRecord {
+    fn csv(&self) -> String {
+        engine::parallelism::record::ParallelismRecord::csv(self)
+    }
+    fn from_json(text: &str) -> Result<Self, String> {
+        Ok(engine::parallelism::record::ParallelismRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()

@@ -18,6 +18,7 @@ mod landscape;
 mod layout;
 mod lessons;
 mod optimizers;
+mod parallelism;
 mod playground;
 mod precision;
 mod scaling;
@@ -53,6 +54,8 @@ fn main() {
         leptos::mount::mount_to_body(vision::VisionPage);
     } else if path.ends_with("/precision") {
         leptos::mount::mount_to_body(precision::PrecisionPage);
+    } else if path.ends_with("/parallelism") {
+        leptos::mount::mount_to_body(parallelism::ParallelismPage);
     } else if path.ends_with("/optimizers") {
         leptos::mount::mount_to_body(optimizers::OptimizersPage);
     } else {

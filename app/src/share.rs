@@ -67,6 +67,7 @@ fn test_prefix(lab: &str) -> &'static str {
         "landscape" => "land",
         "bench" => "bench",
         "precision" => "prec",
+        "parallelism" => "par",
         _ => "lab",
     }
 }

@@ -206,7 +206,7 @@ fn every_layout_trains_to_the_plain_runs_weights() {
             whole: &mut whole,
             part: part.as_mut(),
         };
-        let (run, weights) = pollster::block_on(train(layout.label(), layout, devices, 6, None, |_| async {
+        let (run, weights, _) = pollster::block_on(train(layout.label(), layout, devices, 6, None, |_| async {
             true
         }))
         .unwrap();

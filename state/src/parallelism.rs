@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use engine::collectives::Link;
 use engine::ops::activation::Activation;
-use engine::optim::Optimizer;
+use engine::optim::{Decay, Optimizer, Schedule as LrSchedule};
 use engine::parallelism::layout::{Layout, Machine};
 use engine::parallelism::pipeline::Schedule;
 use engine::parallelism::zero::Stage;
@@ -88,7 +88,7 @@ impl Default for ParallelismLab {
                 .unwrap_or(0),
             lr: 0.001,
             batch: 512,
-            steps: 200,
+            steps: 500,
             images: 10_000,
             memory: 8.0,
             gflops: 100.0,
@@ -138,6 +138,15 @@ impl ParallelismLab {
             },
             optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
             learning_rate: self.lr,
+            // Cosine-decayed to 1 % over the run, so every layout ends settled, not mid-bounce:
+            // their accuracies compare.
+            schedule: LrSchedule {
+                decay: Decay::Cosine {
+                    total_steps: self.steps as u32,
+                    min_factor: 0.01,
+                },
+                ..Default::default()
+            },
             batch,
             shuffle: true,
             ..Default::default()
@@ -309,11 +318,15 @@ pub fn verdict(record: &engine::parallelism::record::ParallelismRecord) -> Vec<S
             Some(r) => match (r.diverged_at, r.test_accuracy, first) {
                 (Some(s), _, _) => format!(", diverged at step {s}"),
                 (None, Some(a), Some(f)) if i > 0 => format!(
-                    ", {:.1} % test accuracy ({:+.1} points against {}; weights within {:.0e})",
+                    ", {:.1} % test accuracy ({:+.1} points against {}; {})",
                     a * 100.0,
                     (a - f) * 100.0,
-                    record.runs[0].label,
-                    r.weight_gap.unwrap_or(0.0)
+                    record.runs[0].layout.label(),
+                    match (r.first_step_gap, r.weight_gap) {
+                        (_, Some(g)) if g == 0.0 => "bit-identical weights".to_string(),
+                        (Some(g), _) => format!("its first update within {g:.0e}"),
+                        _ => "weights not compared".to_string(),
+                    }
                 ),
                 (None, Some(a), _) => format!(", {:.1} % test accuracy", a * 100.0),
                 _ => String::new(),

@@ -9,6 +9,7 @@ pub mod legend;
 pub mod loss_chart;
 pub mod network;
 pub mod optimizers;
+pub mod parallelism;
 pub mod precision;
 pub mod scaling;
 pub mod scaling_runs;

@@ -25,6 +25,10 @@ pub struct LayoutRun {
     pub diverged_at: Option<usize>,
     /// Largest |w − w_ref| / (1 + |w_ref|) against the first run's final weights (0 for it).
     pub weight_gap: Option<f32>,
+    /// The same after the first step: one update against one update, before rounding
+    /// differences compound over training.
+    #[serde(default)]
+    pub first_step_gap: Option<f32>,
 }
 
 /// The trainers a layout needs: `whole` at the batch (it holds the model between steps and
@@ -34,8 +38,9 @@ pub struct Devices<'a> {
     pub part: Option<&'a mut Trainer>,
 }
 
-/// Trains `layout` for `steps` steps from `whole`'s weights, calling `progress(step)` after
-/// each (false stops), then measures `test`. Returns the run and its final weights.
+/// Trains `layout` for `steps` steps from `whole`'s weights, calling `progress(losses)` after
+/// each step (false stops), then measures `test`. Returns the run, its final weights and its
+/// weights after the first step.
 pub async fn train<F: std::future::Future<Output = bool>>(
     label: String,
     layout: Layout,
@@ -43,7 +48,7 @@ pub async fn train<F: std::future::Future<Output = bool>>(
     steps: usize,
     test: Option<&Dataset>,
     mut progress: impl FnMut(&[f32]) -> F,
-) -> Result<(LayoutRun, Vec<f32>), Error> {
+) -> Result<(LayoutRun, Vec<f32>, Vec<f32>), Error> {
     let Devices { whole, mut part } = devices;
     let batch = whole.config.batch;
     let rows_per = layout.micro_rows(batch).ok_or_else(|| {
@@ -63,7 +68,9 @@ pub async fn train<F: std::future::Future<Output = bool>>(
         test_accuracy: None,
         diverged_at: None,
         weight_gap: None,
+        first_step_gap: None,
     };
+    let mut after_first = Vec::new();
     let mut shards = if layout.data > 1 {
         Some(Workers::new(&whole.params().await?, layout.data))
     } else {
@@ -113,6 +120,12 @@ pub async fn train<F: std::future::Future<Output = bool>>(
             loss_sum / (layout.data * layout.micro) as f32
         };
         run.losses.push(loss);
+        if run.losses.len() == 1 {
+            after_first = match &shards {
+                Some(w) => w.weights[0].clone(),
+                None => whole.params().await?,
+            };
+        }
         if !loss.is_finite() {
             run.diverged_at = Some(run.losses.len());
             break;
@@ -128,7 +141,7 @@ pub async fn train<F: std::future::Future<Output = bool>>(
         run.test_accuracy = Some(whole.evaluate(test).await?.1);
     }
     let weights = whole.params().await?;
-    Ok((run, weights))
+    Ok((run, weights, after_first))
 }
 
 /// Largest |a − b| / (1 + |b|).

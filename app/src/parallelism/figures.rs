@@ -1,0 +1,89 @@
+//! The parallelism lab's views: memory per device first (the lesson: which layouts fit), the
+//! verdict and the table of time, traffic and accuracy, one device's memory through a step, the
+//! pipeline's schedule, and the layouts' training losses.
+
+use leptos::prelude::*;
+
+use engine::parallelism::layout::Estimate;
+use engine::parallelism::layout_run::LayoutRun;
+use engine::parallelism::record::ParallelismRecord;
+use lab_state::parallelism::ParallelismLab as Settings;
+
+use super::Canvases;
+
+fn mb(b: u64) -> String {
+    format!("{:.2} MB", b as f64 / 1e6)
+}
+
+/// A layout's test id: its way's name (the label's start).
+fn key(run_label: &str) -> String {
+    run_label.split(':').next().unwrap_or("").trim().to_string()
+}
+
+fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
+    let k = run.map(|r| key(&r.label)).unwrap_or_default();
+    let accuracy = match run {
+        Some(r) => match (r.diverged_at, r.test_accuracy) {
+            (Some(s), _) => format!("diverged at step {s}"),
+            (None, Some(a)) => format!("{:.1} %", a * 100.0),
+            _ => "–".into(),
+        },
+        None => "not trained".into(),
+    };
+    let gap = |g: Option<f32>| {
+        g.map_or("–".into(), |g| if g == 0.0 { "identical".to_string() } else { format!("{g:.0e}") })
+    };
+    let (first, last) = (gap(run.and_then(|r| r.first_step_gap)), gap(run.and_then(|r| r.weight_gap)));
+    let wire = if e.wire_bytes > 0.0 { mb(e.wire_bytes as u64) } else { "–".into() };
+    let bubble = if e.timeline.is_some() { format!("{:.0} %", e.bubble * 100.0) } else { "–".into() };
+    view! {
+        <tr>
+            <td>{e.layout.label()}</td>
+            <td>{e.layout.devices()}</td>
+            <td data-metric=format!("peak-{k}") data-metric-value=e.peak.to_string() data-fits=e.fits.to_string()
+                class:bad=!e.fits>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}{format!(" ({:.0} % of the device)", 100.0 * e.peak as f64 / budget.max(1) as f64)}</span></td>
+            <td data-metric=format!("time-{k}") data-metric-value=e.step_seconds.to_string()>{format!("{:.2} ms", e.step_seconds * 1e3)}<br/><span class="muted small">{format!("compute {:.2}, comm. {:.2}", e.compute_seconds * 1e3, e.comm_seconds * 1e3)}</span></td>
+            <td data-metric=format!("wire-{k}") data-metric-value=e.wire_bytes.to_string()>{wire}</td>
+            <td>{bubble}</td>
+            <td data-metric=format!("acc-{k}") data-metric-value=run.and_then(|r| r.test_accuracy).map_or(String::new(), |a| a.to_string())>{accuracy}</td>
+            <td data-metric=format!("gap1-{k}") data-metric-value=run.and_then(|r| r.first_step_gap).map_or(String::new(), |g| g.to_string())>{first}</td>
+            <td data-metric=format!("gap-{k}") data-metric-value=run.and_then(|r| r.weight_gap).map_or(String::new(), |g| g.to_string())>{last}</td>
+        </tr>
+    }
+}
+
+pub fn figures(canvases: Canvases, record: RwSignal<Option<ParallelismRecord>>, settings: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <section class="views">
+            <figure class="wide">
+                <canvas node_ref=canvases.memory data-testid="par-memory" data-empty="Press Run: each layout's memory per device, by tensor class, against one device's memory." width="640" height="360"></canvas>
+                <figcaption>"Memory of each device in each layout, by tensor class (a pipeline's stages side by side), from the buffers the engine allocates for the network, split as each layout splits them; dashed red: one device's memory. Read it: plain keeps everything on one device; checkpointing cuts only the activations; ZeRO-3 divides weights, gradients and Adam's two state copies by the workers (and each worker's activations by its share of the batch); a pipeline gives each device only its own layers."</figcaption>
+            </figure>
+            <figure class="wide">
+                <ul class="verdict" data-testid="par-verdict">
+                    {move || record.with(|r| r.as_ref().map(|r| lab_state::parallelism::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
+                </ul>
+                <table class="results" data-testid="par-table">
+                    <tr><th>"layout"</th><th>"devices"</th><th>"peak memory per device"</th><th>"modelled step"</th><th>"sent per device per step"</th><th>"bubble"</th><th>"test acc."</th><th>"weights vs first run: step 1"</th><th>"at the end"</th></tr>
+                    {move || record.with(|r| r.as_ref().map(|r| {
+                        r.estimates.iter().enumerate().map(|(i, e)| row(e, r.runs.get(i), r.machine.memory)).collect_view()
+                    }))}
+                </table>
+                <figcaption>"Each layout on the simulated devices: its busiest device's peak memory, its step time modelled from its FLOPs at the devices' speed and its messages on the link (α-β-γ, as in the cluster lab), the bytes its busiest device sends, the pipeline's idle share, and, trained for real on the same batches from the same weights, its accuracy on 2,000 test images and how far its weights lie from the first run's after one step and at the end (largest |w − w₀| / (1 + |w₀|)). Read it: the layouts change memory and time, not the math: after one step the weights agree to float rounding (checkpointing: bit for bit). Over hundreds of steps Adam magnifies those last-bit differences in weights whose gradients hover near zero (it divides by √v), so the runs drift apart while learning equally well."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.step data-testid="par-step" data-empty="Press Run: one device's memory through a step." width="420" height="320"></canvas>
+                <figcaption>{move || format!("One device's memory through a step of the plain layout: weights, gradients, optimizer state and workspace held all step; the activations (red) rise as the forward keeps each layer's output and fall as the backward uses and frees them (grey line: the forward's end). Dashed: checkpointing every {} layers keeps only each segment's input and re-runs the segment's forward just before its backward — the spikes; its peak is lower, its step does about one more forward.", settings.with(|s| s.segment_length()))}</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.pipeline data-testid="par-pipeline" data-empty="Press Run: the pipeline's stages over one step." width="420" height="320"></canvas>
+                <figcaption>"The pipeline's step: each stage (a device) runs its layers' forward of each micro-batch (blue, numbered) and later its backward (orange); grey is idle, the bubble. The stages run at the slowest stage's pace. With equal stages and free links the bubble is (p − 1)/(m + p − 1) of the time; 1F1B and GPipe idle alike, but 1F1B starts backwards early, so stage s holds at most p − s micro-batches' activations instead of all m."</figcaption>
+            </figure>
+            <figure class="wide">
+                <canvas node_ref=canvases.losses data-testid="par-losses" data-empty="Press Run: each layout's training loss." width="640" height="320"></canvas>
+                <figcaption>"The training loss of each layout (smoothed, log scale), on the same batches from the same initial weights; the first run solid and thick, the others dashed on top of it. Read it: one curve — checkpointing, ZeRO's sharded update and a pipeline's accumulated micro-batches compute the same update as the plain step."</figcaption>
+            </figure>
+            {crate::lessons::lesson("par", crate::lessons::PARALLELISM)}
+        </section>
+    }
+}

@@ -1,0 +1,107 @@
+//! The memory and parallelism lab (`/parallelism`): a deep MLP that does not fit one simulated
+//! device, made to fit by checkpointing, ZeRO and a pipeline (and the fastest layout a device
+//! budget allows), each trained for real on the same batches (docs/theory.md §8). The layouts'
+//! bytes, times and training are the engine's (`engine::parallelism`); `page` lays the lab out,
+//! `run` trains, `figures` shows.
+
+mod figures;
+mod page;
+mod run;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use engine::parallelism::layout::step_curve;
+use engine::parallelism::record::ParallelismRecord;
+
+use crate::draw::parallelism as charts;
+
+pub use page::ParallelismPage;
+
+#[derive(Clone, Copy)]
+struct Canvases {
+    memory: NodeRef<Canvas>,
+    step: NodeRef<Canvas>,
+    pipeline: NodeRef<Canvas>,
+    losses: NodeRef<Canvas>,
+}
+
+/// The numbers behind each chart, as CSV.
+fn tables(record: &ParallelismRecord, segment: usize) {
+    use crate::figures::{csv, set_table};
+    let bars = record.estimates.iter().flat_map(|e| {
+        e.devices.iter().enumerate().map(move |(s, d)| {
+            [
+                e.layout.label(),
+                (s + 1).to_string(),
+                d.weights.to_string(),
+                d.gradients.to_string(),
+                d.optimizer.to_string(),
+                d.workspace.to_string(),
+                d.activations.to_string(),
+                record.machine.memory.to_string(),
+            ]
+        })
+    });
+    set_table(
+        "par-memory",
+        csv(
+            "layout,stage,weights_bytes,gradients_bytes,optimizer_bytes,workspace_bytes,activations_bytes,device_memory_bytes",
+            bars,
+        ),
+    );
+    let rows = record.config.batch;
+    let curve = [("plain", None), ("checkpointed", Some(segment))]
+        .into_iter()
+        .flat_map(|(name, k)| {
+            step_curve(&record.profile, rows, k)
+                .into_iter()
+                .enumerate()
+                .map(move |(i, (what, bytes))| [name.to_string(), i.to_string(), what, bytes.to_string()])
+        });
+    set_table("par-step", csv("step,event,after,activation_bytes", curve));
+    let slots = record
+        .estimates
+        .iter()
+        .filter_map(|e| e.timeline.as_ref())
+        .take(1)
+        .flat_map(|t| {
+            t.slots.iter().map(|x| {
+                [
+                    (x.stage + 1).to_string(),
+                    (x.work.micro + 1).to_string(),
+                    format!("{:?}", x.work.pass).to_lowercase(),
+                    x.start.to_string(),
+                    x.end.to_string(),
+                ]
+            })
+        });
+    set_table("par-pipeline", csv("stage,micro_batch,pass,start_seconds,end_seconds", slots));
+    let losses = record.runs.iter().flat_map(|r| {
+        r.losses
+            .iter()
+            .enumerate()
+            .map(move |(k, l)| [r.label.clone(), (k + 1).to_string(), l.to_string()])
+    });
+    set_table("par-losses", csv("layout,step,loss", losses));
+}
+
+fn redraw_losses(c: &Canvases, record: &ParallelismRecord) {
+    if let Some(x) = c.losses.get_untracked() {
+        charts::losses(x, &record.runs);
+    }
+}
+
+fn redraw(c: &Canvases, record: &ParallelismRecord, segment: usize) {
+    tables(record, segment);
+    if let Some(x) = c.memory.get_untracked() {
+        charts::memory_bars(x, record);
+    }
+    if let Some(x) = c.step.get_untracked() {
+        charts::step_memory(x, record, segment);
+    }
+    if let Some(x) = c.pipeline.get_untracked() {
+        charts::pipeline(x, record.estimates.iter().find_map(|e| e.timeline.as_ref()));
+    }
+    redraw_losses(c, record);
+}

@@ -1,0 +1,142 @@
+//! Training the layouts: the network's profile from a trainer at the batch, each layout's
+//! estimate, then each layout trained on the same batches from the same weights, one after
+//! another, the charts redrawn as they go.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use engine::parallelism::layout::{estimate, search};
+use engine::parallelism::layout_run::{self, weight_gap, Devices};
+use engine::parallelism::profile::Profile;
+use engine::parallelism::record::ParallelismRecord;
+use engine::train::Trainer;
+use lab_state::parallelism::ParallelismLab as Settings;
+
+use super::{redraw, Canvases};
+use crate::fetch;
+use crate::frame::next_frame;
+
+pub async fn run_all(
+    s: Settings,
+    webgpu: bool,
+    (status, progress): (RwSignal<String>, RwSignal<f64>),
+    cancel: &Cell<bool>,
+    record: RwSignal<Option<ParallelismRecord>>,
+    canvases: Canvases,
+) -> Result<(), String> {
+    let ways = s.ways()?;
+    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
+    status.set("loading data…".into());
+    let config = s.config(s.batch);
+    let (train, test) = fetch::data(&config).await?;
+    let machine = s.machine();
+    let profile = {
+        let t = Trainer::with_data(config.clone(), train.clone(), None, 1).await?;
+        Profile::of(&t)
+    };
+    // The layouts: the named ones, and the fastest that fits for "best".
+    let mut layouts = Vec::new();
+    for w in &ways {
+        match s.layout(w) {
+            Some(l) => layouts.push((w.clone(), l)),
+            None => match search(&profile, s.batch, &machine, s.devices).first() {
+                Some(e) => layouts.push((w.clone(), e.layout)),
+                None => status.set(format!(
+                    "no layout of at most {} devices fits {} MB: best left out",
+                    s.devices, s.memory
+                )),
+            },
+        }
+    }
+    let estimates = layouts
+        .iter()
+        .map(|(_, l)| estimate(l, &profile, s.batch, &machine))
+        .collect::<Result<Vec<_>, _>>()?;
+    record.set(Some(ParallelismRecord {
+        config: config.clone(),
+        steps: s.steps,
+        machine,
+        profile,
+        estimates,
+        runs: Vec::new(),
+    }));
+    record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
+    next_frame().await;
+    let share = 1.0 / layouts.len().max(1) as f64;
+    // The first run's weights at the end and after its first step, the others' reference.
+    let mut first_weights: Option<(Vec<f32>, Vec<f32>)> = None;
+    for (i, (way, layout)) in layouts.iter().enumerate() {
+        if cancel.get() {
+            break;
+        }
+        let label = match layout.label() {
+            l if l == *way => l,
+            l => format!("{way}: {l}"),
+        };
+        status.set(format!(
+            "layout {} of {}: {label}, {} steps on {}…",
+            i + 1,
+            layouts.len(),
+            s.steps,
+            crate::gpu::runs_on(&gpu)
+        ));
+        let pacer = crate::frame::Pacer::new();
+        let (mut run, weights, after_first) = crate::gpu::with_fallback(&mut gpu, async |gpu| {
+            let mut whole = Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 1).await?;
+            let rows = layout.micro_rows(s.batch).unwrap_or(s.batch);
+            let mut part = if rows < s.batch {
+                Some(Trainer::with_data(s.config(rows), train.clone(), gpu.clone(), 1).await?)
+            } else {
+                None
+            };
+            let devices = Devices {
+                whole: &mut whole,
+                part: part.as_mut(),
+            };
+            let live = |losses: &[f32]| {
+                progress.set(share * (i as f64 + losses.len() as f64 / s.steps.max(1) as f64));
+                if losses.len() % 20 == 0 {
+                    record.with_untracked(|rec| {
+                        if let Some(rec) = rec {
+                            let mut shown = rec.clone();
+                            shown.runs.push(engine::parallelism::layout_run::LayoutRun {
+                                label: label.clone(),
+                                layout: *layout,
+                                losses: losses.to_vec(),
+                                test_accuracy: None,
+                                diverged_at: None,
+                                weight_gap: None,
+                                first_step_gap: None,
+                            });
+                            super::redraw_losses(&canvases, &shown);
+                        }
+                    });
+                }
+                pacer.go_on(cancel)
+            };
+            Ok(layout_run::train(label.clone(), *layout, devices, s.steps, Some(&test), live).await?)
+        })
+        .await?;
+        match &first_weights {
+            Some((w0, f0)) => {
+                run.weight_gap = Some(weight_gap(&weights, w0));
+                run.first_step_gap = Some(weight_gap(&after_first, f0));
+            }
+            None => {
+                run.weight_gap = Some(0.0);
+                run.first_step_gap = Some(0.0);
+                first_weights = Some((weights, after_first));
+            }
+        }
+        record.update(|rec| {
+            if let Some(rec) = rec {
+                rec.runs.push(run);
+            }
+        });
+        record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
+        next_frame().await;
+    }
+    progress.set(1.0);
+    Ok(())
+}
