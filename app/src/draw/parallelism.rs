@@ -108,8 +108,8 @@ pub fn memory_bars(canvas: HtmlCanvasElement, record: &ParallelismRecord) {
     ));
 }
 
-/// A layout's name for under its bars.
-fn short(l: &engine::parallelism::layout::Layout) -> String {
+/// A layout's short name, for under its bars and in the table.
+pub fn short(l: &engine::parallelism::layout::Layout) -> String {
     let mut parts = Vec::new();
     if l.data > 1 {
         parts.push(match l.zero {
@@ -231,11 +231,12 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
         .configure_mesh()
         .disable_mesh()
         .x_desc("ms into the step")
-        .y_labels(t.stages)
+        // Ticks every half row; the row centres carry the stage's name.
+        .y_labels(2 * t.stages + 1)
         .y_label_formatter(&|v| {
-            let s = v.floor();
-            if (v - s - 0.0).abs() < 1e-9 && s < stages {
-                format!("stage {}", s as usize + 1)
+            let k = (v - 0.5).round();
+            if (v - 0.5 - k).abs() < 1e-6 && k >= 0.0 && k < stages {
+                format!("stage {}", k as usize + 1)
             } else {
                 String::new()
             }

@@ -33,21 +33,26 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
     let gap = |g: Option<f32>| {
         g.map_or("–".into(), |g| if g == 0.0 { "identical".to_string() } else { format!("{g:.0e}") })
     };
-    let (first, last) = (gap(run.and_then(|r| r.first_step_gap)), gap(run.and_then(|r| r.weight_gap)));
+    let gaps = format!(
+        "{} → {}",
+        gap(run.and_then(|r| r.first_step_gap)),
+        gap(run.and_then(|r| r.weight_gap))
+    );
     let wire = if e.wire_bytes > 0.0 { mb(e.wire_bytes as u64) } else { "–".into() };
     let bubble = if e.timeline.is_some() { format!("{:.0} %", e.bubble * 100.0) } else { "–".into() };
     view! {
         <tr>
-            <td>{e.layout.label()}</td>
+            <td title=e.layout.label()>{crate::draw::parallelism::short(&e.layout)}</td>
             <td>{e.layout.devices()}</td>
             <td data-metric=format!("peak-{k}") data-metric-value=e.peak.to_string() data-fits=e.fits.to_string()
-                class:bad=!e.fits>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}{format!(" ({:.0} % of the device)", 100.0 * e.peak as f64 / budget.max(1) as f64)}</span></td>
-            <td data-metric=format!("time-{k}") data-metric-value=e.step_seconds.to_string()>{format!("{:.2} ms", e.step_seconds * 1e3)}<br/><span class="muted small">{format!("compute {:.2}, comm. {:.2}", e.compute_seconds * 1e3, e.comm_seconds * 1e3)}</span></td>
+                class:bad=!e.fits title=format!("{:.0} % of the device", 100.0 * e.peak as f64 / budget.max(1) as f64)>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}</span></td>
+            <td data-metric=format!("time-{k}") data-metric-value=e.step_seconds.to_string()>{format!("{:.2} ms", e.step_seconds * 1e3)}<br/><span class="muted small">{format!("{:.2} + {:.2}", e.compute_seconds * 1e3, e.comm_seconds * 1e3)}</span></td>
             <td data-metric=format!("wire-{k}") data-metric-value=e.wire_bytes.to_string()>{wire}</td>
             <td>{bubble}</td>
             <td data-metric=format!("acc-{k}") data-metric-value=run.and_then(|r| r.test_accuracy).map_or(String::new(), |a| a.to_string())>{accuracy}</td>
-            <td data-metric=format!("gap1-{k}") data-metric-value=run.and_then(|r| r.first_step_gap).map_or(String::new(), |g| g.to_string())>{first}</td>
-            <td data-metric=format!("gap-{k}") data-metric-value=run.and_then(|r| r.weight_gap).map_or(String::new(), |g| g.to_string())>{last}</td>
+            <td data-metric=format!("gap1-{k}") data-metric-value=run.and_then(|r| r.first_step_gap).map_or(String::new(), |g| g.to_string())>
+                <span data-metric=format!("gap-{k}") data-metric-value=run.and_then(|r| r.weight_gap).map_or(String::new(), |g| g.to_string())>{gaps}</span>
+            </td>
         </tr>
     }
 }
@@ -63,13 +68,13 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<ParallelismRecord>>, 
                 <ul class="verdict" data-testid="par-verdict">
                     {move || record.with(|r| r.as_ref().map(|r| lab_state::parallelism::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
                 </ul>
-                <table class="results" data-testid="par-table">
-                    <tr><th>"layout"</th><th>"devices"</th><th>"peak memory per device"</th><th>"modelled step"</th><th>"sent per device per step"</th><th>"bubble"</th><th>"test acc."</th><th>"weights vs first run: step 1"</th><th>"at the end"</th></tr>
+                <div class="table-scroll"><table class="results" data-testid="par-table">
+                    <tr><th>"layout"</th><th>"devices"</th><th>"peak per device"</th><th>"step (compute + comm.)"</th><th>"sent per device"</th><th>"bubble"</th><th>"test acc."</th><th>"weights vs first: step 1 → end"</th></tr>
                     {move || record.with(|r| r.as_ref().map(|r| {
                         r.estimates.iter().enumerate().map(|(i, e)| row(e, r.runs.get(i), r.machine.memory)).collect_view()
                     }))}
-                </table>
-                <figcaption>"Each layout on the simulated devices: its busiest device's peak memory, its step time modelled from its FLOPs at the devices' speed and its messages on the link (α-β-γ, as in the cluster lab), the bytes its busiest device sends, the pipeline's idle share, and, trained for real on the same batches from the same weights, its accuracy on 2,000 test images and how far its weights lie from the first run's after one step and at the end (largest |w − w₀| / (1 + |w₀|)). Read it: the layouts change memory and time, not the math: after one step the weights agree to float rounding (checkpointing: bit for bit). Over hundreds of steps Adam magnifies those last-bit differences in weights whose gradients hover near zero (it divides by √v), so the runs drift apart while learning equally well."</figcaption>
+                </table></div>
+                <figcaption>"Each layout on the simulated devices (hover a name for it in full; ckpt /k: checkpoints every k layers; pipe p×m: p stages, m micro-batches): its busiest device's peak memory, its step time modelled from its FLOPs at the devices' speed plus its messages on the link (α-β-γ, as in the cluster lab), in ms, the bytes its busiest device sends per step, the pipeline's idle share, and, trained for real on the same batches from the same weights, its accuracy on 2,000 test images and how far its weights lie from the first run's after one step and at the end (largest |w − w₀| / (1 + |w₀|)). Read it: the layouts change memory and time, not the math: after one step the weights agree to float rounding (checkpointing: bit for bit). Over hundreds of steps Adam magnifies those last-bit differences in weights whose gradients hover near zero (it divides by √v), so the runs drift apart while learning equally well."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.step data-testid="par-step" data-empty="Press Run: one device's memory through a step." width="420" height="320"></canvas>

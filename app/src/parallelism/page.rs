@@ -56,7 +56,7 @@ pub fn ParallelismPage() -> impl IntoView {
             })}
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=settings notices=notices/>
-                <fieldset>
+                <fieldset class="group">
                     <legend>"The network (an MLP of ReLU layers)"</legend>
                     <label class:hidden=hidden("data")>"Data"
                         <select data-testid="par-data" on:change=move |ev| { let d = event_target_value(&ev); set(&|s| s.data = d.clone()); }>
@@ -72,7 +72,7 @@ pub fn ParallelismPage() -> impl IntoView {
                     {number_input("Steps per layout", "par-steps", |s| s.steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=20_000).contains(x)).map(|x| s.steps = x).is_some())}
                     {number_input("Training images", "par-images", |s| s.images.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (100..=60_000).contains(x)).map(|x| s.images = x).is_some())}
                 </fieldset>
-                <fieldset>
+                <fieldset class="group">
                     <legend>"The simulated devices"</legend>
                     {number_input("Memory per device (MB)", "par-memory", |s| s.memory.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && *x <= 1e6).map(|x| s.memory = x).is_some())}
                     {number_input("Speed (GFLOP/s)", "par-gflops", |s| s.gflops.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && *x <= 1e6).map(|x| s.gflops = x).is_some())}
@@ -86,7 +86,7 @@ pub fn ParallelismPage() -> impl IntoView {
                         </select>
                     </label>
                 </fieldset>
-                <fieldset>
+                <fieldset class="group">
                     <legend>"The layouts"</legend>
                     {number_input("Runs (plain, checkpoint, zero, pipeline, best)", "par-runs", |s| s.runs.clone(), |s, v| lab_state::parallelism::parse_runs(v).map(|_| s.runs = v.into()).is_ok())}
                     {number_input("Checkpoint every k layers (0: √layers)", "par-segment", |s| s.segment.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x <= 65).map(|x| s.segment = x).is_some())}
