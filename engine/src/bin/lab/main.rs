@@ -81,6 +81,9 @@ enum Command {
     Zero(parallelism::ZeroArgs),
     /// A config's step memory by tensor class, and checkpointing's trade for each segment length
     Memory(parallelism::MemoryArgs),
+    /// Layouts of a config's step over simulated devices: bytes per device, time, traffic; the
+    /// fastest that fit a device budget
+    Layouts(parallelism::LayoutsArgs),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::Pipeline(a) => parallelism::pipeline(&a),
         Command::Zero(a) => parallelism::zero(&a),
         Command::Memory(a) => parallelism::memory(&a, data),
+        Command::Layouts(a) => parallelism::layouts(&a, data),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

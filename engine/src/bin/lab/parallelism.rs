@@ -1,5 +1,5 @@
-//! `lab pipeline`, `lab zero` and `lab memory`: the parallelism models' figures as JSON, for
-//! checking by hand.
+//! `lab pipeline`, `lab zero`, `lab memory` and `lab layouts`: the parallelism models' figures as
+//! JSON, for checking by hand.
 
 use engine::parallelism::pipeline::{bubble_closed_form, Costs, Schedule, Timeline};
 use engine::parallelism::zero::{per_device, wire_values, ClassBytes, Stage};
@@ -131,6 +131,70 @@ pub fn memory(a: &MemoryArgs, data: &std::path::Path) -> Result<(), String> {
                 eprintln!("lab: no checkpointing figures: {e}");
                 break;
             }
+        }
+    }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct LayoutsArgs {
+    #[arg(long, value_name = "FILE.json")]
+    config: Option<std::path::PathBuf>,
+    /// Memory of one device, MB (10^6 bytes)
+    #[arg(long, default_value_t = 8.0)]
+    memory: f64,
+    /// One device's speed, GFLOP/s
+    #[arg(long, default_value_t = 100.0)]
+    gflops: f64,
+    /// The link between devices (nvlink, pcie, infiniband, 100gbe, 10gbe, wifi)
+    #[arg(long, default_value = "pcie")]
+    link: String,
+    /// Also list every layout of at most this many devices that fits, fastest first
+    #[arg(long, value_name = "DEVICES")]
+    search: Option<usize>,
+}
+
+/// Plain, checkpointed (every √n layers), ZeRO-3 on 4 and a 4-stage pipeline of 8 micro-batches,
+/// one JSON line each; then the search's layouts.
+pub fn layouts(a: &LayoutsArgs, data: &std::path::Path) -> Result<(), String> {
+    use engine::parallelism::layout::{estimate, search, Estimate, Layout, Machine};
+    use engine::parallelism::profile::Profile;
+    let config = crate::io::config_of(a.config.as_deref())?;
+    let (t, _) = crate::io::build(data, config.clone(), None, 0)?;
+    let profile = Profile::of(&t);
+    let machine = Machine {
+        memory: (a.memory * 1e6) as u64,
+        flops_per_second: a.gflops * 1e9,
+        step_overhead: engine::cluster::DEFAULT_STEP_OVERHEAD,
+        link: engine::collectives::Link::preset(&a.link).ok_or_else(|| format!("--link {}: not a preset", a.link))?,
+    };
+    let k = ((profile.layers.len() as f64).sqrt().round() as usize).max(1);
+    let print = |e: &Estimate| {
+        println!(
+            "{}",
+            serde_json::json!({
+                "layout": e.layout.label(), "devices": e.layout.devices(), "peakBytes": e.peak, "fits": e.fits,
+                "perDevice": e.devices, "stepSeconds": e.step_seconds, "computeSeconds": e.compute_seconds,
+                "commSeconds": e.comm_seconds, "wireBytes": e.wire_bytes, "bubble": e.bubble,
+                "recomputeFlops": e.recompute_flops,
+            })
+        )
+    };
+    let corners = [
+        Layout::PLAIN,
+        Layout { segment: Some(k), ..Layout::PLAIN },
+        Layout { data: 4, zero: engine::parallelism::zero::Stage::Weights, ..Layout::PLAIN },
+        Layout { stages: 4, micro: 8, ..Layout::PLAIN },
+    ];
+    for l in corners {
+        match estimate(&l, &profile, config.batch, &machine) {
+            Ok(e) => print(&e),
+            Err(why) => eprintln!("lab: {}: {why}", l.label()),
+        }
+    }
+    if let Some(d) = a.search {
+        for e in search(&profile, config.batch, &machine, d) {
+            print(&e);
         }
     }
     Ok(())
