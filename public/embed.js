@@ -7,7 +7,7 @@
 (function () {
   const script = document.currentScript;
   const base = new URL((script && script.dataset.labBase) || './', (script && script.src) || location.href);
-  const routes = { playground: '', optimizers: 'optimizers', landscape: 'landscape', scaling: 'scaling', cluster: 'cluster', vision: 'vision', bench: 'bench' };
+  const routes = { playground: '', optimizers: 'optimizers', landscape: 'landscape', scaling: 'scaling', cluster: 'cluster', vision: 'vision', precision: 'precision', parallelism: 'parallelism', bench: 'bench' };
   const frames = new Map();
 
   function mount(div) {

@@ -101,7 +101,10 @@ fn lab_memory_prints_the_classes_and_the_checkpointing_trade() {
 #[test]
 fn lab_layouts_prints_the_corners_and_the_search() {
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_lab")).args(args).output().expect("lab runs");
+        let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(args)
+            .output()
+            .expect("lab runs");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout)
             .lines()
@@ -111,11 +114,16 @@ fn lab_layouts_prints_the_corners_and_the_search() {
     let memory = run(&["memory"]);
     let lines = run(&["layouts", "--memory", "0.02", "--search", "4"]);
     assert_eq!(lines[0]["layout"], "plain");
-    assert_eq!(lines[0]["fits"], false, "the default config's plain step needs more than 20 kB");
+    assert_eq!(
+        lines[0]["fits"], false,
+        "the default config's plain step needs more than 20 kB"
+    );
     assert_eq!(lines[0]["peakBytes"], memory[0]["stepBytes"]);
     let found = &lines[4..];
     assert!(!found.is_empty());
-    assert!(found.iter().all(|l| l["fits"] == true && l["devices"].as_u64().unwrap() <= 4));
+    assert!(found
+        .iter()
+        .all(|l| l["fits"] == true && l["devices"].as_u64().unwrap() <= 4));
     let times: Vec<f64> = found.iter().map(|l| l["stepSeconds"].as_f64().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
 }

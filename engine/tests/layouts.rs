@@ -206,10 +206,11 @@ fn every_layout_trains_to_the_plain_runs_weights() {
             whole: &mut whole,
             part: part.as_mut(),
         };
-        let (run, weights, _) = pollster::block_on(train(layout.label(), layout, devices, 6, None, |_| async {
-            true
-        }))
-        .unwrap();
+        let (run, weights, _) =
+            pollster::block_on(train(layout.label(), layout, devices, 6, None, |_| async {
+                true
+            }))
+            .unwrap();
         assert_eq!(run.losses.len(), 6);
         let Some(r) = &reference else {
             reference = Some(weights);

@@ -256,8 +256,20 @@ impl Table for ParallelismLab {
         ranged!("batch", batch, 1, 4096),
         ranged!("steps", steps, 1, 20_000),
         ranged!("images", images, 100, 60_000),
-        field!("memory", |s, n| check_positive("memory", &mut s.memory, 8.0, 1e6, n)),
-        field!("gflops", |s, n| check_positive("gflops", &mut s.gflops, 100.0, 1e6, n)),
+        field!("memory", |s, n| check_positive(
+            "memory",
+            &mut s.memory,
+            8.0,
+            1e6,
+            n
+        )),
+        field!("gflops", |s, n| check_positive(
+            "gflops",
+            &mut s.gflops,
+            100.0,
+            1e6,
+            n
+        )),
         field!("link"),
         ranged!("segment", segment, 0, 65),
         ranged!("workers", workers, 1, 64),
@@ -323,7 +335,7 @@ pub fn verdict(record: &engine::parallelism::record::ParallelismRecord) -> Vec<S
                     (a - f) * 100.0,
                     record.runs[0].layout.label(),
                     match (r.first_step_gap, r.weight_gap) {
-                        (_, Some(g)) if g == 0.0 => "bit-identical weights".to_string(),
+                        (_, Some(0.0)) => "bit-identical weights".to_string(),
                         (Some(g), _) => format!("its first update within {g:.0e}"),
                         _ => "weights not compared".to_string(),
                     }

@@ -18,7 +18,13 @@ const RED: RGBColor = RGBColor(200, 0, 0);
 const IDLE: RGBColor = RGBColor(225, 225, 225);
 
 /// The tensor classes, bottom to top, with their colours (the tested series palette).
-pub const CLASSES: [&str; 5] = ["weights", "gradients", "optimizer state", "workspace", "activations"];
+pub const CLASSES: [&str; 5] = [
+    "weights",
+    "gradients",
+    "optimizer state",
+    "workspace",
+    "activations",
+];
 
 fn class_color(i: usize) -> RGBColor {
     let (r, g, b) = lab_state::palette::SERIES[[0, 1, 2, 6, 5][i]];
@@ -136,7 +142,10 @@ pub fn short(l: &engine::parallelism::layout::Layout) -> String {
 pub fn step_memory(canvas: HtmlCanvasElement, record: &ParallelismRecord, segment: usize) {
     let Some(root) = area(canvas) else { return };
     let mut keys = class_keys(true);
-    keys.insert(5, Key::dashed(format!("with checkpoints every {segment} layers"), BLACK));
+    keys.insert(
+        5,
+        Key::dashed(format!("with checkpoints every {segment} layers"), BLACK),
+    );
     let plot = legend::below(&root, &keys);
     let rows = record.config.batch;
     let whole = record.profile.at(rows);
@@ -160,7 +169,10 @@ pub fn step_memory(canvas: HtmlCanvasElement, record: &ParallelismRecord, segmen
     let _ = chart
         .configure_mesh()
         .x_labels(0)
-        .x_desc(format!("one step: forward (layers 1→{}), then backward", record.profile.layers.len()))
+        .x_desc(format!(
+            "one step: forward (layers 1→{}), then backward",
+            record.profile.layers.len()
+        ))
         .y_desc("MB on the device")
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 11))
@@ -182,7 +194,10 @@ pub fn step_memory(canvas: HtmlCanvasElement, record: &ParallelismRecord, segmen
         .collect();
     let mut outline = acts;
     outline.extend([((n - 1) as f64, y0), (0.0, y0)]);
-    let _ = chart.draw_series(std::iter::once(Polygon::new(outline, class_color(4).mix(0.85).filled())));
+    let _ = chart.draw_series(std::iter::once(Polygon::new(
+        outline,
+        class_color(4).mix(0.85).filled(),
+    )));
     let dashed: Vec<(f64, f64)> = ckpt
         .iter()
         .enumerate()
@@ -214,7 +229,10 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
     ];
     let plot = legend::below(&root, &keys);
     let Some(t) = timeline else {
-        super::placeholder(&plot, "Add pipeline to the runs (2 or more stages) to see its schedule.");
+        super::placeholder(
+            &plot,
+            "Add pipeline to the runs (2 or more stages) to see its schedule.",
+        );
         return;
     };
     let end = t.makespan.max(1e-12) * 1e3;
@@ -258,7 +276,10 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
             Pass::Backward => super::ORANGE,
         };
         let (a, b) = (slot.start * 1e3, slot.end * 1e3);
-        let _ = chart.draw_series(std::iter::once(Rectangle::new([(a, y + 0.1), (b, y + 0.9)], c.filled())));
+        let _ = chart.draw_series(std::iter::once(Rectangle::new(
+            [(a, y + 0.1), (b, y + 0.9)],
+            c.filled(),
+        )));
         let _ = chart.draw_series(std::iter::once(Rectangle::new(
             [(a, y + 0.1), (b, y + 0.9)],
             WHITE.stroke_width(1),
@@ -267,10 +288,13 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
             let _ = chart.draw_series(std::iter::once(Text::new(
                 (slot.work.micro + 1).to_string(),
                 ((a + b) / 2.0, y + 0.5),
-                ("sans-serif", 10).into_font().color(&WHITE).pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Center,
-                    plotters::style::text_anchor::VPos::Center,
-                )),
+                ("sans-serif", 10)
+                    .into_font()
+                    .color(&WHITE)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Center,
+                        plotters::style::text_anchor::VPos::Center,
+                    )),
             )));
         }
     }

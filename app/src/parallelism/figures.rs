@@ -31,15 +31,29 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
         None => "not trained".into(),
     };
     let gap = |g: Option<f32>| {
-        g.map_or("–".into(), |g| if g == 0.0 { "identical".to_string() } else { format!("{g:.0e}") })
+        g.map_or("–".into(), |g| {
+            if g == 0.0 {
+                "identical".to_string()
+            } else {
+                format!("{g:.0e}")
+            }
+        })
     };
     let gaps = format!(
         "{} → {}",
         gap(run.and_then(|r| r.first_step_gap)),
         gap(run.and_then(|r| r.weight_gap))
     );
-    let wire = if e.wire_bytes > 0.0 { mb(e.wire_bytes as u64) } else { "–".into() };
-    let bubble = if e.timeline.is_some() { format!("{:.0} %", e.bubble * 100.0) } else { "–".into() };
+    let wire = if e.wire_bytes > 0.0 {
+        mb(e.wire_bytes as u64)
+    } else {
+        "–".into()
+    };
+    let bubble = if e.timeline.is_some() {
+        format!("{:.0} %", e.bubble * 100.0)
+    } else {
+        "–".into()
+    };
     view! {
         <tr>
             <td title=e.layout.label()>{crate::draw::parallelism::short(&e.layout)}</td>
@@ -57,7 +71,11 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
     }
 }
 
-pub fn figures(canvases: Canvases, record: RwSignal<Option<ParallelismRecord>>, settings: RwSignal<Settings>) -> impl IntoView {
+pub fn figures(
+    canvases: Canvases,
+    record: RwSignal<Option<ParallelismRecord>>,
+    settings: RwSignal<Settings>,
+) -> impl IntoView {
     view! {
         <section class="views">
             <figure class="wide">

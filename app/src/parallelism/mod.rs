@@ -76,7 +76,10 @@ fn tables(record: &ParallelismRecord, segment: usize) {
                 ]
             })
         });
-    set_table("par-pipeline", csv("stage,micro_batch,pass,start_seconds,end_seconds", slots));
+    set_table(
+        "par-pipeline",
+        csv("stage,micro_batch,pass,start_seconds,end_seconds", slots),
+    );
     let losses = record.runs.iter().flat_map(|r| {
         r.losses
             .iter()

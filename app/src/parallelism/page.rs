@@ -40,7 +40,15 @@ pub fn ParallelismPage() -> impl IntoView {
             }
             let (status, progress) = (job.status, job.progress);
             job.start(move |cancel| async move {
-                run_all(s, webgpu.get_untracked(), (status, progress), &cancel, record, canvases).await
+                run_all(
+                    s,
+                    webgpu.get_untracked(),
+                    (status, progress),
+                    &cancel,
+                    record,
+                    canvases,
+                )
+                .await
             });
         }
     };

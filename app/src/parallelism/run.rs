@@ -96,7 +96,7 @@ pub async fn run_all(
             };
             let live = |losses: &[f32]| {
                 progress.set(share * (i as f64 + losses.len() as f64 / s.steps.max(1) as f64));
-                if losses.len() % 20 == 0 {
+                if losses.len().is_multiple_of(20) {
                     record.with_untracked(|rec| {
                         if let Some(rec) = rec {
                             let mut shown = rec.clone();

@@ -166,7 +166,8 @@ pub fn layouts(a: &LayoutsArgs, data: &std::path::Path) -> Result<(), String> {
         memory: (a.memory * 1e6) as u64,
         flops_per_second: a.gflops * 1e9,
         step_overhead: engine::cluster::DEFAULT_STEP_OVERHEAD,
-        link: engine::collectives::Link::preset(&a.link).ok_or_else(|| format!("--link {}: not a preset", a.link))?,
+        link: engine::collectives::Link::preset(&a.link)
+            .ok_or_else(|| format!("--link {}: not a preset", a.link))?,
     };
     let k = ((profile.layers.len() as f64).sqrt().round() as usize).max(1);
     let print = |e: &Estimate| {
@@ -182,9 +183,20 @@ pub fn layouts(a: &LayoutsArgs, data: &std::path::Path) -> Result<(), String> {
     };
     let corners = [
         Layout::PLAIN,
-        Layout { segment: Some(k), ..Layout::PLAIN },
-        Layout { data: 4, zero: engine::parallelism::zero::Stage::Weights, ..Layout::PLAIN },
-        Layout { stages: 4, micro: 8, ..Layout::PLAIN },
+        Layout {
+            segment: Some(k),
+            ..Layout::PLAIN
+        },
+        Layout {
+            data: 4,
+            zero: engine::parallelism::zero::Stage::Weights,
+            ..Layout::PLAIN
+        },
+        Layout {
+            stages: 4,
+            micro: 8,
+            ..Layout::PLAIN
+        },
     ];
     for l in corners {
         match estimate(&l, &profile, config.batch, &machine) {
