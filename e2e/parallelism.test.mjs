@@ -41,6 +41,10 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     // The trade: checkpointing costs time, ZeRO-3 costs traffic.
     assert.ok(Number(await metric(page, 'time-checkpoint')) > Number(await metric(page, 'time-plain')));
     assert.ok(Number(await metric(page, 'wire-zero')) > 0);
+    // Tensor parallelism on the trained first block: columns bit-identical, rows and Megatron's
+    // block to rounding.
+    assert.equal(await metric(page, 'tensor-gap-0'), '0');
+    for (const i of [1, 2]) assert.ok(Number(await metric(page, `tensor-gap-${i}`)) < 1e-4, `split ${i}`);
     await screenshot(page, 'parallelism-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-export-csv'))]);

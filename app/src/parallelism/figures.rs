@@ -102,6 +102,20 @@ pub fn figures(
                 <canvas node_ref=canvases.pipeline data-testid="par-pipeline" data-empty="Press Run: the pipeline's stages over one step." width="420" height="320"></canvas>
                 <figcaption>"The pipeline's step: each stage (a device) runs its layers' forward of each micro-batch (blue, numbered) and later its backward (orange); grey is idle, the bubble. The stages run at the slowest stage's pace. With equal stages and free links the bubble is (p − 1)/(m + p − 1) of the time; 1F1B and GPipe idle alike, but 1F1B starts backwards early, so stage s holds at most p − s micro-batches' activations instead of all m."</figcaption>
             </figure>
+            <figure>
+                <table class="results" data-testid="par-tensor">
+                    <tr><th>"split"</th><th>"devices"</th><th>"largest |split − unsplit|"</th><th>"values sent per device"</th></tr>
+                    {move || record.with(|r| r.as_ref().map(|r| r.tensor.iter().enumerate().map(|(i, c)| view! {
+                        <tr>
+                            <td>{c.split.clone()}</td>
+                            <td>{c.devices}</td>
+                            <td data-metric=format!("tensor-gap-{i}") data-metric-value=c.max_gap.to_string()>{if c.max_gap == 0.0 { "0 (bit-identical)".to_string() } else { format!("{:.1e}", c.max_gap) }}</td>
+                            <td>{format!("{:.0}", c.sent_per_device)}</td>
+                        </tr>
+                    }).collect_view()))}
+                </table>
+                <figcaption>"Tensor (model) parallelism, executed on the first run's trained weights and 256 test images: the first block (dense → ReLU → dense) split over as many devices as the pipeline has stages. By columns each device computes some outputs whole (an allgather joins them: bit-identical); by rows each computes a partial sum of every output (an allreduce adds them: equal to float rounding); Megatron's block splits the first layer by columns and the second by the matching rows, so the ReLU runs where its columns are and one allreduce ends the block (Shoeybi et al. 2019)."</figcaption>
+            </figure>
             <figure class="wide">
                 <canvas node_ref=canvases.losses data-testid="par-losses" data-empty="Press Run: each layout's training loss." width="640" height="320"></canvas>
                 <figcaption>"The training loss of each layout (smoothed, log scale), on the same batches from the same initial weights; the first run solid and thick, the others dashed on top of it. Read it: one curve — checkpointing, ZeRO's sharded update and a pipeline's accumulated micro-batches compute the same update as the plain step."</figcaption>

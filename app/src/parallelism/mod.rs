@@ -87,6 +87,18 @@ fn tables(record: &ParallelismRecord, segment: usize) {
             .map(move |(k, l)| [r.label.clone(), (k + 1).to_string(), l.to_string()])
     });
     set_table("par-losses", csv("layout,step,loss", losses));
+    let tensor = record.tensor.iter().map(|c| {
+        [
+            c.split.clone(),
+            c.devices.to_string(),
+            c.max_gap.to_string(),
+            c.sent_per_device.to_string(),
+        ]
+    });
+    set_table(
+        "par-tensor",
+        csv("split,devices,max_abs_gap,values_sent_per_device", tensor),
+    );
 }
 
 fn redraw_losses(c: &Canvases, record: &ParallelismRecord) {

@@ -10,6 +10,7 @@ use engine::parallelism::layout::{estimate, search};
 use engine::parallelism::layout_run::{self, weight_gap, Devices};
 use engine::parallelism::profile::Profile;
 use engine::parallelism::record::ParallelismRecord;
+use engine::parallelism::tensor_block::first_block;
 use engine::train::Trainer;
 use lab_state::parallelism::ParallelismLab as Settings;
 
@@ -31,10 +32,9 @@ pub async fn run_all(
     let config = s.config(s.batch);
     let (train, test) = fetch::data(&config).await?;
     let machine = s.machine();
-    let profile = {
-        let t = Trainer::with_data(config.clone(), train.clone(), None, 1).await?;
-        Profile::of(&t)
-    };
+    // On the CPU: the plan's buffers and kernels are the same on either backend.
+    let shape = Trainer::with_data(config.clone(), train.clone(), None, 1).await?;
+    let profile = Profile::of(&shape);
     // The layouts: the named ones, and the fastest that fits for "best".
     let mut layouts = Vec::new();
     for w in &ways {
@@ -60,6 +60,7 @@ pub async fn run_all(
         profile,
         estimates,
         runs: Vec::new(),
+        tensor: Vec::new(),
     }));
     record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
     next_frame().await;
@@ -136,6 +137,19 @@ pub async fn run_all(
         });
         record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
         next_frame().await;
+    }
+    // Tensor parallelism on the first run's trained weights: its first block split over as many
+    // devices as the pipeline has stages, on the first test images.
+    if let Some((w0, _)) = &first_weights {
+        let rows = 256.min(test.len());
+        let devices = s.stages.max(2);
+        let checks = first_block(&shape.compiled, w0, &test.x, rows, devices).unwrap_or_default();
+        record.update(|rec| {
+            if let Some(rec) = rec {
+                rec.tensor = checks;
+            }
+        });
+        record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
     }
     progress.set(1.0);
     Ok(())

@@ -9,6 +9,7 @@ pub mod profile;
 pub mod record;
 pub mod remat;
 pub mod tensor;
+pub mod tensor_block;
 pub mod zero;
 pub mod zero_run;
 

@@ -20,6 +20,9 @@ pub struct ParallelismRecord {
     /// One per layout, in the order of `runs` (the runs may stop short of them).
     pub estimates: Vec<Estimate>,
     pub runs: Vec<LayoutRun>,
+    /// The first run's trained first block split over devices (tensor parallelism).
+    #[serde(default)]
+    pub tensor: Vec<super::tensor_block::SplitCheck>,
 }
 
 const HEADER: &str = "layout,devices,peak_bytes_per_device,fits,weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,workspace_bytes,step_seconds,compute_seconds,comm_seconds,wire_bytes_per_device,bubble,recompute_flops,steps_trained,final_loss,test_accuracy,weight_gap_vs_first";
