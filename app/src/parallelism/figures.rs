@@ -96,7 +96,7 @@ pub fn figures(
             </figure>
             <figure>
                 <canvas node_ref=canvases.step data-testid="par-step" data-empty="Press Run: one device's memory through a step." width="420" height="320"></canvas>
-                <figcaption>{move || format!("One device's memory through a step of the plain layout: weights, gradients, optimizer state and workspace held all step; the activations (red) rise as the forward keeps each layer's output and fall as the backward uses and frees them (grey line: the forward's end). Dashed: checkpointing every {} layers keeps only each segment's input and re-runs the segment's forward just before its backward — the spikes; its peak is lower, its step does about one more forward.", settings.with(|s| s.segment_length()))}</figcaption>
+                <figcaption>{move || format!("One device's memory through a step of the plain layout: weights, gradients, optimizer state and workspace held all step; the activations (the top band) rise as the forward keeps each layer's output and fall as the backward uses and frees them (grey line: the forward's end). Dashed: checkpointing every {} layers keeps only each segment's input and re-runs the segment's forward just before its backward — the spikes; its peak is lower, its step does about one more forward.", settings.with(|s| s.segment_length()))}</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.pipeline data-testid="par-pipeline" data-empty="Press Run: the pipeline's stages over one step." width="420" height="320"></canvas>
