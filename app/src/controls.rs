@@ -105,3 +105,34 @@ pub fn log_toggle(id: &'static str, log: RwSignal<bool>) -> impl IntoView {
         </label>
     }
 }
+
+/// The backend `<select>` of the labs that train on request: the CPU path, or WebGPU (the CPU
+/// path when the browser has none); hidden with `backend_hide=true`.
+pub fn backend_select(id: &'static str, webgpu: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class:hidden=crate::share::hidden("backend")>"Backend"
+            <select data-testid=id on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
+                <option value="cpu" selected=true>"CPU path"</option>
+                <option value="webgpu">"WebGPU (CPU path if missing)"</option>
+            </select>
+        </label>
+    }
+}
+
+/// The image set `<select>` (MNIST or Fashion-MNIST, by the name the data files carry), bound to
+/// one text field.
+pub fn image_set_select<S: Clone + Send + Sync + 'static>(
+    settings: RwSignal<S>,
+    id: &'static str,
+    get: fn(&S) -> &str,
+    put: fn(&mut S, String),
+) -> impl IntoView {
+    view! {
+        <label class:hidden=crate::share::hidden_id(id)>"Data"
+            <select data-testid=id on:change=move |ev| { let d = event_target_value(&ev); settings.update(|s| put(s, d.clone())); }>
+                <option value="mnist" selected=move || settings.with(|s| get(s) == "mnist")>"MNIST digits"</option>
+                <option value="fashion" selected=move || settings.with(|s| get(s) == "fashion")>"Fashion-MNIST"</option>
+            </select>
+        </label>
+    }
+}

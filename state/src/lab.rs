@@ -206,3 +206,24 @@ where
         *v = c;
     }
 }
+
+/// An image set's name: `mnist` or `fashion`; anything else becomes mnist, with a notice.
+pub fn check_image_set(data: &mut String, notices: &mut Vec<String>) {
+    if data != "mnist" && data != "fashion" {
+        notices.push(format!(
+            "data={}: mnist or fashion; using mnist",
+            crate::table::quote(data)
+        ));
+        *data = "mnist".into();
+    }
+}
+
+/// A batch no larger than the training images it is drawn from.
+pub fn batch_within_images(batch: &mut usize, images: usize, notices: &mut Vec<String>) {
+    if *batch > images {
+        notices.push(format!(
+            "batch={batch} is larger than the {images} images: using {images}"
+        ));
+        *batch = images;
+    }
+}

@@ -224,13 +224,7 @@ impl ParallelismLab {
 }
 
 fn check_data(s: &mut ParallelismLab, notices: &mut Vec<String>) {
-    if s.data != "mnist" && s.data != "fashion" {
-        notices.push(format!(
-            "data={}: mnist or fashion; using mnist",
-            crate::table::quote(&s.data)
-        ));
-        s.data = "mnist".into();
-    }
+    crate::lab::check_image_set(&mut s.data, notices);
 }
 
 fn check_positive(name: &str, v: &mut f64, default: f64, hi: f64, notices: &mut Vec<String>) {
@@ -294,13 +288,7 @@ impl Table for ParallelismLab {
     hide_field!();
 
     fn relate(&mut self, notices: &mut Vec<String>) {
-        if self.batch > self.images {
-            notices.push(format!(
-                "batch={} is larger than the {} images: using {}",
-                self.batch, self.images, self.images
-            ));
-            self.batch = self.images;
-        }
+        crate::lab::batch_within_images(&mut self.batch, self.images, notices);
         if self.stages > self.layers() {
             notices.push(format!(
                 "stages={}: at most one per layer ({}); using {}",

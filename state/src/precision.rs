@@ -181,13 +181,7 @@ impl PrecisionLab {
 }
 
 fn check_data(s: &mut PrecisionLab, notices: &mut Vec<String>) {
-    if s.data != "mnist" && s.data != "fashion" {
-        notices.push(format!(
-            "data={}: mnist or fashion; using mnist",
-            crate::table::quote(&s.data)
-        ));
-        s.data = "mnist".into();
-    }
+    crate::lab::check_image_set(&mut s.data, notices);
 }
 
 fn check_scale(s: &mut PrecisionLab, notices: &mut Vec<String>) {
@@ -242,13 +236,7 @@ impl Table for PrecisionLab {
     hide_field!();
 
     fn relate(&mut self, notices: &mut Vec<String>) {
-        if self.batch > self.images {
-            notices.push(format!(
-                "batch={} is larger than the {} images: using {}",
-                self.batch, self.images, self.images
-            ));
-            self.batch = self.images;
-        }
+        crate::lab::batch_within_images(&mut self.batch, self.images, notices);
     }
 }
 

@@ -101,12 +101,7 @@ pub fn settings_panel(
                     {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
                 </Show>
                 <p class="small muted" data-testid="cl-compression-note">{move || settings.with(|s| s.compression_note().unwrap_or_default())}</p>
-                <label class:hidden=hidden("backend")>"Backend"
-                    <select data-testid="cl-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                        <option value="cpu" selected=true>"CPU path"</option>
-                        <option value="webgpu">"WebGPU (CPU path if missing)"</option>
-                    </select>
-                </label>
+                {crate::controls::backend_select("cl-backend", webgpu)}
                 {number("Worker counts for time to accuracy", "cl-study", |s| s.study.clone(), |s, v| { s.study = v.into(); true })}
     }
 }

@@ -139,3 +139,53 @@ pub fn draw(canvas: HtmlCanvasElement, losses: &[(u64, f32)], test: &[(u64, f32)
     ));
     let _ = root.present();
 }
+
+/// The chart type of runs' smoothed losses: steps along x, a `LossScale` up y.
+pub type RunsChart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordusize, plotters::coord::types::RangedCoordf32>,
+>;
+
+/// What `smoothed_runs_axes` gives: the chart, each run's smoothed curve, and the scale.
+pub struct RunsAxes<'a, DB: DrawingBackend> {
+    pub chart: RunsChart<'a, DB>,
+    pub smoothed: Vec<Vec<(usize, f32)>>,
+    pub scale: LossScale,
+}
+
+/// Axes for several runs' smoothed training losses (log scale): steps 1..the longest run along x
+/// (labelled "step", or unlabelled when `step_axis` is false: a panel below carries it).
+pub fn smoothed_runs_axes<'a, 'b, DB: DrawingBackend>(
+    plot: &'a DrawingArea<DB, plotters::coord::Shift>,
+    losses: impl Iterator<Item = &'b [f32]> + Clone,
+    step_axis: bool,
+) -> Option<RunsAxes<'a, DB>> {
+    let steps = losses.clone().map(<[f32]>::len).max().unwrap_or(1).max(2);
+    let smoothed = super::smoothed_runs(losses);
+    let scale = LossScale::new(smoothed.iter().flatten().map(|p| p.1), true);
+    let mut chart = ChartBuilder::on(plot)
+        .margin(10)
+        .x_label_area_size(if step_axis { 30 } else { 20 })
+        .y_label_area_size(50)
+        .build_cartesian_2d(1usize..steps, scale.range.clone())
+        .ok()?;
+    let mut mesh = chart.configure_mesh();
+    if step_axis {
+        mesh.x_desc("step");
+    } else {
+        mesh.x_label_formatter(&|_| String::new());
+    }
+    mesh.y_desc(scale.desc("training loss (smoothed)"))
+        .y_labels(scale.label_count())
+        .y_label_formatter(&|v| scale.label(*v))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 11))
+        .draw()
+        .ok()?;
+    Some(RunsAxes {
+        chart,
+        smoothed,
+        scale,
+    })
+}

@@ -313,26 +313,14 @@ pub fn losses(canvas: HtmlCanvasElement, runs: &[LayoutRun]) {
         })
         .collect();
     let plot = legend::below(&root, &keys);
-    let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
-    let smoothed = super::smoothed_runs(runs.iter().map(|r| r.losses.as_slice()));
-    let scale = super::loss_chart::LossScale::new(smoothed.iter().flatten().map(|p| p.1), true);
-    let Ok(mut chart) = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(50)
-        .build_cartesian_2d(1usize..steps, scale.range.clone())
+    let Some(super::loss_chart::RunsAxes {
+        mut chart,
+        smoothed,
+        scale,
+    }) = super::loss_chart::smoothed_runs_axes(&plot, runs.iter().map(|r| r.losses.as_slice()), true)
     else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_desc("step")
-        .y_desc(scale.desc("training loss (smoothed)"))
-        .y_labels(scale.label_count())
-        .y_label_formatter(&|v| scale.label(*v))
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 11))
-        .draw();
     for (i, line) in smoothed.iter().enumerate() {
         let points = line.iter().map(|&(s, l)| (s, scale.y(l)));
         if i == 0 {

@@ -31,25 +31,14 @@ pub fn curves(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
     let (plot, lower) = plot.split_vertically((64).percent());
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2);
     accuracy(&lower, runs, steps);
-    let smoothed = super::smoothed_runs(runs.iter().map(|r| r.losses.as_slice()));
-    let scale = super::loss_chart::LossScale::new(smoothed.iter().flatten().map(|p| p.1), true);
-    let Ok(mut chart) = ChartBuilder::on(&plot)
-        .margin(10)
-        .x_label_area_size(20)
-        .y_label_area_size(50)
-        .build_cartesian_2d(1usize..steps, scale.range.clone())
+    let Some(super::loss_chart::RunsAxes {
+        mut chart,
+        smoothed,
+        scale,
+    }) = super::loss_chart::smoothed_runs_axes(&plot, runs.iter().map(|r| r.losses.as_slice()), false)
     else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_label_formatter(&|_| String::new())
-        .y_desc(scale.desc("training loss (smoothed)"))
-        .y_labels(scale.label_count())
-        .y_label_formatter(&|v| scale.label(*v))
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 11))
-        .draw();
     for (i, (line, r)) in smoothed.iter().zip(runs).enumerate() {
         let last = line.last().copied();
         let points = line.iter().map(|&(s, l)| (s, scale.y(l)));

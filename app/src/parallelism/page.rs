@@ -66,12 +66,7 @@ pub fn ParallelismPage() -> impl IntoView {
                 <crate::share::StateBar state=settings notices=notices/>
                 <fieldset class="group">
                     <legend>"The network (an MLP of ReLU layers)"</legend>
-                    <label class:hidden=hidden("data")>"Data"
-                        <select data-testid="par-data" on:change=move |ev| { let d = event_target_value(&ev); set(&|s| s.data = d.clone()); }>
-                            <option value="mnist" selected=move || settings.with(|s| s.data == "mnist")>"MNIST digits"</option>
-                            <option value="fashion" selected=move || settings.with(|s| s.data == "fashion")>"Fashion-MNIST"</option>
-                        </select>
-                    </label>
+                    {crate::controls::image_set_select(settings, "par-data", |s| &s.data, |s, d| s.data = d)}
                     {number_input("Hidden layers", "par-depth", |s| s.depth.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=32).contains(x)).map(|x| s.depth = x).is_some())}
                     {number_input("Units per layer", "par-width", |s| s.width.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (4..=1024).contains(x)).map(|x| s.width = x).is_some())}
                     {crate::controls::optimizer_select(settings, "par-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
@@ -114,12 +109,7 @@ pub fn ParallelismPage() -> impl IntoView {
                     </label>
                     {number_input("Best layout: devices at most", "par-devices", |s| s.devices.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=64).contains(x)).map(|x| s.devices = x).is_some())}
                 </fieldset>
-                <label class:hidden=hidden("backend")>"Backend"
-                    <select data-testid="par-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                        <option value="cpu" selected=true>"CPU path"</option>
-                        <option value="webgpu">"WebGPU (CPU path if missing)"</option>
-                    </select>
-                </label>
+                {crate::controls::backend_select("par-backend", webgpu)}
                 {record_files(
                     RecordFiles { prefix: "par", name: "parallelism", csv_label: "results CSV", record, error, status: job.status },
                     (),

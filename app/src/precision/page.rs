@@ -108,12 +108,7 @@ pub fn PrecisionPage() -> impl IntoView {
                         <option value="cnn" selected=move || settings.with(|s| s.net == Net::Cnn)>"CNN: conv 5×5×8, pool, conv 5×5×16, pool, 10 (slower)"</option>
                     </select>
                 </label>
-                <label class:hidden=hidden("data")>"Data"
-                    <select data-testid="prec-data" on:change=move |ev| { let d = event_target_value(&ev); set(&|s| s.data = d.clone()); }>
-                        <option value="mnist" selected=move || settings.with(|s| s.data == "mnist")>"MNIST digits"</option>
-                        <option value="fashion" selected=move || settings.with(|s| s.data == "fashion")>"Fashion-MNIST"</option>
-                    </select>
-                </label>
+                {crate::controls::image_set_select(settings, "prec-data", |s| &s.data, |s, d| s.data = d)}
                 {crate::controls::optimizer_select(settings, "prec-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number_input("Learning rate", "prec-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
                 {number_input("Batch", "prec-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=1024).contains(x)).map(|x| s.batch = x).is_some())}
@@ -148,12 +143,7 @@ pub fn PrecisionPage() -> impl IntoView {
                     </label>
                     {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x >= 1.0 && x.log2().fract() == 0.0 && *x <= 2f32.powi(60)).map(|x| s.scale = x).is_some())}
                 </fieldset>
-                <label class:hidden=hidden("backend")>"Backend"
-                    <select data-testid="prec-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                        <option value="cpu" selected=true>"CPU path"</option>
-                        <option value="webgpu">"WebGPU (CPU path if missing)"</option>
-                    </select>
-                </label>
+                {crate::controls::backend_select("prec-backend", webgpu)}
                 {record_files(
                     RecordFiles { prefix: "prec", name: "precision", csv_label: "results CSV", record, error, status },
                     (),

@@ -118,12 +118,7 @@ pub fn ScalingPage() -> impl IntoView {
                 {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite() && *x > 0.0).map(|x| s.target = x).is_some())}
                 {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=100_000).contains(x)).map(|x| s.max_steps = x).is_some())}
                 {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
-                <label class:hidden=hidden("backend")>"Backend"
-                    <select data-testid="scale-backend" on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                        <option value="cpu" selected=true>"CPU path"</option>
-                        <option value="webgpu">"WebGPU (CPU path if missing)"</option>
-                    </select>
-                </label>
+                {crate::controls::backend_select("scale-backend", webgpu)}
                 {record_files(
                     RecordFiles { prefix: "scale", name: "sweep", csv_label: "results CSV", record, error, status },
                     view! { <button class:hidden=hidden("export-config") data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },
