@@ -108,18 +108,7 @@ impl Default for ParallelismLab {
 
 /// The way names in `text`, or why not.
 pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
-    let names: Vec<String> = text
-        .split([',', ' '])
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    if names.is_empty() || names.len() > WAYS.len() {
-        return Err(format!("runs: 1 to {} of {}", WAYS.len(), WAYS.join(", ")));
-    }
-    if let Some(bad) = names.iter().find(|n| !WAYS.contains(&n.as_str())) {
-        return Err(format!("runs: '{bad}' is not one of {}", WAYS.join(", ")));
-    }
-    Ok(names)
+    crate::table::parse_names("runs", text, &WAYS, WAYS.len())
 }
 
 impl ParallelismLab {

@@ -96,23 +96,12 @@ impl Default for PrecisionLab {
 
 /// The run names in `text`, or why not.
 pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
-    let names: Vec<String> = text
-        .split([',', ' '])
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
     let known: Vec<&str> = engine::precision::PRESETS
         .iter()
         .map(|p| p.name())
         .chain([CUSTOM])
         .collect();
-    if names.is_empty() || names.len() > 6 {
-        return Err(format!("runs: 1 to 6 of {}", known.join(", ")));
-    }
-    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
-        return Err(format!("runs: '{bad}' is not one of {}", known.join(", ")));
-    }
-    Ok(names)
+    crate::table::parse_names("runs", text, &known, 6)
 }
 
 impl PrecisionLab {
