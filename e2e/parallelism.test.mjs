@@ -45,6 +45,11 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     // block to rounding.
     assert.equal(await metric(page, 'tensor-gap-0'), '0');
     for (const i of [1, 2]) assert.ok(Number(await metric(page, `tensor-gap-${i}`)) < 1e-4, `split ${i}`);
+    // The pipeline chart steps back and forward piece by piece, and plays.
+    await page.click(byId('par-pipe-back'));
+    await page.click(byId('par-pipe-step'));
+    await page.click(byId('par-pipe-play'));
+    await until(async () => (await text(page, 'par-pipe-play')) === 'play the step', 20_000, 'the animation to end');
     await screenshot(page, 'parallelism-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-export-csv'))]);

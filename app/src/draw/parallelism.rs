@@ -219,8 +219,9 @@ pub fn step_memory(canvas: HtmlCanvasElement, record: &ParallelismRecord, segmen
 }
 
 /// The stage × time chart: each stage's forwards (blue) and backwards (orange) of every
-/// micro-batch, numbered, idle time (the bubble) grey.
-pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
+/// micro-batch, numbered, idle time (the bubble) grey; only the first `shown` pieces by start
+/// time (all when None), a line where the last shown one ends, for the animation.
+pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>, shown: Option<usize>) {
     let Some(root) = area(canvas) else { return };
     let keys = [
         Key::line("forward of micro-batch k", super::BLUE),
@@ -269,7 +270,17 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>) {
         )));
     }
     let wide = t.micro <= 16;
-    for slot in &t.slots {
+    let mut order: Vec<&engine::parallelism::pipeline::Slot> = t.slots.iter().collect();
+    order.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.stage.cmp(&b.stage)));
+    let k = shown.unwrap_or(order.len()).min(order.len());
+    if k < order.len() {
+        let now = order[..k].iter().map(|x| x.end * 1e3).fold(0.0, f64::max);
+        let _ = chart.draw_series(std::iter::once(PathElement::new(
+            [(now, 0.0), (now, stages)],
+            BLACK.stroke_width(2),
+        )));
+    }
+    for slot in order.into_iter().take(k) {
         let y = slot.stage as f64;
         let c = match slot.work.pass {
             Pass::Forward => super::BLUE,

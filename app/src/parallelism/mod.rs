@@ -4,6 +4,7 @@
 //! bytes, times and training are the engine's (`engine::parallelism`); `page` lays the lab out,
 //! `run` trains, `figures` shows.
 
+mod animation;
 mod figures;
 mod page;
 mod run;
@@ -24,6 +25,8 @@ struct Canvases {
     step: NodeRef<Canvas>,
     pipeline: NodeRef<Canvas>,
     losses: NodeRef<Canvas>,
+    /// Pieces of the pipeline's step shown (None: all), for its animation.
+    pipe_shown: RwSignal<Option<usize>>,
 }
 
 /// The numbers behind each chart, as CSV.
@@ -116,7 +119,11 @@ fn redraw(c: &Canvases, record: &ParallelismRecord, segment: usize) {
         charts::step_memory(x, record, segment);
     }
     if let Some(x) = c.pipeline.get_untracked() {
-        charts::pipeline(x, record.estimates.iter().find_map(|e| e.timeline.as_ref()));
+        charts::pipeline(
+            x,
+            record.estimates.iter().find_map(|e| e.timeline.as_ref()),
+            c.pipe_shown.get_untracked(),
+        );
     }
     redraw_losses(c, record);
 }

@@ -30,6 +30,7 @@ pub fn ParallelismPage() -> impl IntoView {
         step: NodeRef::new(),
         pipeline: NodeRef::new(),
         losses: NodeRef::new(),
+        pipe_shown: RwSignal::new(None),
     };
     let go = {
         let job = job.clone();
@@ -39,6 +40,7 @@ pub fn ParallelismPage() -> impl IntoView {
                 return error.set(Some(e));
             }
             let (status, progress) = (job.status, job.progress);
+            canvases.pipe_shown.set(None);
             job.start(move |cancel| async move {
                 run_all(
                     s,
