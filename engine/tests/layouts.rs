@@ -64,8 +64,12 @@ fn cnn(batch: usize) -> TrainConfig {
 }
 
 fn trainer(config: TrainConfig) -> Trainer {
+    trainer_on(config, None)
+}
+
+fn trainer_on(config: TrainConfig, gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>) -> Trainer {
     let (_, data, _) = common::mnist(512, 200);
-    pollster::block_on(Trainer::with_data(config, data, None, 1)).unwrap()
+    pollster::block_on(Trainer::with_data(config, data, gpu, 1)).unwrap()
 }
 
 #[test]
@@ -171,6 +175,17 @@ fn the_estimates_split_the_plain_steps_bytes() {
 
 #[test]
 fn every_layout_trains_to_the_plain_runs_weights() {
+    layouts_match_plain(None);
+}
+
+/// The same on the GPU (lavapipe here): the micro-batches' gradients read back from the device,
+/// checkpointing's re-runs dispatched between its backward kernels.
+#[test]
+fn every_layout_trains_to_the_plain_runs_weights_on_the_gpu() {
+    layouts_match_plain(Some(common::gpu()));
+}
+
+fn layouts_match_plain(gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>) {
     let batch = 64;
     let layouts = [
         Layout::PLAIN,
@@ -197,11 +212,11 @@ fn every_layout_trains_to_the_plain_runs_weights() {
     ];
     let mut reference: Option<Vec<f32>> = None;
     for layout in layouts {
-        let mut whole = trainer(mlp(batch));
+        let mut whole = trainer_on(mlp(batch), gpu.clone());
         let mut part = layout
             .micro_rows(batch)
             .filter(|&r| r < batch)
-            .map(|r| trainer(mlp(r)));
+            .map(|r| trainer_on(mlp(r), gpu.clone()));
         let devices = Devices {
             whole: &mut whole,
             part: part.as_mut(),
