@@ -16,8 +16,8 @@ test('landing page: every lab in two sentences with its link', async () => {
   try {
     await page.goto(`${server.url}labs`);
     await page.locator(byId('home')).waitFor();
-    assert.equal(await page.locator(`${byId('home')} article`).count(), 8);
-    for (const name of ['Playground', 'Optimizers', 'Loss landscape', 'Data-parallel cluster', 'Vision', 'Precision']) {
+    assert.equal(await page.locator(`${byId('home')} article`).count(), 9);
+    for (const name of ['Playground', 'Optimizers', 'Loss landscape', 'Data-parallel cluster', 'Vision', 'Precision', 'Memory and parallelism']) {
       assert.equal(await page.locator(byId(`home-${name}`)).count(), 1, name);
     }
     await page.click(byId('home-Vision'));
