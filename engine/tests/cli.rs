@@ -127,3 +127,31 @@ fn lab_layouts_prints_the_corners_and_the_search() {
     let times: Vec<f64> = found.iter().map(|l| l["stepSeconds"].as_f64().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
 }
+
+/// `lab bench-matmul` times the product kernel and checks each result (all-0.5 by all-0.25:
+/// every value k/8) as it prints GFLOP/s.
+#[test]
+fn lab_bench_matmul_prints_checked_figures() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args([
+            "bench-matmul",
+            "--backend",
+            "cpu",
+            "--max",
+            "64",
+            "--seconds",
+            "0.01",
+        ])
+        .output()
+        .expect("lab runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "square 64 and W1's three products");
+    for l in &lines {
+        assert_eq!(l["check"], l["expected"], "{l}");
+        assert!(l["gflops"].as_f64().unwrap() > 0.0);
+    }
+}

@@ -3,6 +3,7 @@
 
 mod bench;
 mod io;
+mod matmul;
 mod parallelism;
 mod prepare;
 mod study;
@@ -84,6 +85,8 @@ enum Command {
     /// Layouts of a config's step over simulated devices: bytes per device, time, traffic; the
     /// fastest that fit a device budget
     Layouts(parallelism::LayoutsArgs),
+    /// The matrix product kernel alone: GFLOP/s for square sizes and W1's products
+    BenchMatmul(matmul::MatmulArgs),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +110,7 @@ fn main() -> ExitCode {
         Command::Zero(a) => parallelism::zero(&a),
         Command::Memory(a) => parallelism::memory(&a, data),
         Command::Layouts(a) => parallelism::layouts(&a, data),
+        Command::BenchMatmul(a) => matmul::bench(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
