@@ -45,6 +45,14 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     // block to rounding.
     assert.equal(await metric(page, 'tensor-gap-0'), '0');
     for (const i of [1, 2]) assert.ok(Number(await metric(page, `tensor-gap-${i}`)) < 1e-4, `split ${i}`);
+    // ZeRO's stages: each keeps less per device; stage 3 sends 1.5× data parallelism.
+    const zp = await Promise.all([0, 1, 2, 3].map(async (k) => Number(await metric(page, `zero-peak-${k}`))));
+    assert.ok(zp[0] > zp[1] && zp[1] > zp[2] && zp[2] > zp[3], `peaks ${zp}`);
+    const w0 = Number(await metric(page, 'zero-wire-0'));
+    assert.ok(Math.abs(Number(await metric(page, 'zero-wire-3')) / w0 - 1.5) < 1e-6);
+    assert.equal(Number(await metric(page, 'zero-wire-1')), w0);
+    const [remat] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-remat-csv'))]);
+    assert.equal(fs.readFileSync(await remat.path(), 'utf8').trim().split('\n').length, 1 + 25, 'one row per segment length');
     // The pipeline chart steps back and forward piece by piece, and plays.
     await page.click(byId('par-pipe-back'));
     await page.click(byId('par-pipe-step'));

@@ -341,3 +341,64 @@ pub fn losses(canvas: HtmlCanvasElement, runs: &[LayoutRun]) {
         }
     }
 }
+
+/// Checkpointing's trade as the segment length k varies: the peak activation bytes of one device
+/// against the forward FLOPs re-run per step (as a share of one forward pass), one point per k,
+/// the chosen k ringed.
+pub fn remat_trade(canvas: HtmlCanvasElement, record: &ParallelismRecord, chosen: usize) {
+    let Some(root) = area(canvas) else { return };
+    let keys = [
+        Key::line("checkpoints every k layers", class_color(4)),
+        Key::line("the chosen k", BLACK),
+    ];
+    let plot = legend::below(&root, &keys);
+    let p = &record.profile;
+    let rows = record.config.batch;
+    let n = p.layers.len().max(1);
+    let forward = p.flops_per_row(0..n).0 * rows as f64;
+    let points: Vec<(usize, f64, f64)> = (1..=n)
+        .map(|k| {
+            let peak = step_curve(p, rows, Some(k))
+                .iter()
+                .map(|x| x.1)
+                .max()
+                .unwrap_or(0);
+            let rerun = engine::parallelism::remat::checkpointed(p, k, rows).1;
+            (k, 100.0 * rerun / forward.max(1.0), mb(peak))
+        })
+        .collect();
+    let top = points.iter().map(|x| x.2).fold(0.0, f64::max) * 1.15;
+    let right = points.iter().map(|x| x.1).fold(0.0, f64::max).max(1.0) * 1.1;
+    let Ok(mut chart) = ChartBuilder::on(&plot)
+        .margin(10)
+        .x_label_area_size(32)
+        .y_label_area_size(50)
+        .build_cartesian_2d(-right * 0.05..right, 0f64..top.max(1e-6))
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("forward re-run per step (% of one forward pass)")
+        .y_desc("peak activations (MB)")
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 11))
+        .draw();
+    for &(k, x, y) in &points {
+        let _ = chart.draw_series(std::iter::once(Circle::new((x, y), 4, class_color(4).filled())));
+        if k == chosen {
+            let _ = chart.draw_series(std::iter::once(Circle::new((x, y), 8, BLACK.stroke_width(2))));
+        }
+        if k == chosen || k == 1 || k == n {
+            let _ = chart.draw_series(std::iter::once(Text::new(
+                if k == n {
+                    format!("k={k} (no checkpoints)")
+                } else {
+                    format!("k={k}")
+                },
+                (x + right * 0.02, y + top * 0.05),
+                ("sans-serif", 10).into_font(),
+            )));
+        }
+    }
+}

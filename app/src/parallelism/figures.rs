@@ -71,6 +71,38 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
     }
 }
 
+/// Data parallelism and ZeRO's three stages on the ZeRO run's workers (4 without one).
+fn zero_table(r: &ParallelismRecord) -> impl IntoView {
+    use engine::parallelism::layout::{estimate, Layout};
+    use engine::parallelism::zero::Stage;
+    let workers = r
+        .estimates
+        .iter()
+        .map(|e| e.layout)
+        .find(|l| l.data > 1 && l.stages == 1)
+        .map_or(4, |l| l.data);
+    let batch = r.config.batch;
+    let rows = Stage::ALL.into_iter().filter_map(|stage| {
+        let e = estimate(&Layout { data: workers, zero: stage, ..Layout::PLAIN }, &r.profile, batch, &r.machine).ok()?;
+        let d = e.devices[0];
+        Some(view! {
+            <tr>
+                <td>{stage.label()}</td>
+                <td>{format!("{:.2} / {:.2} / {:.2}", d.weights as f64 / 1e6, d.gradients as f64 / 1e6, d.optimizer as f64 / 1e6)}</td>
+                <td data-metric=format!("zero-peak-{}", stage as u8) data-metric-value=e.peak.to_string()>{mb(e.peak)}</td>
+                <td data-metric=format!("zero-wire-{}", stage as u8) data-metric-value=e.wire_bytes.to_string()>{mb(e.wire_bytes as u64)}</td>
+                <td>{format!("{:.2} ms", e.step_seconds * 1e3)}</td>
+            </tr>
+        })
+    });
+    view! {
+        <table class="results" data-testid="par-zero">
+            <tr><th>{format!("{workers} workers")}</th><th>"weights / grads / state per device (MB)"</th><th>"peak per device"</th><th>"sent per device"</th><th>"step"</th></tr>
+            {rows.collect_view()}
+        </table>
+    }
+}
+
 pub fn figures(
     canvases: Canvases,
     record: RwSignal<Option<ParallelismRecord>>,
@@ -97,6 +129,14 @@ pub fn figures(
             <figure>
                 <canvas node_ref=canvases.step data-testid="par-step" data-empty="Press Run: one device's memory through a step." width="420" height="320"></canvas>
                 <figcaption>{move || format!("One device's memory through a step of the plain layout: weights, gradients, optimizer state and workspace held all step; the activations (the top band) rise as the forward keeps each layer's output and fall as the backward uses and frees them (grey line: the forward's end). Dashed: checkpointing every {} layers keeps only each segment's input and re-runs the segment's forward just before its backward — the spikes; its peak is lower, its step does about one more forward.", settings.with(|s| s.segment_length()))}</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.remat data-testid="par-remat" data-empty="Press Run: checkpointing's trade for every segment length." width="420" height="320"></canvas>
+                <figcaption>{move || format!("Checkpointing's trade, one point per segment length k (checkpoints every k layers of the {} layers): the most activation bytes one device holds in a step against the forward work re-run in the backward. k = 1 keeps every layer's input, the whole net as one segment (k = all) keeps everything and re-runs nothing; near k ≈ √layers the peak is lowest for about one extra forward (Chen et al. 2016). Ringed: the chosen k.", settings.with(|s| s.layers()))}</figcaption>
+            </figure>
+            <figure>
+                {move || record.with(|r| r.as_ref().map(zero_table))}
+                <figcaption>"ZeRO's stages on the ZeRO run's workers, against plain data parallelism on the same devices: what each device keeps (weights, gradients, optimizer state, in MB) and sends per step. Stage 1 partitions the optimizer state, stage 2 the gradients too, stage 3 the weights too; stages 1 and 2 send what data parallelism sends (a reduce-scatter and an allgather), stage 3 half as much again, gathering the weights for the backward too (Rajbhandari et al. 2020)."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.pipeline data-testid="par-pipeline" data-empty="Press Run: the pipeline's stages over one step." width="420" height="320"></canvas>

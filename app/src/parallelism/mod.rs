@@ -25,6 +25,7 @@ struct Canvases {
     step: NodeRef<Canvas>,
     pipeline: NodeRef<Canvas>,
     losses: NodeRef<Canvas>,
+    remat: NodeRef<Canvas>,
     /// Pieces of the pipeline's step shown (None: all), for its animation.
     pipe_shown: RwSignal<Option<usize>>,
 }
@@ -63,6 +64,20 @@ fn tables(record: &ParallelismRecord, segment: usize) {
                 .map(move |(i, (what, bytes))| [name.to_string(), i.to_string(), what, bytes.to_string()])
         });
     set_table("par-step", csv("step,event,after,activation_bytes", curve));
+    let n = record.profile.layers.len();
+    let trade = (1..=n).map(|k| {
+        let peak = step_curve(&record.profile, rows, Some(k))
+            .iter()
+            .map(|x| x.1)
+            .max()
+            .unwrap_or(0);
+        let rerun = engine::parallelism::remat::checkpointed(&record.profile, k, rows).1;
+        [k.to_string(), peak.to_string(), rerun.to_string()]
+    });
+    set_table(
+        "par-remat",
+        csv("segment_layers,peak_activation_bytes,rerun_flops_per_step", trade),
+    );
     let slots = record
         .estimates
         .iter()
@@ -124,6 +139,9 @@ fn redraw(c: &Canvases, record: &ParallelismRecord, segment: usize) {
             record.estimates.iter().find_map(|e| e.timeline.as_ref()),
             c.pipe_shown.get_untracked(),
         );
+    }
+    if let Some(x) = c.remat.get_untracked() {
+        charts::remat_trade(x, record, segment);
     }
     redraw_losses(c, record);
 }

@@ -30,6 +30,7 @@ pub fn ParallelismPage() -> impl IntoView {
         step: NodeRef::new(),
         pipeline: NodeRef::new(),
         losses: NodeRef::new(),
+        remat: NodeRef::new(),
         pipe_shown: RwSignal::new(None),
     };
     let go = {
