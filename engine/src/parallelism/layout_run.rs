@@ -31,8 +31,9 @@ pub struct LayoutRun {
     pub first_step_gap: Option<f32>,
 }
 
-/// The trainers a layout needs: `whole` at the batch (it holds the model between steps and
-/// applies one replica's update), `part` at the micro-batch's rows when the batch is split.
+/// The trainers a layout needs: `whole` at the batch (it draws the batches, trains an unsplit
+/// layout and ends holding the trained model), `part` at the micro-batch's rows when the batch is
+/// split (it computes the pieces and, with one replica, applies the update).
 pub struct Devices<'a> {
     pub whole: &'a mut Trainer,
     pub part: Option<&'a mut Trainer>,
@@ -76,7 +77,13 @@ pub async fn train<F: std::future::Future<Output = bool>>(
     } else {
         None
     };
+    // One replica without ZeRO keeps the model on `part` (its update kernels are the same as
+    // `whole`'s), so no step reads the weights back to hand them over.
+    if let (Some(part), None) = (part.as_deref_mut(), &shards) {
+        part.set_params(&whole.params().await?)?;
+    }
     let optimizer = whole.config.optimizer;
+    let n_params = whole.compiled.n_params;
     let mut grads = Vec::new();
     for _ in 0..steps {
         let rows = whole.next_batch_rows();
@@ -92,15 +99,13 @@ pub async fn train<F: std::future::Future<Output = bool>>(
             loss
         } else {
             let part = part.as_deref_mut().expect("checked above");
-            let weights = match &shards {
-                Some(w) => w.weights[0].clone(),
-                None => whole.params().await?,
-            };
-            part.set_params(&weights)?;
+            if let Some(w) = &shards {
+                part.set_params(&w.weights[0])?;
+            }
             let mut loss_sum = 0.0;
             let mut replicas = Vec::with_capacity(layout.data);
             for replica in rows.chunks(rows_per * layout.micro) {
-                let mut sum = vec![0.0f32; weights.len()];
+                let mut sum = vec![0.0f32; n_params];
                 for micro in replica.chunks(rows_per) {
                     loss_sum += part.loss_and_gradient_into(micro, &mut grads).await?;
                     sum.iter_mut().zip(&grads).for_each(|(s, g)| *s += g);
@@ -115,16 +120,13 @@ pub async fn train<F: std::future::Future<Output = bool>>(
                     zero_run::step(w, replicas, optimizer, lr, t as u32, layout.zero != Stage::None)?;
                     whole.set_step(t);
                 }
-                None => whole.apply_gradient(&replicas[0])?,
+                None => part.apply_gradient(&replicas[0])?,
             }
             loss_sum / (layout.data * layout.micro) as f32
         };
         run.losses.push(loss);
         if run.losses.len() == 1 {
-            after_first = match &shards {
-                Some(w) => w.weights[0].clone(),
-                None => whole.params().await?,
-            };
+            after_first = model_weights(whole, part.as_deref(), &shards).await?;
         }
         if !loss.is_finite() {
             run.diverged_at = Some(run.losses.len());
@@ -134,14 +136,29 @@ pub async fn train<F: std::future::Future<Output = bool>>(
             break;
         }
     }
-    if let Some(w) = &shards {
-        whole.set_params(&w.weights[0])?;
+    if shards.is_some() || split {
+        let weights = model_weights(whole, part.as_deref(), &shards).await?;
+        whole.set_params(&weights)?;
     }
     if let (Some(test), None) = (test, run.diverged_at) {
         run.test_accuracy = Some(whole.evaluate(test).await?.1);
     }
     let weights = whole.params().await?;
     Ok((run, weights, after_first))
+}
+
+/// The model's weights: the ZeRO workers' (all alike after the allgather), else the trainer
+/// that applied the last update (`part` when the batch is split).
+async fn model_weights(
+    whole: &Trainer,
+    part: Option<&Trainer>,
+    shards: &Option<Workers>,
+) -> Result<Vec<f32>, Error> {
+    match (shards, part) {
+        (Some(w), _) => Ok(w.weights[0].clone()),
+        (None, Some(p)) => p.params().await,
+        (None, None) => whole.params().await,
+    }
 }
 
 /// Largest |a − b| / (1 + |b|).
