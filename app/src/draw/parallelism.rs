@@ -356,16 +356,9 @@ pub fn remat_trade(canvas: HtmlCanvasElement, record: &ParallelismRecord, chosen
     let rows = record.config.batch;
     let n = p.layers.len().max(1);
     let forward = p.flops_per_row(0..n).0 * rows as f64;
-    let points: Vec<(usize, f64, f64)> = (1..=n)
-        .map(|k| {
-            let peak = step_curve(p, rows, Some(k))
-                .iter()
-                .map(|x| x.1)
-                .max()
-                .unwrap_or(0);
-            let rerun = engine::parallelism::remat::checkpointed(p, k, rows).1;
-            (k, 100.0 * rerun / forward.max(1.0), mb(peak))
-        })
+    let points: Vec<(usize, f64, f64)> = engine::parallelism::remat::trade(p, rows)
+        .into_iter()
+        .map(|(k, peak, rerun)| (k, 100.0 * rerun / forward.max(1.0), mb(peak)))
         .collect();
     let top = points.iter().map(|x| x.2).fold(0.0, f64::max) * 1.15;
     let right = points.iter().map(|x| x.1).fold(0.0, f64::max).max(1.0) * 1.1;

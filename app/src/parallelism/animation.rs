@@ -13,23 +13,11 @@ use crate::share::hidden;
 const INTERVAL: f64 = 120.0;
 
 fn pieces(record: RwSignal<Option<ParallelismRecord>>) -> usize {
-    record.with_untracked(|r| {
-        r.as_ref()
-            .and_then(|r| r.estimates.iter().find_map(|e| e.timeline.as_ref()))
-            .map_or(0, |t| t.slots.len())
-    })
+    record.with_untracked(|r| r.as_ref().and_then(|r| r.pipeline()).map_or(0, |t| t.slots.len()))
 }
 
 fn draw(canvases: Canvases, record: RwSignal<Option<ParallelismRecord>>) {
-    record.with_untracked(|r| {
-        if let (Some(r), Some(c)) = (r, canvases.pipeline.get_untracked()) {
-            crate::draw::parallelism::pipeline(
-                c,
-                r.estimates.iter().find_map(|e| e.timeline.as_ref()),
-                canvases.pipe_shown.get_untracked(),
-            );
-        }
-    });
+    record.with_untracked(|r| r.as_ref().map(|r| super::redraw_pipeline(&canvases, r)));
 }
 
 /// Back one piece, play or pause, forward one piece (test ids `par-pipe-back`, `par-pipe-play`,
@@ -70,12 +58,7 @@ pub fn buttons(canvases: Canvases, record: RwSignal<Option<ParallelismRecord>>) 
             }
         });
     };
-    let none = move || {
-        record.with(|r| {
-            r.as_ref()
-                .is_none_or(|r| r.estimates.iter().all(|e| e.timeline.is_none()))
-        })
-    };
+    let none = move || record.with(|r| r.as_ref().is_none_or(|r| r.pipeline().is_none()));
     view! {
         <div class="buttons" class:hidden=hidden("run")>
             <button data-testid="par-pipe-back" disabled=none on:click=move |_| { playing.set(false); set(current().saturating_sub(1)) }>"◀ piece"</button>

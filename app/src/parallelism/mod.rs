@@ -64,36 +64,24 @@ fn tables(record: &ParallelismRecord, segment: usize) {
                 .map(move |(i, (what, bytes))| [name.to_string(), i.to_string(), what, bytes.to_string()])
         });
     set_table("par-step", csv("step,event,after,activation_bytes", curve));
-    let n = record.profile.layers.len();
-    let trade = (1..=n).map(|k| {
-        let peak = step_curve(&record.profile, rows, Some(k))
-            .iter()
-            .map(|x| x.1)
-            .max()
-            .unwrap_or(0);
-        let rerun = engine::parallelism::remat::checkpointed(&record.profile, k, rows).1;
-        [k.to_string(), peak.to_string(), rerun.to_string()]
-    });
+    let trade = engine::parallelism::remat::trade(&record.profile, rows)
+        .into_iter()
+        .map(|(k, peak, rerun)| [k.to_string(), peak.to_string(), rerun.to_string()]);
     set_table(
         "par-remat",
         csv("segment_layers,peak_activation_bytes,rerun_flops_per_step", trade),
     );
-    let slots = record
-        .estimates
-        .iter()
-        .filter_map(|e| e.timeline.as_ref())
-        .take(1)
-        .flat_map(|t| {
-            t.slots.iter().map(|x| {
-                [
-                    (x.stage + 1).to_string(),
-                    (x.work.micro + 1).to_string(),
-                    format!("{:?}", x.work.pass).to_lowercase(),
-                    x.start.to_string(),
-                    x.end.to_string(),
-                ]
-            })
-        });
+    let slots = record.pipeline().into_iter().flat_map(|t| {
+        t.slots.iter().map(|x| {
+            [
+                (x.stage + 1).to_string(),
+                (x.work.micro + 1).to_string(),
+                format!("{:?}", x.work.pass).to_lowercase(),
+                x.start.to_string(),
+                x.end.to_string(),
+            ]
+        })
+    });
     set_table(
         "par-pipeline",
         csv("stage,micro_batch,pass,start_seconds,end_seconds", slots),
@@ -125,6 +113,13 @@ fn redraw_losses(c: &Canvases, record: &ParallelismRecord) {
     }
 }
 
+/// The pipeline chart, showing `c.pipe_shown` pieces (all when None).
+fn redraw_pipeline(c: &Canvases, record: &ParallelismRecord) {
+    if let Some(x) = c.pipeline.get_untracked() {
+        charts::pipeline(x, record.pipeline(), c.pipe_shown.get_untracked());
+    }
+}
+
 fn redraw(c: &Canvases, record: &ParallelismRecord, segment: usize) {
     tables(record, segment);
     if let Some(x) = c.memory.get_untracked() {
@@ -133,13 +128,7 @@ fn redraw(c: &Canvases, record: &ParallelismRecord, segment: usize) {
     if let Some(x) = c.step.get_untracked() {
         charts::step_memory(x, record, segment);
     }
-    if let Some(x) = c.pipeline.get_untracked() {
-        charts::pipeline(
-            x,
-            record.estimates.iter().find_map(|e| e.timeline.as_ref()),
-            c.pipe_shown.get_untracked(),
-        );
-    }
+    redraw_pipeline(c, record);
     if let Some(x) = c.remat.get_untracked() {
         charts::remat_trade(x, record, segment);
     }

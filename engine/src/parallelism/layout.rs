@@ -12,7 +12,8 @@ use super::pipeline::{Costs, Schedule, Timeline};
 use super::profile::{DeviceBytes, Profile};
 pub use super::remat::{checkpointed, step_curve};
 use super::zero::{per_device, ClassBytes, Stage};
-use crate::collectives::{cost, Algorithm, Link, Topology};
+use crate::cluster::ClusterConfig;
+use crate::collectives::{Algorithm, Link};
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
@@ -173,15 +174,6 @@ pub fn split_stages(profile: &Profile, stages: usize) -> Vec<Range<usize>> {
     out
 }
 
-/// Seconds of one ring allreduce of `n` values among `workers` on `link`.
-fn allreduce_seconds(workers: usize, n: usize, link: Link) -> f64 {
-    if workers < 2 || n == 0 {
-        return 0.0;
-    }
-    let s = crate::collectives::Schedule::new(Algorithm::Ring, workers, n, 1);
-    cost(&s, &Topology::flat(link), 4.0).seconds
-}
-
 /// What `layout` costs for `profile` at `batch` samples per step on `machine`.
 pub fn estimate(
     layout: &Layout,
@@ -246,11 +238,7 @@ pub fn estimate(
             let activations = match layout.segment {
                 Some(k) => {
                     recompute_flops = checkpointed(profile, k, r as usize).1 * layout.micro as f64;
-                    step_curve(profile, r as usize, Some(k))
-                        .iter()
-                        .map(|x| x.1)
-                        .max()
-                        .unwrap_or(0)
+                    super::remat::peak(profile, r as usize, k)
                 }
                 None => in_flight * (r * kept_per_row + kept_fixed),
             };
@@ -283,7 +271,10 @@ pub fn estimate(
         .map(|s| profile.layers[s.clone()].iter().map(|l| l.params).sum::<usize>())
         .max()
         .unwrap_or(0);
-    let allreduce = allreduce_seconds(layout.data, largest_stage, machine.link);
+    // The cluster lab's cost of a ring allreduce of the largest stage's gradients.
+    let allreduce = ClusterConfig::new(layout.data, Algorithm::Ring, machine.link)
+        .allreduce(largest_stage)
+        .0;
     // ZeRO-3 gathers the weights once more for the backward: 1.5 allreduces' worth.
     let comm_seconds = allreduce * if layout.zero == Stage::Weights { 1.5 } else { 1.0 };
     let wire_data = super::zero::wire_values(largest_stage as f64, layout.data, layout.zero) * 4.0;

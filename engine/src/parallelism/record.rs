@@ -28,6 +28,11 @@ pub struct ParallelismRecord {
 const HEADER: &str = "layout,devices,peak_bytes_per_device,fits,weights_bytes,gradients_bytes,optimizer_bytes,activations_bytes,workspace_bytes,step_seconds,compute_seconds,comm_seconds,wire_bytes_per_device,bubble,recompute_flops,steps_trained,final_loss,test_accuracy,weight_gap_vs_first";
 
 impl ParallelismRecord {
+    /// The first pipelined layout's simulated step, the one the lab draws.
+    pub fn pipeline(&self) -> Option<&super::pipeline::Timeline> {
+        self.estimates.iter().find_map(|e| e.timeline.as_ref())
+    }
+
     pub fn from_json(text: &str) -> Result<Self, Error> {
         serde_json::from_str(text).map_err(|e| Error::Config(format!("not a parallelism record: {e}")))
     }

@@ -83,3 +83,20 @@ pub fn step_curve(profile: &Profile, rows: usize, segment: Option<usize>) -> Vec
     }
     out
 }
+
+/// The most activation bytes one device holds in a checkpointed step: the peak of `step_curve`.
+pub fn peak(profile: &Profile, rows: usize, segment: usize) -> u64 {
+    step_curve(profile, rows, Some(segment))
+        .iter()
+        .map(|x| x.1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Checkpointing's trade for every segment length 1..=layers: (k, peak activation bytes, FLOPs
+/// re-run per step).
+pub fn trade(profile: &Profile, rows: usize) -> Vec<(usize, u64, f64)> {
+    (1..=profile.layers.len())
+        .map(|k| (k, peak(profile, rows, k), checkpointed(profile, k, rows).1))
+        .collect()
+}
