@@ -56,7 +56,7 @@ pub fn memory_bars(canvas: HtmlCanvasElement, record: &ParallelismRecord) {
     let groups: Vec<(String, &[DeviceBytes])> = record
         .estimates
         .iter()
-        .map(|e| (short(&e.layout), e.devices.as_slice()))
+        .map(|e| (e.layout.short_label(), e.devices.as_slice()))
         .collect();
     let bars: usize = groups.iter().map(|g| g.1.len()).sum::<usize>() + groups.len();
     let top = groups
@@ -112,28 +112,6 @@ pub fn memory_bars(canvas: HtmlCanvasElement, record: &ParallelismRecord) {
         4,
         RED.stroke_width(2),
     ));
-}
-
-/// A layout's short name, for under its bars and in the table.
-pub fn short(l: &engine::parallelism::layout::Layout) -> String {
-    let mut parts = Vec::new();
-    if l.data > 1 {
-        parts.push(match l.zero {
-            engine::parallelism::zero::Stage::None => format!("data ×{}", l.data),
-            s => format!("ZeRO-{} ×{}", s as u8, l.data),
-        });
-    }
-    if l.stages > 1 {
-        parts.push(format!("pipe {}×{}", l.stages, l.micro));
-    }
-    if let Some(k) = l.segment {
-        parts.push(format!("ckpt /{k}"));
-    }
-    if parts.is_empty() {
-        "plain".into()
-    } else {
-        parts.join(" + ")
-    }
 }
 
 /// One device's memory through a step of the plain layout: the classes held all step stacked,

@@ -56,7 +56,7 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
     };
     view! {
         <tr>
-            <td title=e.layout.label()>{crate::draw::parallelism::short(&e.layout)}</td>
+            <td title=e.layout.label()>{e.layout.short_label()}</td>
             <td>{e.layout.devices()}</td>
             <td data-metric=format!("peak-{k}") data-metric-value=e.peak.to_string() data-fits=e.fits.to_string()
                 class:bad=!e.fits title=format!("{:.0} % of the device", 100.0 * e.peak as f64 / budget.max(1) as f64)>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}</span></td>

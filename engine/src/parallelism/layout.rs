@@ -53,6 +53,16 @@ impl Layout {
     /// A short name: "plain", "checkpoint every 3", "ZeRO-3 ×4", "pipeline 4 stages × 8 (1F1B)",
     /// or their combination.
     pub fn label(&self) -> String {
+        self.name(false)
+    }
+
+    /// The label in few characters, for under a chart's bars and in a narrow table: "plain",
+    /// "ckpt /3", "ZeRO-3 ×4", "pipe 4×8", or their combination.
+    pub fn short_label(&self) -> String {
+        self.name(true)
+    }
+
+    fn name(&self, short: bool) -> String {
         let mut parts = Vec::new();
         if self.data > 1 {
             parts.push(match self.zero {
@@ -61,17 +71,25 @@ impl Layout {
             });
         }
         if self.stages > 1 {
-            parts.push(format!(
-                "pipeline {} stages × {} micro ({})",
-                self.stages,
-                self.micro,
-                self.schedule.label()
-            ));
-        } else if self.micro > 1 {
+            parts.push(if short {
+                format!("pipe {}×{}", self.stages, self.micro)
+            } else {
+                format!(
+                    "pipeline {} stages × {} micro ({})",
+                    self.stages,
+                    self.micro,
+                    self.schedule.label()
+                )
+            });
+        } else if self.micro > 1 && !short {
             parts.push(format!("{} micro-batches", self.micro));
         }
         if let Some(k) = self.segment {
-            parts.push(format!("checkpoint every {k} layers"));
+            parts.push(if short {
+                format!("ckpt /{k}")
+            } else {
+                format!("checkpoint every {k} layers")
+            });
         }
         if parts.is_empty() {
             "plain".into()
