@@ -9,27 +9,7 @@ struct Params { n: u32, kind: u32, _pad0: u32, _pad1: u32 }
 @group(0) @binding(3) var<storage, read> dh: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dz: array<f32>;
 
-const LEAK: f32 = 0.01;
-
-fn act(kind: u32, x: f32) -> f32 {
-    switch kind {
-        case 1u: { return max(x, 0.0); }
-        case 2u: { return tanh(x); }
-        case 3u: { return 1.0 / (1.0 + exp(-x)); }
-        case 4u: { return select(LEAK * x, x, x > 0.0); }
-        default: { return x; }
-    }
-}
-
-fn act_derivative(kind: u32, x: f32) -> f32 {
-    switch kind {
-        case 1u: { return select(0.0, 1.0, x > 0.0); }
-        case 2u: { let t = tanh(x); return 1.0 - t * t; }
-        case 3u: { let s = 1.0 / (1.0 + exp(-x)); return s * (1.0 - s); }
-        case 4u: { return select(LEAK, 1.0, x > 0.0); }
-        default: { return 1.0; }
-    }
-}
+// act() and act_derivative() are in `activation_fns.wgsl`, which the engine puts before this file.
 
 @compute @workgroup_size(256)
 fn forward(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -118,6 +118,8 @@ pub struct BenchResult {
     pub readbacks_per_view: f64,
     /// Layers of the model: a view read each separately before readbacks were gathered.
     pub layers: usize,
+    /// Kernels dispatched per training step (the fused list unless the run asked otherwise).
+    pub dispatches_per_step: usize,
 }
 
 /// Sums a step's profile by kernel name, slowest first.
@@ -212,6 +214,7 @@ pub async fn run(
         readbacks_per_chunk,
         readbacks_per_view,
         layers: trainer.compiled.layers.len(),
+        dispatches_per_step: trainer.dispatches_per_step(),
     })
 }
 

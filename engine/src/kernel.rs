@@ -209,7 +209,23 @@ impl Words {
     }
 }
 
-pub trait Kernel {
+/// What every kernel gets for free: a boxed copy (the fused list copies the kernels it leaves
+/// alone) and a view as `Any` (the fusion pass recognises kernels by their type).
+pub trait KernelCopy {
+    fn boxed_copy(&self) -> Box<dyn Kernel>;
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: Kernel + Clone + 'static> KernelCopy for T {
+    fn boxed_copy(&self) -> Box<dyn Kernel> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+pub trait Kernel: KernelCopy {
     fn shader(&self) -> Shader;
     /// The uniform at binding 0, for the given step.
     fn params(&self, step: &StepScalars) -> Words;
@@ -259,3 +275,19 @@ macro_rules! wgsl {
     };
 }
 pub(crate) use wgsl;
+
+/// A shader made of several WGSL files, concatenated in order (shared code first, e.g. the
+/// matrix product's tile loop); `$file` names the result (the last file, which holds the entry).
+macro_rules! wgsl_with {
+    ([$($part:literal),+], $file:literal, $entry:literal) => {
+        $crate::kernel::Shader {
+            file: $file,
+            source: concat!(
+                $(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders/", $part)),)+
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders/", $file))
+            ),
+            entry: $entry,
+        }
+    };
+}
+pub(crate) use wgsl_with;

@@ -20,6 +20,7 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                     {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
                     {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}
                     {row("first step", format!("{:.0} ms", r.first_step_ms))}
+                    {row("dispatches per step", r.dispatches_per_step.to_string())}
                     {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
                     {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
                     {row("test accuracy", r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0)))}

@@ -61,6 +61,11 @@ impl CpuBackend {
         }
     }
 
+    /// Runs whole training passes fused (the default) or as the teaching kernels.
+    pub fn set_fused(&mut self, on: bool) {
+        self.plan.use_fused = on;
+    }
+
     pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
         for k in &self.plan.train[range] {
             k.run_cpu(&mut self.bufs, step);

@@ -22,7 +22,11 @@ pub struct GpuBackend {
     pub ctx: Rc<GpuContext>,
     plan: Plan,
     buffers: Vec<wgpu::Buffer>,
-    train: Vec<Dispatch>,
+    /// The training step as it runs: the fused list (`Plan::fused`).
+    fused: Vec<Dispatch>,
+    /// The unfused list (`Plan::train`), built on first use: checkpointing's ranges, or every
+    /// pass while `Plan::use_fused` is off.
+    unfused: Option<Vec<Dispatch>>,
     predict: Vec<Dispatch>,
     evaluate: Vec<Dispatch>,
 }
@@ -43,7 +47,7 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), Error> {
         }
     }
     let max_groups = limits.max_compute_workgroups_per_dimension;
-    for k in plan.train.iter().chain(&plan.predict).chain(&plan.evaluate) {
+    for k in plan.train.iter().chain(&plan.fused).chain(&plan.predict).chain(&plan.evaluate) {
         if k.workgroups().iter().any(|&g| g > max_groups) {
             return Err(Error::GpuRefused(format!(
                 "kernel '{}' needs more than {max_groups} workgroups in one dimension: use a smaller batch",
@@ -57,7 +61,7 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), Error> {
 impl GpuBackend {
     pub async fn new(ctx: Rc<GpuContext>, mut plan: Plan) -> Result<Self, Error> {
         check_limits(&plan, &ctx.limits)?;
-        let kernels = plan.train.iter_mut().chain(&mut plan.predict);
+        let kernels = plan.train.iter_mut().chain(&mut plan.fused).chain(&mut plan.predict);
         for k in kernels.chain(&mut plan.evaluate) {
             k.fit_device(ctx.parallel_workgroups);
         }
@@ -78,14 +82,9 @@ impl GpuBackend {
                 })
             })
             .collect();
-        let build = |kernels: &[Box<dyn Kernel>]| -> Vec<Dispatch> {
-            kernels
-                .iter()
-                .enumerate()
-                .map(|(i, k)| dispatch(&ctx, &buffers, k.as_ref(), i))
-                .collect()
-        };
-        let train = build(&plan.train);
+        let build = |kernels: &[Box<dyn Kernel>]| build(&ctx, &buffers, kernels);
+        let fused = build(&plan.fused);
+        let unfused = (!plan.use_fused).then(|| build(&plan.train));
         let predict = build(&plan.predict);
         let evaluate = build(&plan.evaluate);
         // Pop both scopes before awaiting: scopes are a per-device stack, and another task
@@ -101,10 +100,25 @@ impl GpuBackend {
             ctx,
             plan,
             buffers,
-            train,
+            fused,
+            unfused,
             predict,
             evaluate,
         })
+    }
+
+    /// Runs whole training passes fused (the default) or as the teaching kernels.
+    pub fn set_fused(&mut self, on: bool) {
+        if !on {
+            self.ensure_unfused();
+        }
+        self.plan.use_fused = on;
+    }
+
+    fn ensure_unfused(&mut self) {
+        if self.unfused.is_none() {
+            self.unfused = Some(build(&self.ctx, &self.buffers, &self.plan.train));
+        }
     }
 
     pub fn write(&mut self, id: BufId, bytes: &[u8]) {
@@ -148,8 +162,12 @@ impl GpuBackend {
         self.record_range(pass, all, step)
     }
 
+    /// Runs the unfused training kernels `range` (rematerialization's stretches).
     pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
-        let enc = self.record_range(Pass::Train, range, step);
+        self.ensure_unfused();
+        let kernels = &self.plan.train;
+        let dispatches = &self.unfused.as_ref().expect("built above")[range];
+        let enc = self.encode(kernels, dispatches, step);
         self.ctx.queue.submit([enc.finish()]);
     }
 
@@ -164,9 +182,19 @@ impl GpuBackend {
         let kernels = match pass {
             Pass::Predict => &self.plan.predict,
             Pass::Evaluate => &self.plan.evaluate,
-            _ => &self.plan.train,
+            _ => self.plan.step_list().0,
         };
         let dispatches = &self.dispatches(pass)[range];
+        self.encode(kernels, dispatches, step)
+    }
+
+    /// Writes the per-step uniforms of `dispatches` (of `kernels`) and records them in one pass.
+    fn encode(
+        &self,
+        kernels: &[Box<dyn Kernel>],
+        dispatches: &[Dispatch],
+        step: &StepScalars,
+    ) -> wgpu::CommandEncoder {
         for d in dispatches {
             if let Some(i) = d.per_step {
                 let words = kernels[i].params(step).padded();
@@ -229,10 +257,14 @@ impl GpuBackend {
     }
 
     fn dispatches(&self, pass: Pass) -> &[Dispatch] {
+        let (train, start) = match (&self.unfused, self.plan.use_fused) {
+            (Some(u), false) => (&u[..], self.plan.optimizer_start),
+            _ => (&self.fused[..], self.plan.fused_optimizer_start),
+        };
         match pass {
-            Pass::Train => &self.train[..],
-            Pass::Gradient => &self.train[..self.plan.optimizer_start],
-            Pass::Update => &self.train[self.plan.optimizer_start..],
+            Pass::Train => train,
+            Pass::Gradient => &train[..start],
+            Pass::Update => &train[start..],
             Pass::Predict => &self.predict[..],
             Pass::Evaluate => &self.evaluate[..],
         }
@@ -245,6 +277,14 @@ impl GpuBackend {
     pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, Error> {
         self.ctx.read_words(&self.buffers[id.0], len).await
     }
+}
+
+fn build(ctx: &GpuContext, buffers: &[wgpu::Buffer], kernels: &[Box<dyn Kernel>]) -> Vec<Dispatch> {
+    kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| dispatch(ctx, buffers, k.as_ref(), i))
+        .collect()
 }
 
 fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: usize) -> Dispatch {

@@ -58,7 +58,16 @@ impl Backend {
         }
     }
 
-    /// Runs the training pass's kernels `range` only (rematerialization re-runs a stretch of
+    /// Runs whole training passes as the fused kernel list (the default) or as the teaching
+    /// kernels, one op each; the values agree (bit for bit on the CPU).
+    pub fn set_fused(&mut self, on: bool) {
+        match self {
+            Backend::Gpu(g) => g.set_fused(on),
+            Backend::Cpu(c) => c.set_fused(on),
+        }
+    }
+
+    /// Runs the training pass's unfused kernels `range` only (rematerialization re-runs a stretch of
     /// the forward between backward kernels).
     pub fn run_train_range(&mut self, range: std::ops::Range<usize>, step: &StepScalars) {
         match self {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{groups_1d, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +84,7 @@ impl Activation {
 }
 
 /// h = act(z), element-wise over n values.
+#[derive(Clone)]
 pub struct ActForward {
     pub kind: Activation,
     pub z: BufId,
@@ -92,6 +93,7 @@ pub struct ActForward {
 }
 
 /// dz = dh · act'(z).
+#[derive(Clone)]
 pub struct ActBackward {
     pub kind: Activation,
     pub z: BufId,
@@ -114,7 +116,7 @@ pub fn act_backward_cpu(kind: Activation, z: &[f32], dh: &[f32], dz: &mut [f32])
 
 impl Kernel for ActForward {
     fn shader(&self) -> Shader {
-        wgsl!("activation.wgsl", "forward")
+        wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "forward")
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u("n", self.n as u32).u("kind", self.kind.code())
@@ -134,7 +136,7 @@ impl Kernel for ActForward {
 
 impl Kernel for ActBackward {
     fn shader(&self) -> Shader {
-        wgsl!("activation.wgsl", "backward")
+        wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "backward")
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u("n", self.n as u32).u("kind", self.kind.code())

@@ -2,6 +2,7 @@
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+#[derive(Clone)]
 pub struct Adam {
     pub grads: BufId,
     pub weights: BufId,

@@ -11,6 +11,7 @@ pub enum AdaptiveRule {
     RmsProp { beta: f32, eps: f32 },
 }
 
+#[derive(Clone)]
 pub struct Adaptive {
     pub grads: BufId,
     pub weights: BufId,

@@ -4,6 +4,7 @@
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
 
 /// y = a + b over `per_copy` values of each live copy; `b_shared`: one `b` for every copy.
+#[derive(Clone)]
 pub struct Add {
     pub a: BufId,
     pub b: BufId,

@@ -3,6 +3,7 @@
 
 use crate::kernel::{live_points, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+#[derive(Clone)]
 pub struct BatchMean {
     pub loss: BufId,
     pub correct: BufId,

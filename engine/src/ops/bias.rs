@@ -3,6 +3,7 @@
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
 
 /// Z[r, j] += bias[bias_off + j], for each point's `rows` rows with that point's bias.
+#[derive(Clone)]
 pub struct AddBias {
     pub params: BufId,
     pub bias_off: usize,
@@ -13,6 +14,7 @@ pub struct AddBias {
 }
 
 /// dbias[bias_off + j] = Σ_r dZ[r, j].
+#[derive(Clone)]
 pub struct BiasGrad {
     pub dz: BufId,
     pub grads: BufId,

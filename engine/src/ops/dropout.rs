@@ -18,6 +18,7 @@ pub fn kept(seed: u32, step: u32, i: u32, keep: f32) -> bool {
 }
 
 /// Maps `x` to `y` (forward) or `dy` to `dx` (backward): the same arithmetic both ways.
+#[derive(Clone)]
 pub struct Dropout {
     pub x: BufId,
     pub y: BufId,

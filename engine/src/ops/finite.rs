@@ -9,6 +9,7 @@ pub fn non_finite_cpu(x: &[f32]) -> u32 {
 }
 
 /// count[0] = 0 (before a step), or count[0] += the non-finite values of x[..n].
+#[derive(Clone)]
 pub struct CountNonFinite {
     pub x: BufId,
     pub n: usize,

@@ -2,6 +2,7 @@
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+#[derive(Clone)]
 pub struct Gather {
     /// f32 features, or bytes four to a word when `packed`.
     pub data_x: BufId,

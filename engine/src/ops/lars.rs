@@ -23,11 +23,13 @@ pub struct LarsHyper {
     pub weight_decay: f32,
 }
 
+#[derive(Clone)]
 pub struct LarsNorms {
     pub b: LarsBuffers,
     pub h: LarsHyper,
 }
 
+#[derive(Clone)]
 pub struct LarsUpdate {
     pub b: LarsBuffers,
     pub h: LarsHyper,

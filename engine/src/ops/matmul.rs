@@ -1,6 +1,6 @@
 //! C = A · B with strided reads (see `shaders/matmul.wgsl`).
 
-use crate::kernel::{live_points, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{live_points, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 /// Shapes and strides: C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs].
 /// `batch` independent products (0 counts as 1): product q starts q·a_bs, q·b_bs and q·c_bs
@@ -44,6 +44,7 @@ impl MatmulDims {
 /// Rows and columns of C per workgroup (see the shader).
 const TILE: u32 = 64;
 
+#[derive(Clone)]
 pub struct Matmul {
     pub a: BufId,
     pub b: BufId,
@@ -120,7 +121,7 @@ impl Matmul {
 
 impl Kernel for Matmul {
     fn shader(&self) -> Shader {
-        wgsl!("matmul.wgsl", "main")
+        wgsl_with!(["matmul_tile.wgsl"], "matmul.wgsl", "main")
     }
 
     fn params(&self, step: &StepScalars) -> Words {

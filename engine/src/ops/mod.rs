@@ -9,6 +9,7 @@ pub mod bias;
 pub mod conv2d;
 pub mod dropout;
 pub mod finite;
+pub mod fused;
 pub mod gather;
 pub mod gemm_cpu;
 pub mod lars;

@@ -2,6 +2,7 @@
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+#[derive(Clone)]
 pub struct Mse {
     pub outputs: BufId,
     pub labels: BufId,

@@ -221,6 +221,7 @@ pub fn update_running_cpu(g: &NormGeom, stats: &[f32], running: &mut [f32], mome
 
 /// Normalizes `input` into `output` with each group's own statistics, kept in `stats`; with
 /// several points, each copy with its own parameters.
+#[derive(Clone)]
 pub struct NormForward {
     pub g: NormGeom,
     pub input: BufId,
@@ -231,6 +232,7 @@ pub struct NormForward {
 }
 
 /// Batch norm when predicting: the running statistics instead of the batch's.
+#[derive(Clone)]
 pub struct NormForwardRunning {
     pub g: NormGeom,
     pub input: BufId,
@@ -240,6 +242,7 @@ pub struct NormForwardRunning {
     pub points: Points,
 }
 
+#[derive(Clone)]
 pub struct NormBackwardInput {
     pub g: NormGeom,
     pub input: BufId,
@@ -249,6 +252,7 @@ pub struct NormBackwardInput {
     pub d_in: BufId,
 }
 
+#[derive(Clone)]
 pub struct NormBackwardParams {
     pub g: NormGeom,
     pub input: BufId,
@@ -259,6 +263,7 @@ pub struct NormBackwardParams {
 
 /// Batch norm's running statistics after a training step, PyTorch's convention: momentum 0.1
 /// keeps 90 % of the old value.
+#[derive(Clone)]
 pub struct UpdateRunning {
     pub g: NormGeom,
     pub stats: BufId,

@@ -92,6 +92,7 @@ pub fn pool_backward_cpu(kind: PoolKind, g: &PoolGeom, d_out: &[f32], argmax: &[
     }
 }
 
+#[derive(Clone)]
 pub struct PoolForward {
     pub kind: PoolKind,
     pub input: BufId,
@@ -100,6 +101,7 @@ pub struct PoolForward {
     pub g: PoolGeom,
 }
 
+#[derive(Clone)]
 pub struct PoolBackward {
     pub kind: PoolKind,
     pub d_out: BufId,

@@ -15,6 +15,7 @@ pub enum Scale {
     Unscale,
 }
 
+#[derive(Clone)]
 pub struct Quantize {
     pub x: BufId,
     /// Read from here instead of `x` itself (a rounded copy).

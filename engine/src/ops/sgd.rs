@@ -9,6 +9,7 @@ pub enum SgdMode {
     Nesterov = 2,
 }
 
+#[derive(Clone)]
 pub struct Sgd {
     pub grads: BufId,
     pub weights: BufId,

@@ -3,6 +3,7 @@
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 /// Training: per-sample loss and correctness, and dL/dlogits = (softmax − onehot) / rows.
+#[derive(Clone)]
 pub struct SoftmaxXent {
     pub logits: BufId,
     pub labels: BufId,
@@ -14,6 +15,7 @@ pub struct SoftmaxXent {
 }
 
 /// Inference: class probabilities.
+#[derive(Clone)]
 pub struct Softmax {
     pub logits: BufId,
     pub probs: BufId,

@@ -4,6 +4,7 @@
 
 use crate::kernel::{groups_1d, live_points, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
+#[derive(Clone)]
 pub struct WeightOffset {
     pub center: BufId,
     pub d1: BufId,

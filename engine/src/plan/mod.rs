@@ -29,6 +29,7 @@ pub const LOG_CAPACITY: usize = 256;
 
 pub type KernelList = Vec<Box<dyn Kernel>>;
 
+mod fuse;
 mod layer_ops;
 mod layer_spans;
 mod loss;
@@ -84,9 +85,15 @@ pub struct EvalBuffers {
 
 pub struct Plan {
     pub table: BufferTable,
-    /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on.
+    /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on: the
+    /// teaching kernels, one op each (what `layers` indexes and checkpointing re-runs).
     pub train: KernelList,
     pub optimizer_start: usize,
+    /// The same step with runs of those kernels fused (`fuse`): what a training pass runs
+    /// while `use_fused` is on.
+    pub fused: KernelList,
+    pub fused_optimizer_start: usize,
+    pub use_fused: bool,
     /// Each layer's forward and backward kernels in `train`, and its saved buffers.
     pub layers: LayerSpans,
     pub predict: KernelList,
@@ -153,6 +160,9 @@ impl Plan {
             table,
             train: kernels,
             optimizer_start: 0,
+            fused: Vec::new(),
+            fused_optimizer_start: 0,
+            use_fused: false,
             layers: LayerSpans::default(),
             predict: Vec::new(),
             host: HostBuffers {
@@ -183,12 +193,22 @@ impl Plan {
     /// The kernels `pass` runs, in order.
     pub fn kernels(&self, pass: crate::backend::Pass) -> &[Box<dyn Kernel>] {
         use crate::backend::Pass;
+        let (list, start) = self.step_list();
         match pass {
-            Pass::Train => &self.train,
-            Pass::Gradient => &self.train[..self.optimizer_start],
-            Pass::Update => &self.train[self.optimizer_start..],
+            Pass::Train => list,
+            Pass::Gradient => &list[..start],
+            Pass::Update => &list[start..],
             Pass::Predict => &self.predict,
             Pass::Evaluate => &self.evaluate,
+        }
+    }
+
+    /// The training step's list as it runs (fused or not) and where its optimizer starts.
+    pub fn step_list(&self) -> (&[Box<dyn Kernel>], usize) {
+        if self.use_fused {
+            (&self.fused, self.fused_optimizer_start)
+        } else {
+            (&self.train, self.optimizer_start)
         }
     }
 
@@ -302,6 +322,8 @@ impl Plan {
         // After the update, so a gradient-only pass leaves the running statistics alone.
         train.extend(layer_ops::update_running(model, &fwd, running, b));
 
+        let (fused, fused_optimizer_start) = fuse::fuse(&mut t, &train, optimizer_start);
+
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
         let mut predict: KernelList = Vec::new();
@@ -348,6 +370,9 @@ impl Plan {
             table: t,
             train,
             optimizer_start,
+            fused,
+            fused_optimizer_start,
+            use_fused: true,
             layers,
             predict,
             host: HostBuffers {

@@ -229,6 +229,17 @@ impl Trainer {
         })
     }
 
+    /// Trains with the fused kernel list (the default) or the teaching kernels, one op each
+    /// (`Plan::fused`): the same values, more dispatches.
+    pub fn set_fused(&mut self, on: bool) {
+        self.backend.set_fused(on);
+    }
+
+    /// Dispatches (kernels) one training step runs.
+    pub fn dispatches_per_step(&self) -> usize {
+        self.backend.plan().kernels(crate::backend::Pass::Train).len()
+    }
+
     pub fn backend_name(&self) -> String {
         self.backend.name()
     }

@@ -20,6 +20,9 @@ pub struct BenchArgs {
     /// Train this many steps instead of whole epochs
     #[arg(long, value_name = "N")]
     steps: Option<usize>,
+    /// Run the teaching kernels one op each instead of the fused step (same values)
+    #[arg(long)]
+    unfused: bool,
 }
 
 #[derive(clap::Args)]
@@ -62,6 +65,7 @@ pub fn bench(a: &BenchArgs, data: &Path) -> Result<(), String> {
     {
         for b in a.backend.list() {
             let (mut trainer, test) = build(data, (w.config)(), gpu_of(b)?, 0)?;
+            trainer.set_fused(!a.unfused);
             let steps = a
                 .steps
                 .unwrap_or_else(|| engine::bench::epoch_steps(&trainer, a.epochs));

@@ -138,6 +138,7 @@ impl ConvGeom {
 
 /// The forward pass; with several `points`, point q convolves its own `g.batch` images (or the
 /// shared ones when `input_shared`) with its own weights, into its own block of `output`.
+#[derive(Clone)]
 pub struct Conv2dForward {
     pub input: BufId,
     pub params: BufId,
@@ -158,6 +159,7 @@ impl Conv2dForward {
 }
 
 /// Weight and bias gradients, chunk by chunk, into `partials` (chunks × partial_len).
+#[derive(Clone)]
 pub struct Conv2dBackwardWeight {
     pub input: BufId,
     pub d_out: BufId,
@@ -166,12 +168,14 @@ pub struct Conv2dBackwardWeight {
 }
 
 /// Sums the chunks of `partials` into the weight and bias gradients.
+#[derive(Clone)]
 pub struct Conv2dBackwardReduce {
     pub partials: BufId,
     pub grads: BufId,
     pub g: ConvGeom,
 }
 
+#[derive(Clone)]
 pub struct Conv2dBackwardInput {
     pub params: BufId,
     pub d_out: BufId,

@@ -1,0 +1,314 @@
+//! The training step's fused kernels: a dense layer's products with their bias, activation,
+//! batch gather and bias gradient folded in (`shaders/matmul_fused.wgsl`), and the loss with its
+//! batch mean in one dispatch (`softmax_xent_mean` in `shaders/softmax_xent.wgsl`). The fusion
+//! pass (`plan::fuse`) builds them from the teaching kernels they replace.
+//!
+//! Each keeps those kernels as its CPU twin and runs them in order, so a fused step on the CPU
+//! is the unfused step, bit for bit; the GPU kernels compute the same operations in the same
+//! order per value, and `tests/fused.rs` holds them to their twins.
+
+use crate::kernel::{
+    wgsl, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words,
+};
+use crate::ops::activation::Activation;
+use crate::ops::matmul::MatmulDims;
+
+/// The shader's "none" for an offset (no bias, no ones column).
+const NONE: u32 = u32::MAX;
+/// Rows and columns of C per workgroup (`matmul_tile.wgsl`).
+const TILE: u32 = 64;
+
+/// What happens to a product's values as they are stored.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Epilogue {
+    None,
+    /// Also store H = act(Z) into `h` (the activation layer's forward).
+    Activate { kind: Activation, h: BufId },
+    /// Store dZ · act'(z) instead of dZ (the activation layer's backward below this one).
+    ActivationGradient { kind: Activation, z: BufId },
+}
+
+/// One product of a fused dispatch: C = A · B through `dims` (A and B as the unfused product
+/// reads them), its epilogue, and where C goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Product {
+    pub a: BufId,
+    pub b: BufId,
+    pub out: BufId,
+    pub dims: MatmulDims,
+    /// A's row r is the data set's row indices[r] (the first layer's forward, A the batch): the
+    /// product reads the data set and stores those rows into A's buffer as it goes.
+    pub gathered: bool,
+    /// Z += b[bias + col], the bias read from B's buffer (the forward's parameters).
+    pub bias: Option<usize>,
+    pub epilogue: Epilogue,
+    /// The bias gradient: Σ_k A[row, k] stored at `out[ones + row]` (B's column of ones).
+    pub ones: Option<usize>,
+}
+
+impl Product {
+    fn n_cols(&self) -> u32 {
+        self.dims.n as u32 + self.ones.is_some() as u32
+    }
+
+    fn tiles_n(&self) -> u32 {
+        self.n_cols().div_ceil(TILE).max(1)
+    }
+
+    fn tiles(&self) -> u32 {
+        (self.dims.m as u32).div_ceil(TILE).max(1) * self.tiles_n()
+    }
+
+    fn words(&self, w: Words, s: usize) -> Words {
+        let d = &self.dims;
+        let names: [[&'static str; 16]; 2] = [
+            [
+                "m0", "n0", "k0", "gather0", "a_off0", "a_rs0", "a_cs0", "b_off0", "b_rs0", "b_cs0",
+                "c_off0", "bias0", "epi0", "kind0", "ones0", "tiles_n0",
+            ],
+            [
+                "m1", "n1", "k1", "gather1", "a_off1", "a_rs1", "a_cs1", "b_off1", "b_rs1", "b_cs1",
+                "c_off1", "bias1", "epi1", "kind1", "ones1", "tiles_n1",
+            ],
+        ];
+        let (epi, kind) = match self.epilogue {
+            Epilogue::None => (0, 0),
+            Epilogue::Activate { kind, .. } => (1, kind.code()),
+            Epilogue::ActivationGradient { kind, .. } => (2, kind.code()),
+        };
+        let offset = |o: Option<usize>| o.map_or(NONE, |o| o as u32);
+        let values = [
+            d.m as u32,
+            d.n as u32,
+            d.k as u32,
+            self.gathered as u32,
+            d.a_off as u32,
+            d.a_rs as u32,
+            d.a_cs as u32,
+            d.b_off as u32,
+            d.b_rs as u32,
+            d.b_cs as u32,
+            d.c_off as u32,
+            offset(self.bias),
+            epi,
+            kind,
+            offset(self.ones),
+            self.tiles_n(),
+        ];
+        names[s].iter().zip(values).fold(w, |w, (name, v)| w.u(name, v))
+    }
+
+    fn aux(&self) -> Option<BufId> {
+        match self.epilogue {
+            Epilogue::None => None,
+            Epilogue::Activate { h, .. } => Some(h),
+            Epilogue::ActivationGradient { z, .. } => Some(z),
+        }
+    }
+}
+
+/// The data set a gathered product reads, and the buffers that stand in for the shader's
+/// bindings a dispatch does not use (each writable one its own, so no two bindings alias).
+#[derive(Clone, Copy, Debug)]
+pub struct FusedBuffers {
+    pub indices: BufId,
+    /// The data set's features: f32, or bytes four to a word when `packed`.
+    pub data: BufId,
+    pub packed: bool,
+    pub unused_f32: BufId,
+    pub unused_u32: BufId,
+    pub unused_aux: BufId,
+    pub unused_out: BufId,
+}
+
+/// One or two matrix products in one dispatch (see `shaders/matmul_fused.wgsl`).
+pub struct FusedMatmul {
+    pub first: Product,
+    /// A second product reading the same A (a dense layer's input gradient beside its weight
+    /// gradient).
+    pub second: Option<Product>,
+    pub buffers: FusedBuffers,
+    /// The unfused kernels this one replaces, in order: its CPU twin.
+    pub replaces: Vec<Box<dyn Kernel>>,
+    /// Workgroups to run at most (0: one per tile), as `Matmul::parallel`.
+    pub parallel: u32,
+}
+
+impl Clone for FusedMatmul {
+    fn clone(&self) -> Self {
+        FusedMatmul {
+            replaces: self.replaces.iter().map(|k| k.boxed_copy()).collect(),
+            ..*self
+        }
+    }
+}
+
+impl FusedMatmul {
+    fn tiles(&self) -> u32 {
+        self.first.tiles() + self.second.map_or(0, |s| s.tiles())
+    }
+
+    fn groups(&self) -> u32 {
+        let cap = if self.parallel == 0 { u32::MAX } else { self.parallel };
+        self.tiles().min(cap).max(1)
+    }
+}
+
+impl Kernel for FusedMatmul {
+    fn shader(&self) -> Shader {
+        wgsl_with!(["activation_fns.wgsl", "matmul_tile.wgsl"], "matmul_fused.wgsl", "main")
+    }
+
+    fn params(&self, _: &StepScalars) -> Words {
+        let w = self.first.words(Words::default(), 0);
+        // An absent second product is one with no tiles.
+        let w = self.second.unwrap_or(self.first).words(w, 1);
+        w.u("tiles0", self.first.tiles())
+            .u("tiles", self.tiles())
+            .u("groups", self.groups())
+            .u("packed", self.buffers.packed as u32)
+    }
+
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        let (f, u) = (&self.first, &self.buffers);
+        let aux = f
+            .aux()
+            .or(self.second.and_then(|s| s.aux()))
+            .unwrap_or(u.unused_aux);
+        // A gathered product reads the data set (its f32 buffer at A's binding, or its bytes at
+        // binding 8) and writes the batch (A's own buffer) where a second product's C would go.
+        let a = match (f.gathered, u.packed) {
+            (true, true) => u.unused_f32,
+            (true, false) => u.data,
+            (false, _) => f.a,
+        };
+        let c2 = match (&self.second, f.gathered) {
+            (Some(s), _) => s.out,
+            (None, true) => f.a,
+            (None, false) => u.unused_out,
+        };
+        vec![
+            (1, a),
+            (2, f.b),
+            (3, f.out),
+            (4, aux),
+            (5, self.second.map_or(u.unused_f32, |s| s.b)),
+            (6, c2),
+            (7, if f.gathered { u.indices } else { u.unused_u32 }),
+            (8, if f.gathered && u.packed { u.data } else { u.unused_u32 }),
+        ]
+    }
+
+    fn workgroups(&self) -> [u32; 3] {
+        [self.groups(), 1, 1]
+    }
+
+    fn fit_device(&mut self, parallel_workgroups: u32) {
+        if self.parallel == 0 {
+            self.parallel = parallel_workgroups;
+        }
+    }
+
+    fn flops(&self) -> f64 {
+        let one = |p: &Product| 2.0 * (p.dims.m * p.dims.n * p.dims.k) as f64;
+        one(&self.first) + self.second.as_ref().map_or(0.0, one)
+    }
+
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
+        for k in &self.replaces {
+            k.run_cpu(bufs, step);
+        }
+    }
+
+    fn name(&self) -> String {
+        let part = |p: &Product| {
+            let mut s = String::from("matmul");
+            if p.gathered {
+                s = format!("gather+{s}");
+            }
+            if p.bias.is_some() {
+                s += "+bias";
+            }
+            if p.ones.is_some() {
+                s += "+bias_grad";
+            }
+            match p.epilogue {
+                Epilogue::Activate { kind, .. } => s += &format!("+{}", kind.label()),
+                Epilogue::ActivationGradient { kind, .. } => s += &format!("+{}'", kind.label()),
+                Epilogue::None => {}
+            }
+            s
+        };
+        match &self.second {
+            Some(s) => format!("fused:{} | {}", part(&self.first), part(s)),
+            None => format!("fused:{}", part(&self.first)),
+        }
+    }
+}
+
+/// Softmax cross-entropy, its gradient and the batch's mean loss and accuracy in one workgroup:
+/// `SoftmaxXent` then `BatchMean`, with the labels read through the batch's indices when the
+/// gather kernel is gone.
+pub struct LossHead {
+    pub logits: BufId,
+    /// The batch's labels, or the data set's when `indices` is given.
+    pub labels: BufId,
+    pub indices: Option<BufId>,
+    pub unused_u32: BufId,
+    pub loss: BufId,
+    pub correct: BufId,
+    pub dlogits: BufId,
+    pub log_loss: BufId,
+    pub log_accuracy: BufId,
+    pub rows: usize,
+    pub classes: usize,
+    pub replaces: Vec<Box<dyn Kernel>>,
+}
+
+impl Clone for LossHead {
+    fn clone(&self) -> Self {
+        LossHead {
+            replaces: self.replaces.iter().map(|k| k.boxed_copy()).collect(),
+            ..*self
+        }
+    }
+}
+
+impl Kernel for LossHead {
+    fn shader(&self) -> Shader {
+        wgsl!("softmax_xent.wgsl", "softmax_xent_mean")
+    }
+    fn params(&self, step: &StepScalars) -> Words {
+        Words::default()
+            .u("rows", self.rows as u32)
+            .u("classes", self.classes as u32)
+            .u("slot", step.slot)
+            .u("gathered", self.indices.is_some() as u32)
+    }
+    fn bindings(&self) -> Vec<(u32, BufId)> {
+        vec![
+            (1, self.logits),
+            (2, self.labels),
+            (3, self.loss),
+            (4, self.correct),
+            (5, self.dlogits),
+            (7, self.log_loss),
+            (8, self.log_accuracy),
+            (9, self.indices.unwrap_or(self.unused_u32)),
+        ]
+    }
+    fn workgroups(&self) -> [u32; 3] {
+        [1, 1, 1]
+    }
+    fn per_step(&self) -> bool {
+        true
+    }
+    fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
+        for k in &self.replaces {
+            k.run_cpu(bufs, step);
+        }
+    }
+    fn name(&self) -> String {
+        "fused:softmax_xent+batch_mean".into()
+    }
+}

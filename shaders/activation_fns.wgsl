@@ -1,0 +1,25 @@
+// The activations and their derivatives, shared by `activation.wgsl` (element-wise kernels)
+// and `matmul_fused.wgsl` (an activation in the product's epilogue); the engine puts this file
+// before either. kind: 0 linear, 1 ReLU, 2 tanh, 3 sigmoid, 4 leaky ReLU (slope 0.01).
+
+const LEAK: f32 = 0.01;
+
+fn act(kind: u32, x: f32) -> f32 {
+    switch kind {
+        case 1u: { return max(x, 0.0); }
+        case 2u: { return tanh(x); }
+        case 3u: { return 1.0 / (1.0 + exp(-x)); }
+        case 4u: { return select(LEAK * x, x, x > 0.0); }
+        default: { return x; }
+    }
+}
+
+fn act_derivative(kind: u32, x: f32) -> f32 {
+    switch kind {
+        case 1u: { return select(0.0, 1.0, x > 0.0); }
+        case 2u: { let t = tanh(x); return 1.0 - t * t; }
+        case 3u: { let s = 1.0 / (1.0 + exp(-x)); return s * (1.0 - s); }
+        case 4u: { return select(LEAK, 1.0, x > 0.0); }
+        default: { return 1.0; }
+    }
+}
