@@ -1,7 +1,10 @@
 // The lab against its peers on W1 and W2, side by side in one headless Chromium session on this
-// machine: the lab's /bench page (WebGPU and the CPU path) and bench/peers/peers.html (TensorFlow.js
-// 4.22 on WebGPU, WebGL and wasm; ConvNetJS 0.3). Prints one JSON line per run, then a table of
-// samples/s and the ratios the issue's targets ask for. Run through scripts/compare-peers.sh.
+// machine: the lab's /bench page (WebGPU and the CPU path) and bench/peers/peers.html (jax-js 0.1
+// on WebGPU and Wasm, each with its losses queued and synced every step; TensorFlow.js 4.22 on
+// WebGPU, WebGL and wasm; ConvNetJS 0.3). The pages are cross-origin isolated, so jax-js's Wasm
+// runs multi-threaded. Prints one JSON line per run, then a table of samples/s, each run's final
+// loss (the curves should agree: the same batches in the same order, the same learning rate),
+// and the ratios the targets ask for. Run through scripts/compare-peers.sh.
 //   node bench/compare.mjs [steps] [W1,W2]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +22,7 @@ for (const entry of fs.readdirSync(path.join(root, 'dist'))) {
 }
 fs.symlinkSync(path.join(root, 'bench', 'peers'), path.join(site, 'peers'));
 
-const server = await serve(site);
+const server = await serve(site, { isolated: true });
 // SwiftShader backs WebGL only with this flag in current Chromium.
 const { browser, page } = await launch({ webgpu: true, extraArgs: ['--enable-unsafe-swiftshader'] });
 const results = [];
@@ -37,6 +40,11 @@ try {
   for (const w of workloadsArg.split(',')) {
     await run(`${server.url}bench?workload=${w}&backend=webgpu&autostart=1${steps}`, '__labBench', 'lab WebGPU');
     await run(`${server.url}bench?workload=${w}&backend=cpu&autostart=1${steps}`, '__labBench', 'lab CPU path');
+    for (const b of ['webgpu', 'wasm']) {
+      for (const sync of [0, 1]) {
+        await run(`${server.url}peers/peers.html?lib=jaxjs&backend=${b}&sync=${sync}&workload=${w}${steps}`, '__peerBench', `jax-js ${b}${sync ? ' sync' : ''}`);
+      }
+    }
     for (const b of ['webgpu', 'webgl', 'wasm']) {
       await run(`${server.url}peers/peers.html?lib=tfjs&backend=${b}&workload=${w}${steps}`, '__peerBench', `TF.js ${b}`);
     }
@@ -50,13 +58,18 @@ try {
 for (const w of workloadsArg.split(',')) {
   const rows = results.filter((r) => r.workload === w);
   const rate = (label) => rows.find((r) => r.label === label && !r.error)?.samplesPerSecSteady;
-  console.log(`\n${w}: training samples/s (steady)`);
-  for (const r of rows) console.log(`  ${r.label.padEnd(14)} ${r.error ? `error: ${r.error}` : r.samplesPerSecSteady.toFixed(0).padStart(7)}`);
-  const peers = ['TF.js webgpu', 'TF.js webgl', 'TF.js wasm', 'ConvNetJS'].map(rate).filter(Boolean);
-  const fastestPeer = Math.max(...peers);
-  const ours = Math.max(rate('lab WebGPU') ?? 0, rate('lab CPU path') ?? 0);
+  const best = (...labels) => Math.max(0, ...labels.map(rate).filter(Boolean));
+  console.log(`\n${w}: training samples/s (steady), final loss`);
+  for (const r of rows) {
+    const figures = `${r.samplesPerSecSteady.toFixed(0).padStart(7)}   loss ${r.finalLoss?.toFixed(3)}`;
+    console.log(`  ${r.label.padEnd(17)} ${r.error ? `error: ${r.error}` : figures}`);
+  }
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}×` : 'n/a');
-  console.log(`  WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
-  console.log(`  faster path vs fastest peer: ${ratio(ours, fastestPeer)} (target 2×)`);
-  console.log(`  CPU path vs ConvNetJS: ${ratio(rate('lab CPU path'), rate('ConvNetJS'))} (target 2×)`);
+  const jaxGpu = best('jax-js webgpu', 'jax-js webgpu sync');
+  const cpuPeer = best('jax-js wasm', 'jax-js wasm sync', 'TF.js wasm', 'ConvNetJS');
+  console.log(`  lab WebGPU vs jax-js WebGPU (its better mode): ${ratio(rate('lab WebGPU'), jaxGpu)} (target 2×)`);
+  console.log(`  lab WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
+  console.log(`  lab CPU path vs fastest CPU peer: ${ratio(rate('lab CPU path'), cpuPeer)} (target 2×)`);
+  const losses = rows.filter((r) => !r.error).map((r) => r.finalLoss);
+  console.log(`  final losses from ${Math.min(...losses).toFixed(3)} to ${Math.max(...losses).toFixed(3)}`);
 }

@@ -22,7 +22,9 @@ const MIME = {
 };
 
 /** Serves `dir` on an ephemeral 127.0.0.1 port; resolves to { url, close }. */
-export function serve(dir = path.join(root, 'dist')) {
+/** Serves `dir`; `isolated` adds the COOP/COEP headers that make its pages cross-origin isolated
+ *  (SharedArrayBuffer, so multi-threaded Wasm such as jax-js's). */
+export function serve(dir = path.join(root, 'dist'), { isolated = false } = {}) {
   const server = http.createServer((req, res) => {
     const clean = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let file = path.join(dir, clean);
@@ -31,7 +33,10 @@ export function serve(dir = path.join(root, 'dist')) {
     // Routes such as /bench are pages of the single-page app, as under `trunk serve`.
     if (!fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
-    res.writeHead(200, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream' });
+    const isolation = isolated
+      ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+      : {};
+    res.writeHead(200, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream', ...isolation });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {

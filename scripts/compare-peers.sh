@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-if [ ! -d bench/peers/node_modules/@tensorflow/tfjs ]; then
+if [ ! -d bench/peers/node_modules/@tensorflow/tfjs ] || [ ! -d bench/peers/node_modules/@jax-js/jax ]; then
   (cd bench/peers && npm install --no-audit --no-fund --loglevel=error)
 fi
 trunk build --release

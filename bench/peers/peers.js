@@ -1,4 +1,4 @@
-// W1 and W2 (see the README) in TensorFlow.js and ConvNetJS, measured like the lab's /bench page:
+// W1 and W2 (see the README) in TensorFlow.js, ConvNetJS and jax-js, measured like the lab's /bench page:
 // the same 156 batches of 64 of the first 10,000 MNIST images in file order, pixels u8/255, plain
 // SGD, samples/s over every step but the first. Each step's loss stays on the device until the end
 // (one readback), as in the lab.
@@ -65,6 +65,84 @@ async function tfjs(data) {
   return { t0, t1, t2, losses: Array.from(values), device: `${tf.getBackend()}` };
 }
 
+// A small seeded generator, so every jax-js run starts from the same weights.
+function uniform(n, limit, seed) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = (s / 4294967296 * 2 - 1) * limit;
+  }
+  return out;
+}
+
+// jax-js 0.1 (npm @jax-js/jax): the whole SGD step — forward, loss, gradient, update — under one
+// jit, on WebGPU or Wasm (multi-threaded where the page is cross-origin isolated). `sync=1`
+// reads each step's loss back before the next (as a training loop with a live chart does); by
+// default the losses queue on the device and are read once at the end, as the lab's chunks are.
+async function jaxjs(data) {
+  const jax = await import('./node_modules/@jax-js/jax/dist/index.js');
+  const { numpy: np, nn, lax, jit, valueAndGrad, tree } = jax;
+  const device = backend === 'webgpu' ? 'webgpu' : 'wasm';
+  const devices = await jax.init();
+  if (!devices.includes(device)) throw new Error(`jax-js device ${device} is unavailable`);
+  jax.defaultDevice(device);
+  const glorot = (shape, fanIn, fanOut, seed) =>
+    np.array(uniform(shape.reduce((a, b) => a * b), Math.sqrt(6 / (fanIn + fanOut)), seed)).reshape(shape);
+  const zeros = (shape) => np.zeros(shape);
+  let params;
+  let forward;
+  if (workload === 'W1') {
+    params = { w1: glorot([784, 128], 784, 128, 1), b1: zeros([128]), w2: glorot([128, 10], 128, 10, 2), b2: zeros([10]) };
+    forward = (p, x) => np.matmul(nn.relu(np.matmul(x, p.w1).add(p.b1)), p.w2).add(p.b2);
+  } else {
+    const pool = (x, [n, c, h, w]) => x.reshape([n, c, h / 2, 2, w / 2, 2]).max([3, 5]);
+    params = {
+      k1: glorot([8, 1, 5, 5], 25, 200, 1), c1: zeros([1, 8, 1, 1]),
+      k2: glorot([16, 8, 5, 5], 200, 400, 2), c2: zeros([1, 16, 1, 1]),
+      w: glorot([256, 10], 256, 10, 3), b: zeros([10]),
+    };
+    forward = (p, x) => {
+      const a = pool(nn.relu(lax.conv(x, p.k1, [1, 1], 'VALID').add(p.c1)), [BATCH, 8, 24, 24]);
+      const b = pool(nn.relu(lax.conv(a, p.k2, [1, 1], 'VALID').add(p.c2)), [BATCH, 16, 8, 8]);
+      return np.matmul(b.reshape([BATCH, 256]), p.w).add(p.b);
+    };
+  }
+  const loss = (p, x, y) => nn.logSoftmax(forward(p, x)).mul(y).sum(-1).mean().neg();
+  const step = jit((p, x, y) => {
+    const [l, g] = valueAndGrad(loss)(tree.ref(p), x, y);
+    return [tree.map((w, gw) => w.sub(gw.mul(lr)), p, g), l];
+  });
+  const shape = workload === 'W1' ? [BATCH, 784] : [BATCH, 1, 28, 28];
+  const batches = [];
+  for (let s = 0; s < steps; s++) {
+    const onehot = new Float32Array(BATCH * 10);
+    for (let i = 0; i < BATCH; i++) onehot[i * 10 + data.labels[s * BATCH + i]] = 1;
+    batches.push([
+      np.array(data.pixels.slice(s * BATCH * 784, (s + 1) * BATCH * 784)).reshape(shape),
+      np.array(onehot).reshape([BATCH, 10]),
+    ]);
+  }
+  await jax.blockUntilReady(batches);
+  const sync = query.get('sync') === '1';
+  const pending = [];
+  const losses = [];
+  const run = async (s) => {
+    const [x, y] = batches[s];
+    const [next, l] = step(params, x, y);
+    params = next;
+    if (sync || s === 0) losses.push((await l.data())[0]);
+    else pending.push(l);
+  };
+  const t0 = performance.now();
+  await run(0); // the first step includes tracing and compiling
+  const t1 = performance.now();
+  for (let s = 1; s < steps; s++) await run(s);
+  for (const l of pending) losses.push((await l.data())[0]);
+  const t2 = performance.now();
+  return { t0, t1, t2, losses, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
+}
+
 function convnetjs_(data) {
   const layers = [{ type: 'input', out_sx: 28, out_sy: 28, out_depth: 1 }];
   if (workload === 'W1') {
@@ -103,9 +181,9 @@ function convnetjs_(data) {
 (async () => {
   try {
     const data = await mnist();
-    const r = lib === 'convnetjs' ? convnetjs_(data) : await tfjs(data);
+    const r = lib === 'convnetjs' ? convnetjs_(data) : lib === 'jaxjs' ? await jaxjs(data) : await tfjs(data);
     window.__peerBench = {
-      lib, backend: lib === 'convnetjs' ? 'js' : backend, device: r.device, workload, steps, batch: BATCH,
+      lib, backend: lib === 'convnetjs' ? 'js' : backend, sync: query.get('sync') === '1', device: r.device, workload, steps, batch: BATCH,
       firstStepMs: r.t1 - r.t0,
       samplesPerSecSteady: ((steps - 1) * BATCH) / ((r.t2 - r.t1) / 1000),
       samplesPerSecTotal: (steps * BATCH) / ((r.t2 - r.t0) / 1000),

@@ -33,88 +33,116 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
     let dense = |units| Layer::Dense { units };
     let act = |kind| Layer::Activation { kind };
     vec![
-        ("W1 (bytes gathered)", TrainConfig {
-            data: images.clone(),
-            batch: 64,
-            ..engine::bench::w1()
-        }),
-        ("tanh MLP, Adam, f32 data", TrainConfig {
-            data: toy(ToyKind::Spiral),
-            model: ModelConfig::Mlp {
-                hidden: vec![16, 8],
-                activation: Activation::Tanh,
+        (
+            "W1 (bytes gathered)",
+            TrainConfig {
+                data: images.clone(),
+                batch: 64,
+                ..engine::bench::w1()
             },
-            optimizer: Optimizer::adam(),
-            learning_rate: 0.01,
-            batch: 25,
-            ..Default::default()
-        }),
-        ("dropout, layer norm, sigmoid and leaky ReLU", TrainConfig {
-            data: toy(ToyKind::Circle),
-            model: ModelConfig::Layers {
-                layers: vec![
-                    dense(12),
-                    act(Activation::Sigmoid),
-                    Layer::Dropout { rate: 0.2 },
-                    dense(12),
-                    Layer::LayerNorm,
-                    act(Activation::LeakyRelu),
-                    dense(2),
-                ],
+        ),
+        (
+            "tanh MLP, Adam, f32 data",
+            TrainConfig {
+                data: toy(ToyKind::Spiral),
+                model: ModelConfig::Mlp {
+                    hidden: vec![16, 8],
+                    activation: Activation::Tanh,
+                },
+                optimizer: Optimizer::adam(),
+                learning_rate: 0.01,
+                batch: 25,
+                ..Default::default()
             },
-            batch: 20,
-            ..Default::default()
-        }),
-        ("CNN", TrainConfig {
-            data: images,
-            model: ModelConfig::Layers {
-                layers: vec![
-                    Layer::Conv2d {
-                        filters: 2,
-                        kernel: 3,
-                        stride: 1,
-                        padding: 1,
-                    },
-                    act(Activation::Relu),
-                    Layer::Flatten,
-                    dense(16),
-                    act(Activation::Relu),
-                    dense(10),
-                ],
+        ),
+        (
+            "dropout, layer norm, sigmoid and leaky ReLU",
+            TrainConfig {
+                data: toy(ToyKind::Circle),
+                model: ModelConfig::Layers {
+                    layers: vec![
+                        dense(12),
+                        act(Activation::Sigmoid),
+                        Layer::Dropout { rate: 0.2 },
+                        dense(12),
+                        Layer::LayerNorm,
+                        act(Activation::LeakyRelu),
+                        dense(2),
+                    ],
+                },
+                batch: 20,
+                ..Default::default()
             },
-            batch: 16,
-            ..Default::default()
-        }),
-        ("MSE regression, L1 and L2", TrainConfig {
-            loss: Loss::Mse,
-            regularization: Regularization { l1: 1e-3, l2: 1e-3 },
-            data: toy(ToyKind::Plane),
-            batch: 20,
-            ..Default::default()
-        }),
-        ("mixed precision", TrainConfig {
-            data: toy(ToyKind::Spiral),
-            precision: Preset::MixedFp16.precision(),
-            batch: 20,
-            ..Default::default()
-        }),
+        ),
+        (
+            "CNN",
+            TrainConfig {
+                data: images,
+                model: ModelConfig::Layers {
+                    layers: vec![
+                        Layer::Conv2d {
+                            filters: 2,
+                            kernel: 3,
+                            stride: 1,
+                            padding: 1,
+                        },
+                        act(Activation::Relu),
+                        Layer::Flatten,
+                        dense(16),
+                        act(Activation::Relu),
+                        dense(10),
+                    ],
+                },
+                batch: 16,
+                ..Default::default()
+            },
+        ),
+        (
+            "MSE regression, L1 and L2",
+            TrainConfig {
+                loss: Loss::Mse,
+                regularization: Regularization { l1: 1e-3, l2: 1e-3 },
+                data: toy(ToyKind::Plane),
+                batch: 20,
+                ..Default::default()
+            },
+        ),
+        (
+            "mixed precision",
+            TrainConfig {
+                data: toy(ToyKind::Spiral),
+                precision: Preset::MixedFp16.precision(),
+                batch: 20,
+                ..Default::default()
+            },
+        ),
     ]
 }
 
 /// A trainer on the config's data (the first 256 MNIST images for an image set).
 fn trainer(config: &TrainConfig, gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>) -> Trainer {
     match &config.data {
-        DataConfig::Images(_) => pollster::block_on(Trainer::with_data(config.clone(), mnist(256, 0).1, gpu, 1)),
+        DataConfig::Images(_) => {
+            pollster::block_on(Trainer::with_data(config.clone(), mnist(256, 0).1, gpu, 1))
+        }
         _ => pollster::block_on(Trainer::new(config.clone(), gpu, 1)),
     }
     .unwrap()
 }
 
 /// Losses of `steps` steps and the weights after them, fused or as the teaching kernels.
-fn run(config: &TrainConfig, gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>, fused: bool) -> (Vec<f32>, Vec<f32>, usize) {
+fn run(
+    config: &TrainConfig,
+    gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>,
+    fused: bool,
+) -> (Vec<f32>, Vec<f32>, usize) {
     let mut t = trainer(config, gpu);
     t.set_fused(fused);
-    let losses = pollster::block_on(t.train(12)).unwrap().iter().map(|m| m.loss).collect();
+    let losses = pollster::block_on(t.train(12))
+        .unwrap()
+        .iter()
+        .map(|m| m.loss)
+        .collect();
     let params = pollster::block_on(t.params()).unwrap();
     (losses, params, t.dispatches_per_step())
 }
@@ -127,7 +155,10 @@ fn the_fused_step_is_the_teaching_step_bit_for_bit_on_the_cpu() {
         eprintln!("{name}: {ud} kernels → {fd} dispatches");
         assert!(fd <= ud, "{name}: fusing added dispatches ({ud} → {fd})");
         assert_eq!(fl, ul, "{name}: losses");
-        assert!(fp.iter().zip(&up).all(|(a, b)| a.to_bits() == b.to_bits()), "{name}: weights");
+        assert!(
+            fp.iter().zip(&up).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{name}: weights"
+        );
     }
 }
 
@@ -163,7 +194,12 @@ const CAPS: [u32; 3] = [0, 1, u32::MAX];
 #[test]
 fn fused_forward_matches_its_twin() {
     let ctx = gpu();
-    for (rows, units, inputs) in [(17usize, 3usize, 1000usize), (33, 65, 17), (130, 70, 9), (1, 1, 1)] {
+    for (rows, units, inputs) in [
+        (17usize, 3usize, 1000usize),
+        (33, 65, 17),
+        (130, 70, 9),
+        (1, 1, 1),
+    ] {
         for (kind, packed, gathered) in [
             (Activation::Relu, true, true),
             (Activation::Tanh, false, true),
@@ -246,7 +282,12 @@ fn fused_forward_matches_its_twin() {
                         cols: units,
                         points: Points::default(),
                     }));
-                    replaces.push(Box::new(ActForward { kind, z, h, n: rows * units }));
+                    replaces.push(Box::new(ActForward {
+                        kind,
+                        z,
+                        h,
+                        n: rows * units,
+                    }));
                     vec![Box::new(FusedMatmul {
                         first: Product {
                             a: x,
@@ -289,7 +330,12 @@ fn fused_forward_matches_its_twin() {
 #[test]
 fn fused_backward_matches_its_twin() {
     let ctx = gpu();
-    for (rows, units, inputs) in [(17usize, 3usize, 1000usize), (33, 65, 17), (130, 70, 9), (64, 10, 128)] {
+    for (rows, units, inputs) in [
+        (17usize, 3usize, 1000usize),
+        (33, 65, 17),
+        (130, 70, 9),
+        (64, 10, 128),
+    ] {
         for kind in [Activation::Relu, Activation::Tanh] {
             for parallel in CAPS {
                 let mut t = BufferTable::default();

@@ -47,7 +47,13 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), Error> {
         }
     }
     let max_groups = limits.max_compute_workgroups_per_dimension;
-    for k in plan.train.iter().chain(&plan.fused).chain(&plan.predict).chain(&plan.evaluate) {
+    for k in plan
+        .train
+        .iter()
+        .chain(&plan.fused)
+        .chain(&plan.predict)
+        .chain(&plan.evaluate)
+    {
         if k.workgroups().iter().any(|&g| g > max_groups) {
             return Err(Error::GpuRefused(format!(
                 "kernel '{}' needs more than {max_groups} workgroups in one dimension: use a smaller batch",
@@ -61,7 +67,11 @@ pub fn check_limits(plan: &Plan, limits: &wgpu::Limits) -> Result<(), Error> {
 impl GpuBackend {
     pub async fn new(ctx: Rc<GpuContext>, mut plan: Plan) -> Result<Self, Error> {
         check_limits(&plan, &ctx.limits)?;
-        let kernels = plan.train.iter_mut().chain(&mut plan.fused).chain(&mut plan.predict);
+        let kernels = plan
+            .train
+            .iter_mut()
+            .chain(&mut plan.fused)
+            .chain(&mut plan.predict);
         for k in kernels.chain(&mut plan.evaluate) {
             k.fit_device(ctx.parallel_workgroups);
         }

@@ -7,9 +7,7 @@
 //! is the unfused step, bit for bit; the GPU kernels compute the same operations in the same
 //! order per value, and `tests/fused.rs` holds them to their twins.
 
-use crate::kernel::{
-    wgsl, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words,
-};
+use crate::kernel::{wgsl, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 use crate::ops::activation::Activation;
 use crate::ops::matmul::MatmulDims;
 
@@ -23,9 +21,15 @@ const TILE: u32 = 64;
 pub enum Epilogue {
     None,
     /// Also store H = act(Z) into `h` (the activation layer's forward).
-    Activate { kind: Activation, h: BufId },
+    Activate {
+        kind: Activation,
+        h: BufId,
+    },
     /// Store dZ · act'(z) instead of dZ (the activation layer's backward below this one).
-    ActivationGradient { kind: Activation, z: BufId },
+    ActivationGradient {
+        kind: Activation,
+        z: BufId,
+    },
 }
 
 /// One product of a fused dispatch: C = A · B through `dims` (A and B as the unfused product
@@ -149,14 +153,22 @@ impl FusedMatmul {
     }
 
     fn groups(&self) -> u32 {
-        let cap = if self.parallel == 0 { u32::MAX } else { self.parallel };
+        let cap = if self.parallel == 0 {
+            u32::MAX
+        } else {
+            self.parallel
+        };
         self.tiles().min(cap).max(1)
     }
 }
 
 impl Kernel for FusedMatmul {
     fn shader(&self) -> Shader {
-        wgsl_with!(["activation_fns.wgsl", "matmul_tile.wgsl"], "matmul_fused.wgsl", "main")
+        wgsl_with!(
+            ["activation_fns.wgsl", "matmul_tile.wgsl"],
+            "matmul_fused.wgsl",
+            "main"
+        )
     }
 
     fn params(&self, _: &StepScalars) -> Words {
@@ -195,7 +207,14 @@ impl Kernel for FusedMatmul {
             (5, self.second.map_or(u.unused_f32, |s| s.b)),
             (6, c2),
             (7, if f.gathered { u.indices } else { u.unused_u32 }),
-            (8, if f.gathered && u.packed { u.data } else { u.unused_u32 }),
+            (
+                8,
+                if f.gathered && u.packed {
+                    u.data
+                } else {
+                    u.unused_u32
+                },
+            ),
         ]
     }
 

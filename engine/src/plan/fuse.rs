@@ -93,9 +93,10 @@ impl Fuser<'_> {
     /// dX = dY·W followed by the activation's backward below it.
     fn gradient_epilogue(&self, p: &mut Product, i: usize, end: usize) -> usize {
         let d = p.dims;
-        let act = self.at(i, end).and_then(as_kind::<ActBackward>).filter(|a| {
-            a.dh == p.out && a.n == d.m * d.n && d.c_off == 0 && ![p.a, p.b].contains(&a.dz)
-        });
+        let act = self
+            .at(i, end)
+            .and_then(as_kind::<ActBackward>)
+            .filter(|a| a.dh == p.out && a.n == d.m * d.n && d.c_off == 0 && ![p.a, p.b].contains(&a.dz));
         match act {
             Some(a) => {
                 p.out = a.dz;
@@ -136,16 +137,18 @@ impl Fuser<'_> {
         let mut used = 1 + self.forward_epilogue(&mut first, i + 1, end);
         let mut second = None;
         if used == 1 {
-            let bias_grad = self.at(i + 1, end).and_then(as_kind::<BiasGrad>).filter(|g| {
-                g.dz == m.a && g.grads == m.c && g.rows == m.dims.k && g.cols == m.dims.m
-            });
+            let bias_grad = self
+                .at(i + 1, end)
+                .and_then(as_kind::<BiasGrad>)
+                .filter(|g| g.dz == m.a && g.grads == m.c && g.rows == m.dims.k && g.cols == m.dims.m);
             if let Some(g) = bias_grad {
                 first.ones = Some(g.bias_off);
                 used += 1;
                 // The input gradient reads the same dY: the same dispatch, when independent.
-                let dx = self.at(i + 2, end).and_then(plain).filter(|x| {
-                    x.a == m.a && ![m.a, m.b, m.c].contains(&x.c) && ![x.a, x.b].contains(&m.c)
-                });
+                let dx = self
+                    .at(i + 2, end)
+                    .and_then(plain)
+                    .filter(|x| x.a == m.a && ![m.a, m.b, m.c].contains(&x.c) && ![x.a, x.b].contains(&m.c));
                 if let Some(x) = dx {
                     let mut p = self.product(x);
                     if !p.gathered {
@@ -177,10 +180,11 @@ impl Fuser<'_> {
     }
 }
 
-/// The fused list of `train` and where its optimizer kernels start.
-pub(super) fn fuse(t: &mut BufferTable, train: &[Box<dyn Kernel>], optimizer_start: usize) -> (KernelList, usize) {
+/// The buffers fused kernels bind: the data set `train`'s gather reads (if it has one), and
+/// stand-ins for the bindings a dispatch leaves unused.
+pub(super) fn fused_buffers(t: &mut BufferTable, train: &[Box<dyn Kernel>]) -> FusedBuffers {
     let any = train.iter().find_map(|k| as_kind::<Gather>(k.as_ref()));
-    let buffers = FusedBuffers {
+    FusedBuffers {
         indices: any.map_or(BufId(0), |g| g.indices),
         data: any.map_or(BufId(0), |g| g.data_x),
         packed: any.is_some_and(|g| g.packed),
@@ -188,11 +192,20 @@ pub(super) fn fuse(t: &mut BufferTable, train: &[Box<dyn Kernel>], optimizer_sta
         unused_u32: t.add("fused.unused_u32", Elem::U32, 1),
         unused_aux: t.add("fused.unused_aux", Elem::F32, 1),
         unused_out: t.add("fused.unused_out", Elem::F32, 1),
-    };
-    let gather = removable_gather(&train[..optimizer_start]);
+    }
+}
+
+/// The fused list of `kernels` and where its optimizer kernels start (`optimizer_start` in the
+/// unfused list; its length for a list without an update, such as prediction's).
+pub(super) fn fuse(
+    kernels: &[Box<dyn Kernel>],
+    optimizer_start: usize,
+    buffers: FusedBuffers,
+) -> (KernelList, usize) {
+    let gather = removable_gather(&kernels[..optimizer_start]);
     // Without a product that reads the data set first, the gather stays (nothing would run it).
-    fuse_with(train, optimizer_start, buffers, gather)
-        .unwrap_or_else(|| fuse_with(train, optimizer_start, buffers, None).expect("no gather to place"))
+    fuse_with(kernels, optimizer_start, buffers, gather)
+        .unwrap_or_else(|| fuse_with(kernels, optimizer_start, buffers, None).expect("no gather to place"))
 }
 
 fn fuse_with(
@@ -214,7 +227,11 @@ fn fuse_with(
         if i >= optimizer_start && new_start.is_none() {
             new_start = Some(out.len());
         }
-        let end = if i < optimizer_start { optimizer_start } else { train.len() };
+        let end = if i < optimizer_start {
+            optimizer_start
+        } else {
+            train.len()
+        };
         let k = train[i].as_ref();
         if gather.is_some() && as_kind::<Gather>(k).is_some() {
             fuser.pending_gather = Some(k.boxed_copy());

@@ -322,7 +322,8 @@ impl Plan {
         // After the update, so a gradient-only pass leaves the running statistics alone.
         train.extend(layer_ops::update_running(model, &fwd, running, b));
 
-        let (fused, fused_optimizer_start) = fuse::fuse(&mut t, &train, optimizer_start);
+        let fused_buffers = fuse::fused_buffers(&mut t, &train);
+        let (fused, fused_optimizer_start) = fuse::fuse(&train, optimizer_start, fused_buffers);
 
         let p = cfg.predict_rows;
         let predict_x = t.add("predict.x", Elem::F32, p * inputs);
@@ -358,6 +359,9 @@ impl Plan {
             }
             Loss::Mse => logits,
         };
+
+        // Prediction runs whole, never by layer: only its fused list is kept.
+        let predict = fuse::fuse(&predict, predict.len(), fused_buffers).0;
 
         let (evaluate, eval) = if cfg.eval_rows > 0 {
             let (ops, buffers) = evaluation(&mut t, cfg);
