@@ -20,6 +20,11 @@ impl Session {
         match GpuContext::new().await {
             Ok(ctx) => {
                 self.lab.readouts.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
+                // Compile this model's pipelines now, while the page is read, not after Train.
+                let classes = self.lab.data.borrow().0.classes;
+                if let Err(e) = Trainer::warm_pipelines(&ctx, &self.lab.config(), classes) {
+                    crate::frame::log_warning(&format!("pipelines not compiled ahead: {e}"));
+                }
                 self.gpu = Some(Rc::new(ctx));
             }
             Err(e) => {

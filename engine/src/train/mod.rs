@@ -8,6 +8,7 @@ mod loss_scaling;
 #[cfg(test)]
 mod tests;
 mod view;
+mod warm;
 mod weights;
 
 pub use checkpoint::Recompute;

@@ -1,0 +1,37 @@
+//! Compiling a model's GPU pipelines before its trainer exists: a page can do it while the
+//! student reads the settings, so the first trained step does not wait for the compiler.
+
+use super::{DataConfig, TrainConfig, Trainer};
+use crate::error::Error;
+use crate::gpu::GpuContext;
+use crate::plan::{Loss, Plan, PlanConfig};
+
+impl Trainer {
+    /// Compiles on `ctx` the pipelines a trainer for `config` (on data of `classes` classes)
+    /// would run for training and prediction, and returns how many kernels they serve. No
+    /// buffers are made: the pipelines wait in the context's cache for the trainer.
+    pub fn warm_pipelines(ctx: &GpuContext, config: &TrainConfig, classes: usize) -> Result<usize, Error> {
+        let spec = config.spec(classes);
+        let compiled = spec.compile().map_err(Error::Config)?;
+        let plan = Plan::new(&PlanConfig {
+            model: &compiled,
+            loss: config.loss,
+            regularization: config.regularization,
+            seed: config.seed as u32,
+            optimizer: config.optimizer,
+            batch: config.batch,
+            data_rows: config.batch,
+            data_packed: matches!(config.data, DataConfig::Images(_)) && config.features.is_empty(),
+            regression: config.loss == Loss::Mse && classes == 1,
+            predict_rows: 1,
+            eval_rows: 0,
+            eval_batched: false,
+            precision: config.precision,
+        });
+        let kernels: Vec<_> = plan.fused.iter().chain(&plan.predict).collect();
+        for k in &kernels {
+            ctx.pipeline(&k.shader());
+        }
+        Ok(kernels.len())
+    }
+}
