@@ -61,8 +61,8 @@ for (const w of workloadsArg.split(',')) {
   const best = (...labels) => Math.max(0, ...labels.map(rate).filter(Boolean));
   console.log(`\n${w}: training samples/s (steady), final loss`);
   for (const r of rows) {
-    const figures = `${r.samplesPerSecSteady.toFixed(0).padStart(7)}   loss ${r.finalLoss?.toFixed(3)}`;
-    console.log(`  ${r.label.padEnd(17)} ${r.error ? `error: ${r.error}` : figures}`);
+    const figures = () => `${r.samplesPerSecSteady.toFixed(0).padStart(7)}   loss ${r.finalLoss.toFixed(3)}`;
+    console.log(`  ${r.label.padEnd(17)} ${r.error ? `error: ${r.error}` : figures()}`);
   }
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}×` : 'n/a');
   const jaxGpu = best('jax-js webgpu', 'jax-js webgpu sync');

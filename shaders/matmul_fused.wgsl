@@ -39,6 +39,15 @@ struct Params {
 
 const NONE: u32 = 0xffffffffu;
 
+// Each dispatch's pipeline is specialized (overridable constants, set by the engine) to what its
+// products use, so the compiler drops the rest from the tile loop's reads and the store: on a GPU
+// emulated on the processor every branch left in those costs time per value. The defaults allow
+// everything (the uniform then decides).
+override GATHER: bool = true;  // the first product reads its rows through the indices
+override ONES: bool = true;    // a product has a column of ones (a bias gradient)
+override SECOND: bool = true;  // there is a second product
+override EPILOGUE: bool = true; // a product has a bias or an activation in its epilogue
+
 // The current tile's product, passed through the tile loop to the reads and the store. Built
 // from the uniform it stays workgroup-uniform, so on a GPU emulated with SIMD lanes its fields
 // stay scalar (a per-invocation copy made the weight gradient a third slower on lavapipe, and
@@ -49,15 +58,17 @@ struct Sel {
     b_rs: u32, b_cs: u32, c_off: u32, bias: u32,
     epi: u32, kind: u32, ones: u32,
     second: bool,
+    // This tile's workgroup stores the gathered rows it reads (it holds the first column tile).
+    keep: bool,
 }
 
 fn product(second: bool) -> Sel {
     if (second) {
         return Sel(p.m1, p.n1, p.k1, p.gather1, p.a_off1, p.a_rs1, p.a_cs1, p.b_off1,
-                   p.b_rs1, p.b_cs1, p.c_off1, p.bias1, p.epi1, p.kind1, p.ones1, true);
+                   p.b_rs1, p.b_cs1, p.c_off1, p.bias1, p.epi1, p.kind1, p.ones1, true, false);
     }
     return Sel(p.m0, p.n0, p.k0, p.gather0, p.a_off0, p.a_rs0, p.a_cs0, p.b_off0,
-               p.b_rs0, p.b_cs0, p.c_off0, p.bias0, p.epi0, p.kind0, p.ones0, false);
+               p.b_rs0, p.b_cs0, p.c_off0, p.bias0, p.epi0, p.kind0, p.ones0, false, false);
 }
 
 // Byte `at` of the packed data set, as the gather kernel turns it into a feature: byte / 255.
@@ -67,7 +78,7 @@ fn byte_at(at: u32) -> f32 {
 
 // A[row, k], through the indices when gathered; `row` and `k` inside the matrix.
 fn a_value(s: Sel, row: u32, k: u32) -> f32 {
-    if (s.gather == 0u) { return a[s.a_off + row * s.a_rs + k * s.a_cs]; }
+    if (!GATHER || s.gather == 0u) { return a[s.a_off + row * s.a_rs + k * s.a_cs]; }
     let at = s.a_off + indices[row] * s.a_rs + k * s.a_cs;
     if (p.packed != 0u) { return byte_at(at); }
     return a[at];
@@ -75,34 +86,24 @@ fn a_value(s: Sel, row: u32, k: u32) -> f32 {
 
 fn a_at(s: Sel, row: u32, k: u32) -> f32 {
     if (row >= s.m || k >= s.k) { return 0.0; }
-    return a_value(s, row, k);
-}
-
-// The gathered rows row0..row0+63 stored as the batch (A's own layout) for the kernels after
-// this one. A loop of its own, not a store inside the tile loop's reads: a store there keeps
-// the compiler from batching those reads.
-fn keep_rows(s: Sel, row0: u32, lid: vec3<u32>) {
-    let flat = lid.y * 8u + lid.x;
-    for (var i = flat; i < TILE * s.k; i = i + 64u) {
-        let row = row0 + i / s.k;
-        let k = i % s.k;
-        if (row < s.m) { c2[row * s.a_rs + k * s.a_cs] = a_value(s, row, k); }
-    }
+    let v = a_value(s, row, k);
+    if (GATHER && s.keep) { c2[row * s.a_rs + k * s.a_cs] = v; }
+    return v;
 }
 
 fn b_at(s: Sel, k: u32, col: u32) -> f32 {
     if (k < s.k && col < s.n) { return b_value(s, s.b_off + k * s.b_rs + col * s.b_cs); }
     // B's column of ones, right of its last column (the bias gradient).
-    return select(0.0, 1.0, k < s.k && col == s.n && s.ones != NONE);
+    return select(0.0, 1.0, ONES && k < s.k && col == s.n && s.ones != NONE);
 }
 
 fn b_value(s: Sel, at: u32) -> f32 {
-    if (s.second) { return b2[at]; }
+    if (SECOND && s.second) { return b2[at]; }
     return b[at];
 }
 
 fn c_write(s: Sel, at: u32, v: f32) {
-    if (s.second) { c2[at] = v; } else { c[at] = v; }
+    if (SECOND && s.second) { c2[at] = v; } else { c[at] = v; }
 }
 
 // Tiles numbered across both problems, a grid-stride loop over them (a GPU emulated on the
@@ -110,14 +111,14 @@ fn c_write(s: Sel, at: u32, v: f32) {
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     for (var t = wg.x; t < p.tiles; t = t + p.groups) {
-        let second = t >= p.tiles0;
+        let second = SECOND && t >= p.tiles0;
         let local = select(t, t - p.tiles0, second);
         let tiles_n = select(p.tiles_n0, p.tiles_n1, second);
         let row0 = (local / tiles_n) * TILE;
         let col0 = (local % tiles_n) * TILE;
-        let s = product(second);
-        if (s.gather == 1u && col0 == 0u) { keep_rows(s, row0, lid); }
-        let n = s.n + select(0u, 1u, s.ones != NONE);
+        var s = product(second);
+        s.keep = GATHER && s.gather == 1u && col0 == 0u;
+        let n = s.n + select(0u, 1u, ONES && s.ones != NONE);
         product_tile(s, row0, col0, lid, s.m, n, s.k, s.a_cs == 1u, s.b_cs == 1u);
     }
 }
@@ -125,11 +126,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 // The epilogue: bias, then the activation's backward (epi 2) or forward (epi 1), as the
 // unfused kernels apply them, in the same order; the ones column's products to the bias gradient.
 fn store_value(s: Sel, row: u32, col: u32, value: f32) {
-    if (col == s.n) {
+    if (ONES && col == s.n) {
         c_write(s, s.ones + row, value);
         return;
     }
     var v = value;
+    if (!EPILOGUE) {
+        c_write(s, s.c_off + row * s.n + col, v);
+        return;
+    }
     if (s.bias != NONE) { v = v + b_value(s, s.bias + col); }
     let e = row * s.n + col;
     if (s.epi == 2u) { v = v * act_derivative(s.kind, aux[e]); }

@@ -37,7 +37,8 @@ pub struct GpuContext {
     /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
     pub parallel_workgroups: u32,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
-    pipelines: RefCell<HashMap<(&'static str, &'static str), wgpu::ComputePipeline>>,
+    /// Pipelines by shader file, entry point and override constants (as `name=value` pairs).
+    pipelines: RefCell<HashMap<(&'static str, &'static str, String), wgpu::ComputePipeline>>,
     /// Why the device was lost, once it has been (a driver reset, a tab in the background too
     /// long, `destroy()`): everything on it is gone, and a new context must be made.
     lost: Arc<Mutex<Option<String>>>,
@@ -137,7 +138,15 @@ impl GpuContext {
 
     /// The compiled pipeline for a shader entry point, built once and reused.
     pub fn pipeline(&self, shader: &Shader) -> wgpu::ComputePipeline {
-        let key = (shader.file, shader.entry);
+        self.specialized(shader, &[])
+    }
+
+    /// The pipeline for a shader entry point with its pipeline-overridable constants set (a
+    /// kernel specialized at creation: the compiler folds the branches they decide), built once
+    /// per distinct set of values and reused.
+    pub fn specialized(&self, shader: &Shader, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
+        let values: Vec<String> = constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let key = (shader.file, shader.entry, values.join(","));
         if let Some(p) = self.pipelines.borrow().get(&key) {
             return p.clone();
         }
@@ -155,7 +164,10 @@ impl GpuContext {
                 layout: None,
                 module,
                 entry_point: Some(shader.entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
                 cache: None,
             });
         self.pipelines.borrow_mut().insert(key, pipeline.clone());

@@ -233,6 +233,11 @@ pub trait Kernel: KernelCopy {
     fn bindings(&self) -> Vec<(u32, BufId)>;
     /// Workgroups to dispatch.
     fn workgroups(&self) -> [u32; 3];
+    /// Values for the shader's pipeline-overridable constants (`override` in WGSL): the kernel's
+    /// pipeline is specialized to them. Empty: the shader's defaults.
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
     /// Adapts the grid to a device that runs only `parallel_workgroups` workgroups at once
     /// (`GpuContext::parallel_workgroups`; 0: a real GPU). Called once, before dispatching.
     fn fit_device(&mut self, _parallel_workgroups: u32) {}

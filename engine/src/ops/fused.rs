@@ -222,6 +222,20 @@ impl Kernel for FusedMatmul {
         [self.groups(), 1, 1]
     }
 
+    fn constants(&self) -> Vec<(&'static str, f64)> {
+        let products = [Some(self.first), self.second];
+        let any = |f: &dyn Fn(&Product) -> bool| products.iter().flatten().any(f) as u8 as f64;
+        vec![
+            ("GATHER", self.first.gathered as u8 as f64),
+            ("ONES", any(&|p| p.ones.is_some())),
+            ("SECOND", self.second.is_some() as u8 as f64),
+            (
+                "EPILOGUE",
+                any(&|p| p.bias.is_some() || p.epilogue != Epilogue::None),
+            ),
+        ]
+    }
+
     fn fit_device(&mut self, parallel_workgroups: u32) {
         if self.parallel == 0 {
             self.parallel = parallel_workgroups;

@@ -30,7 +30,7 @@ impl Trainer {
         });
         let kernels: Vec<_> = plan.fused.iter().chain(&plan.predict).collect();
         for k in &kernels {
-            ctx.pipeline(&k.shader());
+            ctx.specialized(&k.shader(), &k.constants());
         }
         Ok(kernels.len())
     }
