@@ -38,7 +38,13 @@ test('trains on WebGPU: loss falls, pause holds, reset clears', async () => {
     await openAdvanced(page);
     await page.selectOption(byId('backend-choice'), 'webgpu');
     const { first, last, step } = await trainUntilLossFalls(page);
-    console.log(`WebGPU: loss ${first} -> ${last} by step ${step}; device: ${await text(page, 'device')}`);
+    // The first steps run on the CPU while WebGPU compiles; then the run moves over, carrying on
+    // from where it is (the step counter never goes back).
+    await until(async () => /WebGPU/.test(await text(page, 'device')), 60_000, 'the run to move to WebGPU');
+    const moved = await num(page, 'step');
+    await until(async () => (await num(page, 'step')) > moved, 60_000, 'steps on WebGPU');
+    console.log(`WebGPU: loss ${first} -> ${last} by step ${step}, on WebGPU from step ≤ ${moved}; device: ${await text(page, 'device')}`);
+    assert.ok(moved >= step, `the run carried on (${step} → ${moved})`);
     assert.match(await text(page, 'device'), /WebGPU/);
     // The header badge says where training runs now, as the readout does.
     assert.equal(await text(page, 'backend'), await text(page, 'device'));

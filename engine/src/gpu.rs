@@ -37,6 +37,9 @@ pub struct GpuContext {
     /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
     pub parallel_workgroups: u32,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
+    /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
+    /// for an emulated one to check the specialized pipelines too.
+    pub specialize: std::cell::Cell<bool>,
     /// Pipelines by shader file, entry point and override constants (as `name=value` pairs).
     pipelines: RefCell<HashMap<(&'static str, &'static str, String), wgpu::ComputePipeline>>,
     /// Why the device was lost, once it has been (a driver reset, a tab in the background too
@@ -123,6 +126,7 @@ impl GpuContext {
             adapter: AdapterSummary { name, api },
             limits,
             parallel_workgroups,
+            specialize: std::cell::Cell::new(parallel_workgroups == 0),
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,
@@ -143,8 +147,12 @@ impl GpuContext {
 
     /// The pipeline for a shader entry point with its pipeline-overridable constants set (a
     /// kernel specialized at creation: the compiler folds the branches they decide), built once
-    /// per distinct set of values and reused.
+    /// per distinct set of values and reused. On a GPU emulated on the processor the constants
+    /// are left at the shader's defaults: one general pipeline per entry point, because there
+    /// each compile takes a second or more (SwiftShader), which the first trained step waits
+    /// for, while a real GPU's driver compiles in milliseconds.
     pub fn specialized(&self, shader: &Shader, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
+        let constants = if self.specialize.get() { constants } else { &[][..] };
         let values: Vec<String> = constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let key = (shader.file, shader.entry, values.join(","));
         if let Some(p) = self.pipelines.borrow().get(&key) {

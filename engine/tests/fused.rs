@@ -162,14 +162,20 @@ fn the_fused_step_is_the_teaching_step_bit_for_bit_on_the_cpu() {
     }
 }
 
+/// Both ways the GPU builds the fused kernels: specialized per dispatch (a real GPU's) and one
+/// general pipeline (an emulated GPU's).
 #[test]
 fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
     let ctx = gpu();
-    for (name, config) in configs() {
-        let (fl, fp, _) = run(&config, Some(ctx.clone()), true);
-        let (ul, up, _) = run(&config, Some(ctx.clone()), false);
-        assert_close(&format!("{name}: losses"), &fl, &ul, 1e-6, 1e-5);
-        assert_close(&format!("{name}: weights"), &fp, &up, 1e-6, 1e-5);
+    for specialize in [true, false] {
+        ctx.specialize.set(specialize);
+        for (name, config) in configs() {
+            let (fl, fp, _) = run(&config, Some(ctx.clone()), true);
+            let (ul, up, _) = run(&config, Some(ctx.clone()), false);
+            let what = format!("{name} (specialized {specialize})");
+            assert_close(&format!("{what}: losses"), &fl, &ul, 1e-6, 1e-5);
+            assert_close(&format!("{what}: weights"), &fp, &up, 1e-6, 1e-5);
+        }
     }
 }
 
@@ -194,6 +200,7 @@ const CAPS: [u32; 3] = [0, 1, u32::MAX];
 #[test]
 fn fused_forward_matches_its_twin() {
     let ctx = gpu();
+    ctx.specialize.set(true);
     for (rows, units, inputs) in [
         (17usize, 3usize, 1000usize),
         (33, 65, 17),
@@ -330,6 +337,7 @@ fn fused_forward_matches_its_twin() {
 #[test]
 fn fused_backward_matches_its_twin() {
     let ctx = gpu();
+    ctx.specialize.set(true);
     for (rows, units, inputs) in [
         (17usize, 3usize, 1000usize),
         (33, 65, 17),

@@ -9,10 +9,10 @@ use engine::gpu::GpuContext;
 use engine::train::{TrainConfig, Trainer};
 use lab_state::playground::BackendChoice;
 
+use super::handover::Goal;
 use super::lab::GpuStatus;
 use super::session::{Command, Session};
 use super::GRID;
-use crate::frame::now_ms;
 
 impl Session {
     /// Looks for WebGPU once; without it the lab says so and uses the CPU path.
@@ -53,15 +53,29 @@ impl Session {
 
     /// The backend for this model: the student's choice, or for "auto" the faster of the two,
     /// measured on a few steps of this very model (small networks usually train faster on the
-    /// CPU: a GPU step has a fixed cost that only large layers amortize).
-    /// Returns the GPU to use (None: the CPU path) and why.
-    async fn pick_gpu(&mut self, config: &TrainConfig, train: &Dataset) -> (Option<Rc<GpuContext>>, String) {
+    /// CPU: a GPU step has a fixed cost that only large layers amortize). Where WebGPU needs
+    /// building or measuring first, the run starts on the CPU and, after its first chunk, a
+    /// background job prepares WebGPU (`handover`). Returns the GPU to build on now (None: the
+    /// CPU path) and why.
+    fn pick_gpu(
+        &mut self,
+        config: &TrainConfig,
+        train: &Dataset,
+        rows: usize,
+    ) -> (Option<Rc<GpuContext>>, String) {
         let Some(gpu) = self.gpu.clone() else {
             return (None, "WebGPU is unavailable: CPU".into());
         };
+        let job = (config.clone(), train.clone(), rows);
         match self.lab.state.get_untracked().backend {
             BackendChoice::Cpu => (None, "chosen: CPU".into()),
-            BackendChoice::Webgpu => (Some(gpu), "chosen: WebGPU".into()),
+            BackendChoice::Webgpu => {
+                self.plan_gpu_job(Goal::Build, job, gpu);
+                (
+                    None,
+                    "chosen: WebGPU — the first steps run on the CPU while WebGPU compiles".into(),
+                )
+            }
             BackendChoice::Auto => {
                 let key = format!("{:?}|{:?}|{}", config.model, config.features, config.batch);
                 if let Some((k, use_gpu, reason)) = self.auto_choice.clone() {
@@ -69,23 +83,8 @@ impl Session {
                         return (use_gpu.then_some(gpu), reason);
                     }
                 }
-                let rate = |gpu: Option<Rc<GpuContext>>| async move {
-                    let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1)
-                        .await
-                        .ok()?;
-                    t.train(3).await.ok()?; // warm-up: pipelines and buffers
-                    let t0 = now_ms();
-                    t.train(20).await.ok()?;
-                    Some(20.0 * 1000.0 / (now_ms() - t0).max(0.1))
-                };
-                let on_gpu = rate(Some(gpu.clone())).await.unwrap_or(0.0);
-                let on_cpu = rate(None).await.unwrap_or(0.0);
-                let use_gpu = on_gpu > on_cpu;
-                let reason = format!(
-                    "auto: measured {on_cpu:.0} steps/s on the CPU, {on_gpu:.0} on WebGPU for this model"
-                );
-                self.auto_choice = Some((key, use_gpu, reason.clone()));
-                (use_gpu.then_some(gpu), reason)
+                self.plan_gpu_job(Goal::Measure { key }, job, gpu);
+                (None, "auto: starting on the CPU while WebGPU is measured".into())
             }
         }
     }
@@ -104,11 +103,12 @@ impl Session {
             let data = self.lab.data.borrow();
             (data.0.clone(), data.1.as_ref().map_or(0, |t| t.len()))
         };
-        let (gpu, reason) = self.pick_gpu(&config, &train).await;
+        // The heatmap's grid and the test points are predicted together (see `show_prediction`).
+        let rows = GRID * GRID + test_rows;
+        let (gpu, reason) = self.pick_gpu(&config, &train, rows);
         let r = self.lab.readouts;
         r.backend_reason.set(Some(reason));
-        // The heatmap's grid and the test points are predicted together (see `show_prediction`).
-        match Trainer::with_data(config, train, gpu, GRID * GRID + test_rows).await {
+        match Trainer::with_data(config, train, gpu, rows).await {
             Ok(t) => {
                 r.backend.set(t.backend_name());
                 self.trainer = Some(t);
@@ -129,6 +129,8 @@ impl Session {
         let checkpoint = self.checkpoint.take();
         self.trainer = None;
         self.auto_choice = None;
+        self.generation += 1;
+        self.pending_gpu = None;
         let r = self.lab.readouts;
         let device = match GpuContext::new().await {
             Ok(ctx) => {

@@ -188,6 +188,12 @@ impl Lab {
         lab
     }
 
+    /// Tells the session of something that happened (not a request of the student's: the last
+    /// refusal stays on screen).
+    pub fn notify(&self, command: Command) {
+        self.session.send(command);
+    }
+
     /// Asks the session to do something; it answers on the readouts.
     pub fn send(&self, command: Command) {
         self.readouts.refusal.set(None);

@@ -5,6 +5,7 @@
 mod backend;
 mod controls;
 mod data_panel;
+mod handover;
 mod lab;
 mod network_panel;
 mod page;

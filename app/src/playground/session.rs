@@ -29,6 +29,8 @@ pub enum Command {
     ExportWeights,
     /// Destroy the GPU device, as a driver reset would (`window.__labLoseGpu()`).
     LoseDevice,
+    /// The background job preparing WebGPU is done (`handover`): move the run there if it won.
+    GpuReady,
 }
 
 /// What the owner holds.
@@ -38,6 +40,12 @@ pub struct Session {
     pub gpu: Option<Rc<GpuContext>>,
     /// The auto backend's last measurement: (model key, use WebGPU, reason).
     pub auto_choice: Option<(String, bool, String)>,
+    /// The job preparing WebGPU while the run starts on the CPU (`handover`).
+    pub gpu_job: Option<super::handover::GpuJob>,
+    /// Counts trainers built from new settings: a job for older ones is dropped.
+    pub generation: u64,
+    /// The job to start after the run's first chunk on the CPU.
+    pub pending_gpu: Option<super::handover::PendingJob>,
     /// The last weights read back, with their step: what a lost GPU device resumes from.
     pub checkpoint: Option<(u64, Vec<f32>)>,
     /// Why no trainer could be built for the settings (None: it was, or is being built).
@@ -57,6 +65,9 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
         trainer: None,
         gpu: None,
         auto_choice: None,
+        gpu_job: None,
+        generation: 0,
+        pending_gpu: None,
         checkpoint: None,
         broken: None,
         since_diagram: u32::MAX,
@@ -85,6 +96,7 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
                 if !s.chunk(steps).await {
                     s.set_running(false);
                 }
+                s.launch_gpu_job();
                 next_frame().await;
             }
         }
@@ -129,6 +141,7 @@ impl Session {
                 Some(ctx) => ctx.device.destroy(),
                 None => self.refuse("There is no GPU device to lose: the lab runs on the CPU.".into()),
             },
+            Command::GpuReady => self.adopt_gpu().await,
         }
     }
 
@@ -137,6 +150,8 @@ impl Session {
     async fn reset(&mut self, inbox: &mut Inbox<Command>) {
         self.set_running(false);
         self.trainer = None;
+        self.generation += 1;
+        self.pending_gpu = None;
         self.checkpoint = None;
         self.broken = None;
         self.since_diagram = u32::MAX;
@@ -160,6 +175,8 @@ impl Session {
         let Some(old) = self.trainer.take() else {
             return self.reset(inbox).await;
         };
+        self.generation += 1;
+        self.pending_gpu = None;
         self.broken = None;
         self.since_diagram = u32::MAX;
         let step = old.step();
