@@ -23,6 +23,9 @@ pub struct BenchArgs {
     /// Run the teaching kernels one op each instead of the fused step (same values)
     #[arg(long)]
     unfused: bool,
+    /// Specialize the fused kernels' pipelines even on an emulated GPU (as on a real one)
+    #[arg(long)]
+    specialize: bool,
 }
 
 #[derive(clap::Args)]
@@ -64,7 +67,11 @@ pub fn bench(a: &BenchArgs, data: &Path) -> Result<(), String> {
         .filter(|w| a.workload == "all" || a.workload == w.name)
     {
         for b in a.backend.list() {
-            let (mut trainer, test) = build(data, (w.config)(), gpu_of(b)?, 0)?;
+            let gpu = gpu_of(b)?;
+            if let Some(ctx) = gpu.as_ref().filter(|_| a.specialize) {
+                ctx.specialize.set(true);
+            }
+            let (mut trainer, test) = build(data, (w.config)(), gpu, 0)?;
             trainer.set_fused(!a.unfused);
             let steps = a
                 .steps
