@@ -40,9 +40,10 @@ struct Params {
 const NONE: u32 = 0xffffffffu;
 
 // Each dispatch's pipeline is specialized (overridable constants, set by the engine) to what its
-// products use, so the compiler drops the rest from the tile loop's reads and the store: on a GPU
-// emulated on the processor every branch left in those costs time per value. The defaults allow
-// everything (the uniform then decides).
+// products use, so the compiler drops the rest from the tile loop's reads and the store, where
+// every branch left costs time per value on a GPU emulated on the processor. On such a GPU, where
+// each compile takes a second or more, the engine builds just two: the forward products and the
+// backward ones. The defaults allow everything (the uniform then decides).
 override GATHER: bool = true;  // the first product reads its rows through the indices
 override ONES: bool = true;    // a product has a column of ones (a bias gradient)
 override SECOND: bool = true;  // there is a second product

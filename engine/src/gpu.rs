@@ -147,12 +147,8 @@ impl GpuContext {
 
     /// The pipeline for a shader entry point with its pipeline-overridable constants set (a
     /// kernel specialized at creation: the compiler folds the branches they decide), built once
-    /// per distinct set of values and reused. On a GPU emulated on the processor the constants
-    /// are left at the shader's defaults: one general pipeline per entry point, because there
-    /// each compile takes a second or more (SwiftShader), which the first trained step waits
-    /// for, while a real GPU's driver compiles in milliseconds.
+    /// per distinct set of values and reused.
     pub fn specialized(&self, shader: &Shader, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
-        let constants = if self.specialize.get() { constants } else { &[][..] };
         let values: Vec<String> = constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let key = (shader.file, shader.entry, values.join(","));
         if let Some(p) = self.pipelines.borrow().get(&key) {

@@ -234,8 +234,11 @@ pub trait Kernel: KernelCopy {
     /// Workgroups to dispatch.
     fn workgroups(&self) -> [u32; 3];
     /// Values for the shader's pipeline-overridable constants (`override` in WGSL): the kernel's
-    /// pipeline is specialized to them. Empty: the shader's defaults.
-    fn constants(&self) -> Vec<(&'static str, f64)> {
+    /// pipeline is specialized to them. `fine`: specialize to this kernel alone (a real GPU,
+    /// whose driver compiles in milliseconds); else share pipelines between kernels where the
+    /// kernel can (an emulated GPU, where each compile takes a second or more). Empty: the
+    /// shader's defaults.
+    fn constants(&self, _fine: bool) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
     /// Adapts the grid to a device that runs only `parallel_workgroups` workgroups at once

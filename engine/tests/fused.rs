@@ -162,8 +162,8 @@ fn the_fused_step_is_the_teaching_step_bit_for_bit_on_the_cpu() {
     }
 }
 
-/// Both ways the GPU builds the fused kernels: specialized per dispatch (a real GPU's) and one
-/// general pipeline (an emulated GPU's).
+/// Both ways the GPU builds the fused kernels: specialized per dispatch (a real GPU's) and two
+/// shared pipelines, forward and backward (an emulated GPU's).
 #[test]
 fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
     let ctx = gpu();

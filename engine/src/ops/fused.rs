@@ -222,9 +222,19 @@ impl Kernel for FusedMatmul {
         [self.groups(), 1, 1]
     }
 
-    fn constants(&self) -> Vec<(&'static str, f64)> {
+    fn constants(&self, fine: bool) -> Vec<(&'static str, f64)> {
         let products = [Some(self.first), self.second];
         let any = |f: &dyn Fn(&Product) -> bool| products.iter().flatten().any(f) as u8 as f64;
+        if !fine {
+            // Two pipelines: the forward products and the backward ones.
+            let backward = (self.second.is_some() || self.first.ones.is_some()) as u8 as f64;
+            return vec![
+                ("GATHER", 1.0 - backward),
+                ("ONES", backward),
+                ("SECOND", backward),
+                ("EPILOGUE", 1.0),
+            ];
+        }
         vec![
             ("GATHER", self.first.gathered as u8 as f64),
             ("ONES", any(&|p| p.ones.is_some())),

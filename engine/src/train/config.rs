@@ -11,7 +11,7 @@ use crate::data::Dataset;
 use crate::model::{Init, Layer, ModelSpec};
 use crate::ops::activation::Activation;
 use crate::optim::{Optimizer, Schedule};
-use crate::plan::{Loss, Regularization};
+use crate::plan::{Loss, PlanConfig, Regularization};
 use crate::precision::Precision;
 
 /// Where the training data comes from.
@@ -231,6 +231,27 @@ impl TrainConfig {
             raw.to_vec()
         } else {
             features::expand(raw, &self.features)
+        }
+    }
+
+    /// The plan settings this config trains `model` with. The data's part (`data_rows`,
+    /// `data_packed`, `regression`) and the other passes' sizes are the caller's; here they are
+    /// a batch of data, unpacked classes, one prediction row and no landscape.
+    pub fn plan_config<'a>(&self, model: &'a crate::model::Compiled) -> PlanConfig<'a> {
+        PlanConfig {
+            model,
+            loss: self.loss,
+            regularization: self.regularization,
+            seed: self.seed as u32,
+            optimizer: self.optimizer,
+            batch: self.batch,
+            data_rows: self.batch,
+            data_packed: false,
+            regression: false,
+            predict_rows: 1,
+            eval_rows: 0,
+            eval_batched: false,
+            precision: self.precision,
         }
     }
 

@@ -171,12 +171,6 @@ impl Trainer {
         };
         let (eval_chunk, eval_chunks) = crate::plan::eval_chunks(&compiled, eval_rows);
         let plan = Plan::new(&PlanConfig {
-            model: &compiled,
-            loss: config.loss,
-            regularization: config.regularization,
-            seed: config.seed as u32,
-            optimizer: config.optimizer,
-            batch: config.batch,
             data_rows: data.len(),
             data_packed: packed.is_some(),
             regression: data.is_regression(),
@@ -185,7 +179,7 @@ impl Trainer {
             // Several landscape points per pass save dispatches on a GPU; the CPU twins have none
             // to save and run fastest a point at a time, each pass in cache.
             eval_batched: gpu.is_some(),
-            precision: config.precision,
+            ..config.plan_config(&compiled)
         });
         let host = plan.host;
         let mut backend = match gpu {

@@ -14,23 +14,13 @@ impl Trainer {
         let spec = config.spec(classes);
         let compiled = spec.compile().map_err(Error::Config)?;
         let plan = Plan::new(&PlanConfig {
-            model: &compiled,
-            loss: config.loss,
-            regularization: config.regularization,
-            seed: config.seed as u32,
-            optimizer: config.optimizer,
-            batch: config.batch,
-            data_rows: config.batch,
             data_packed: matches!(config.data, DataConfig::Images(_)) && config.features.is_empty(),
             regression: config.loss == Loss::Mse && classes == 1,
-            predict_rows: 1,
-            eval_rows: 0,
-            eval_batched: false,
-            precision: config.precision,
+            ..config.plan_config(&compiled)
         });
         let kernels: Vec<_> = plan.fused.iter().chain(&plan.predict).collect();
         for k in &kernels {
-            ctx.specialized(&k.shader(), &k.constants());
+            ctx.specialized(&k.shader(), &k.constants(ctx.specialize.get()));
         }
         Ok(kernels.len())
     }
