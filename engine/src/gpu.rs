@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::Shader;
+use crate::kernel::{Kernel, Shader};
 
 /// What the lab tells the student about the device it trains on.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,6 +143,12 @@ impl GpuContext {
     /// The compiled pipeline for a shader entry point, built once and reused.
     pub fn pipeline(&self, shader: &Shader) -> wgpu::ComputePipeline {
         self.specialized(shader, &[])
+    }
+
+    /// The pipeline a kernel runs on this device: specialized finely on a real GPU, shared
+    /// between kernels on an emulated one (`specialize`, `Kernel::constants`).
+    pub fn kernel_pipeline(&self, k: &dyn Kernel) -> wgpu::ComputePipeline {
+        self.specialized(&k.shader(), &k.constants(self.specialize.get()))
     }
 
     /// The pipeline for a shader entry point with its pipeline-overridable constants set (a

@@ -298,7 +298,7 @@ fn build(ctx: &GpuContext, buffers: &[wgpu::Buffer], kernels: &[Box<dyn Kernel>]
 }
 
 fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: usize) -> Dispatch {
-    let pipeline = ctx.specialized(&k.shader(), &k.constants(ctx.specialize.get()));
+    let pipeline = ctx.kernel_pipeline(k);
     let words = k.params(&StepScalars::default()).padded();
     let uniform = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("params"),

@@ -9,7 +9,7 @@
 
 use crate::kernel::{wgsl, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 use crate::ops::activation::Activation;
-use crate::ops::matmul::MatmulDims;
+use crate::ops::matmul::{workgroup_cap, MatmulDims};
 
 /// The shader's "none" for an offset (no bias, no ones column).
 const NONE: u32 = u32::MAX;
@@ -153,12 +153,7 @@ impl FusedMatmul {
     }
 
     fn groups(&self) -> u32 {
-        let cap = if self.parallel == 0 {
-            u32::MAX
-        } else {
-            self.parallel
-        };
-        self.tiles().min(cap).max(1)
+        self.tiles().min(workgroup_cap(self.parallel)).max(1)
     }
 }
 

@@ -69,6 +69,16 @@ impl Matmul {
     }
 }
 
+/// The most workgroups a product kernel may run: `parallel` (see `Matmul::parallel`), 0 meaning
+/// no limit.
+pub fn workgroup_cap(parallel: u32) -> u32 {
+    if parallel == 0 {
+        u32::MAX
+    } else {
+        parallel
+    }
+}
+
 /// The textbook triple loop: the definition the fast CPU twin (`gemm_cpu::gemm`) is tested against.
 pub fn matmul_reference(a: &[f32], b: &[f32], c: &mut [f32], batched: &MatmulDims) {
     for q in 0..batched.products() {
@@ -92,11 +102,7 @@ fn product_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
 impl Matmul {
     /// The most workgroups to run (`parallel`, 0 meaning no limit).
     fn cap(&self) -> u32 {
-        if self.parallel == 0 {
-            u32::MAX
-        } else {
-            self.parallel
-        }
+        workgroup_cap(self.parallel)
     }
 
     /// Workgroups along n: every column tile, or fewer (each taking several, see the shader)

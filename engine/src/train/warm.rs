@@ -20,7 +20,7 @@ impl Trainer {
         });
         let kernels: Vec<_> = plan.fused.iter().chain(&plan.predict).collect();
         for k in &kernels {
-            ctx.specialized(&k.shader(), &k.constants(ctx.specialize.get()));
+            ctx.kernel_pipeline(k.as_ref());
         }
         Ok(kernels.len())
     }
