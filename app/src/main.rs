@@ -6,6 +6,7 @@ mod bench;
 mod browser;
 mod cluster;
 mod controls;
+mod cpu_team;
 mod draw;
 mod embed;
 mod fetch;
@@ -28,6 +29,10 @@ mod vision;
 
 fn main() {
     console_error_panic_hook::set_once();
+    // In a CPU-team helper (a Web Worker) the module only answers messages (`cpu_team`).
+    if web_sys::window().is_none() {
+        return;
+    }
     let path = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();

@@ -10,7 +10,7 @@ use crate::model::Layer;
 use crate::ops::activation::Activation;
 use crate::ops::pool::PoolKind;
 use crate::optim::Optimizer;
-use crate::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig, Trainer};
+use crate::train::{Alone, DataConfig, ImageConfig, ModelConfig, StepRunner, TrainConfig, Trainer};
 
 pub struct Workload {
     pub name: &'static str,
@@ -120,6 +120,8 @@ pub struct BenchResult {
     pub layers: usize,
     /// Kernels dispatched per training step (the fused list unless the run asked otherwise).
     pub dispatches_per_step: usize,
+    /// Replicas (CPU threads) each step was split over; 1 unsplit.
+    pub replicas: usize,
 }
 
 /// Sums a step's profile by kernel name, slowest first.
@@ -173,15 +175,27 @@ pub async fn run(
     steps: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<BenchResult, Error> {
+    run_with(trainer, &mut Alone, test, name, steps, now_ms).await
+}
+
+/// [`run`] with the steps trained by `runner` (a team of replicas splitting each step).
+pub async fn run_with<R: StepRunner>(
+    trainer: &mut Trainer,
+    runner: &mut R,
+    test: Option<&Dataset>,
+    name: &str,
+    steps: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<BenchResult, Error> {
     let batch = trainer.config.batch;
     let steps = steps.max(2);
     let t0 = now_ms();
-    let mut metrics = trainer.train(1).await?;
+    let mut metrics = runner.train(trainer, 1).await?;
     let t1 = now_ms();
     let (read0, mut chunks) = (trainer.readbacks(), 0);
     while metrics.len() < steps {
         let chunk = (steps - metrics.len()).min(crate::plan::LOG_CAPACITY);
-        metrics.extend(trainer.train(chunk).await?);
+        metrics.extend(runner.train(trainer, chunk).await?);
         chunks += 1;
     }
     let t2 = now_ms();
@@ -215,6 +229,7 @@ pub async fn run(
         readbacks_per_view,
         layers: trainer.compiled.layers.len(),
         dispatches_per_step: trainer.dispatches_per_step(),
+        replicas: runner.replicas(),
     })
 }
 

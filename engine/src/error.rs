@@ -31,6 +31,10 @@ pub enum Error {
     /// A model and data that do not fit each other (classes, features, sizes).
     #[error("{0}")]
     Mismatch(String),
+    /// A replica of a split step (a Web Worker of the CPU path) that failed or went away: the
+    /// run carries on unsplit.
+    #[error("a replica of the split step failed ({0}); training carries on on one core")]
+    Replica(String),
     /// A file the caller's reader could not give (its message names the file).
     #[error("{0}")]
     Unreadable(String),

@@ -23,6 +23,8 @@ pub struct BenchLab {
     pub test: Option<usize>,
     /// Time an N × N landscape slice instead.
     pub slice: Option<usize>,
+    /// CPU cores the CPU path splits each step over (Web Workers); none: all the browser has.
+    pub threads: Option<usize>,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
 }
@@ -36,6 +38,7 @@ impl Default for BenchLab {
             steps: None,
             test: None,
             slice: None,
+            threads: None,
             hide: BTreeSet::new(),
         }
     }
@@ -72,6 +75,7 @@ impl Table for BenchLab {
         )),
         field!("test", None, |s, n| optional(n, "test", &mut s.test, 1, 10_000)),
         field!("slice", None, |s, n| optional(n, "slice", &mut s.slice, 2, 41)),
+        field!("threads", |s, n| optional(n, "threads", &mut s.threads, 1, 64)),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart", "lesson"];
 

@@ -56,6 +56,8 @@ pub fn BenchPage() -> impl IntoView {
     });
     // A lesson that locked the backend is not offered another.
     let backend_locked = hidden("backend");
+    // The cores only matter on the CPU path.
+    let threads_hidden = hidden("threads");
     let start = move || {
         if running.get_untracked() {
             return;
@@ -67,6 +69,7 @@ pub fn BenchPage() -> impl IntoView {
             steps: s.steps,
             test: s.test,
             slice: s.slice,
+            threads: s.threads,
         });
     };
     if settings.with_untracked(|s| s.autostart) {
@@ -111,6 +114,12 @@ pub fn BenchPage() -> impl IntoView {
                     <select data-testid="bench-backend" on:change=move |ev| { let b = event_target_value(&ev); settings.update(|s| s.backend = b) }>
                         <option value="webgpu" selected=move || settings.with(|s| s.backend == "webgpu")>"WebGPU"</option>
                         <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
+                    </select>
+                </label>
+                <label class:hidden=move || threads_hidden() || settings.with(|s| s.backend != "cpu")>"CPU cores"
+                    <select data-testid="bench-threads" on:change=move |ev| { let t = event_target_value(&ev).parse().ok(); settings.update(|s| s.threads = t) }>
+                        <option value="" selected=move || settings.with(|s| s.threads.is_none())>{format!("all ({})", crate::cpu_team::cores())}</option>
+                        {[1usize, 2, 4, 8].map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.threads == Some(n))>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
             </section>

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
-use engine::train::Trainer;
+use engine::train::{StepRunner, Trainer};
 
 use crate::{fetch, frame};
 
@@ -19,6 +19,8 @@ pub struct Query {
     pub slice: Option<usize>,
     /// Test images to evaluate on (default all 10,000).
     pub test: Option<usize>,
+    /// CPU cores to split each step over (none: all of them).
+    pub threads: Option<usize>,
 }
 
 /// Training images a slice is evaluated on.
@@ -92,7 +94,39 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         trainer.backend_name()
     ));
     frame::next_frame().await; // let the status paint before the CPU path blocks
-    Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
+    let wanted = q.threads.unwrap_or_else(crate::cpu_team::cores);
+    if trainer.is_gpu() || wanted < 2 {
+        return Ok(
+            engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?,
+        );
+    }
+    match crate::cpu_team::Team::start(&trainer, wanted).await {
+        Ok(mut team) => {
+            status.set(format!(
+                "training {} for {steps} steps on the CPU, split over {} cores…",
+                q.workload,
+                team.replicas()
+            ));
+            frame::next_frame().await;
+            Ok(engine::bench::run_with(
+                &mut trainer,
+                &mut team,
+                test.as_ref(),
+                &q.workload,
+                steps,
+                &frame::now_ms,
+            )
+            .await?)
+        }
+        Err(why) => {
+            status.set(format!(
+                "training {} for {steps} steps on one core ({why})…",
+                q.workload
+            ));
+            frame::next_frame().await;
+            Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
+        }
+    }
 }
 
 /// How a run that asked for WebGPU where there is none fails: the page offers the CPU path.

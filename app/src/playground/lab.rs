@@ -66,6 +66,8 @@ pub struct Readouts {
     pub backend: RwSignal<String>,
     /// Why this backend: the auto choice's measurement.
     pub backend_reason: RwSignal<Option<String>>,
+    /// How the CPU path uses the cores (`cpu_team::Cores`); empty on the GPU.
+    pub cores: RwSignal<String>,
     pub running: RwSignal<bool>,
     pub step: RwSignal<u64>,
     pub epoch: RwSignal<u64>,
@@ -94,6 +96,7 @@ impl Readouts {
             gpu: RwSignal::new(GpuStatus::Detecting),
             backend: RwSignal::new(Self::BUILDING.into()),
             backend_reason: RwSignal::new(None),
+            cores: RwSignal::new(String::new()),
             running: RwSignal::new(false),
             step: RwSignal::new(0),
             epoch: RwSignal::new(0),

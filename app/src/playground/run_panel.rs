@@ -50,6 +50,7 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
             <p class="muted small refusal" data-testid="applied" role="status">{move || r.applied.get().unwrap_or_default()}</p>
             <p class="muted small refusal" data-testid="run-refusal" role="status">{move || r.refusal.get().unwrap_or_default()}</p>
             <p class="muted small minor" data-testid="backend-reason">{move || r.backend_reason.get().unwrap_or_default()}</p>
+            <p class="muted small minor" data-testid="cpu-cores" class:hidden=move || r.cores.with(String::is_empty)>{move || format!("CPU path: {}", r.cores.get())}</p>
         </section>
     }
 }

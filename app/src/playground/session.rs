@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use std::rc::Rc;
 
 use engine::gpu::GpuContext;
+use engine::train::StepRunner;
 use engine::train::Trainer;
 
 use super::lab::{Lab, Speed};
@@ -52,6 +53,9 @@ pub struct Session {
     pub broken: Option<String>,
     /// Chunks since the diagram was last rebuilt (it costs a readback per layer).
     pub since_diagram: u32,
+    /// How the CPU path spreads the current trainer's steps over cores, for the generation it
+    /// was chosen for.
+    cores: Option<(u64, crate::cpu_team::Cores)>,
     steps_per_frame: usize,
     running: bool,
     rate: crate::frame::RateMeter,
@@ -71,6 +75,7 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
         checkpoint: None,
         broken: None,
         since_diagram: u32::MAX,
+        cores: None,
         steps_per_frame: 4,
         running: false,
         rate: Default::default(),
@@ -214,7 +219,24 @@ impl Session {
             return self.recover_device(why).await;
         }
         let started = now_ms();
-        let result = trainer.train(steps).await;
+        // A run about to move to WebGPU trains its first chunks alone rather than start helpers.
+        let result = if trainer.is_gpu() || self.gpu_job.is_some() || self.pending_gpu.is_some() {
+            if self.lab.readouts.cores.with_untracked(|n| !n.is_empty()) {
+                self.lab.readouts.cores.set(String::new());
+            }
+            trainer.train(steps).await
+        } else {
+            if self.cores.as_ref().map(|c| c.0) != Some(self.generation) {
+                self.cores = Some((self.generation, crate::cpu_team::Cores::for_run(trainer).await));
+            }
+            let cores = &mut self.cores.as_mut().expect("just chosen").1;
+            let result = cores.train(trainer, steps).await;
+            let shown = self.lab.readouts.cores;
+            if shown.with_untracked(|n| *n != cores.note) {
+                shown.set(cores.note.clone());
+            }
+            result
+        };
         let elapsed = (now_ms() - started).max(0.1);
         let r = self.lab.readouts;
         match result {

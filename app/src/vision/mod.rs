@@ -69,6 +69,8 @@ pub struct Figures {
     pub fps: f64,
     pub longest_frame_ms: f64,
     pub done: bool,
+    /// What the CPU path trains on ("2 cores (1.7× one core)", "1 core (why)"); empty on the GPU.
+    pub cores: String,
 }
 
 /// Sets `window[name]` to `value` as JSON, for scripts and tests.

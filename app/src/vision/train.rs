@@ -6,12 +6,13 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 
 use engine::inspect::first_filters;
-use engine::train::{TrainConfig, TrainError, Trainer};
+use engine::train::{StepRunner, TrainConfig, TrainError, Trainer};
 use lab_state::vision::VisionLab as Settings;
 
 use super::inspect::evaluate_yielding;
 use super::session::{save, Command, Model};
 use super::{draw, publish, Figures, History, View};
+use crate::cpu_team::Cores;
 use crate::fetch;
 use crate::frame::{next_frame, now_ms};
 use crate::session::Inbox;
@@ -80,6 +81,8 @@ async fn epochs(
     let mut f = Figures::default();
     publish("__labVision", &f);
     v.status.set(format!("training on {}…", trainer.backend_name()));
+    let mut cores = Cores::for_run(trainer).await;
+    let reason = v.backend_reason.get_untracked();
     let start = now_ms();
     let (mut trained_ms, mut chunk, mut stopped) = (0.0, 1usize, false);
     let meter = crate::frame::FrameMeter::start();
@@ -88,7 +91,19 @@ async fn epochs(
     while f.steps < total && !stopped {
         let to_epoch_end = steps_per_epoch - f.steps % steps_per_epoch;
         let t0 = now_ms();
-        match trainer.train(chunk.min(to_epoch_end)).await {
+        let result = cores.train(trainer, chunk.min(to_epoch_end)).await;
+        if f.cores != cores.note {
+            f.cores.clone_from(&cores.note);
+            v.backend_reason.set(
+                [reason.as_str(), cores.note.as_str()]
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" · "),
+            );
+        }
+        match result {
             Ok(m) => {
                 f.steps += m.len();
                 history.borrow_mut().0.extend(m.iter().map(|m| m.loss));

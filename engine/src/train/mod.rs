@@ -5,6 +5,7 @@ mod checkpoint;
 mod config;
 mod landscape_eval;
 mod loss_scaling;
+mod split;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -13,6 +14,7 @@ mod weights;
 
 pub use checkpoint::Recompute;
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
+pub use split::{replicas_for, Alone, ShareGradient, StepRunner, MIN_SHARE_ROWS};
 
 use crate::error::Error;
 use std::rc::Rc;
@@ -86,6 +88,8 @@ pub struct Trainer {
     /// The loss scale of a reduced-precision run, and each step's (`ScaleEvent`).
     scaler: LossScaler,
     scale_events: Vec<ScaleEvent>,
+    /// A split step's mean gradient, kept between steps (`split`).
+    split_mean: Vec<f32>,
 }
 
 impl Trainer {
@@ -220,6 +224,7 @@ impl Trainer {
             eval_samples: Vec::new(),
             scaler: LossScaler::new(config.precision.loss_scaling),
             scale_events: Vec::new(),
+            split_mean: Vec::new(),
             config,
         })
     }

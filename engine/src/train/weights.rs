@@ -55,6 +55,13 @@ impl Trainer {
             .await
     }
 
+    /// [`Self::params`] into a vector the caller keeps (a split step reads them every step).
+    pub async fn params_into(&self, out: &mut Vec<f32>) -> Result<(), Error> {
+        self.backend
+            .read_f32_into(self.host.params, self.compiled.n_params, out)
+            .await
+    }
+
     /// The last step's weight gradients as the optimizer used them (after a reduced-precision
     /// step's rounding and unscaling; all zero before the first step).
     pub async fn last_gradients(&self) -> Result<Vec<f32>, Error> {

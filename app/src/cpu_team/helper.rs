@@ -1,0 +1,86 @@
+//! The helper's side of the CPU team, run in a Web Worker (`worker.js`) by the app's own wasm:
+//! it builds one replica from the leader's first message, then answers each step's share with
+//! its loss, accuracy and gradient.
+
+use std::cell::RefCell;
+
+use engine::data::Dataset;
+use engine::train::{ShareGradient, TrainConfig, Trainer};
+use js_sys::{Float32Array, Object, Uint32Array};
+use wasm_bindgen::prelude::*;
+
+use super::wire::{field, number, set};
+
+thread_local! {
+    /// This worker's replica and the share result it reuses step after step.
+    static REPLICA: RefCell<Option<Replica>> = const { RefCell::new(None) };
+}
+
+/// This worker's replica, the share result and the weights it reuses step after step.
+struct Replica {
+    trainer: Trainer,
+    part: ShareGradient,
+    params: Vec<f32>,
+}
+
+/// Handles one message from the leader (`worker.js` passes each on): `init` builds the replica,
+/// `step` computes a share's gradient. Errors come back as the rejection's message.
+#[wasm_bindgen]
+pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
+    let kind = field(&message, "kind").as_string().unwrap_or_default();
+    let reply = Object::new();
+    match kind.as_str() {
+        "init" => {
+            let trainer = replica(&message).await.map_err(|e| JsValue::from_str(&e))?;
+            let replica = Replica {
+                trainer,
+                part: ShareGradient::default(),
+                params: Vec::new(),
+            };
+            REPLICA.with(|r| *r.borrow_mut() = Some(replica));
+            set(&reply, "ready", &JsValue::TRUE);
+        }
+        "step" => {
+            // Taken out while it runs, so no borrow is held across an await.
+            let mut r = REPLICA
+                .with(|r| r.borrow_mut().take())
+                .ok_or_else(|| JsValue::from_str("the helper has no replica yet"))?;
+            let params = Float32Array::from(field(&message, "params"));
+            r.params.resize(params.length() as usize, 0.0);
+            params.copy_to(&mut r.params);
+            let rows = Uint32Array::from(field(&message, "rows")).to_vec();
+            let step = number(&message, "step") as u64;
+            let outcome = match r.trainer.set_params(&r.params) {
+                Ok(()) => r.trainer.share_gradient(&rows, step, &mut r.part).await,
+                Err(e) => Err(e),
+            };
+            if outcome.is_ok() {
+                set(&reply, "loss", &r.part.loss.into());
+                set(&reply, "accuracy", &r.part.accuracy.into());
+                // Back in the array the weights came in (transferred, not copied).
+                params.copy_from(&r.part.grads);
+                set(&reply, "grads", &params);
+            }
+            REPLICA.with(|slot| *slot.borrow_mut() = Some(r));
+            outcome.map_err(|e| JsValue::from_str(&e.to_string()))?;
+        }
+        other => return Err(JsValue::from_str(&format!("unknown message '{other}'"))),
+    }
+    Ok(reply.into())
+}
+
+/// The replica an `init` message describes: its config (a share of the batch) and the data.
+async fn replica(message: &JsValue) -> Result<Trainer, String> {
+    let config: TrainConfig = serde_json::from_str(&field(message, "config").as_string().unwrap_or_default())
+        .map_err(|e| format!("the replica's settings do not read: {e}"))?;
+    let data = Dataset {
+        x: Float32Array::from(field(message, "x")).to_vec(),
+        y: Uint32Array::from(field(message, "y")).to_vec(),
+        targets: Float32Array::from(field(message, "targets")).to_vec(),
+        dim: number(message, "dim") as usize,
+        classes: number(message, "classes") as usize,
+    };
+    Trainer::with_data(config, data, None, 1)
+        .await
+        .map_err(|e| e.to_string())
+}

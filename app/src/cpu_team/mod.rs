@@ -1,0 +1,256 @@
+//! The CPU path on every core. Wasm built with stable Rust has no threads, so each extra core
+//! runs a Web Worker holding its own replica of the model (the app's wasm module, instantiated
+//! again; `worker.js`). Every step the leader (this thread, itself a replica) deals the batch into
+//! equal shares, sends each helper the weights and its share's rows, computes its own share, and
+//! applies the mean of the shares' gradients (`engine::train::split`): the same step as one core
+//! takes, to float rounding. Messages transfer their arrays rather than copy them twice, so the
+//! team needs no shared memory and works in pages that are not cross-origin isolated (an embed).
+
+mod auto;
+mod helper;
+mod wire;
+
+pub use auto::Cores;
+
+use futures::channel::mpsc::{unbounded, UnboundedReceiver};
+use futures::StreamExt;
+use js_sys::{Array, Float32Array, Object, Uint32Array};
+use wasm_bindgen::prelude::*;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use engine::error::Error;
+use engine::plan::LOG_CAPACITY;
+use engine::train::{replicas_for, ShareGradient, StepMetrics, StepRunner, TrainError, Trainer};
+use wire::{field, number, set};
+
+/// A run's steps split over this thread and `helpers.len()` Web Workers.
+pub struct Team {
+    helpers: Vec<Helper>,
+    local: Trainer,
+    parts: Vec<ShareGradient>,
+    /// The weights sent out each step (kept between steps).
+    params: Vec<f32>,
+}
+
+/// One Web Worker and the replies it sends, in order.
+struct Helper {
+    worker: Worker,
+    /// The array that carries the weights out and the gradient back, moved to the helper and
+    /// back every step so that no step allocates one (fresh 400 kB arrays each step cost more
+    /// in allocation and garbage collection than the copies themselves).
+    carrier: Option<Float32Array>,
+    replies: UnboundedReceiver<Result<JsValue, String>>,
+    // Kept alive as long as the worker may call them.
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+/// The browser's logical cores (`navigator.hardwareConcurrency`; 1 where it does not say).
+pub fn cores() -> usize {
+    web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency() as usize)
+        .unwrap_or(1)
+        .max(1)
+}
+
+impl Team {
+    /// A team of up to `wanted` replicas for `trainer`'s run (as many as divide its batch into
+    /// equal shares: `engine::train::replicas_for`), or why it trains on one core.
+    pub async fn start(trainer: &Trainer, wanted: usize) -> Result<Team, String> {
+        if let Some(why) = trainer.split_blocker() {
+            return Err(why.to_string());
+        }
+        let n = replicas_for(trainer.config.batch, wanted);
+        if n < 2 {
+            return Err(format!(
+                "a batch of {} does not split into equal shares of {}+ rows over {wanted} cores",
+                trainer.config.batch,
+                engine::train::MIN_SHARE_ROWS
+            ));
+        }
+        let share = trainer.share_config(n);
+        let config = serde_json::to_string(&share).map_err(|e| e.to_string())?;
+        let (glue, script) = (glue_url()?, worker_url()?);
+        let mut helpers = Vec::with_capacity(n - 1);
+        for _ in 1..n {
+            let helper = Helper::spawn(&script)?;
+            let data = &trainer.data;
+            let init = Object::new();
+            let (x, y, targets) = (
+                Float32Array::from(data.x.as_slice()),
+                Uint32Array::from(data.y.as_slice()),
+                Float32Array::from(data.targets.as_slice()),
+            );
+            set(&init, "kind", &"init".into());
+            set(&init, "glue", &glue.as_str().into());
+            set(&init, "module", &wasm_bindgen::module());
+            set(&init, "config", &config.as_str().into());
+            set(&init, "x", &x);
+            set(&init, "y", &y);
+            set(&init, "targets", &targets);
+            set(&init, "dim", &(data.dim as f64).into());
+            set(&init, "classes", &(data.classes as f64).into());
+            let transfer = Array::of3(&x.buffer(), &y.buffer(), &targets.buffer());
+            helper
+                .worker
+                .post_message_with_transfer(&init, &transfer)
+                .map_err(|e| format!("a CPU helper would not start: {e:?}"))?;
+            helpers.push(helper);
+        }
+        let local = Trainer::with_data(share, trainer.data.clone(), None, 1)
+            .await
+            .map_err(|e| e.to_string())?;
+        for h in &mut helpers {
+            h.reply()
+                .await
+                .map_err(|e| format!("a helper failed to start ({e})"))?;
+        }
+        Ok(Team {
+            helpers,
+            local,
+            parts: vec![ShareGradient::default(); n],
+            params: Vec::new(),
+        })
+    }
+
+    /// One split step of `trainer`'s run.
+    async fn step(&mut self, trainer: &mut Trainer) -> Result<StepMetrics, TrainError> {
+        let params = &mut self.params;
+        trainer.params_into(params).await.map_err(TrainError::Device)?;
+        let step = trainer.step();
+        let shares = trainer.deal_batch(self.helpers.len() + 1);
+        for (h, rows) in self.helpers.iter_mut().zip(&shares[1..]) {
+            let message = Object::new();
+            // Each helper gets its own copy of the weights, transferred (moved) to it.
+            let weights = match h.carrier.take() {
+                Some(c) if c.length() as usize == params.len() => c,
+                _ => Float32Array::new_with_length(params.len() as u32),
+            };
+            weights.copy_from(params);
+            set(&message, "kind", &"step".into());
+            set(&message, "params", &weights);
+            set(&message, "rows", &Uint32Array::from(rows.as_slice()));
+            set(&message, "step", &(step as f64).into());
+            h.worker
+                .post_message_with_transfer(&message, &Array::of1(&weights.buffer()))
+                .map_err(|e| replica_failed(format!("{e:?}")))?;
+        }
+        // This thread's share runs while the helpers compute theirs.
+        self.local.set_params(params).map_err(TrainError::Device)?;
+        let (own, others) = self.parts.split_first_mut().expect("a team has replicas");
+        self.local
+            .share_gradient(&shares[0], step, own)
+            .await
+            .map_err(TrainError::Device)?;
+        for (h, part) in self.helpers.iter_mut().zip(others) {
+            let reply = h.reply().await.map_err(replica_failed)?;
+            part.loss = number(&reply, "loss") as f32;
+            part.accuracy = number(&reply, "accuracy") as f32;
+            let grads = Float32Array::from(field(&reply, "grads"));
+            part.grads.resize(grads.length() as usize, 0.0);
+            grads.copy_to(&mut part.grads);
+            h.carrier = Some(grads);
+        }
+        trainer.finish_split(&self.parts)
+    }
+}
+
+fn replica_failed(why: String) -> TrainError {
+    TrainError::Device(Error::Replica(why))
+}
+
+impl StepRunner for Team {
+    async fn train(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
+        let mut out = Vec::with_capacity(steps);
+        for _ in 0..steps.clamp(1, LOG_CAPACITY) {
+            out.push(self.step(trainer).await?);
+        }
+        Ok(out)
+    }
+
+    fn replicas(&self) -> usize {
+        self.helpers.len() + 1
+    }
+}
+
+impl Helper {
+    fn spawn(script: &str) -> Result<Helper, String> {
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(script, &options)
+            .map_err(|e| format!("this browser would not start a Web Worker ({e:?})"))?;
+        let (tx, replies) = unbounded();
+        let on_message = {
+            let tx = tx.clone();
+            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                let data = e.data();
+                let error = field(&data, "error");
+                let _ = tx.unbounded_send(match error.as_string() {
+                    Some(why) => Err(why),
+                    None => Ok(data),
+                });
+            })
+        };
+        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            let _ = tx.unbounded_send(Err(e.message()));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(Helper {
+            worker,
+            carrier: None,
+            replies,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    /// The helper's next reply, or why it failed.
+    async fn reply(&mut self) -> Result<JsValue, String> {
+        self.replies
+            .next()
+            .await
+            .unwrap_or_else(|| Err("the helper went away".into()))
+    }
+}
+
+/// The URL of the app's JavaScript glue, which the helpers import (the page preloads it).
+fn glue_url() -> Result<String, String> {
+    let link = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector("link[rel=modulepreload]").ok().flatten())
+        .ok_or("the page does not name its wasm glue")?;
+    js_sys::Reflect::get(&link, &"href".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .ok_or_else(|| "the page does not name its wasm glue".into())
+}
+
+thread_local! {
+
+    /// The helpers' script URL, made once per page.
+    static SCRIPT: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
+}
+
+/// A URL for the helpers' script (`worker.js`, built into the app), the same for every team.
+fn worker_url() -> Result<String, String> {
+    if let Some(url) = SCRIPT.with(|s| s.get().cloned()) {
+        return Ok(url);
+    }
+    let parts = Array::of1(&include_str!("worker.js").into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let blob =
+        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    SCRIPT.with(|s| {
+        let _ = s.set(url.clone());
+    });
+    Ok(url)
+}

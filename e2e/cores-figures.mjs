@@ -1,0 +1,31 @@
+// Prints the CPU path's speed on 1, 2 and all cores (the CPU team, app/src/cpu_team) for W1 and
+// W2 in headless Chromium, run side by side, with each run's speed-up over one core and how far
+// its losses stray from the one-core run's (not a test: `node e2e/cores-figures.mjs [steps]
+// [W1,W2]` after `trunk build --release`).
+import os from 'node:os';
+import { serve, launch } from './harness.mjs';
+
+const [steps = '300', workloads = 'W1,W2'] = process.argv.slice(2);
+const all = os.availableParallelism();
+const counts = [...new Set([1, 2, all])];
+const server = await serve();
+const { browser, page } = await launch({ webgpu: false });
+try {
+  for (const workload of workloads.split(',')) {
+    const n = workload === 'W2' ? Math.max(20, Math.round(steps / 10)) : Number(steps);
+    let one;
+    for (const threads of counts) {
+      await page.goto(`${server.url}bench?workload=${workload}&backend=cpu&autostart=1&steps=${n}&test=500&threads=${threads}`);
+      await page.waitForFunction(() => window.__labBench !== undefined, null, { timeout: 1_800_000, polling: 500 });
+      const r = await page.evaluate(() => window.__labBench);
+      if (r.error) throw new Error(`${workload} × ${threads}: ${r.error}`);
+      one ??= r;
+      const stray = Math.max(...r.losses.map((l, i) => Math.abs(l - one.losses[i])));
+      console.log(`${workload} cores ${threads} (replicas ${r.replicas}): ${r.samplesPerSecSteady.toFixed(0)} samples/s, ` +
+        `${(r.samplesPerSecSteady / one.samplesPerSecSteady).toFixed(2)}× one core, losses within ${stray.toExponential(1)}, final ${r.finalLoss.toFixed(4)}`);
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
