@@ -2,12 +2,15 @@
 // machine: the lab's /bench page (WebGPU and the CPU path) and bench/peers/peers.html (jax-js 0.1
 // on WebGPU and Wasm, each with its losses queued and synced every step; TensorFlow.js 4.22 on
 // WebGPU, WebGL and wasm; ConvNetJS 0.3). The pages are cross-origin isolated, so jax-js's Wasm
-// runs multi-threaded. Prints one JSON line per run, then a table of samples/s, each run's final
-// loss (the curves should agree: the same batches in the same order, the same learning rate),
-// and the ratios the targets ask for. Run through scripts/compare-peers.sh.
+// runs multi-threaded. Every peer starts from the lab's initial weights (`lab export-step
+// --workload W`) on the same batches in the same order with the same learning rate, so its loss
+// curve must be the lab's: prints one JSON line per run, then a table of samples/s, each run's
+// final loss, how far each curve strays from the lab's CPU path's, and the ratios the targets ask
+// for. Run through scripts/compare-peers.sh.
 //   node bench/compare.mjs [steps] [W1,W2]
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { serve, launch, root } from '../e2e/harness.mjs';
 
 const [stepsArg, workloadsArg = 'W1,W2'] = process.argv.slice(2);
@@ -21,19 +24,25 @@ for (const entry of fs.readdirSync(path.join(root, 'dist'))) {
   fs.symlinkSync(path.join(root, 'dist', entry), path.join(site, entry));
 }
 fs.symlinkSync(path.join(root, 'bench', 'peers'), path.join(site, 'peers'));
+// The lab's initial weights for each workload (step 1 written whole by the lab's command line),
+// which every peer loads, so that all start where the lab does and the curves compare step by step.
+const lab = path.join(process.env.CARGO_TARGET_DIR || path.join(root, 'target'), 'release', 'lab');
+for (const w of workloadsArg.split(',')) {
+  execFileSync(lab, ['export-step', '--workload', w, '--backend', 'cpu', '--out', path.join(site, `init-${w}.json`)], { cwd: root, stdio: 'inherit' });
+}
 
 const server = await serve(site, { isolated: true });
 // SwiftShader backs WebGL only with this flag in current Chromium.
 const { browser, page } = await launch({ webgpu: true, extraArgs: ['--enable-unsafe-swiftshader'] });
 const results = [];
+const init = (w) => `&init=../init-${w}.json`;
 async function run(url, global, label) {
   await page.goto(url);
   await page.waitForFunction((g) => window[g] !== undefined, global, { timeout: 1_800_000, polling: 1000 });
   const r = await page.evaluate((g) => window[g], global);
   r.label = label;
-  if (r.losses) r.losses = r.losses.length;
   delete r.kernels;
-  console.log(JSON.stringify(r));
+  console.log(JSON.stringify({ ...r, losses: r.losses?.length }));
   results.push(r);
 }
 try {
@@ -42,13 +51,13 @@ try {
     await run(`${server.url}bench?workload=${w}&backend=cpu&autostart=1${steps}`, '__labBench', 'lab CPU path');
     for (const b of ['webgpu', 'wasm']) {
       for (const sync of [0, 1]) {
-        await run(`${server.url}peers/peers.html?lib=jaxjs&backend=${b}&sync=${sync}&workload=${w}${steps}`, '__peerBench', `jax-js ${b}${sync ? ' sync' : ''}`);
+        await run(`${server.url}peers/peers.html?lib=jaxjs&backend=${b}&sync=${sync}&workload=${w}${steps}${init(w)}`, '__peerBench', `jax-js ${b}${sync ? ' sync' : ''}`);
       }
     }
     for (const b of ['webgpu', 'webgl', 'wasm']) {
-      await run(`${server.url}peers/peers.html?lib=tfjs&backend=${b}&workload=${w}${steps}`, '__peerBench', `TF.js ${b}`);
+      await run(`${server.url}peers/peers.html?lib=tfjs&backend=${b}&workload=${w}${steps}${init(w)}`, '__peerBench', `TF.js ${b}`);
     }
-    await run(`${server.url}peers/peers.html?lib=convnetjs&workload=${w}${steps}`, '__peerBench', 'ConvNetJS');
+    await run(`${server.url}peers/peers.html?lib=convnetjs&workload=${w}${steps}${init(w)}`, '__peerBench', 'ConvNetJS');
   }
 } finally {
   await browser.close();
@@ -70,6 +79,13 @@ for (const w of workloadsArg.split(',')) {
   console.log(`  lab WebGPU vs jax-js WebGPU (its better mode): ${ratio(rate('lab WebGPU'), jaxGpu)} (target 2×)`);
   console.log(`  lab WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
   console.log(`  lab CPU path vs fastest CPU peer: ${ratio(rate('lab CPU path'), cpuPeer)} (target 2×)`);
-  const losses = rows.filter((r) => !r.error).map((r) => r.finalLoss);
-  console.log(`  final losses from ${Math.min(...losses).toFixed(3)} to ${Math.max(...losses).toFixed(3)}`);
+  // Every run started from the lab's weights on the same batches: its curve should be the lab's
+  // CPU path's, step by step, to float rounding (which grows over the steps).
+  const reference = rows.find((r) => r.label === 'lab CPU path' && !r.error);
+  console.log(`  loss curves against the lab's CPU path (largest |difference| over the steps):`);
+  for (const r of rows.filter((r) => !r.error && r !== reference && reference)) {
+    const gap = Math.max(...r.losses.map((l, i) => Math.abs(l - reference.losses[i])));
+    const first = Math.abs(r.losses[0] - reference.losses[0]);
+    console.log(`    ${r.label.padEnd(17)} ${gap.toExponential(1)} (step 1: ${first.toExponential(1)}) ${gap < 0.01 ? 'agree' : 'DIFFER'}`);
+  }
 }

@@ -22,9 +22,10 @@ const MIME = {
 };
 
 /** Serves `dir` on an ephemeral 127.0.0.1 port; resolves to { url, close }. */
-/** Serves `dir`; `isolated` adds the COOP/COEP headers that make its pages cross-origin isolated
- *  (SharedArrayBuffer, so multi-threaded Wasm such as jax-js's). */
-export function serve(dir = path.join(root, 'dist'), { isolated = false } = {}) {
+/** Serves `dir` with the COOP/COEP headers that make its pages cross-origin isolated
+ *  (SharedArrayBuffer, so multi-threaded Wasm such as jax-js's), as `trunk serve` does
+ *  (Trunk.toml); `isolated: false` serves without them, as a course page that embeds a lab may. */
+export function serve(dir = path.join(root, 'dist'), { isolated = true } = {}) {
   const server = http.createServer((req, res) => {
     const clean = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let file = path.join(dir, clean);

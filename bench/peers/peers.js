@@ -1,7 +1,8 @@
 // W1 and W2 (see the README) in TensorFlow.js, ConvNetJS and jax-js, measured like the lab's /bench page:
 // the same 156 batches of 64 of the first 10,000 MNIST images in file order, pixels u8/255, plain
 // SGD, samples/s over every step but the first. Each step's loss stays on the device until the end
-// (one readback), as in the lab.
+// (one readback), as in the lab. With `init=FILE` (a `lab export-step --workload W` file) every
+// library starts from the lab's own initial weights, so the loss curves can be compared step by step.
 const BATCH = 64;
 const TRAIN = 10000;
 
@@ -26,6 +27,40 @@ async function mnist() {
   return { pixels, labels, size };
 }
 
+// The lab's initial weights, layer by layer ({ w, shape, b }; dense W [units, inputs], conv W
+// [filters, channels, k, k]), or null without `init`.
+async function labInit() {
+  const file = query.get('init');
+  if (!file) return null;
+  const step = await (await fetch(file)).json();
+  const layers = [];
+  for (let i = 0; i < step.parameters.length; i += 2) {
+    const [w, b] = [step.parameters[i], step.parameters[i + 1]];
+    layers.push({ w: Float32Array.from(w.values), shape: w.shape, b: Float32Array.from(b.values) });
+  }
+  return layers;
+}
+
+// A dense layer's weights as [inputs, units]; `labInput(i)` is the lab's index of input i (a
+// flattened map is ordered by channel in the lab, by position in TF.js and ConvNetJS).
+function inputsByUnits({ w, shape: [units, inputs] }, labInput = (i) => i) {
+  const out = new Float32Array(units * inputs);
+  for (let i = 0; i < inputs; i++) for (let u = 0; u < units; u++) out[i * units + u] = w[u * inputs + labInput(i)];
+  return out;
+}
+
+// W2's 4 × 4 × 16 map flattened position-major (h, w, c) → the lab's channel-major index.
+const positionMajorToLab = (i) => (i % 16) * 16 + Math.floor(i / 16);
+
+// A convolution's weights from [filters, channels, k, k] to TF.js's [k, k, channels, filters].
+function kernelHWIO({ w, shape: [filters, channels, k] }) {
+  const out = new Float32Array(w.length);
+  for (let f = 0; f < filters; f++) for (let c = 0; c < channels; c++) for (let y = 0; y < k; y++) for (let x = 0; x < k; x++) {
+    out[((y * k + x) * channels + c) * filters + f] = w[((f * channels + c) * k + y) * k + x];
+  }
+  return out;
+}
+
 async function tfjs(data) {
   if (backend === 'wasm') tf.wasm.setWasmPaths('node_modules/@tensorflow/tfjs-backend-wasm/dist/');
   if (!(await tf.setBackend(backend))) throw new Error(`TensorFlow.js backend ${backend} is unavailable`);
@@ -41,6 +76,16 @@ async function tfjs(data) {
     model.add(tf.layers.maxPooling2d({ poolSize: 2, strides: 2 }));
     model.add(tf.layers.flatten());
     model.add(tf.layers.dense({ units: 10 }));
+  }
+  const init = await labInit();
+  if (init) {
+    const params = model.layers.filter((l) => l.getWeights().length > 0);
+    params.forEach((layer, i) => {
+      const l = init[i];
+      const kernel = l.shape.length === 4 ? kernelHWIO(l)
+        : inputsByUnits(l, workload === 'W2' ? positionMajorToLab : undefined);
+      layer.setWeights([tf.tensor(kernel, layer.getWeights()[0].shape), tf.tensor(l.b)]);
+    });
   }
   const optimizer = tf.train.sgd(lr);
   const shape = workload === 'W1' ? [BATCH, 784] : [BATCH, 28, 28, 1];
@@ -92,12 +137,23 @@ async function jaxjs(data) {
   const zeros = (shape) => np.zeros(shape);
   let params;
   let forward;
+  const init = await labInit();
+  // The lab's weights where given: dense ones as [inputs, units]; jax-js's convolutions and
+  // flatten use the lab's own layouts (NCHW).
+  const lab = (i, shape) => np.array(init[i].shape.length === 4 ? init[i].w : inputsByUnits(init[i])).reshape(shape);
+  const labBias = (i, shape) => np.array(init[i].b).reshape(shape);
   if (workload === 'W1') {
-    params = { w1: glorot([784, 128], 784, 128, 1), b1: zeros([128]), w2: glorot([128, 10], 128, 10, 2), b2: zeros([10]) };
+    params = init
+      ? { w1: lab(0, [784, 128]), b1: labBias(0, [128]), w2: lab(1, [128, 10]), b2: labBias(1, [10]) }
+      : { w1: glorot([784, 128], 784, 128, 1), b1: zeros([128]), w2: glorot([128, 10], 128, 10, 2), b2: zeros([10]) };
     forward = (p, x) => np.matmul(nn.relu(np.matmul(x, p.w1).add(p.b1)), p.w2).add(p.b2);
   } else {
     const pool = (x, [n, c, h, w]) => x.reshape([n, c, h / 2, 2, w / 2, 2]).max([3, 5]);
-    params = {
+    params = init ? {
+      k1: lab(0, [8, 1, 5, 5]), c1: labBias(0, [1, 8, 1, 1]),
+      k2: lab(1, [16, 8, 5, 5]), c2: labBias(1, [1, 16, 1, 1]),
+      w: lab(2, [256, 10]), b: labBias(2, [10]),
+    } : {
       k1: glorot([8, 1, 5, 5], 25, 200, 1), c1: zeros([1, 8, 1, 1]),
       k2: glorot([16, 8, 5, 5], 200, 400, 2), c2: zeros([1, 16, 1, 1]),
       w: glorot([256, 10], 256, 10, 3), b: zeros([10]),
@@ -143,7 +199,7 @@ async function jaxjs(data) {
   return { t0, t1, t2, losses, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
 }
 
-function convnetjs_(data) {
+async function convnetjs_(data) {
   const layers = [{ type: 'input', out_sx: 28, out_sy: 28, out_depth: 1 }];
   if (workload === 'W1') {
     layers[0] = { type: 'input', out_sx: 1, out_sy: 1, out_depth: 784 };
@@ -157,6 +213,26 @@ function convnetjs_(data) {
   layers.push({ type: 'softmax', num_classes: 10 });
   const net = new convnetjs.Net();
   net.makeLayers(layers);
+  const init = await labInit();
+  if (init) {
+    // ConvNetJS keeps a filter per output, its values (y, x, channel) with the channel fastest.
+    net.layers.filter((l) => l.layer_type === 'conv' || l.layer_type === 'fc').forEach((layer, i) => {
+      const l = init[i];
+      layer.filters.forEach((filter, f) => {
+        if (l.shape.length === 4) {
+          const [, channels, k] = l.shape;
+          for (let y = 0; y < k; y++) for (let x = 0; x < k; x++) for (let c = 0; c < channels; c++) {
+            filter.w[(y * k + x) * channels + c] = l.w[((f * channels + c) * k + y) * k + x];
+          }
+        } else {
+          const inputs = l.shape[1];
+          const labInput = workload === 'W2' ? positionMajorToLab : (j) => j;
+          for (let j = 0; j < inputs; j++) filter.w[j] = l.w[f * inputs + labInput(j)];
+        }
+        layer.biases.w[f] = l.b[f];
+      });
+    });
+  }
   const trainer = new convnetjs.Trainer(net, { method: 'sgd', learning_rate: lr, batch_size: BATCH, momentum: 0, l2_decay: 0 });
   const vols = [];
   for (let i = 0; i < steps * BATCH; i++) {
@@ -181,7 +257,7 @@ function convnetjs_(data) {
 (async () => {
   try {
     const data = await mnist();
-    const r = lib === 'convnetjs' ? convnetjs_(data) : lib === 'jaxjs' ? await jaxjs(data) : await tfjs(data);
+    const r = lib === 'convnetjs' ? await convnetjs_(data) : lib === 'jaxjs' ? await jaxjs(data) : await tfjs(data);
     window.__peerBench = {
       lib, backend: lib === 'convnetjs' ? 'js' : backend, sync: query.get('sync') === '1', device: r.device, workload, steps, batch: BATCH,
       firstStepMs: r.t1 - r.t0,

@@ -52,6 +52,10 @@ pub struct PredictArgs {
 pub struct ExportArgs {
     #[arg(long, value_name = "FILE.json")]
     config: Option<PathBuf>,
+    /// A fixed benchmark workload (W1 or W2) instead of a config file: its initial weights for
+    /// the peer comparison (`bench/compare.mjs`)
+    #[arg(long, value_name = "W1|W2", conflicts_with = "config")]
+    workload: Option<String>,
     #[arg(long, value_enum, default_value = "gpu")]
     backend: Backend,
     /// The step written whole (after N − 1 real steps)
@@ -85,7 +89,16 @@ pub fn predict(a: &PredictArgs, data: &Path) -> Result<(), String> {
 }
 
 pub fn export_step(a: &ExportArgs, data: &Path) -> Result<(), String> {
-    let config = config_of(a.config.as_deref())?;
+    let config = match &a.workload {
+        Some(name) => {
+            let w = engine::bench::WORKLOADS
+                .iter()
+                .find(|w| w.name == name)
+                .ok_or_else(|| format!("no workload '{name}': W1 or W2"))?;
+            (w.config)()
+        }
+        None => config_of(a.config.as_deref())?,
+    };
     let (mut trainer, _) = build(data, config, gpu_of(a.backend)?, 0)?;
     pollster::block_on(engine::export::train_until_step(&mut trainer, a.steps.max(1) - 1))?;
     let step = pollster::block_on(engine::export::export_step(&mut trainer))?;
