@@ -23,7 +23,8 @@ pub struct BenchLab {
     pub test: Option<usize>,
     /// Time an N × N landscape slice instead.
     pub slice: Option<usize>,
-    /// CPU cores the CPU path splits each step over (Web Workers); none: all the browser has.
+    /// CPU cores the CPU path splits each step over (Web Workers); none: one or all the browser
+    /// has, whichever the run's first steps time faster (as the labs choose).
     pub threads: Option<usize>,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,

@@ -118,7 +118,7 @@ pub fn BenchPage() -> impl IntoView {
                 </label>
                 <label class:hidden=move || threads_hidden() || settings.with(|s| s.backend != "cpu")>"CPU cores"
                     <select data-testid="bench-threads" on:change=move |ev| { let t = event_target_value(&ev).parse().ok(); settings.update(|s| s.threads = t) }>
-                        <option value="" selected=move || settings.with(|s| s.threads.is_none())>{format!("all ({})", crate::cpu_team::cores())}</option>
+                        <option value="" selected=move || settings.with(|s| s.threads.is_none())>{format!("auto (1 or {}, timed)", crate::cpu_team::cores())}</option>
                         {[1usize, 2, 4, 8].map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.threads == Some(n))>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
