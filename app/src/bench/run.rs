@@ -95,12 +95,22 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
     ));
     frame::next_frame().await; // let the status paint before the CPU path blocks
     if trainer.is_gpu() || q.threads == Some(1) {
-        return Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?);
+        return Ok(
+            engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?,
+        );
     }
     let Some(wanted) = q.threads else {
         // As the labs do: one core or all, whichever the run's own first steps time faster.
         let mut cores = crate::cpu_team::Cores::for_run(&trainer).await;
-        return Ok(engine::bench::run_with(&mut trainer, &mut cores, test.as_ref(), &q.workload, steps, &frame::now_ms).await?);
+        return Ok(engine::bench::run_with(
+            &mut trainer,
+            &mut cores,
+            test.as_ref(),
+            &q.workload,
+            steps,
+            &frame::now_ms,
+        )
+        .await?);
     };
     match crate::cpu_team::Team::start(&trainer, wanted).await {
         Ok(mut team) => {
@@ -110,10 +120,21 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
                 team.replicas()
             ));
             frame::next_frame().await;
-            Ok(engine::bench::run_with(&mut trainer, &mut team, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
+            Ok(engine::bench::run_with(
+                &mut trainer,
+                &mut team,
+                test.as_ref(),
+                &q.workload,
+                steps,
+                &frame::now_ms,
+            )
+            .await?)
         }
         Err(why) => {
-            status.set(format!("training {} for {steps} steps on one core ({why})…", q.workload));
+            status.set(format!(
+                "training {} for {steps} steps on one core ({why})…",
+                q.workload
+            ));
             frame::next_frame().await;
             Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
         }

@@ -23,6 +23,12 @@ use engine::plan::LOG_CAPACITY;
 use engine::train::{replicas_for, ShareGradient, StepMetrics, StepRunner, TrainError, Trainer};
 use wire::{field, number, set};
 
+/// Shares each replica computes before the team trains (`Team::warm_up`).
+const WARM_UP_SHARES: usize = 3;
+
+/// What the helpers' copies of the training data may take together.
+const HELPER_DATA_BUDGET: usize = 512 << 20;
+
 /// A run's steps split over this thread and `helpers.len()` Web Workers.
 pub struct Team {
     helpers: Vec<Helper>,
@@ -66,6 +72,11 @@ impl Team {
         if let Some(why) = trainer.split_blocker() {
             return Err(why.to_string());
         }
+        // Each helper holds its own copy of the data (its samples, and the packed copy its plan
+        // reads): on a big set, fewer helpers rather than more memory than the page can have.
+        let d = &trainer.data;
+        let copy_bytes = (d.x.len() * 5 / 4 + d.y.len() + d.targets.len()) * 4;
+        let wanted = wanted.min(1 + (HELPER_DATA_BUDGET / copy_bytes.max(1)).max(1));
         let n = replicas_for(trainer.config.batch, wanted);
         if n < 2 {
             return Err(format!(
@@ -111,20 +122,30 @@ impl Team {
                 .await
                 .map_err(|e| format!("a helper failed to start ({e})"))?;
         }
-        Ok(Team {
+        let mut team = Team {
             helpers,
             local,
             parts: vec![ShareGradient::default(); n],
             params: Vec::new(),
-        })
+        };
+        team.warm_up(trainer).await.map_err(|e| e.to_string())?;
+        Ok(team)
     }
 
     /// One split step of `trainer`'s run.
     async fn step(&mut self, trainer: &mut Trainer) -> Result<StepMetrics, TrainError> {
-        let params = &mut self.params;
-        trainer.params_into(params).await.map_err(TrainError::Device)?;
-        let step = trainer.step();
+        trainer
+            .params_into(&mut self.params)
+            .await
+            .map_err(TrainError::Device)?;
         let shares = trainer.deal_batch(self.helpers.len() + 1);
+        self.compute_shares(trainer.step(), &shares).await?;
+        trainer.finish_split(&self.parts)
+    }
+
+    /// Every replica's gradient of its share at `self.params`, into `self.parts`.
+    async fn compute_shares(&mut self, step: u64, shares: &[Vec<u32>]) -> Result<(), TrainError> {
+        let params = &self.params;
         for (h, rows) in self.helpers.iter_mut().zip(&shares[1..]) {
             let message = Object::new();
             // Each helper gets its own copy of the weights, transferred (moved) to it.
@@ -157,7 +178,25 @@ impl Team {
             grads.copy_to(&mut part.grads);
             h.carrier = Some(grads);
         }
-        trainer.finish_split(&self.parts)
+        Ok(())
+    }
+
+    /// Runs a few shares on every replica without training: a worker's wasm starts on V8's
+    /// baseline code and is optimized only once it has run a while, and a team timed on cold
+    /// helpers would look slower than it is.
+    async fn warm_up(&mut self, trainer: &Trainer) -> Result<(), TrainError> {
+        trainer
+            .params_into(&mut self.params)
+            .await
+            .map_err(TrainError::Device)?;
+        let share = trainer.config.batch / (self.helpers.len() + 1);
+        let shares: Vec<Vec<u32>> = (0..=self.helpers.len())
+            .map(|i| (i * share..(i + 1) * share).map(|r| r as u32).collect())
+            .collect();
+        for _ in 0..WARM_UP_SHARES {
+            self.compute_shares(trainer.step(), &shares).await?;
+        }
+        Ok(())
     }
 }
 
