@@ -1,9 +1,10 @@
 //! The labs' CPU path: one core or a team, chosen by timing both on the run itself. Splitting a
 //! step pays only where its arithmetic outweighs sending the weights and gradients each step (a
 //! CNN, a wide MLP); a small MLP trains faster alone. So a run that can split trains its first
-//! steps alone, the next ones split, and keeps whichever was faster per step; every step trained
+//! steps alone and split by turns, and keeps whichever was faster per step; every step trained
 //! while choosing counts (both ways give the same step).
 
+use engine::plan::LOG_CAPACITY;
 use engine::train::{StepMetrics, StepRunner, TrainError, Trainer};
 
 use super::{cores, Team};
@@ -16,11 +17,15 @@ const MIN_SPLIT_FLOPS: f64 = 4e6;
 /// Training time each way before choosing, so the comparison is not one noisy chunk.
 const TRIAL_MS: f64 = 60.0;
 
+/// Steps each way takes in a turn of the trial.
+const TRIAL_BLOCK: usize = 4;
+
 /// Trains a CPU run's steps on one core or split over the browser's cores.
 pub struct Cores {
     team: Option<Team>,
     choice: Choice,
-    /// What the run trains on, for the page: "1 core" with why, or "N cores".
+    /// What the run trains on, for the page: "N cores", "1 core" with why, or nothing where no
+    /// team was considered.
     pub note: String,
 }
 
@@ -48,15 +53,11 @@ impl Cores {
     /// For a CPU run: a team of every core when the run can split and its steps are big enough
     /// to gain, to be kept if it proves faster; otherwise one core.
     pub async fn for_run(trainer: &Trainer) -> Cores {
+        // Nothing to say where nothing was tried: the GPU trains, one core, or small steps
+        // (the playground's toy networks).
         let available = cores();
-        if trainer.is_gpu() {
+        if trainer.is_gpu() || available < 2 || trainer.train_pass_flops() < MIN_SPLIT_FLOPS {
             return Cores::alone("");
-        }
-        if available < 2 {
-            return Cores::alone("1 core (the browser reports one)");
-        }
-        if trainer.train_pass_flops() < MIN_SPLIT_FLOPS {
-            return Cores::alone("1 core (steps this small gain nothing from splitting)");
         }
         match Team::start(trainer, available).await {
             Ok(team) => Cores {
@@ -86,43 +87,56 @@ impl Cores {
     }
 }
 
-impl StepRunner for Cores {
-    async fn train(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
+impl Cores {
+    /// `steps` steps on the team if there is one, else alone; a helper that fails hands the run
+    /// back to one core, from its last good step.
+    async fn train_as_chosen(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
         let Some(team) = self.team.as_mut() else {
             return trainer.train(steps).await;
         };
-        let (alone, split) = match self.choice {
-            Choice::Alone => return trainer.train(steps).await,
-            Choice::Split => (None, None),
-            Choice::Trying { alone, split } => (Some(alone), Some(split)),
-        };
-        // Alone first: the trial's split half then runs on warmed helpers.
-        let try_alone = alone.is_some_and(|(ms, _)| ms < TRIAL_MS);
-        let t0 = now_ms();
-        let result = if try_alone {
-            trainer.train(steps).await
-        } else {
-            team.train(trainer, steps).await
-        };
-        let dt = now_ms() - t0;
-        let metrics = match result {
+        match team.train(trainer, steps).await {
             Err(TrainError::Device(engine::error::Error::Replica(why))) => {
-                // A helper failed: the run goes on alone, from its last good step.
                 *self = Cores::alone(format!("1 core (a helper failed: {why})"));
-                return trainer.train(steps).await;
+                trainer.train(steps).await
             }
-            other => other?,
-        };
-        if let (Some(mut alone), Some(mut split)) = (alone, split) {
+            other => other,
+        }
+    }
+}
+
+impl StepRunner for Cores {
+    async fn train(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
+        let steps = steps.clamp(1, LOG_CAPACITY);
+        let mut out = Vec::with_capacity(steps);
+        while out.len() < steps {
+            let left = steps - out.len();
+            let Choice::Trying { mut alone, mut split } = self.choice else {
+                out.extend(self.train_as_chosen(trainer, left).await?);
+                continue;
+            };
+            // The trial takes turns in blocks of a few steps, so that both ways are timed under
+            // the same conditions (the page's thread warms up as it goes, and each way's first
+            // step after a turn finds the other's data in the cache), and goes a step at a time,
+            // so that a caller's long chunk still tries both.
+            let try_alone = alone.1 / TRIAL_BLOCK <= split.1 / TRIAL_BLOCK;
+            let t0 = now_ms();
+            let metrics = if try_alone {
+                trainer.train(1).await?
+            } else {
+                self.train_as_chosen(trainer, 1).await?
+            };
             let slot = if try_alone { &mut alone } else { &mut split };
-            slot.0 += dt;
+            slot.0 += now_ms() - t0;
             slot.1 += metrics.len();
-            self.choice = Choice::Trying { alone, split };
-            if split.0 >= TRIAL_MS {
-                self.settle(alone, split);
+            out.extend(metrics);
+            if self.team.is_some() && matches!(self.choice, Choice::Trying { .. }) {
+                self.choice = Choice::Trying { alone, split };
+                if alone.0.min(split.0) >= TRIAL_MS && alone.1 == split.1 {
+                    self.settle(alone, split);
+                }
             }
         }
-        Ok(metrics)
+        Ok(out)
     }
 
     fn replicas(&self) -> usize {
