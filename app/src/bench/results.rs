@@ -15,7 +15,10 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
             <p class="muted small" class:hidden=move || result.with(Option::is_some)>"Press Run: samples per second, the first step's time, GFLOP/s and the test accuracy appear here."</p>
             <table class="results" data-testid="bench-results">
                 {move || result.get().map(|r| view! {
-                    {row("backend", r.backend.clone())}
+                    {row("backend", match r.replicas {
+                        1 => r.backend.clone(),
+                        n => format!("{} · {n} cores (each step split)", r.backend),
+                    })}
                     {row("steps × batch", format!("{} × {}", r.steps, r.batch))}
                     {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
                     {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}

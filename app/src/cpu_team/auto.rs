@@ -90,7 +90,11 @@ impl Cores {
 impl Cores {
     /// `steps` steps on the team if there is one, else alone; a helper that fails hands the run
     /// back to one core, from its last good step.
-    async fn train_as_chosen(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
+    async fn train_as_chosen(
+        &mut self,
+        trainer: &mut Trainer,
+        steps: usize,
+    ) -> Result<Vec<StepMetrics>, TrainError> {
         let Some(team) = self.team.as_mut() else {
             return trainer.train(steps).await;
         };

@@ -29,7 +29,7 @@ pub struct ShareGradient {
 pub fn replicas_for(batch: usize, wanted: usize) -> usize {
     (1..=wanted.max(1))
         .rev()
-        .find(|&n| batch % n == 0 && batch / n >= MIN_SHARE_ROWS)
+        .find(|&n| batch.is_multiple_of(n) && batch / n >= MIN_SHARE_ROWS)
         .unwrap_or(1)
 }
 
