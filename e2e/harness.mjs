@@ -21,10 +21,10 @@ const MIME = {
   '.bin': 'application/octet-stream',
 };
 
-/** Serves `dir` on an ephemeral 127.0.0.1 port; resolves to { url, close }. */
-/** Serves `dir` with the COOP/COEP headers that make its pages cross-origin isolated
- *  (SharedArrayBuffer, so multi-threaded Wasm such as jax-js's), as `trunk serve` does
- *  (Trunk.toml); `isolated: false` serves without them, as a course page that embeds a lab may. */
+/** Serves `dir` on an ephemeral 127.0.0.1 port (resolves to { url, close }) with the COOP/COEP
+ *  headers that make its pages cross-origin isolated (SharedArrayBuffer, so multi-threaded Wasm
+ *  such as jax-js's), as `trunk serve` does (Trunk.toml); `isolated: false` serves without them,
+ *  as a course page that embeds a lab may. */
 export function serve(dir = path.join(root, 'dist'), { isolated = true } = {}) {
   const server = http.createServer((req, res) => {
     const clean = decodeURIComponent(new URL(req.url, 'http://x').pathname);
