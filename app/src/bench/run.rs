@@ -5,7 +5,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
-use engine::train::{StepRunner, Trainer};
+use engine::train::Trainer;
+
+use crate::cpu_team::Cores;
 
 use crate::{fetch, frame};
 
@@ -93,52 +95,30 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         q.workload,
         trainer.backend_name()
     ));
-    frame::next_frame().await; // let the status paint before the CPU path blocks
-    if trainer.is_gpu() || q.threads == Some(1) {
-        return Ok(
-            engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?,
-        );
-    }
-    let Some(wanted) = q.threads else {
-        // As the labs do: one core or all, whichever the run's own first steps time faster.
-        let mut cores = crate::cpu_team::Cores::for_run(&trainer).await;
-        return Ok(engine::bench::run_with(
-            &mut trainer,
-            &mut cores,
-            test.as_ref(),
-            &q.workload,
-            steps,
-            &frame::now_ms,
-        )
-        .await?);
+    // One core, or the cores `threads` asks for, or (by default) as the labs choose: one core
+    // or all, whichever the run's own first steps time faster.
+    let mut cores = match q.threads {
+        _ if trainer.is_gpu() => Cores::alone(""),
+        Some(1) => Cores::alone(""),
+        Some(wanted) => Cores::with_team(&trainer, wanted).await,
+        None => Cores::for_run(&trainer).await,
     };
-    match crate::cpu_team::Team::start(&trainer, wanted).await {
-        Ok(mut team) => {
-            status.set(format!(
-                "training {} for {steps} steps on the CPU, split over {} cores…",
-                q.workload,
-                team.replicas()
-            ));
-            frame::next_frame().await;
-            Ok(engine::bench::run_with(
-                &mut trainer,
-                &mut team,
-                test.as_ref(),
-                &q.workload,
-                steps,
-                &frame::now_ms,
-            )
-            .await?)
-        }
-        Err(why) => {
-            status.set(format!(
-                "training {} for {steps} steps on one core ({why})…",
-                q.workload
-            ));
-            frame::next_frame().await;
-            Ok(engine::bench::run(&mut trainer, test.as_ref(), &q.workload, steps, &frame::now_ms).await?)
-        }
+    if !cores.note.is_empty() {
+        status.set(format!(
+            "training {} for {steps} steps on the CPU, {}…",
+            q.workload, cores.note
+        ));
     }
+    frame::next_frame().await; // let the status paint before the CPU path blocks
+    Ok(engine::bench::run_with(
+        &mut trainer,
+        &mut cores,
+        test.as_ref(),
+        &q.workload,
+        steps,
+        &frame::now_ms,
+    )
+    .await?)
 }
 
 /// How a run that asked for WebGPU where there is none fails: the page offers the CPU path.

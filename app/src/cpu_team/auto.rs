@@ -59,14 +59,25 @@ impl Cores {
         if trainer.is_gpu() || available < 2 || trainer.train_pass_flops() < MIN_SPLIT_FLOPS {
             return Cores::alone("");
         }
-        match Team::start(trainer, available).await {
+        let mut cores = Cores::with_team(trainer, available).await;
+        if let Some(team) = &cores.team {
+            cores.note = format!("{} cores (timing against 1…)", team.replicas());
+            cores.choice = Choice::Trying {
+                alone: (0.0, 0),
+                split: (0.0, 0),
+            };
+        }
+        cores
+    }
+
+    /// A team of up to `wanted` cores, kept without a trial (a benchmark asking for a count), or
+    /// one core with why there is none.
+    pub async fn with_team(trainer: &Trainer, wanted: usize) -> Cores {
+        match Team::start(trainer, wanted).await {
             Ok(team) => Cores {
-                note: format!("{} cores (timing against 1…)", team.replicas()),
+                note: format!("{} cores (each step split)", team.replicas()),
                 team: Some(team),
-                choice: Choice::Trying {
-                    alone: (0.0, 0),
-                    split: (0.0, 0),
-                },
+                choice: Choice::Split,
             },
             Err(why) => Cores::alone(format!("1 core ({why})")),
         }

@@ -74,8 +74,8 @@ impl Team {
         }
         // Each helper holds its own copy of the data (its samples, and the packed copy its plan
         // reads): on a big set, fewer helpers rather than more memory than the page can have.
-        let d = &trainer.data;
-        let copy_bytes = (d.x.len() * 5 / 4 + d.y.len() + d.targets.len()) * 4;
+        let data = &trainer.data;
+        let copy_bytes = (data.x.len() * 5 / 4 + data.y.len() + data.targets.len()) * 4;
         let wanted = wanted.min(1 + (HELPER_DATA_BUDGET / copy_bytes.max(1)).max(1));
         let n = replicas_for(trainer.config.batch, wanted);
         if n < 2 {
@@ -91,7 +91,6 @@ impl Team {
         let mut helpers = Vec::with_capacity(n - 1);
         for _ in 1..n {
             let helper = Helper::spawn(&script)?;
-            let data = &trainer.data;
             let init = Object::new();
             let (x, y, targets) = (
                 Float32Array::from(data.x.as_slice()),
@@ -261,18 +260,15 @@ impl Helper {
 
 /// The URL of the app's JavaScript glue, which the helpers import (the page preloads it).
 fn glue_url() -> Result<String, String> {
-    let link = web_sys::window()
+    web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.query_selector("link[rel=modulepreload]").ok().flatten())
-        .ok_or("the page does not name its wasm glue")?;
-    js_sys::Reflect::get(&link, &"href".into())
-        .ok()
-        .and_then(|v| v.as_string())
+        .and_then(|link| js_sys::Reflect::get(&link, &"href".into()).ok())
+        .and_then(|href| href.as_string())
         .ok_or_else(|| "the page does not name its wasm glue".into())
 }
 
 thread_local! {
-
     /// The helpers' script URL, made once per page.
     static SCRIPT: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
 }
