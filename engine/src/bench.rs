@@ -122,6 +122,8 @@ pub struct BenchResult {
     pub dispatches_per_step: usize,
     /// Replicas (CPU threads) each step was split over; 1 unsplit.
     pub replicas: usize,
+    /// The GPU's product tiles ("64×64"); None on the CPU path.
+    pub tiles: Option<String>,
 }
 
 /// Sums a step's profile by kernel name, slowest first.
@@ -230,6 +232,7 @@ pub async fn run_with<R: StepRunner>(
         layers: trainer.compiled.layers.len(),
         dispatches_per_step: trainer.dispatches_per_step(),
         replicas: runner.replicas(),
+        tiles: trainer.tiles().map(|t| t.label()),
     })
 }
 

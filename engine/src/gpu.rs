@@ -6,7 +6,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::kernel::{Kernel, Shader};
+use crate::kernel::{DeviceFit, Kernel, Shader};
+use crate::tiles::TileShape;
 
 /// What the lab tells the student about the device it trains on.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +37,9 @@ pub struct GpuContext {
     /// processor (SwiftShader, lavapipe) runs one per core. 0 for a real GPU (as many as the work
     /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
     pub parallel_workgroups: u32,
+    /// The matrix products' tile shape on this device: the large tiles until `tiles::autotune`
+    /// (or the page's cache of its answer for this adapter) sets another.
+    pub tiles: std::cell::Cell<TileShape>,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
     /// for an emulated one to check the specialized pipelines too.
@@ -127,12 +131,26 @@ impl GpuContext {
             limits,
             parallel_workgroups,
             specialize: std::cell::Cell::new(parallel_workgroups == 0),
+            tiles: std::cell::Cell::default(),
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,
             staging: RefCell::default(),
             readbacks: Default::default(),
         })
+    }
+
+    /// What kernels adapt to on this device (`Kernel::fit_device`).
+    pub fn fit(&self) -> DeviceFit {
+        DeviceFit {
+            parallel_workgroups: self.parallel_workgroups,
+            tiles: self.tiles.get(),
+        }
+    }
+
+    /// Whether the adapter is a GPU emulated on the processor (SwiftShader, lavapipe).
+    pub fn emulated(&self) -> bool {
+        self.parallel_workgroups != 0
     }
 
     /// Why the device was lost, or None while it works.

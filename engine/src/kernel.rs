@@ -2,6 +2,16 @@
 //! `Kernel` trait that gives each op both a GPU description (shader, uniform, bindings, grid) and
 //! a plain-Rust CPU twin. A plan is a list of kernels; the GPU and CPU backends run the same list.
 
+/// What kernels adapt to on a device (`Kernel::fit_device`, `GpuContext::fit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DeviceFit {
+    /// Workgroups the device runs at once where that is few (`GpuContext::parallel_workgroups`;
+    /// 0: a real GPU).
+    pub parallel_workgroups: u32,
+    /// The matrix products' tiles (`GpuContext::tiles`).
+    pub tiles: crate::tiles::TileShape,
+}
+
 /// Index of a buffer in a plan's buffer table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufId(pub usize);
@@ -241,9 +251,9 @@ pub trait Kernel: KernelCopy {
     fn constants(&self, _fine: bool) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
-    /// Adapts the grid to a device that runs only `parallel_workgroups` workgroups at once
-    /// (`GpuContext::parallel_workgroups`; 0: a real GPU). Called once, before dispatching.
-    fn fit_device(&mut self, _parallel_workgroups: u32) {}
+    /// Adapts the kernel to the device (`GpuContext::fit`): a grid for one that runs only a few
+    /// workgroups at once, the product kernels' tile shape. Called once, before dispatching.
+    fn fit_device(&mut self, _fit: DeviceFit) {}
     /// True when `params` depends on the step scalars (the uniform is rewritten each step).
     fn per_step(&self) -> bool {
         false

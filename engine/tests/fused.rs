@@ -17,6 +17,7 @@ use engine::ops::matmul::{Matmul, MatmulDims};
 use engine::optim::Optimizer;
 use engine::plan::{Loss, Regularization};
 use engine::precision::Preset;
+use engine::tiles::TileShape;
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 
 fn toy(kind: ToyKind) -> DataConfig {
@@ -179,6 +180,21 @@ fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
     }
 }
 
+/// The small tiles train to the same numbers as the large: the fused step on the small tiles
+/// against the teaching step on the large ones (every value of C summed over k in the same order).
+#[test]
+fn the_small_tiles_train_as_the_large_ones() {
+    let ctx = gpu();
+    for (name, config) in configs() {
+        ctx.tiles.set(TileShape::Small);
+        let (sl, sp, _) = run(&config, Some(ctx.clone()), true);
+        ctx.tiles.set(TileShape::Large);
+        let (ll, lp, _) = run(&config, Some(ctx.clone()), false);
+        assert_close(&format!("{name} small tiles: losses"), &sl, &ll, 1e-6, 1e-5);
+        assert_close(&format!("{name} small tiles: weights"), &sp, &lp, 1e-6, 1e-5);
+    }
+}
+
 #[test]
 fn w1_trains_in_six_dispatches_a_step() {
     let (images, _, _) = mnist(256, 0);
@@ -194,6 +210,11 @@ fn w1_trains_in_six_dispatches_a_step() {
 
 /// Workgroup caps: the device's own (0), one workgroup looping over every tile, one per tile.
 const CAPS: [u32; 3] = [0, 1, u32::MAX];
+
+/// Every cap with every tile shape.
+fn caps_and_tiles() -> impl Iterator<Item = (u32, TileShape)> {
+    CAPS.into_iter().flat_map(|p| TileShape::ALL.map(|t| (p, t)))
+}
 
 /// A dense layer's forward, gathered from a data set (bytes or f32) or not, with its bias and
 /// each activation, at odd sizes.
@@ -214,7 +235,7 @@ fn fused_forward_matches_its_twin() {
             (Activation::LeakyRelu, true, true),
             (Activation::Linear, false, false),
         ] {
-            for parallel in CAPS {
+            for (parallel, tiles) in caps_and_tiles() {
                 let data_rows = rows + 5;
                 let mut t = BufferTable::default();
                 let data = if packed {
@@ -318,10 +339,11 @@ fn fused_forward_matches_its_twin() {
                         },
                         replaces,
                         parallel,
+                        tiles: Some(tiles),
                     })]
                 };
                 let outs = run_multi(&ctx, t, inits, kernels, StepScalars::default(), &[z, h, x]);
-                let what = format!("forward {rows}x{units}x{inputs} {kind:?} packed {packed} gathered {gathered} cap {parallel}");
+                let what = format!("forward {rows}x{units}x{inputs} {kind:?} packed {packed} gathered {gathered} cap {parallel} tiles {tiles:?}");
                 let tol = 1e-5 * (inputs as f32).sqrt();
                 for (name, (g, c)) in ["Z", "H", "batch"].iter().zip(&outs) {
                     // Without the gather, X is the input as written.
@@ -345,7 +367,7 @@ fn fused_backward_matches_its_twin() {
         (64, 10, 128),
     ] {
         for kind in [Activation::Relu, Activation::Tanh] {
-            for parallel in CAPS {
+            for (parallel, tiles) in caps_and_tiles() {
                 let mut t = BufferTable::default();
                 let n_params = units * inputs + units;
                 let d_out = t.add("dZ", Elem::F32, rows * units);
@@ -437,10 +459,12 @@ fn fused_backward_matches_its_twin() {
                         },
                         replaces,
                         parallel,
+                        tiles: Some(tiles),
                     })]
                 };
                 let outs = run_multi(&ctx, t, inits, kernels, StepScalars::default(), &[grads, dz]);
-                let what = format!("backward {rows}x{units}x{inputs} {kind:?} cap {parallel}");
+                let what =
+                    format!("backward {rows}x{units}x{inputs} {kind:?} cap {parallel} tiles {tiles:?}");
                 let tol = 1e-5 * (rows.max(units) as f32).sqrt();
                 assert_close(&format!("{what}: [dW | db]"), &outs[0].0, &outs[0].1, tol, 1e-5);
                 assert_close(&format!("{what}: dZ below"), &outs[1].0, &outs[1].1, tol, 1e-5);

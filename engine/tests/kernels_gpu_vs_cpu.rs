@@ -12,6 +12,7 @@ use engine::ops::gather::Gather;
 use engine::ops::matmul::{Matmul, MatmulDims};
 use engine::ops::softmax_xent::{Softmax, SoftmaxXent};
 use engine::optim::{self, Optimizer, OptimizerBuffers};
+use engine::tiles::TileShape;
 
 const TOL: f32 = 1e-5;
 
@@ -30,7 +31,8 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
         (1000, 3, 3),
         (130, 200, 9),
     ];
-    for (&(m, n, k), parallel) in sizes.iter().flat_map(|s| CAPS.map(|p| (s, p))) {
+    let every = sizes.iter().flat_map(|s| CAPS.map(|p| (s, p)));
+    for ((&(m, n, k), parallel), tiles) in every.flat_map(|c| TileShape::ALL.map(|t| (c, t))) {
         for transpose_a in [false, true] {
             for accumulate in [false, true] {
                 let mut t = BufferTable::default();
@@ -65,6 +67,7 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                     || {
                         Box::new(Matmul {
                             parallel,
+                            tiles: Some(tiles),
                             ..Matmul::new(a, b, c, dims)
                         })
                     },
@@ -73,7 +76,9 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                 );
                 let tol = 1e-5 * (k as f32).sqrt();
                 assert_close(
-                    &format!("matmul {m}x{n}x{k} T{transpose_a} acc{accumulate} cap {parallel}"),
+                    &format!(
+                        "matmul {m}x{n}x{k} T{transpose_a} acc{accumulate} cap {parallel} tiles {tiles:?}"
+                    ),
                     &out[0].0,
                     &out[0].1,
                     tol,

@@ -20,6 +20,8 @@ struct Dispatch {
 
 pub struct GpuBackend {
     pub ctx: Rc<GpuContext>,
+    /// The product kernels' tiles, the context's when this backend was made.
+    pub tiles: crate::tiles::TileShape,
     plan: Plan,
     buffers: Vec<wgpu::Buffer>,
     /// The training step as it runs: the fused list (`Plan::fused`).
@@ -73,7 +75,7 @@ impl GpuBackend {
             .chain(&mut plan.fused)
             .chain(&mut plan.predict);
         for k in kernels.chain(&mut plan.evaluate) {
-            k.fit_device(ctx.parallel_workgroups);
+            k.fit_device(ctx.fit());
         }
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -107,6 +109,7 @@ impl GpuBackend {
             return Err(Error::GpuRefused(format!("the GPU rejected the model: {e}")));
         }
         Ok(Self {
+            tiles: ctx.tiles.get(),
             ctx,
             plan,
             buffers,

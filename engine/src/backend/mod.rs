@@ -179,6 +179,14 @@ impl Backend {
         matches!(self, Backend::Gpu(_))
     }
 
+    /// The product kernels' tiles on a GPU; None on the CPU path.
+    pub fn tiles(&self) -> Option<crate::tiles::TileShape> {
+        match self {
+            Backend::Gpu(g) => Some(g.tiles),
+            Backend::Cpu(_) => None,
+        }
+    }
+
     /// Why the GPU device under this backend was lost, if it was.
     pub fn gpu_lost(&self) -> Option<String> {
         match self {

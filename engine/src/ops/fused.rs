@@ -7,14 +7,13 @@
 //! is the unfused step, bit for bit; the GPU kernels compute the same operations in the same
 //! order per value, and `tests/fused.rs` holds them to their twins.
 
-use crate::kernel::{wgsl, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{wgsl, BufId, CpuBuffers, DeviceFit, Kernel, Shader, StepScalars, Words};
 use crate::ops::activation::Activation;
-use crate::ops::matmul::{workgroup_cap, MatmulDims};
+use crate::ops::matmul::{with_tiles, workgroup_cap, MatmulDims};
+use crate::tiles::TileShape;
 
 /// The shader's "none" for an offset (no bias, no ones column).
 const NONE: u32 = u32::MAX;
-/// Rows and columns of C per workgroup (`matmul_tile.wgsl`).
-const TILE: u32 = 64;
 
 /// What happens to a product's values as they are stored.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,15 +54,16 @@ impl Product {
         self.dims.n as u32 + self.ones.is_some() as u32
     }
 
-    fn tiles_n(&self) -> u32 {
-        self.n_cols().div_ceil(TILE).max(1)
+    /// Column tiles of `edge` columns.
+    fn tiles_n(&self, edge: u32) -> u32 {
+        self.n_cols().div_ceil(edge).max(1)
     }
 
-    fn tiles(&self) -> u32 {
-        (self.dims.m as u32).div_ceil(TILE).max(1) * self.tiles_n()
+    fn tiles(&self, edge: u32) -> u32 {
+        (self.dims.m as u32).div_ceil(edge).max(1) * self.tiles_n(edge)
     }
 
-    fn words(&self, w: Words, s: usize) -> Words {
+    fn words(&self, w: Words, s: usize, edge: u32) -> Words {
         let d = &self.dims;
         let names: [[&'static str; 16]; 2] = [
             [
@@ -97,7 +97,7 @@ impl Product {
             epi,
             kind,
             offset(self.ones),
-            self.tiles_n(),
+            self.tiles_n(edge),
         ];
         names[s].iter().zip(values).fold(w, |w, (name, v)| w.u(name, v))
     }
@@ -136,6 +136,8 @@ pub struct FusedMatmul {
     pub replaces: Vec<Box<dyn Kernel>>,
     /// Workgroups to run at most (0: one per tile), as `Matmul::parallel`.
     pub parallel: u32,
+    /// The tile shape, as `Matmul::tiles`.
+    pub tiles: Option<TileShape>,
 }
 
 impl Clone for FusedMatmul {
@@ -148,8 +150,13 @@ impl Clone for FusedMatmul {
 }
 
 impl FusedMatmul {
+    fn edge(&self) -> u32 {
+        self.tiles.unwrap_or_default().edge()
+    }
+
     fn tiles(&self) -> u32 {
-        self.first.tiles() + self.second.map_or(0, |s| s.tiles())
+        let edge = self.edge();
+        self.first.tiles(edge) + self.second.map_or(0, |s| s.tiles(edge))
     }
 
     fn groups(&self) -> u32 {
@@ -159,18 +166,20 @@ impl FusedMatmul {
 
 impl Kernel for FusedMatmul {
     fn shader(&self) -> Shader {
-        wgsl_with!(
-            ["activation_fns.wgsl", "matmul_tile.wgsl"],
+        with_tiles!(
+            self.tiles.unwrap_or_default(),
+            ["activation_fns.wgsl"],
             "matmul_fused.wgsl",
-            "main"
+            "matmul_fused_small.wgsl"
         )
     }
 
     fn params(&self, _: &StepScalars) -> Words {
-        let w = self.first.words(Words::default(), 0);
+        let edge = self.edge();
+        let w = self.first.words(Words::default(), 0, edge);
         // An absent second product is one with no tiles.
-        let w = self.second.unwrap_or(self.first).words(w, 1);
-        w.u("tiles0", self.first.tiles())
+        let w = self.second.unwrap_or(self.first).words(w, 1, edge);
+        w.u("tiles0", self.first.tiles(edge))
             .u("tiles", self.tiles())
             .u("groups", self.groups())
             .u("packed", self.buffers.packed as u32)
@@ -241,10 +250,11 @@ impl Kernel for FusedMatmul {
         ]
     }
 
-    fn fit_device(&mut self, parallel_workgroups: u32) {
+    fn fit_device(&mut self, fit: DeviceFit) {
         if self.parallel == 0 {
-            self.parallel = parallel_workgroups;
+            self.parallel = fit.parallel_workgroups;
         }
+        self.tiles.get_or_insert(fit.tiles);
     }
 
     fn flops(&self) -> f64 {

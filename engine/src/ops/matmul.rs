@@ -1,6 +1,7 @@
 //! C = A · B with strided reads (see `shaders/matmul.wgsl`).
 
-use crate::kernel::{live_points, wgsl_with, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{live_points, BufId, CpuBuffers, DeviceFit, Kernel, Shader, StepScalars, Words};
+use crate::tiles::TileShape;
 
 /// Shapes and strides: C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs].
 /// `batch` independent products (0 counts as 1): product q starts q·a_bs, q·b_bs and q·c_bs
@@ -41,9 +42,6 @@ impl MatmulDims {
     }
 }
 
-/// Rows and columns of C per workgroup (see the shader).
-const TILE: u32 = 64;
-
 #[derive(Clone)]
 pub struct Matmul {
     pub a: BufId,
@@ -55,6 +53,8 @@ pub struct Matmul {
     /// pays for every extra one (W1's weight gradient, 26 tiles: 16 workgroups took about twice
     /// as long as 2 on SwiftShader with 2 cores), so there workgroups loop over the tiles.
     pub parallel: u32,
+    /// The tile shape (None: the device's, see `Kernel::fit_device`; none there: the large).
+    pub tiles: Option<TileShape>,
 }
 
 impl Matmul {
@@ -65,9 +65,27 @@ impl Matmul {
             c,
             dims,
             parallel: 0,
+            tiles: None,
         }
     }
 }
+
+/// The tile loop for a tile shape, put before a product shader: `$file` with `matmul_tile.wgsl`
+/// or `matmul_tile_small.wgsl`, named apart (`$small`) so each gets its own compiled module.
+macro_rules! with_tiles {
+    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal) => {
+        match $tiles {
+            $crate::tiles::TileShape::Large => {
+                $crate::kernel::wgsl_with!([$($part,)* "matmul_tile.wgsl"], $file, "main")
+            }
+            $crate::tiles::TileShape::Small => $crate::kernel::Shader {
+                file: $small,
+                ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_small.wgsl"], $file, "main")
+            },
+        }
+    };
+}
+pub(crate) use with_tiles;
 
 /// The most workgroups a product kernel may run: `parallel` (see `Matmul::parallel`), 0 meaning
 /// no limit.
@@ -105,10 +123,15 @@ impl Matmul {
         workgroup_cap(self.parallel)
     }
 
+    /// Rows and columns of C per workgroup.
+    fn edge(&self) -> u32 {
+        self.tiles.unwrap_or_default().edge()
+    }
+
     /// Workgroups along n: every column tile, or fewer (each taking several, see the shader)
     /// while the row tiles times these still reach the cap.
     fn n_groups(&self) -> u32 {
-        let n_tiles = (self.dims.n as u32).div_ceil(TILE).max(1);
+        let n_tiles = (self.dims.n as u32).div_ceil(self.edge()).max(1);
         n_tiles.min(self.cap().div_ceil(self.m_tiles())).max(1)
     }
 
@@ -121,13 +144,18 @@ impl Matmul {
     }
 
     fn m_tiles(&self) -> u32 {
-        (self.dims.m as u32).div_ceil(TILE).max(1)
+        (self.dims.m as u32).div_ceil(self.edge()).max(1)
     }
 }
 
 impl Kernel for Matmul {
     fn shader(&self) -> Shader {
-        wgsl_with!(["matmul_tile.wgsl"], "matmul.wgsl", "main")
+        with_tiles!(
+            self.tiles.unwrap_or_default(),
+            [],
+            "matmul.wgsl",
+            "matmul_small.wgsl"
+        )
     }
 
     fn params(&self, step: &StepScalars) -> Words {
@@ -164,10 +192,11 @@ impl Kernel for Matmul {
         [self.n_groups(), self.m_tiles(), self.z_groups()]
     }
 
-    fn fit_device(&mut self, parallel_workgroups: u32) {
+    fn fit_device(&mut self, fit: DeviceFit) {
         if self.parallel == 0 {
-            self.parallel = parallel_workgroups;
+            self.parallel = fit.parallel_workgroups;
         }
+        self.tiles.get_or_insert(fit.tiles);
     }
 
     fn flops(&self) -> f64 {

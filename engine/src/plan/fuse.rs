@@ -175,6 +175,7 @@ impl Fuser<'_> {
             buffers: self.buffers,
             replaces,
             parallel: 0,
+            tiles: None,
         };
         Some((Box::new(fused), used))
     }

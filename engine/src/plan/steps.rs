@@ -60,6 +60,7 @@ pub(super) fn forward(
                     b: params,
                     c: y,
                     parallel: 0,
+                    tiles: None,
                     // Y = X · Wᵀ: B[k = input j, n = output o] = W[o·in + j].
                     dims: MatmulDims {
                         m: rows,
@@ -271,6 +272,7 @@ pub(super) fn backward(
                     b: x,
                     c: grads,
                     parallel: 0,
+                    tiles: None,
                     dims: MatmulDims {
                         m: units,
                         n: inputs,
@@ -297,6 +299,7 @@ pub(super) fn backward(
                         b: params,
                         c: d_in,
                         parallel: 0,
+                        tiles: None,
                         dims: MatmulDims {
                             m: rows,
                             n: inputs,

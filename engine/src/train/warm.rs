@@ -7,6 +7,11 @@ use crate::gpu::GpuContext;
 use crate::plan::{Loss, Plan, PlanConfig};
 
 impl Trainer {
+    /// The product kernels' tile shape on a GPU (`tiles::autotune`); None on the CPU path.
+    pub fn tiles(&self) -> Option<crate::tiles::TileShape> {
+        self.backend.tiles()
+    }
+
     /// Compiles on `ctx` the pipelines a trainer for `config` (on data of `classes` classes)
     /// would run for training and prediction, and returns how many kernels they serve. No
     /// buffers are made: the pipelines wait in the context's cache for the trainer.
@@ -18,8 +23,11 @@ impl Trainer {
             regression: config.loss == Loss::Mse && classes == 1,
             ..config.plan_config(&compiled)
         });
-        let kernels: Vec<_> = plan.fused.iter().chain(&plan.predict).collect();
-        for k in &kernels {
+        let mut plan = plan;
+        let mut kernels: Vec<_> = plan.fused.iter_mut().chain(&mut plan.predict).collect();
+        for k in kernels.iter_mut() {
+            // The pipelines these kernels will run on this device (its tiles among them).
+            k.fit_device(ctx.fit());
             ctx.kernel_pipeline(k.as_ref());
         }
         Ok(kernels.len())

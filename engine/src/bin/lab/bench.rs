@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use engine::train::{TrainConfig, Trainer};
 
-use crate::io::{build, config_of, gpu_of, load_data};
+use crate::io::{build, config_of, gpu_of, load_data, tiles_on};
 use crate::{Backend, Backends};
 
 #[derive(clap::Args)]
@@ -26,6 +26,9 @@ pub struct BenchArgs {
     /// Specialize the fused kernels' pipelines even on an emulated GPU (as on a real one)
     #[arg(long)]
     specialize: bool,
+    /// The GPU's product tiles: timed per device (auto), or 64×64 or 32×32
+    #[arg(long, default_value = "auto", value_parser = ["auto", "64", "32"])]
+    tiles: String,
 }
 
 #[derive(clap::Args)]
@@ -68,6 +71,7 @@ pub fn bench(a: &BenchArgs, data: &Path) -> Result<(), String> {
     {
         for b in a.backend.list() {
             let gpu = gpu_of(b)?;
+            tiles_on(&gpu, &a.tiles)?;
             if let Some(ctx) = gpu.as_ref().filter(|_| a.specialize) {
                 ctx.specialize.set(true);
             }

@@ -29,6 +29,20 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
     }
 }
 
+/// Sets the product kernels' tiles on `gpu`: "auto" times the candidates on this device and
+/// keeps the faster (saying so on stderr), a code ("64", "32") sets that shape.
+pub fn tiles_on(gpu: &Option<Rc<GpuContext>>, tiles: &str) -> Result<(), String> {
+    let Some(ctx) = gpu else { return Ok(()) };
+    if tiles == "auto" {
+        let tuning = pollster::block_on(engine::tiles::autotune(ctx, &engine::bench::native_now_ms))?;
+        eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
+    } else {
+        ctx.tiles
+            .set(engine::tiles::TileShape::parse(tiles).ok_or(format!("no tiles {tiles}"))?);
+    }
+    Ok(())
+}
+
 /// The config's training and test data (image sets from `dir`; a CSV path is taken as given when
 /// it exists).
 pub fn load_data(dir: &Path, config: &TrainConfig) -> Result<(Dataset, Option<Dataset>), String> {

@@ -10,7 +10,7 @@ use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};
 use engine::ops::matmul::{Matmul, MatmulDims};
 use engine::plan::Plan;
 
-use crate::io::gpu_of;
+use crate::io::{gpu_of, tiles_on};
 
 #[derive(clap::Args)]
 pub struct MatmulArgs {
@@ -22,6 +22,9 @@ pub struct MatmulArgs {
     /// Seconds to aim each size's timing at
     #[arg(long, default_value_t = 0.5)]
     seconds: f64,
+    /// The product tiles: timed per device (auto), or 64×64 or 32×32
+    #[arg(long, default_value = "auto", value_parser = ["auto", "64", "32"])]
+    tiles: String,
 }
 
 /// (label, m, n, k): squares, then W1's (batch 64, 784-128-10) forward and weight-gradient
@@ -67,6 +70,8 @@ pub fn bench(a: &MatmulArgs) -> Result<(), String> {
     if let Some(ctx) = &gpu {
         eprintln!("lab: on {} ({})", ctx.adapter.name, ctx.adapter.api);
     }
+    tiles_on(&gpu, &a.tiles)?;
+    let tiles = gpu.as_ref().map(|c| c.tiles.get().label());
     for (label, m, n, k) in shapes(a.max) {
         let flops = 2.0 * (m * n * k) as f64;
         // Enough products per pass that a pass is not all launch cost, at most 64.
@@ -105,6 +110,7 @@ pub fn bench(a: &MatmulArgs) -> Result<(), String> {
                 "product": label, "m": m, "n": n, "k": k, "backend": backend.name(),
                 "msPerProduct": per * 1e3, "gflops": flops / per / 1e9,
                 "products": passes * repeats, "check": check, "expected": 0.125 * k as f64,
+                "tiles": tiles,
             })
         );
     }
