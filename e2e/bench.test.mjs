@@ -90,3 +90,32 @@ test('benchmark page: a run shows its progress and can be cancelled', async () =
     await browser.close();
   }
 });
+
+test('benchmark page: the GPU tiles are chosen per device, remembered, and change only the time', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    const run = async (tiles) => {
+      const r = await bench(page, `workload=W1&backend=webgpu&steps=12&test=100&tiles=${tiles}`);
+      assert.equal(r.error, undefined, `tiles=${tiles}: ${r.error}`);
+      console.log(`tiles=${tiles}: ${r.tiles}, ${r.samplesPerSecSteady.toFixed(0)} samples/s`);
+      return r;
+    };
+    // A fresh browser on an emulated GPU (SwiftShader): the large tiles, untimed.
+    assert.match((await run('auto')).tiles, /^64×64 \(an emulated GPU: the large tiles, untimed\)$/);
+    // Timed now on this device: both candidates' times, the faster kept …
+    const timed = await run('time');
+    const m = timed.tiles.match(/^(64|32)×\1 \(timed now: \1×\1 tiles \([\d.]+ ms\), against (64|32)×\2 \([\d.]+ ms\)\)$/);
+    assert.ok(m && m[1] !== m[2], `timed: ${timed.tiles}`);
+    assert.match(await page.locator(byId('bench-tiles-used')).textContent(), /GPU tiles.*timed now/);
+    // … and remembered for this GPU on the next visit.
+    assert.equal((await run('auto')).tiles, `${m[1]}×${m[1]} (remembered for this GPU)`);
+    // Either shape sums every value in the same order: the same losses, only the time differs.
+    const [small, large] = [await run('32'), await run('64')];
+    assert.match(small.tiles, /^32×32 \(set by the page: tiles=32\)$/);
+    assert.match(large.tiles, /^64×64 /);
+    small.losses.forEach((l, i) => assert.ok(Math.abs(l - large.losses[i]) <= 1e-5 * (1 + l), `step ${i + 1}: ${l} vs ${large.losses[i]}`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -34,9 +34,16 @@ pub async fn gpu_if(webgpu: bool, status: RwSignal<String>) -> Option<Rc<GpuCont
     }
 }
 
+/// A new WebGPU context, its product tiles settled for this adapter (`gpu_tiles`).
+pub async fn context() -> Result<Rc<GpuContext>, engine::error::Error> {
+    let ctx = Rc::new(GpuContext::new().await?);
+    crate::gpu_tiles::settle(&ctx).await;
+    Ok(ctx)
+}
+
 /// A WebGPU context that `__labLoseGpu` can lose.
 pub async fn open() -> Result<Rc<GpuContext>, engine::error::Error> {
-    let ctx = Rc::new(GpuContext::new().await?);
+    let ctx = context().await?;
     OPENED.with(|o| o.borrow_mut().push(Rc::downgrade(&ctx)));
     Ok(ctx)
 }

@@ -13,6 +13,7 @@ mod fetch;
 mod figures;
 mod frame;
 mod gpu;
+mod gpu_tiles;
 mod home;
 mod job;
 mod landscape;

@@ -26,6 +26,9 @@ pub struct BenchLab {
     /// CPU cores the CPU path splits each step over (Web Workers); none: one or all the browser
     /// has, whichever the run's first steps time faster (as the labs choose).
     pub threads: Option<usize>,
+    /// The GPU's product tiles: "auto" as the labs choose them (remembered for this GPU, timed
+    /// on a real one, the large on an emulated one), "time" timed now, or "64" / "32" forced.
+    pub tiles: String,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
 }
@@ -40,6 +43,7 @@ impl Default for BenchLab {
             test: None,
             slice: None,
             threads: None,
+            tiles: "auto".into(),
             hide: BTreeSet::new(),
         }
     }
@@ -77,6 +81,12 @@ impl Table for BenchLab {
         field!("test", None, |s, n| optional(n, "test", &mut s.test, 1, 10_000)),
         field!("slice", None, |s, n| optional(n, "slice", &mut s.slice, 2, 41)),
         field!("threads", |s, n| optional(n, "threads", &mut s.threads, 1, 64)),
+        field!("tiles", |s, n| one_of(
+            n,
+            "tiles",
+            &mut s.tiles,
+            &["auto", "time", "64", "32"]
+        )),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart", "lesson"];
 

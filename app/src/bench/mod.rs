@@ -58,6 +58,8 @@ pub fn BenchPage() -> impl IntoView {
     let backend_locked = hidden("backend");
     // The cores only matter on the CPU path.
     let threads_hidden = hidden("threads");
+    // The tiles only on WebGPU.
+    let tiles_hidden = hidden("tiles");
     let start = move || {
         if running.get_untracked() {
             return;
@@ -70,6 +72,7 @@ pub fn BenchPage() -> impl IntoView {
             test: s.test,
             slice: s.slice,
             threads: s.threads,
+            tiles: s.tiles.clone(),
         });
     };
     if settings.with_untracked(|s| s.autostart) {
@@ -120,6 +123,11 @@ pub fn BenchPage() -> impl IntoView {
                     <select data-testid="bench-threads" on:change=move |ev| { let t = event_target_value(&ev).parse().ok(); settings.update(|s| s.threads = t) }>
                         <option value="" selected=move || settings.with(|s| s.threads.is_none())>{format!("auto (1 or {}, timed)", crate::cpu_team::cores())}</option>
                         {[1usize, 2, 4, 8].map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.threads == Some(n))>{n.to_string()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class:hidden=move || tiles_hidden() || settings.with(|s| s.backend != "webgpu")>"GPU tiles"
+                    <select data-testid="bench-tiles" on:change=move |ev| { let t = event_target_value(&ev); settings.update(|s| s.tiles = t) }>
+                        {[("auto", "as the labs choose"), ("time", "time them now"), ("64", "64×64"), ("32", "32×32")].map(|(v, label)| view! { <option value=v selected=move || settings.with(|s| s.tiles == v)>{label}</option> }).collect_view()}
                     </select>
                 </label>
             </section>

@@ -19,6 +19,7 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                         1 => r.backend.clone(),
                         n => format!("{} · {n} cores (each step split)", r.backend),
                     })}
+                    {r.tiles.clone().map(|t| view! { <tr data-testid="bench-tiles-used"><th>"GPU tiles"</th><td>{t}</td></tr> })}
                     {row("steps × batch", format!("{} × {}", r.steps, r.batch))}
                     {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
                     {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}

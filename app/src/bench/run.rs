@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
+use engine::tiles::TileShape;
 use engine::train::Trainer;
 
 use crate::cpu_team::Cores;
@@ -23,6 +24,8 @@ pub struct Query {
     pub test: Option<usize>,
     /// CPU cores to split each step over (none: all of them).
     pub threads: Option<usize>,
+    /// The GPU's product tiles: "auto" (as the labs), "time" (timed now), "64" or "32".
+    pub tiles: String,
 }
 
 /// Training images a slice is evaluated on.
@@ -64,11 +67,18 @@ async fn trainer(
     })?;
     let gpu = if q.webgpu {
         status.set("opening WebGPU…".into());
-        Some(
-            crate::gpu::open()
-                .await
-                .map_err(|e| format!("{NO_WEBGPU} ({e})"))?,
-        )
+        let ctx = crate::gpu::open()
+            .await
+            .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
+        match (q.tiles.as_str(), TileShape::parse(&q.tiles)) {
+            ("time", _) => {
+                status.set("timing the GPU's tile shapes on this device…".into());
+                crate::gpu_tiles::tune(&ctx).await.map_err(|e| e.to_string())?;
+            }
+            (_, Some(t)) => crate::gpu_tiles::force(&ctx, t),
+            _ => {}
+        }
+        Some(ctx)
     } else {
         None
     };
@@ -110,7 +120,7 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         ));
     }
     frame::next_frame().await; // let the status paint before the CPU path blocks
-    Ok(engine::bench::run_with(
+    let mut r = engine::bench::run_with(
         &mut trainer,
         &mut cores,
         test.as_ref(),
@@ -118,7 +128,10 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         steps,
         &frame::now_ms,
     )
-    .await?)
+    .await?;
+    // The tiles with how they were chosen ("64×64 (timed now: …)").
+    r.tiles = r.tiles.map(|t| format!("{t} ({})", crate::gpu_tiles::how()));
+    Ok(r)
 }
 
 /// How a run that asked for WebGPU where there is none fails: the page offers the CPU path.

@@ -17,7 +17,7 @@ use super::GRID;
 impl Session {
     /// Looks for WebGPU once; without it the lab says so and uses the CPU path.
     pub async fn detect_gpu(&mut self) {
-        match GpuContext::new().await {
+        match crate::gpu::context().await {
             Ok(ctx) => {
                 self.lab.readouts.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
                 // Compile this model's pipelines now, while the page is read, not after Train.
@@ -25,7 +25,7 @@ impl Session {
                 if let Err(e) = Trainer::warm_pipelines(&ctx, &self.lab.config(), classes) {
                     crate::frame::log_warning(&format!("pipelines not compiled ahead: {e}"));
                 }
-                self.gpu = Some(Rc::new(ctx));
+                self.gpu = Some(ctx);
             }
             Err(e) => {
                 crate::frame::log_warning(&format!("WebGPU unavailable: {e}"));
@@ -132,10 +132,10 @@ impl Session {
         self.generation += 1;
         self.pending_gpu = None;
         let r = self.lab.readouts;
-        let device = match GpuContext::new().await {
+        let device = match crate::gpu::context().await {
             Ok(ctx) => {
                 r.gpu.set(GpuStatus::Ready(ctx.adapter.label()));
-                self.gpu = Some(Rc::new(ctx));
+                self.gpu = Some(ctx);
                 "made a new one"
             }
             Err(e) => {

@@ -1,0 +1,72 @@
+//! The product kernels' tile shape for this browser's GPU: timed once per adapter
+//! (`engine::tiles::autotune`) and remembered in the browser (`localStorage`), so later visits
+//! start on the faster tiles at once. An emulated GPU (SwiftShader, lavapipe: no real GPU) keeps
+//! the large tiles untimed: they were the faster there in every measurement (README, "Tile
+//! shapes"), and timing costs seconds of compiles on such a device. `/bench` can time any
+//! device again (`tiles=auto`) or force a shape.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use engine::gpu::GpuContext;
+use engine::tiles::{autotune, TileShape, Tuning};
+
+use crate::frame::now_ms;
+
+/// The storage key for this adapter's choice (the version changes when the candidates do).
+fn key(ctx: &GpuContext) -> String {
+    format!("lab-tiles-v1:{}", ctx.adapter.label())
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// The choice remembered for this adapter, if any (and still a candidate).
+fn remembered(ctx: &GpuContext) -> Option<TileShape> {
+    TileShape::parse(&storage()?.get_item(&key(ctx)).ok()??)
+}
+
+thread_local! {
+    /// How the last context's tiles were chosen, in words (`/bench` shows it).
+    static HOW: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// How the last context's tiles were chosen: "remembered for this GPU", the timings, …
+pub fn how() -> String {
+    HOW.with(|h| h.borrow().clone())
+}
+
+fn say(how: String) {
+    HOW.with(|h| *h.borrow_mut() = how);
+}
+
+/// Sets the tiles a new context's kernels use: remembered, or timed now on a real GPU (a
+/// fraction of a second there), or the large tiles on an emulated one.
+pub async fn settle(ctx: &Rc<GpuContext>) {
+    if let Some(t) = remembered(ctx) {
+        ctx.tiles.set(t);
+        say("remembered for this GPU".into());
+    } else if ctx.emulated() {
+        say("an emulated GPU: the large tiles, untimed".into());
+    } else if let Err(e) = tune(ctx).await {
+        say(format!("timing failed ({e}): the large tiles"));
+    }
+}
+
+/// Sets `tiles` on the context, as a page's setting forces it.
+pub fn force(ctx: &GpuContext, tiles: TileShape) {
+    ctx.tiles.set(tiles);
+    say(format!("set by the page: tiles={}", tiles.code()));
+}
+
+/// Times the candidates on this device now, keeps the faster and remembers it.
+pub async fn tune(ctx: &Rc<GpuContext>) -> Result<Tuning, engine::error::Error> {
+    let tuning = autotune(ctx, &now_ms).await?;
+    if let Some(s) = storage() {
+        // A browser refusing storage (private mode, full) only costs the timing next visit.
+        let _ = s.set_item(&key(ctx), tuning.best.code());
+    }
+    say(format!("timed now: {}", tuning.summary()));
+    Ok(tuning)
+}
