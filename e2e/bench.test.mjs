@@ -100,20 +100,31 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
       console.log(`tiles=${tiles}: ${r.tiles}, ${r.samplesPerSecSteady.toFixed(0)} samples/s`);
       return r;
     };
-    // A fresh browser on an emulated GPU (SwiftShader): the large tiles, untimed.
-    assert.match((await run('auto')).tiles, /^64×64 \(an emulated GPU: the large tiles, untimed\)$/);
-    // Timed now on this device: both candidates' times, the faster kept …
+    // A fresh browser on an emulated GPU (SwiftShader): 64 × 64 tiles, untimed.
+    assert.equal((await run('auto')).tiles, '64×64 (an emulated GPU: 64×64, untimed)');
+    // Timed now on this device: every candidate's time for small and large products, the
+    // faster of each kept …
     const timed = await run('time');
-    const m = timed.tiles.match(/^(64|32)×\1 \(timed now: \1×\1 tiles \([\d.]+ ms\), against (64|32)×\2 \([\d.]+ ms\)\)$/);
-    assert.ok(m && m[1] !== m[2], `timed: ${timed.tiles}`);
+    const shape = '(64|32|128)×\\d+';
+    const cls = (name) => `${name} ${shape} \\([\\d.]+ ms; ${shape} [\\d.]+, ${shape} [\\d.]+\\)`;
+    assert.match(timed.tiles, new RegExp(`^\\d+×\\d+.* \\(timed now: ${cls('small products')}, ${cls('large')}\\)$`));
+    const small = timed.tiles.match(/small products (\d+)×/)[1];
+    const large = timed.tiles.match(/, large (\d+)×/)[1];
+    assert.ok(timed.tiles.startsWith(`${small}×${small}`), timed.tiles);
     assert.match(await page.locator(byId('bench-tiles-used')).textContent(), /GPU tiles.*timed now/);
     // … and remembered for this GPU on the next visit.
-    assert.equal((await run('auto')).tiles, `${m[1]}×${m[1]} (remembered for this GPU)`);
-    // Either shape sums every value in the same order: the same losses, only the time differs.
-    const [small, large] = [await run('32'), await run('64')];
-    assert.match(small.tiles, /^32×32 \(set by the page: tiles=32\)$/);
-    assert.match(large.tiles, /^64×64 /);
-    small.losses.forEach((l, i) => assert.ok(Math.abs(l - large.losses[i]) <= 1e-5 * (1 + l), `step ${i + 1}: ${l} vs ${large.losses[i]}`));
+    const remembered = (await run('auto')).tiles;
+    assert.ok(remembered.startsWith(`${small}×${small}`) && remembered.endsWith('(remembered for this GPU)'), remembered);
+    if (small !== large) assert.match(remembered, new RegExp(`large products ${large}×${large}`));
+    // Every shape sums each value in the same order: the same losses, only the time differs.
+    const runs = {};
+    for (const t of ['32', '128', '64']) {
+      runs[t] = await run(t);
+      assert.ok(runs[t].tiles.startsWith(`${t}×${t} (set by the page: tiles=${t})`), runs[t].tiles);
+    }
+    for (const t of ['32', '128']) {
+      runs[t].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-5 * (1 + l), `${t}: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
+    }
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -9,9 +9,11 @@
 // to run many weight vectors at once (a_bs = 0 when they share their input); products from
 // `live` on are skipped (a last, partly filled batch of points).
 //
-// The tile loop (`product_tile`, 64×64 tiles of C per workgroup, 8×8 per invocation) is in
-// `matmul_tile.wgsl`, which the engine puts before this file. The training step runs the fused
-// version (`matmul_fused.wgsl`); this one runs everywhere else (prediction, the landscape, the
+// The tile loop (`product_tile`) is in `matmul_tile.wgsl` (64×64 tiles of C per workgroup, 8×8
+// per invocation), or for the other tile shapes `matmul_tile_small.wgsl` (32×32) and
+// `matmul_tile_wide.wgsl` (128×128 in 16×16 invocations), whichever the engine puts before this
+// file (it also gives WG, the workgroup's side). The training step runs the fused version
+// (`matmul_fused.wgsl`); this one runs everywhere else (prediction, the landscape, the
 // convolutions' products, the teaching kernel list).
 
 struct Params {
@@ -40,7 +42,7 @@ var<private> c_base: u32;
 // at a time, the host dispatches only as many workgroups as it has cores, each looping over its
 // share (extra workgroups cost time there: W1's weight gradient, 26 tiles, ran about twice as
 // fast in 2 workgroups as in 16). A real GPU gets one workgroup per tile.
-@compute @workgroup_size(8, 8)
+@compute @workgroup_size(WG, WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let n_tiles = (p.n + TILE - 1u) / TILE;
     for (var q = wg.z; q < p.live; q = q + p.z_groups) {

@@ -109,7 +109,7 @@ fn c_write(s: Sel, at: u32, v: f32) {
 
 // Tiles numbered across both problems, a grid-stride loop over them (a GPU emulated on the
 // processor gets as many workgroups as it has cores, see `matmul.wgsl`).
-@compute @workgroup_size(8, 8)
+@compute @workgroup_size(WG, WG)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     for (var t = wg.x; t < p.tiles; t = t + p.groups) {
         let second = SECOND && t >= p.tiles0;

@@ -20,6 +20,7 @@
 
 const TILE: u32 = 64u; // rows and columns of C per workgroup
 const DEPTH: u32 = 32u; // steps along k per copy into workgroup memory
+const WG: u32 = 8u; // invocations per workgroup side
 // tile_a[k][i] holds A rows 4i..4i+3 at column k; tile_b[k][j] holds B columns 4j..4j+3 at row k
 // (8 KB each: the two fill the 16 KB of workgroup memory every WebGPU device has).
 var<workgroup> tile_a: array<array<vec4<f32>, 16>, 32>;

@@ -1,21 +1,22 @@
-//! The product kernels' tile shape for this browser's GPU: timed once per adapter
-//! (`engine::tiles::autotune`) and remembered in the browser (`localStorage`), so later visits
-//! start on the faster tiles at once. An emulated GPU (SwiftShader, lavapipe: no real GPU) keeps
-//! the large tiles untimed: they were the faster there in every measurement (README, "Tile
-//! shapes"), and timing costs seconds of compiles on such a device. `/bench` can time any
+//! The product kernels' tile shapes for this browser's GPU: timed once per adapter
+//! (`engine::tiles::autotune`, small and large products apart) and remembered in the browser
+//! (`localStorage`), so later visits start on the faster tiles at once. An emulated GPU
+//! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
+//! in every measurement (README, "Tile shapes per adapter"), and timing costs seconds of
+//! compiles on such a device. `/bench` can time any
 //! device again (`tiles=auto`) or force a shape.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use engine::gpu::GpuContext;
-use engine::tiles::{autotune, TileShape, Tuning};
+use engine::tiles::{autotune, TilePlan, Tuning};
 
 use crate::frame::now_ms;
 
 /// The storage key for this adapter's choice (the version changes when the candidates do).
 fn key(ctx: &GpuContext) -> String {
-    format!("lab-tiles-v1:{}", ctx.adapter.label())
+    format!("lab-tiles-v2:{}", ctx.adapter.label())
 }
 
 fn storage() -> Option<web_sys::Storage> {
@@ -23,8 +24,8 @@ fn storage() -> Option<web_sys::Storage> {
 }
 
 /// The choice remembered for this adapter, if any (and still a candidate).
-fn remembered(ctx: &GpuContext) -> Option<TileShape> {
-    TileShape::parse(&storage()?.get_item(&key(ctx)).ok()??)
+fn remembered(ctx: &GpuContext) -> Option<TilePlan> {
+    TilePlan::parse(&storage()?.get_item(&key(ctx)).ok()??)
 }
 
 thread_local! {
@@ -42,20 +43,20 @@ fn say(how: String) {
 }
 
 /// Sets the tiles a new context's kernels use: remembered, or timed now on a real GPU (a
-/// fraction of a second there), or the large tiles on an emulated one.
+/// fraction of a second there), or 64 × 64 on an emulated one.
 pub async fn settle(ctx: &Rc<GpuContext>) {
     if let Some(t) = remembered(ctx) {
         ctx.tiles.set(t);
         say("remembered for this GPU".into());
     } else if ctx.emulated() {
-        say("an emulated GPU: the large tiles, untimed".into());
+        say("an emulated GPU: 64×64, untimed".into());
     } else if let Err(e) = tune(ctx).await {
-        say(format!("timing failed ({e}): the large tiles"));
+        say(format!("timing failed ({e}): 64×64"));
     }
 }
 
 /// Sets `tiles` on the context, as a page's setting forces it.
-pub fn force(ctx: &GpuContext, tiles: TileShape) {
+pub fn force(ctx: &GpuContext, tiles: TilePlan) {
     ctx.tiles.set(tiles);
     say(format!("set by the page: tiles={}", tiles.code()));
 }
@@ -65,7 +66,7 @@ pub async fn tune(ctx: &Rc<GpuContext>) -> Result<Tuning, engine::error::Error> 
     let tuning = autotune(ctx, &now_ms).await?;
     if let Some(s) = storage() {
         // A browser refusing storage (private mode, full) only costs the timing next visit.
-        let _ = s.set_item(&key(ctx), tuning.best.code());
+        let _ = s.set_item(&key(ctx), &tuning.best.code());
     }
     say(format!("timed now: {}", tuning.summary()));
     Ok(tuning)

@@ -122,7 +122,7 @@ pub struct BenchResult {
     pub dispatches_per_step: usize,
     /// Replicas (CPU threads) each step was split over; 1 unsplit.
     pub replicas: usize,
-    /// The GPU's product tiles ("64×64"); None on the CPU path.
+    /// The GPU's product tiles ("64×64", `TilePlan::label`); None on the CPU path.
     pub tiles: Option<String>,
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::kernel::{DeviceFit, Kernel, Shader};
-use crate::tiles::TileShape;
+use crate::tiles::TilePlan;
 
 /// What the lab tells the student about the device it trains on.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,9 +37,9 @@ pub struct GpuContext {
     /// processor (SwiftShader, lavapipe) runs one per core. 0 for a real GPU (as many as the work
     /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
     pub parallel_workgroups: u32,
-    /// The matrix products' tile shape on this device: the large tiles until `tiles::autotune`
-    /// (or the page's cache of its answer for this adapter) sets another.
-    pub tiles: std::cell::Cell<TileShape>,
+    /// The matrix products' tile shapes on this device: 64 × 64 for every product until
+    /// `tiles::autotune` (or the page's cache of its answer for this adapter) sets others.
+    pub tiles: std::cell::Cell<TilePlan>,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
     /// for an emulated one to check the specialized pipelines too.

@@ -8,8 +8,8 @@ pub struct DeviceFit {
     /// Workgroups the device runs at once where that is few (`GpuContext::parallel_workgroups`;
     /// 0: a real GPU).
     pub parallel_workgroups: u32,
-    /// The matrix products' tiles (`GpuContext::tiles`).
-    pub tiles: crate::tiles::TileShape,
+    /// The matrix products' tiles by product size (`GpuContext::tiles`).
+    pub tiles: crate::tiles::TilePlan,
 }
 
 /// Index of a buffer in a plan's buffer table.

@@ -1,10 +1,12 @@
-//! The matrix products' tile shape, chosen per adapter by timing. The best tiles for an emulated
-//! GPU, an integrated laptop GPU and a data-centre GPU differ: large tiles reuse every loaded
-//! value more, small tiles make more workgroups, which a GPU with many cores needs for the
-//! skinny products of a small network (W1's first forward product is two 64 × 64 tiles). So
-//! `autotune` times each candidate on the workloads' own products and a square one, on this
-//! device, and the context keeps the faster (`GpuContext::tiles`). Both candidates compute every
-//! value of C in the same order (k ascending), so they give the same numbers; only time differs.
+//! The matrix products' tile shapes, chosen per adapter by timing. The best tiles for an emulated
+//! GPU, an integrated laptop GPU and a data-centre GPU differ, and on one GPU they differ with
+//! the product's size: large tiles reuse every loaded value more, small tiles make more
+//! workgroups, which a GPU with many cores needs for the skinny products of a small network
+//! (W1's first forward product is two 64 × 64 tiles), and big workgroups hide memory latency on a
+//! big product. So `autotune` times each candidate on this device, once on small products (the
+//! workloads' own and a 256 square) and once on a large one (a 512 square), and the context keeps
+//! the faster of each (`GpuContext::tiles`, a `TilePlan`). Every candidate sums each value of C
+//! over k in the same order, so all give the same numbers; only the time differs.
 
 use std::rc::Rc;
 
@@ -17,7 +19,7 @@ use crate::kernel::{BufId, BufferTable, Elem, Kernel, StepScalars};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
 
-/// A product kernel's tiling (`shaders/matmul_tile.wgsl`, `shaders/matmul_tile_small.wgsl`).
+/// A product kernel's tiling (`shaders/matmul_tile*.wgsl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum TileShape {
     /// 64 × 64 tiles of C per workgroup of 8 × 8 invocations, each an 8 × 8 block.
@@ -25,16 +27,19 @@ pub enum TileShape {
     Large,
     /// 32 × 32 tiles per workgroup of 8 × 8 invocations, each a 4 × 4 block.
     Small,
+    /// 128 × 128 tiles per workgroup of 16 × 16 invocations, each an 8 × 8 block.
+    Wide,
 }
 
 impl TileShape {
-    pub const ALL: [TileShape; 2] = [TileShape::Large, TileShape::Small];
+    pub const ALL: [TileShape; 3] = [TileShape::Large, TileShape::Small, TileShape::Wide];
 
     /// Rows and columns of C per workgroup.
     pub fn edge(self) -> u32 {
         match self {
             TileShape::Large => 64,
             TileShape::Small => 32,
+            TileShape::Wide => 128,
         }
     }
 
@@ -43,11 +48,12 @@ impl TileShape {
         format!("{0}×{0}", self.edge())
     }
 
-    /// "64" or "32": the word in URLs, on the command line and in the browser's cache.
+    /// "64", "32" or "128": the word in URLs, on the command line and in the browser's cache.
     pub fn code(self) -> &'static str {
         match self {
             TileShape::Large => "64",
             TileShape::Small => "32",
+            TileShape::Wide => "128",
         }
     }
 
@@ -56,90 +62,168 @@ impl TileShape {
     }
 }
 
-/// One candidate's time for the probe products.
+/// Products of at least this many FLOPs (2·m·n·k) take the large products' tiles: a 512 square
+/// does, W1's products and a 256 square do not.
+pub const LARGE_FLOPS: f64 = 1e8;
+
+/// The tiles a device uses: one shape for small products, one for large (`LARGE_FLOPS`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TilePlan {
+    pub small: TileShape,
+    pub large: TileShape,
+}
+
+impl TilePlan {
+    /// The same shape for every product.
+    pub fn uniform(tiles: TileShape) -> Self {
+        TilePlan {
+            small: tiles,
+            large: tiles,
+        }
+    }
+
+    /// The shape for a product of `flops` (2·m·n·k).
+    pub fn for_flops(&self, flops: f64) -> TileShape {
+        if flops >= LARGE_FLOPS {
+            self.large
+        } else {
+            self.small
+        }
+    }
+
+    /// "64", or "64/128" (small products' shape / large products'): URLs, the CLI, the cache.
+    pub fn code(&self) -> String {
+        if self.small == self.large {
+            self.small.code().to_string()
+        } else {
+            format!("{}/{}", self.small.code(), self.large.code())
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<TilePlan> {
+        match code.split_once('/') {
+            None => TileShape::parse(code).map(TilePlan::uniform),
+            Some((s, l)) => Some(TilePlan {
+                small: TileShape::parse(s)?,
+                large: TileShape::parse(l)?,
+            }),
+        }
+    }
+
+    /// "64×64", or "64×64 (large products 128×128)".
+    pub fn label(&self) -> String {
+        if self.small == self.large {
+            self.small.label()
+        } else {
+            format!("{} (large products {})", self.small.label(), self.large.label())
+        }
+    }
+}
+
+/// One candidate's time for a class of probe products.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TileTiming {
     pub tiles: TileShape,
-    /// Milliseconds for one pass over the probes (the fastest of the rounds).
+    /// Milliseconds for one pass over the class's probes (the fastest of the rounds).
     pub ms: f64,
 }
 
-/// What `autotune` measured on this device, and the faster candidate.
+/// What `autotune` measured on this device, and the faster candidate of each class.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tuning {
-    pub best: TileShape,
-    pub timings: Vec<TileTiming>,
+    pub best: TilePlan,
+    /// Every candidate on the small probes (`SMALL_PROBES`) and on the large (`LARGE_PROBES`).
+    pub small: Vec<TileTiming>,
+    pub large: Vec<TileTiming>,
 }
 
 impl Tuning {
-    /// "64×64 tiles (4.10 ms), against 32×32 (5.30 ms)": the figures behind the choice.
+    /// "small products 64×64 (4.10 ms; 32×32 5.30, 128×128 9.00), large 128×128 (…)": the
+    /// figures behind the choice, the chosen shape first.
     pub fn summary(&self) -> String {
-        let ms = |t: &TileTiming| format!("({:.2} ms)", t.ms);
-        let best = self
-            .timings
-            .iter()
-            .find(|t| t.tiles == self.best)
-            .map_or(String::new(), ms);
-        let others: Vec<String> = self
-            .timings
-            .iter()
-            .filter(|t| t.tiles != self.best)
-            .map(|t| format!("{} {}", t.tiles.label(), ms(t)))
-            .collect();
+        let class = |best: TileShape, timings: &[TileTiming]| {
+            let ms = |t: &TileTiming| format!("{:.2}", t.ms);
+            let chosen = timings.iter().find(|t| t.tiles == best).map_or(String::new(), ms);
+            let others: Vec<String> = timings
+                .iter()
+                .filter(|t| t.tiles != best)
+                .map(|t| format!("{} {}", t.tiles.label(), ms(t)))
+                .collect();
+            format!("{} ({chosen} ms; {})", best.label(), others.join(", "))
+        };
         format!(
-            "{} tiles {best}, against {}",
-            self.best.label(),
-            others.join(", ")
+            "small products {}, large {}",
+            class(self.best.small, &self.small),
+            class(self.best.large, &self.large)
         )
     }
 }
 
-/// (m, n, k) of the products timed: W1's three (batch 64, 784-128-10: the first layer's forward
-/// and weight gradient, the second layer's forward) and a 256 square.
-pub const PROBES: [(usize, usize, usize); 4] =
+/// (m, n, k) of the small products timed: W1's three (batch 64, 784-128-10: the first layer's
+/// forward and weight gradient, the second layer's forward) and a 256 square.
+pub const SMALL_PROBES: [(usize, usize, usize); 4] =
     [(64, 128, 784), (784, 128, 64), (64, 10, 128), (256, 256, 256)];
+/// The large product timed: a 512 square.
+pub const LARGE_PROBES: [(usize, usize, usize); 1] = [(512, 512, 512)];
 
 /// Timed rounds per candidate, taken in turns so that a slow moment of the machine falls on
-/// both alike; each candidate's fastest round counts.
+/// all alike; each candidate's fastest round counts.
 const ROUNDS: usize = 5;
 
-/// Times every candidate on `PROBES` on this device (each product `repeats` times in a pass: a
-/// real GPU runs these small products in microseconds, so one pass there would be mostly the
-/// wait for its result), sets the faster on the context and returns the figures. `now_ms` is the
-/// clock (`bench::native_now_ms`, or the browser's `performance.now`).
+/// Times every candidate on both classes of probes on this device, sets the faster of each on
+/// the context and returns the figures. `now_ms` is the clock (`bench::native_now_ms`, or the
+/// browser's `performance.now`).
 pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<Tuning, Error> {
-    let repeats = if ctx.parallel_workgroups == 0 { 16 } else { 1 };
-    let mut backends = Vec::new();
+    let small = time_class(ctx, &SMALL_PROBES, now_ms).await?;
+    let large = time_class(ctx, &LARGE_PROBES, now_ms).await?;
+    let fastest = |timings: &[TileTiming]| {
+        timings
+            .iter()
+            .min_by(|a, b| a.ms.total_cmp(&b.ms))
+            .map_or(TileShape::Large, |t| t.tiles)
+    };
+    let best = TilePlan {
+        small: fastest(&small),
+        large: fastest(&large),
+    };
+    ctx.tiles.set(best);
+    Ok(Tuning { best, small, large })
+}
+
+/// Every candidate's fastest pass over `probes`. A real GPU runs each small product in
+/// microseconds, so there a pass repeats each 16 times, lest it be mostly the wait for its result.
+async fn time_class(
+    ctx: &Rc<GpuContext>,
+    probes: &[(usize, usize, usize)],
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Vec<TileTiming>, Error> {
+    let repeats = if ctx.emulated() { 1 } else { 16 };
+    let mut runs = Vec::new();
     for tiles in TileShape::ALL {
-        let mut b = Backend::Gpu(GpuBackend::new(ctx.clone(), probe_plan(tiles, repeats)).await?);
-        for (i, &(m, n, k)) in PROBES.iter().enumerate() {
+        let plan = probe_plan(probes, tiles, repeats);
+        let mut b = Backend::Gpu(GpuBackend::new(ctx.clone(), plan).await?);
+        for (i, &(m, n, k)) in probes.iter().enumerate() {
             b.write_f32(BufId(3 * i), &vec![0.5; m * k]);
             b.write_f32(BufId(3 * i + 1), &vec![0.25; k * n]);
         }
         // The untimed first pass compiles the pipeline and warms the caches.
         pass(&mut b).await?;
-        backends.push((tiles, b, f64::INFINITY));
+        runs.push((
+            b,
+            TileTiming {
+                tiles,
+                ms: f64::INFINITY,
+            },
+        ));
     }
     for _ in 0..ROUNDS {
-        for (_, b, best) in &mut backends {
+        for (b, timing) in &mut runs {
             let t0 = now_ms();
             pass(b).await?;
-            *best = best.min(now_ms() - t0);
+            timing.ms = timing.ms.min(now_ms() - t0);
         }
     }
-    let timings: Vec<TileTiming> = backends
-        .iter()
-        .map(|(tiles, _, ms)| TileTiming {
-            tiles: *tiles,
-            ms: *ms,
-        })
-        .collect();
-    let best = timings
-        .iter()
-        .min_by(|a, b| a.ms.total_cmp(&b.ms))
-        .map_or(TileShape::Large, |t| t.tiles);
-    ctx.tiles.set(best);
-    Ok(Tuning { best, timings })
+    Ok(runs.into_iter().map(|(_, t)| t).collect())
 }
 
 /// One pass over the probes, awaited (reading one value back waits for the device).
@@ -149,10 +233,10 @@ async fn pass(b: &mut Backend) -> Result<(), Error> {
 }
 
 /// The probes as one plan: A, B and C of probe i at buffers 3i, 3i + 1, 3i + 2.
-fn probe_plan(tiles: TileShape, repeats: usize) -> Plan {
+fn probe_plan(probes: &[(usize, usize, usize)], tiles: TileShape, repeats: usize) -> Plan {
     let mut t = BufferTable::default();
     let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
-    for &(m, n, k) in &PROBES {
+    for &(m, n, k) in probes {
         let (a, b, c) = (
             t.add("a", Elem::F32, m * k),
             t.add("b", Elem::F32, k * n),

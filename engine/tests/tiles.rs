@@ -1,36 +1,90 @@
-//! The tile autotune: every candidate timed on this device, the faster kept by the context, and
-//! the tile shapes' words round-trip (the browser caches the choice by its code).
+//! The tile autotune: every candidate timed on this device for small and large products, the
+//! faster of each kept by the context and used by the kernels by their size; the tile plans'
+//! words round-trip (the browser caches the choice by its code).
 
 mod common;
 
 use common::gpu;
 use engine::bench::native_now_ms;
-use engine::tiles::{autotune, TileShape};
+use engine::kernel::{BufId, DeviceFit, Kernel};
+use engine::ops::matmul::{Matmul, MatmulDims};
+use engine::tiles::{autotune, TilePlan, TileShape, TileTiming, LARGE_FLOPS};
 
-#[test]
-fn autotune_times_every_candidate_and_keeps_the_fastest() {
-    let ctx = gpu();
-    let tuning = pollster::block_on(autotune(&ctx, &native_now_ms)).unwrap();
-    eprintln!("{}: {}", ctx.adapter.label(), tuning.summary());
-    let timed: Vec<TileShape> = tuning.timings.iter().map(|t| t.tiles).collect();
-    assert_eq!(timed, TileShape::ALL.to_vec());
-    assert!(tuning.timings.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
-    let fastest = tuning
-        .timings
-        .iter()
-        .min_by(|a, b| a.ms.total_cmp(&b.ms))
-        .unwrap();
-    assert_eq!(tuning.best, fastest.tiles);
-    assert_eq!(ctx.tiles.get(), tuning.best);
-    assert!(tuning.summary().starts_with(&tuning.best.label()));
+fn fastest(timings: &[TileTiming]) -> TileShape {
+    timings.iter().min_by(|a, b| a.ms.total_cmp(&b.ms)).unwrap().tiles
 }
 
 #[test]
-fn tile_shapes_parse_their_own_codes_only() {
+fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
+    let ctx = gpu();
+    let tuning = pollster::block_on(autotune(&ctx, &native_now_ms)).unwrap();
+    eprintln!("{}: {}", ctx.adapter.label(), tuning.summary());
+    for class in [&tuning.small, &tuning.large] {
+        let timed: Vec<TileShape> = class.iter().map(|t| t.tiles).collect();
+        assert_eq!(timed, TileShape::ALL.to_vec());
+        assert!(class.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
+    }
+    assert_eq!(tuning.best.small, fastest(&tuning.small));
+    assert_eq!(tuning.best.large, fastest(&tuning.large));
+    assert_eq!(ctx.tiles.get(), tuning.best);
+    let summary = tuning.summary();
+    assert!(summary.starts_with(&format!("small products {} (", tuning.best.small.label())));
+    assert!(summary.contains(&format!(", large {} (", tuning.best.large.label())));
+}
+
+/// A product takes the small or the large products' shape by its FLOPs, unless it names its own.
+#[test]
+fn products_take_their_size_class_shape() {
+    let plan = TilePlan {
+        small: TileShape::Small,
+        large: TileShape::Wide,
+    };
+    let fit = DeviceFit {
+        parallel_workgroups: 0,
+        tiles: plan,
+    };
+    let product = |n: usize| {
+        let dims = MatmulDims {
+            m: n,
+            n,
+            k: n,
+            a_rs: n,
+            a_cs: 1,
+            b_rs: n,
+            b_cs: 1,
+            ..Default::default()
+        };
+        Matmul::new(BufId(0), BufId(1), BufId(2), dims)
+    };
+    let (mut small, mut large, mut own) = (product(256), product(512), product(512));
+    assert!(small.flops() < LARGE_FLOPS && large.flops() >= LARGE_FLOPS);
+    own.tiles = Some(TileShape::Large);
+    for k in [&mut small, &mut large, &mut own] {
+        k.fit_device(fit);
+    }
+    assert_eq!(small.tiles, Some(TileShape::Small));
+    assert_eq!(large.tiles, Some(TileShape::Wide));
+    assert_eq!(own.tiles, Some(TileShape::Large));
+    // Each shape compiles its own module: the shader's name tells them apart.
+    assert_eq!(large.name(), "matmul_wide");
+}
+
+#[test]
+fn tile_plans_parse_their_own_codes_only() {
     for t in TileShape::ALL {
         assert_eq!(TileShape::parse(t.code()), Some(t));
         assert_eq!(t.label(), format!("{0}×{0}", t.edge()));
+        assert_eq!(TilePlan::parse(t.code()), Some(TilePlan::uniform(t)));
     }
-    assert_eq!(TileShape::parse("48"), None);
-    assert_eq!(TileShape::default(), TileShape::Large);
+    let mixed = TilePlan {
+        small: TileShape::Large,
+        large: TileShape::Wide,
+    };
+    assert_eq!(mixed.code(), "64/128");
+    assert_eq!(TilePlan::parse("64/128"), Some(mixed));
+    assert_eq!(mixed.label(), "64×64 (large products 128×128)");
+    for bad in ["48", "64/", "/128", "64/128/32", ""] {
+        assert_eq!(TilePlan::parse(bad), None, "{bad}");
+    }
+    assert_eq!(TilePlan::default(), TilePlan::uniform(TileShape::Large));
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
-use engine::tiles::TileShape;
+use engine::tiles::TilePlan;
 use engine::train::Trainer;
 
 use crate::cpu_team::Cores;
@@ -24,7 +24,7 @@ pub struct Query {
     pub test: Option<usize>,
     /// CPU cores to split each step over (none: all of them).
     pub threads: Option<usize>,
-    /// The GPU's product tiles: "auto" (as the labs), "time" (timed now), "64" or "32".
+    /// The GPU's product tiles: "auto" (as the labs), "time" (timed now), "64", "32" or "128".
     pub tiles: String,
 }
 
@@ -70,7 +70,7 @@ async fn trainer(
         let ctx = crate::gpu::open()
             .await
             .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
-        match (q.tiles.as_str(), TileShape::parse(&q.tiles)) {
+        match (q.tiles.as_str(), TilePlan::parse(&q.tiles)) {
             ("time", _) => {
                 status.set("timing the GPU's tile shapes on this device…".into());
                 crate::gpu_tiles::tune(&ctx).await.map_err(|e| e.to_string())?;

@@ -21,7 +21,7 @@ struct Dispatch {
 pub struct GpuBackend {
     pub ctx: Rc<GpuContext>,
     /// The product kernels' tiles, the context's when this backend was made.
-    pub tiles: crate::tiles::TileShape,
+    pub tiles: crate::tiles::TilePlan,
     plan: Plan,
     buffers: Vec<wgpu::Buffer>,
     /// The training step as it runs: the fused list (`Plan::fused`).

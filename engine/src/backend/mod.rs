@@ -180,7 +180,7 @@ impl Backend {
     }
 
     /// The product kernels' tiles on a GPU; None on the CPU path.
-    pub fn tiles(&self) -> Option<crate::tiles::TileShape> {
+    pub fn tiles(&self) -> Option<crate::tiles::TilePlan> {
         match self {
             Backend::Gpu(g) => Some(g.tiles),
             Backend::Cpu(_) => None,

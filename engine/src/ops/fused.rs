@@ -170,7 +170,8 @@ impl Kernel for FusedMatmul {
             self.tiles.unwrap_or_default(),
             ["activation_fns.wgsl"],
             "matmul_fused.wgsl",
-            "matmul_fused_small.wgsl"
+            "matmul_fused_small.wgsl",
+            "matmul_fused_wide.wgsl"
         )
     }
 
@@ -254,7 +255,8 @@ impl Kernel for FusedMatmul {
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }
-        self.tiles.get_or_insert(fit.tiles);
+        let flops = self.flops();
+        self.tiles.get_or_insert(fit.tiles.for_flops(flops));
     }
 
     fn flops(&self) -> f64 {

@@ -70,10 +70,11 @@ impl Matmul {
     }
 }
 
-/// The tile loop for a tile shape, put before a product shader: `$file` with `matmul_tile.wgsl`
-/// or `matmul_tile_small.wgsl`, named apart (`$small`) so each gets its own compiled module.
+/// The tile loop for a tile shape, put before a product shader: `$file` with `matmul_tile.wgsl`,
+/// `matmul_tile_small.wgsl` or `matmul_tile_wide.wgsl`, named apart (`$small`, `$wide`) so each
+/// gets its own compiled module.
 macro_rules! with_tiles {
-    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal) => {
+    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $wide:literal) => {
         match $tiles {
             $crate::tiles::TileShape::Large => {
                 $crate::kernel::wgsl_with!([$($part,)* "matmul_tile.wgsl"], $file, "main")
@@ -81,6 +82,10 @@ macro_rules! with_tiles {
             $crate::tiles::TileShape::Small => $crate::kernel::Shader {
                 file: $small,
                 ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_small.wgsl"], $file, "main")
+            },
+            $crate::tiles::TileShape::Wide => $crate::kernel::Shader {
+                file: $wide,
+                ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_wide.wgsl"], $file, "main")
             },
         }
     };
@@ -154,7 +159,8 @@ impl Kernel for Matmul {
             self.tiles.unwrap_or_default(),
             [],
             "matmul.wgsl",
-            "matmul_small.wgsl"
+            "matmul_small.wgsl",
+            "matmul_wide.wgsl"
         )
     }
 
@@ -196,7 +202,10 @@ impl Kernel for Matmul {
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }
-        self.tiles.get_or_insert(fit.tiles);
+        // By one product's size (the landscape's batch of products shares the shape).
+        let d = &self.dims;
+        let flops = 2.0 * (d.m * d.n * d.k) as f64;
+        self.tiles.get_or_insert(fit.tiles.for_flops(flops));
     }
 
     fn flops(&self) -> f64 {

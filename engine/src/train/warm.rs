@@ -8,7 +8,7 @@ use crate::plan::{Loss, Plan, PlanConfig};
 
 impl Trainer {
     /// The product kernels' tile shape on a GPU (`tiles::autotune`); None on the CPU path.
-    pub fn tiles(&self) -> Option<crate::tiles::TileShape> {
+    pub fn tiles(&self) -> Option<crate::tiles::TilePlan> {
         self.backend.tiles()
     }
 

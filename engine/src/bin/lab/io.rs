@@ -30,15 +30,18 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
 }
 
 /// Sets the product kernels' tiles on `gpu`: "auto" times the candidates on this device and
-/// keeps the faster (saying so on stderr), a code ("64", "32") sets that shape.
+/// keeps the faster of each size class (saying so on stderr), a code sets those shapes ("64",
+/// "32", "128", or small/large products as "64/128").
 pub fn tiles_on(gpu: &Option<Rc<GpuContext>>, tiles: &str) -> Result<(), String> {
     let Some(ctx) = gpu else { return Ok(()) };
     if tiles == "auto" {
         let tuning = pollster::block_on(engine::tiles::autotune(ctx, &engine::bench::native_now_ms))?;
         eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
     } else {
-        ctx.tiles
-            .set(engine::tiles::TileShape::parse(tiles).ok_or(format!("no tiles {tiles}"))?);
+        ctx.tiles.set(
+            engine::tiles::TilePlan::parse(tiles)
+                .ok_or(format!("no tiles {tiles}: 64, 32, 128 or e.g. 64/128"))?,
+        );
     }
     Ok(())
 }
