@@ -9,11 +9,11 @@
 // to run many weight vectors at once (a_bs = 0 when they share their input); products from
 // `live` on are skipped (a last, partly filled batch of points).
 //
-// The tile loop (`product_tile`) is in `matmul_tile.wgsl` (64×64 tiles of C per workgroup, 8×8
-// per invocation), or for the other tile shapes `matmul_tile_small.wgsl` (32×32) and
-// `matmul_tile_wide.wgsl` (128×128 in 16×16 invocations), whichever the engine puts before this
-// file (it also gives WG, the workgroup's side). The training step runs the fused version
-// (`matmul_fused.wgsl`); this one runs everywhere else (prediction, the landscape, the
+// The tile loop (`product_tile`) is in `matmul_tile.wgsl` with its shape (`tiles_64.wgsl`: 64×64
+// tiles of C per workgroup, 8×8 per invocation, the default; `tiles_128.wgsl`: 128×128 in 16×16
+// invocations), or `matmul_tile_small.wgsl` (32×32, 4×4 per invocation), whichever the engine
+// puts before this file (with WG, the workgroup's side). The training step runs the fused
+// version (`matmul_fused.wgsl`); this one runs everywhere else (prediction, the landscape, the
 // convolutions' products, the teaching kernel list).
 
 struct Params {

@@ -19,7 +19,8 @@ use crate::kernel::{BufId, BufferTable, Elem, Kernel, StepScalars};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
 
-/// A product kernel's tiling (`shaders/matmul_tile*.wgsl`).
+/// A product kernel's tiling (`shaders/matmul_tile.wgsl` with `tiles_64.wgsl` or
+/// `tiles_128.wgsl`, or `shaders/matmul_tile_small.wgsl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum TileShape {
     /// 64 × 64 tiles of C per workgroup of 8 × 8 invocations, each an 8 × 8 block.
@@ -242,18 +243,8 @@ fn probe_plan(probes: &[(usize, usize, usize)], tiles: TileShape, repeats: usize
             t.add("b", Elem::F32, k * n),
             t.add("c", Elem::F32, m * n),
         );
-        let dims = MatmulDims {
-            m,
-            n,
-            k,
-            a_rs: k,
-            a_cs: 1,
-            b_rs: n,
-            b_cs: 1,
-            ..Default::default()
-        };
         for _ in 0..repeats {
-            let mut product = Matmul::new(a, b, c, dims);
+            let mut product = Matmul::new(a, b, c, MatmulDims::row_major(m, n, k));
             product.tiles = Some(tiles);
             kernels.push(Box::new(product));
         }

@@ -43,19 +43,7 @@ fn products_take_their_size_class_shape() {
         parallel_workgroups: 0,
         tiles: plan,
     };
-    let product = |n: usize| {
-        let dims = MatmulDims {
-            m: n,
-            n,
-            k: n,
-            a_rs: n,
-            a_cs: 1,
-            b_rs: n,
-            b_cs: 1,
-            ..Default::default()
-        };
-        Matmul::new(BufId(0), BufId(1), BufId(2), dims)
-    };
+    let product = |n: usize| Matmul::new(BufId(0), BufId(1), BufId(2), MatmulDims::row_major(n, n, n));
     let (mut small, mut large, mut own) = (product(256), product(512), product(512));
     assert!(small.flops() < LARGE_FLOPS && large.flops() >= LARGE_FLOPS);
     own.tiles = Some(TileShape::Large);

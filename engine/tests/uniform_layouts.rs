@@ -8,12 +8,13 @@ use std::collections::BTreeSet;
 
 use engine::backend::Pass;
 use engine::data::toy::{ToyConfig, ToyKind};
-use engine::kernel::{Elem, Kernel, StepScalars};
+use engine::kernel::{DeviceFit, Elem, Kernel, StepScalars};
 use engine::model::Layer;
 use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::plan::{Loss, Regularization};
 use engine::precision::{Precision, Preset, Rounding};
+use engine::tiles::{TilePlan, TileShape};
 use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
 use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
@@ -194,11 +195,22 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         // The fused step, prediction and the landscape, and the unfused step (the teaching kernels).
         let lists = [Pass::Train, Pass::Predict, Pass::Evaluate].map(|pass| plan.kernels(pass));
         for k in lists.into_iter().flatten().chain(&plan.train) {
-            seen.insert(k.name());
-            let shader = k.shader();
-            used.insert(shader.file.trim_end_matches(".wgsl").to_string());
-            sources.push(shader.source);
-            problems.extend(check(k.as_ref(), plan));
+            // Each kernel as every tile shape makes it (the product kernels' shaders differ).
+            for tiles in TileShape::ALL {
+                let mut k = k.boxed_copy();
+                k.fit_device(DeviceFit {
+                    parallel_workgroups: 0,
+                    tiles: TilePlan::uniform(tiles),
+                });
+                seen.insert(k.name());
+                let shader = k.shader();
+                // Another shape's product names its module apart ("matmul_small"), not a file.
+                if tiles == TileShape::default() {
+                    used.insert(shader.file.trim_end_matches(".wgsl").to_string());
+                }
+                sources.push(shader.source);
+                problems.extend(check(k.as_ref(), plan));
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

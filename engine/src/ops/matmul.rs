@@ -26,6 +26,20 @@ pub struct MatmulDims {
 }
 
 impl MatmulDims {
+    /// C = A · B for dense row-major A (m × k) and B (k × n) from offset 0.
+    pub fn row_major(m: usize, n: usize, k: usize) -> Self {
+        MatmulDims {
+            m,
+            n,
+            k,
+            a_rs: k,
+            a_cs: 1,
+            b_rs: n,
+            b_cs: 1,
+            ..Default::default()
+        }
+    }
+
     pub fn products(&self) -> usize {
         self.batch.max(1)
     }
@@ -70,22 +84,28 @@ impl Matmul {
     }
 }
 
-/// The tile loop for a tile shape, put before a product shader: `$file` with `matmul_tile.wgsl`,
-/// `matmul_tile_small.wgsl` or `matmul_tile_wide.wgsl`, named apart (`$small`, `$wide`) so each
-/// gets its own compiled module.
+/// The tile loop for a tile shape, put before a product shader: `$file` after `matmul_tile.wgsl`
+/// with its shape (`tiles_64.wgsl`, `tiles_128.wgsl`) or after `matmul_tile_small.wgsl`, named
+/// apart (`$small`, `$wide`) so each gets its own compiled module.
 macro_rules! with_tiles {
     ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $wide:literal) => {
         match $tiles {
-            $crate::tiles::TileShape::Large => {
-                $crate::kernel::wgsl_with!([$($part,)* "matmul_tile.wgsl"], $file, "main")
-            }
+            $crate::tiles::TileShape::Large => $crate::kernel::wgsl_with!(
+                [$($part,)* "tiles_64.wgsl", "matmul_tile.wgsl"],
+                $file,
+                "main"
+            ),
             $crate::tiles::TileShape::Small => $crate::kernel::Shader {
                 file: $small,
                 ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_small.wgsl"], $file, "main")
             },
             $crate::tiles::TileShape::Wide => $crate::kernel::Shader {
                 file: $wide,
-                ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_wide.wgsl"], $file, "main")
+                ..$crate::kernel::wgsl_with!(
+                    [$($part,)* "tiles_128.wgsl", "matmul_tile.wgsl"],
+                    $file,
+                    "main"
+                )
             },
         }
     };

@@ -50,16 +50,7 @@ fn plan(m: usize, n: usize, k: usize, repeats: usize) -> Plan {
         t.add("b", Elem::F32, k * n),
         t.add("c", Elem::F32, m * n),
     );
-    let dims = MatmulDims {
-        m,
-        n,
-        k,
-        a_rs: k,
-        a_cs: 1,
-        b_rs: n,
-        b_cs: 1,
-        ..Default::default()
-    };
+    let dims = MatmulDims::row_major(m, n, k);
     let kernels: Vec<Box<dyn Kernel>> = (0..repeats)
         .map(|_| Box::new(Matmul::new(a, b, c, dims)) as Box<dyn Kernel>)
         .collect();
