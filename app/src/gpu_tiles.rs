@@ -2,7 +2,7 @@
 //! (`engine::tiles::autotune`, small and large products apart) and remembered in the browser
 //! (`localStorage`), so later visits start on the faster tiles at once. An emulated GPU
 //! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
-//! in every measurement (README, "Tile shapes per adapter"), and timing costs seconds of
+//! (or within 5 %) in every measurement (README, "Tile shapes per adapter"), and timing costs seconds of
 //! compiles on such a device. `/bench` can time any
 //! device again (`tiles=auto`) or force a shape.
 
@@ -42,8 +42,8 @@ fn say(how: String) {
     HOW.with(|h| *h.borrow_mut() = how);
 }
 
-/// Sets the tiles a new context's kernels use: remembered, or timed now on a real GPU (a
-/// fraction of a second there), or 64 × 64 on an emulated one.
+/// Sets the tiles a new context's kernels use: remembered, or timed now on a real GPU (three
+/// compiles and a few dozen short passes, once per browser), or 64 × 64 on an emulated one.
 pub async fn settle(ctx: &Rc<GpuContext>) {
     if let Some(t) = remembered(ctx) {
         ctx.tiles.set(t);
