@@ -2,9 +2,9 @@
 //! (`engine::tiles::autotune`, small and large products apart) and remembered in the browser
 //! (`localStorage`), so later visits start on the faster tiles at once. An emulated GPU
 //! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
-//! (or within 5 %) in every measurement (README, "Tile shapes per adapter"), and timing costs seconds of
-//! compiles on such a device. `/bench` can time any
-//! device again (`tiles=auto`) or force a shape.
+//! (or within 5 %) in every measurement (README, "Tile shapes per adapter"), and timing costs
+//! seconds of compiles on such a device. `/bench` can time any device again (`tiles=time`) or
+//! force a shape.
 
 use std::cell::RefCell;
 use std::rc::Rc;
