@@ -25,22 +25,22 @@ use crate::plan::Plan;
 pub enum TileShape {
     /// 64 × 64 tiles of C per workgroup of 8 × 8 invocations, each an 8 × 8 block.
     #[default]
-    Large,
+    Medium,
     /// 32 × 32 tiles per workgroup of 8 × 8 invocations, each a 4 × 4 block.
     Small,
     /// 128 × 128 tiles per workgroup of 16 × 16 invocations, each an 8 × 8 block.
-    Wide,
+    Large,
 }
 
 impl TileShape {
-    pub const ALL: [TileShape; 3] = [TileShape::Large, TileShape::Small, TileShape::Wide];
+    pub const ALL: [TileShape; 3] = [TileShape::Medium, TileShape::Small, TileShape::Large];
 
     /// Rows and columns of C per workgroup.
     pub fn edge(self) -> u32 {
         match self {
-            TileShape::Large => 64,
+            TileShape::Medium => 64,
             TileShape::Small => 32,
-            TileShape::Wide => 128,
+            TileShape::Large => 128,
         }
     }
 
@@ -52,9 +52,9 @@ impl TileShape {
     /// "64", "32" or "128": the word in URLs, on the command line and in the browser's cache.
     pub fn code(self) -> &'static str {
         match self {
-            TileShape::Large => "64",
+            TileShape::Medium => "64",
             TileShape::Small => "32",
-            TileShape::Wide => "128",
+            TileShape::Large => "128",
         }
     }
 
@@ -181,7 +181,7 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         timings
             .iter()
             .min_by(|a, b| a.ms.total_cmp(&b.ms))
-            .map_or(TileShape::Large, |t| t.tiles)
+            .map_or(TileShape::Medium, |t| t.tiles)
     };
     let best = TilePlan {
         small: fastest(&small),

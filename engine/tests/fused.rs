@@ -186,7 +186,7 @@ fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
 #[test]
 fn every_tile_shape_trains_as_the_default() {
     let ctx = gpu();
-    for tiles in [TileShape::Small, TileShape::Wide] {
+    for tiles in [TileShape::Small, TileShape::Large] {
         for (name, config) in configs() {
             ctx.tiles.set(TilePlan::uniform(tiles));
             let (sl, sp, _) = run(&config, Some(ctx.clone()), true);

@@ -37,7 +37,7 @@ fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
 fn products_take_their_size_class_shape() {
     let plan = TilePlan {
         small: TileShape::Small,
-        large: TileShape::Wide,
+        large: TileShape::Large,
     };
     let fit = DeviceFit {
         parallel_workgroups: 0,
@@ -46,15 +46,15 @@ fn products_take_their_size_class_shape() {
     let product = |n: usize| Matmul::new(BufId(0), BufId(1), BufId(2), MatmulDims::row_major(n, n, n));
     let (mut small, mut large, mut own) = (product(256), product(512), product(512));
     assert!(small.flops() < LARGE_FLOPS && large.flops() >= LARGE_FLOPS);
-    own.tiles = Some(TileShape::Large);
+    own.tiles = Some(TileShape::Medium);
     for k in [&mut small, &mut large, &mut own] {
         k.fit_device(fit);
     }
     assert_eq!(small.tiles, Some(TileShape::Small));
-    assert_eq!(large.tiles, Some(TileShape::Wide));
-    assert_eq!(own.tiles, Some(TileShape::Large));
+    assert_eq!(large.tiles, Some(TileShape::Large));
+    assert_eq!(own.tiles, Some(TileShape::Medium));
     // Each shape compiles its own module: the shader's name tells them apart.
-    assert_eq!(large.name(), "matmul_wide");
+    assert_eq!(large.name(), "matmul_large");
 }
 
 #[test]
@@ -65,8 +65,8 @@ fn tile_plans_parse_their_own_codes_only() {
         assert_eq!(TilePlan::parse(t.code()), Some(TilePlan::uniform(t)));
     }
     let mixed = TilePlan {
-        small: TileShape::Large,
-        large: TileShape::Wide,
+        small: TileShape::Medium,
+        large: TileShape::Large,
     };
     assert_eq!(mixed.code(), "64/128");
     assert_eq!(TilePlan::parse("64/128"), Some(mixed));
@@ -74,5 +74,5 @@ fn tile_plans_parse_their_own_codes_only() {
     for bad in ["48", "64/", "/128", "64/128/32", ""] {
         assert_eq!(TilePlan::parse(bad), None, "{bad}");
     }
-    assert_eq!(TilePlan::default(), TilePlan::uniform(TileShape::Large));
+    assert_eq!(TilePlan::default(), TilePlan::uniform(TileShape::Medium));
 }

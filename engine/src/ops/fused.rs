@@ -171,7 +171,7 @@ impl Kernel for FusedMatmul {
             ["activation_fns.wgsl"],
             "matmul_fused.wgsl",
             "matmul_fused_small.wgsl",
-            "matmul_fused_wide.wgsl"
+            "matmul_fused_large.wgsl"
         )
     }
 

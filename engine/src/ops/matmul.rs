@@ -67,7 +67,7 @@ pub struct Matmul {
     /// pays for every extra one (W1's weight gradient, 26 tiles: 16 workgroups took about twice
     /// as long as 2 on SwiftShader with 2 cores), so there workgroups loop over the tiles.
     pub parallel: u32,
-    /// The tile shape (None: the device's, see `Kernel::fit_device`; none there: the large).
+    /// The tile shape (None: the device's, see `Kernel::fit_device`; none there: 64 × 64).
     pub tiles: Option<TileShape>,
 }
 
@@ -86,11 +86,11 @@ impl Matmul {
 
 /// The tile loop for a tile shape, put before a product shader: `$file` after `matmul_tile.wgsl`
 /// with its shape (`tiles_64.wgsl`, `tiles_128.wgsl`) or after `matmul_tile_small.wgsl`, named
-/// apart (`$small`, `$wide`) so each gets its own compiled module.
+/// apart (`$small`, `$large`) so each gets its own compiled module.
 macro_rules! with_tiles {
-    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $wide:literal) => {
+    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal) => {
         match $tiles {
-            $crate::tiles::TileShape::Large => $crate::kernel::wgsl_with!(
+            $crate::tiles::TileShape::Medium => $crate::kernel::wgsl_with!(
                 [$($part,)* "tiles_64.wgsl", "matmul_tile.wgsl"],
                 $file,
                 "main"
@@ -99,8 +99,8 @@ macro_rules! with_tiles {
                 file: $small,
                 ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_small.wgsl"], $file, "main")
             },
-            $crate::tiles::TileShape::Wide => $crate::kernel::Shader {
-                file: $wide,
+            $crate::tiles::TileShape::Large => $crate::kernel::Shader {
+                file: $large,
                 ..$crate::kernel::wgsl_with!(
                     [$($part,)* "tiles_128.wgsl", "matmul_tile.wgsl"],
                     $file,
@@ -180,7 +180,7 @@ impl Kernel for Matmul {
             [],
             "matmul.wgsl",
             "matmul_small.wgsl",
-            "matmul_wide.wgsl"
+            "matmul_large.wgsl"
         )
     }
 
