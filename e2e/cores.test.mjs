@@ -26,6 +26,8 @@ for (const isolated of [true, false]) {
         assert.equal(await page.evaluate(() => crossOriginIsolated), isolated);
         assert.equal(one.replicas, 1);
         assert.equal(two.replicas, 2, `${workload}: split over two replicas`);
+        // Shared memory where the page may share it, messages where it may not.
+        assert.equal(two.exchange, isolated ? 'shared memory' : 'messages');
         assert.equal(two.losses.length, steps);
         two.losses.forEach((l, i) => assert.ok(Math.abs(l - one.losses[i]) <= 1e-5 * (1 + Math.abs(one.losses[i])),
           `${workload} step ${i + 1}: ${l} on two cores vs ${one.losses[i]} on one`));

@@ -41,9 +41,17 @@ pub async fn context() -> Result<Rc<GpuContext>, engine::error::Error> {
     Ok(ctx)
 }
 
-/// A WebGPU context that `__labLoseGpu` can lose.
+/// A WebGPU context that `__labLoseGpu` can lose, its tiles settled.
 pub async fn open() -> Result<Rc<GpuContext>, engine::error::Error> {
-    let ctx = context().await?;
+    let ctx = open_untiled().await?;
+    crate::gpu_tiles::settle(&ctx).await;
+    Ok(ctx)
+}
+
+/// A WebGPU context that `__labLoseGpu` can lose, its tiles left for the caller to set (`/bench`
+/// timing them or forcing a shape: settling first could time them twice).
+pub async fn open_untiled() -> Result<Rc<GpuContext>, engine::error::Error> {
+    let ctx = Rc::new(GpuContext::new().await?);
     OPENED.with(|o| o.borrow_mut().push(Rc::downgrade(&ctx)));
     Ok(ctx)
 }

@@ -122,6 +122,8 @@ pub struct BenchResult {
     pub dispatches_per_step: usize,
     /// Replicas (CPU threads) each step was split over; 1 unsplit.
     pub replicas: usize,
+    /// How those replicas exchanged weights and gradients (`StepRunner::exchange`).
+    pub exchange: Option<String>,
     /// The GPU's product tiles ("64×64", `TilePlan::label`); None on the CPU path.
     pub tiles: Option<String>,
 }
@@ -232,6 +234,7 @@ pub async fn run_with<R: StepRunner>(
         layers: trainer.compiled.layers.len(),
         dispatches_per_step: trainer.dispatches_per_step(),
         replicas: runner.replicas(),
+        exchange: runner.exchange().map(String::from),
         tiles: trainer.tiles().map(|t| t.label()),
     })
 }

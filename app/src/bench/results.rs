@@ -17,7 +17,11 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                 {move || result.get().map(|r| view! {
                     {row("backend", match r.replicas {
                         1 => r.backend.clone(),
-                        n => format!("{} · {n} cores (each step split)", r.backend),
+                        n => format!(
+                            "{} · {n} cores (each step split, through {})",
+                            r.backend,
+                            r.exchange.as_deref().unwrap_or("messages")
+                        ),
                     })}
                     {r.tiles.clone().map(|t| view! { <tr data-testid="bench-tiles-used"><th>"GPU tiles"</th><td>{t}</td></tr> })}
                     {row("steps × batch", format!("{} × {}", r.steps, r.batch))}

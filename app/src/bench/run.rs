@@ -67,7 +67,7 @@ async fn trainer(
     })?;
     let gpu = if q.webgpu {
         status.set("opening WebGPU…".into());
-        let ctx = crate::gpu::open()
+        let ctx = crate::gpu::open_untiled()
             .await
             .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
         match (q.tiles.as_str(), TilePlan::parse(&q.tiles)) {
@@ -76,7 +76,7 @@ async fn trainer(
                 crate::gpu_tiles::tune(&ctx).await.map_err(|e| e.to_string())?;
             }
             (_, Some(t)) => crate::gpu_tiles::force(&ctx, t),
-            _ => {}
+            _ => crate::gpu_tiles::settle(&ctx).await,
         }
         Some(ctx)
     } else {

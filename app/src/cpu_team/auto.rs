@@ -160,4 +160,11 @@ impl StepRunner for Cores {
             _ => 1,
         }
     }
+
+    fn exchange(&self) -> Option<&'static str> {
+        match self.choice {
+            Choice::Split => self.team.as_ref().map(Team::link),
+            _ => None,
+        }
+    }
 }

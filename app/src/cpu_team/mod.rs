@@ -3,11 +3,13 @@
 //! again; `worker.js`). Every step the leader (this thread, itself a replica) deals the batch into
 //! equal shares, sends each helper the weights and its share's rows, computes its own share, and
 //! applies the mean of the shares' gradients (`engine::train::split`): the same step as one core
-//! takes, to float rounding. Messages transfer their arrays rather than copy them twice, so the
-//! team needs no shared memory and works in pages that are not cross-origin isolated (an embed).
+//! takes, to float rounding. In a cross-origin isolated page the weights, rows and gradients go
+//! through memory shared with each helper (`shared`); elsewhere (an embed in a page that sends
+//! no COOP/COEP headers) through messages that transfer their arrays rather than copy them.
 
 mod auto;
 mod helper;
+mod shared;
 mod wire;
 
 pub use auto::Cores;
@@ -15,6 +17,7 @@ pub use auto::Cores;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::StreamExt;
 use js_sys::{Array, Float32Array, Object, Uint32Array};
+use shared::SharedLink;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
@@ -45,6 +48,9 @@ struct Helper {
     /// back every step so that no step allocates one (fresh 400 kB arrays each step cost more
     /// in allocation and garbage collection than the copies themselves).
     carrier: Option<Float32Array>,
+    /// The shared buffer its shares go through, in a cross-origin isolated page (else messages).
+    link: Option<SharedLink>,
+    /// Its replies: in shared memory only the first (ready) and errors.
     replies: UnboundedReceiver<Result<JsValue, String>>,
     // Kept alive as long as the worker may call them.
     _on_message: Closure<dyn FnMut(MessageEvent)>,
@@ -88,9 +94,13 @@ impl Team {
         let share = trainer.share_config(n);
         let config = serde_json::to_string(&share).map_err(|e| e.to_string())?;
         let (glue, script) = (glue_url()?, worker_url()?);
+        let n_params = trainer.compiled.n_params;
         let mut helpers = Vec::with_capacity(n - 1);
         for _ in 1..n {
-            let helper = Helper::spawn(&script)?;
+            let mut helper = Helper::spawn(&script)?;
+            if shared::available() {
+                helper.link = Some(SharedLink::new(n_params, share.batch));
+            }
             let init = Object::new();
             let (x, y, targets) = (
                 Float32Array::from(data.x.as_slice()),
@@ -106,6 +116,9 @@ impl Team {
             set(&init, "targets", &targets);
             set(&init, "dim", &(data.dim as f64).into());
             set(&init, "classes", &(data.classes as f64).into());
+            if let Some(link) = &helper.link {
+                set(&init, "shared", &link.describe());
+            }
             let transfer = Array::of3(&x.buffer(), &y.buffer(), &targets.buffer());
             helper
                 .worker
@@ -146,20 +159,7 @@ impl Team {
     async fn compute_shares(&mut self, step: u64, shares: &[Vec<u32>]) -> Result<(), TrainError> {
         let params = &self.params;
         for (h, rows) in self.helpers.iter_mut().zip(&shares[1..]) {
-            let message = Object::new();
-            // Each helper gets its own copy of the weights, transferred (moved) to it.
-            let weights = match h.carrier.take() {
-                Some(c) if c.length() as usize == params.len() => c,
-                _ => Float32Array::new_with_length(params.len() as u32),
-            };
-            weights.copy_from(params);
-            set(&message, "kind", &"step".into());
-            set(&message, "params", &weights);
-            set(&message, "rows", &Uint32Array::from(rows.as_slice()));
-            set(&message, "step", &(step as f64).into());
-            h.worker
-                .post_message_with_transfer(&message, &Array::of1(&weights.buffer()))
-                .map_err(|e| replica_failed(format!("{e:?}")))?;
+            h.post(params, rows, step).map_err(replica_failed)?;
         }
         // This thread's share runs while the helpers compute theirs.
         self.local.set_params(params).map_err(TrainError::Device)?;
@@ -169,15 +169,18 @@ impl Team {
             .await
             .map_err(TrainError::Device)?;
         for (h, part) in self.helpers.iter_mut().zip(others) {
-            let reply = h.reply().await.map_err(replica_failed)?;
-            part.loss = number(&reply, "loss") as f32;
-            part.accuracy = number(&reply, "accuracy") as f32;
-            let grads = Float32Array::from(field(&reply, "grads"));
-            part.grads.resize(grads.length() as usize, 0.0);
-            grads.copy_to(&mut part.grads);
-            h.carrier = Some(grads);
+            h.gradient(part).await.map_err(replica_failed)?;
         }
         Ok(())
+    }
+
+    /// How the weights and gradients travel: "shared memory" or "messages".
+    pub fn link(&self) -> &'static str {
+        if self.helpers.iter().all(|h| h.link.is_some()) {
+            "shared memory"
+        } else {
+            "messages"
+        }
     }
 
     /// Runs a few shares on every replica without training: a worker's wasm starts on V8's
@@ -215,6 +218,10 @@ impl StepRunner for Team {
     fn replicas(&self) -> usize {
         self.helpers.len() + 1
     }
+
+    fn exchange(&self) -> Option<&'static str> {
+        Some(self.link())
+    }
 }
 
 impl Helper {
@@ -243,10 +250,72 @@ impl Helper {
         Ok(Helper {
             worker,
             carrier: None,
+            link: None,
             replies,
             _on_message: on_message,
             _on_error: on_error,
         })
+    }
+
+    /// Sends the helper a share: the weights, its rows and the step number.
+    fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), String> {
+        if let Some(link) = &mut self.link {
+            return link.post(params, rows, step);
+        }
+        let message = Object::new();
+        // Its own copy of the weights, transferred (moved) to it.
+        let weights = match self.carrier.take() {
+            Some(c) if c.length() as usize == params.len() => c,
+            _ => Float32Array::new_with_length(params.len() as u32),
+        };
+        weights.copy_from(params);
+        set(&message, "kind", &"step".into());
+        set(&message, "params", &weights);
+        set(&message, "rows", &Uint32Array::from(rows));
+        set(&message, "step", &(step as f64).into());
+        self.worker
+            .post_message_with_transfer(&message, &Array::of1(&weights.buffer()))
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    /// The posted share's loss, accuracy and gradient, into `part`.
+    async fn gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+        if self.link.is_some() {
+            return self.shared_gradient(part).await;
+        }
+        let reply = self.reply().await?;
+        part.loss = number(&reply, "loss") as f32;
+        part.accuracy = number(&reply, "accuracy") as f32;
+        let grads = Float32Array::from(field(&reply, "grads"));
+        part.grads.resize(grads.length() as usize, 0.0);
+        grads.copy_to(&mut part.grads);
+        self.carrier = Some(grads);
+        Ok(())
+    }
+
+    /// `gradient` through shared memory: spins on the helper's DONE word, between spins letting
+    /// the page paint and taking any message, which now can only say the helper failed.
+    async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+        loop {
+            let link = self.link.as_ref().expect("a shared link");
+            match link.poll()? {
+                Some(true) => {
+                    link.read(part);
+                    return Ok(());
+                }
+                Some(false) => {
+                    return Err(self
+                        .reply()
+                        .await
+                        .err()
+                        .unwrap_or_else(|| "a share failed".into()))
+                }
+                None => crate::frame::next_frame().await,
+            }
+            if let Ok(message) = self.replies.try_recv() {
+                return Err(message.err().unwrap_or_else(|| "an unexpected message".into()));
+            }
+        }
     }
 
     /// The helper's next reply, or why it failed.

@@ -1,7 +1,8 @@
 // A CPU-team helper (app/src/cpu_team): a Web Worker holding one replica of the model. Its first
 // message carries the app's compiled wasm module and the URL of its JavaScript glue; every message
 // after goes to the wasm export `cpu_team_helper`, and its reply's gradient is transferred back,
-// not copied.
+// not copied. Where the first message also carries a shared buffer (a cross-origin isolated
+// page, cpu_team/shared.rs), the shares come through that buffer instead and `serve` answers them.
 let helper = null;
 self.onmessage = async (event) => {
   const message = event.data;
@@ -13,7 +14,41 @@ self.onmessage = async (event) => {
     }
     const reply = await helper(message);
     self.postMessage(reply, reply.grads ? [reply.grads.buffer] : []);
+    if (message.kind === 'init' && message.shared) await serve(message.shared);
   } catch (error) {
     self.postMessage({ error: String(error && error.message ? error.message : error) });
   }
 };
+
+// Control words of the shared buffer (cpu_team/shared.rs): the leader's share counter, the last
+// share done, whether it failed, the run's step number.
+const GO = 0, DONE = 1, FAILED = 2, STEP = 3;
+// How long to spin on GO before sleeping in Atomics.wait: the leader posts the next share within
+// a fraction of a millisecond of reading this one, and waking from a wait takes longer than that.
+const SPIN_MS = 2;
+
+// Answers shares from the shared buffer until the worker is terminated: wait for GO to move, run
+// the share (the weights in, the gradient back in the same place), store the result, then DONE.
+async function serve({ buffer, params, rows }) {
+  const control = new Int32Array(buffer, 0, 8);
+  const result = new Float32Array(buffer, 32, 2);
+  const values = new Float32Array(buffer, 64, params);
+  const share = new Uint32Array(buffer, 64 + 4 * params, rows);
+  let seen = 0;
+  for (;;) {
+    const until = performance.now() + SPIN_MS;
+    while (Atomics.load(control, GO) === seen && performance.now() < until) { /* spin */ }
+    Atomics.wait(control, GO, seen);
+    seen = Atomics.load(control, GO);
+    try {
+      const reply = await helper({ kind: 'step', params: values, rows: share, step: Atomics.load(control, STEP) >>> 0 });
+      result[0] = reply.loss;
+      result[1] = reply.accuracy;
+      Atomics.store(control, FAILED, 0);
+    } catch (error) {
+      Atomics.store(control, FAILED, 1);
+      self.postMessage({ error: String(error && error.message ? error.message : error) });
+    }
+    Atomics.store(control, DONE, seen);
+  }
+}

@@ -129,6 +129,11 @@ pub trait StepRunner {
     async fn train(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError>;
     /// How many replicas share each step (1: unsplit).
     fn replicas(&self) -> usize;
+    /// How the replicas exchange weights and gradients, where they split ("shared memory",
+    /// "messages": the caller's transport).
+    fn exchange(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Every step on the trainer itself.

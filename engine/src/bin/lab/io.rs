@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use engine::data::Dataset;
 use engine::gpu::GpuContext;
+use engine::tiles::TilePlan;
 use engine::train::{TrainConfig, Trainer};
 
 use crate::Backend;
@@ -31,19 +32,26 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
 
 /// Sets the product kernels' tiles on `gpu`: "auto" times the candidates on this device and
 /// keeps the faster of each size class (saying so on stderr), a code sets those shapes ("64",
-/// "32", "128", or small/large products as "64/128").
-pub fn tiles_on(gpu: &Option<Rc<GpuContext>>, tiles: &str) -> Result<(), String> {
-    let Some(ctx) = gpu else { return Ok(()) };
-    if tiles == "auto" {
-        let tuning = pollster::block_on(engine::tiles::autotune(ctx, &engine::bench::native_now_ms))?;
-        eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
-    } else {
-        ctx.tiles.set(
-            engine::tiles::TilePlan::parse(tiles)
-                .ok_or(format!("no tiles {tiles}: 64, 32, 128 or e.g. 64/128"))?,
-        );
-    }
-    Ok(())
+/// "32", "128", or small/large products as "64/128"). `known`: a plan this run already settled,
+/// which a later context of the same device takes without timing again; the plan set is
+/// returned for the next.
+pub fn tiles_on(
+    gpu: &Option<Rc<GpuContext>>,
+    tiles: &str,
+    known: Option<TilePlan>,
+) -> Result<Option<TilePlan>, String> {
+    let Some(ctx) = gpu else { return Ok(known) };
+    let plan = match known {
+        Some(plan) => plan,
+        None if tiles == "auto" => {
+            let tuning = pollster::block_on(engine::tiles::autotune(ctx, &engine::bench::native_now_ms))?;
+            eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
+            tuning.best
+        }
+        None => TilePlan::parse(tiles).ok_or(format!("no tiles {tiles}: 64, 32, 128 or e.g. 64/128"))?,
+    };
+    ctx.tiles.set(plan);
+    Ok(Some(plan))
 }
 
 /// The config's training and test data (image sets from `dir`; a CSV path is taken as given when

@@ -62,7 +62,7 @@ pub fn bench(a: &MatmulArgs) -> Result<(), String> {
     if let Some(ctx) = &gpu {
         eprintln!("lab: on {} ({})", ctx.adapter.name, ctx.adapter.api);
     }
-    tiles_on(&gpu, &a.tiles)?;
+    tiles_on(&gpu, &a.tiles, None)?;
     let tiles = gpu.as_ref().map(|c| c.tiles.get().label());
     for (label, m, n, k) in shapes(a.max) {
         let flops = 2.0 * (m * n * k) as f64;
