@@ -1,14 +1,15 @@
 // Prints the CPU path's speed on 1, 2 and all cores (the CPU team, app/src/cpu_team) for W1 and
 // W2 in headless Chromium, run side by side, with each run's speed-up over one core and how far
 // its losses stray from the one-core run's (not a test: `node e2e/cores-figures.mjs [steps]
-// [W1,W2]` after `trunk build --release`).
+// [W1,W2] [not-isolated]` after `trunk build --release`; the page is cross-origin isolated, so the
+// team shares memory, unless the third argument says otherwise and it exchanges messages).
 import os from 'node:os';
 import { serve, launch } from './harness.mjs';
 
-const [steps = '300', workloads = 'W1,W2'] = process.argv.slice(2);
+const [steps = '300', workloads = 'W1,W2', isolation = 'isolated'] = process.argv.slice(2);
 const all = os.availableParallelism();
 const counts = [...new Set([1, 2, all])];
-const server = await serve();
+const server = await serve(undefined, { isolated: isolation !== 'not-isolated' });
 const { browser, page } = await launch({ webgpu: false });
 try {
   for (const workload of workloads.split(',')) {
@@ -21,7 +22,7 @@ try {
       if (r.error) throw new Error(`${workload} × ${threads}: ${r.error}`);
       one ??= r;
       const stray = Math.max(...r.losses.map((l, i) => Math.abs(l - one.losses[i])));
-      console.log(`${workload} cores ${threads} (replicas ${r.replicas}): ${r.samplesPerSecSteady.toFixed(0)} samples/s, ` +
+      console.log(`${workload} cores ${threads} (replicas ${r.replicas}, ${r.exchange ?? 'alone'}): ${r.samplesPerSecSteady.toFixed(0)} samples/s, ` +
         `${(r.samplesPerSecSteady / one.samplesPerSecSteady).toFixed(2)}× one core, losses within ${stray.toExponential(1)}, final ${r.finalLoss.toFixed(4)}`);
     }
   }
