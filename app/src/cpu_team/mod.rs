@@ -29,6 +29,10 @@ use wire::{field, number, set};
 /// Shares each replica computes before the team trains (`Team::warm_up`).
 const WARM_UP_SHARES: usize = 3;
 
+/// How long a helper may take over one share before the team gives up on it (far beyond any
+/// share of the labs' models; a worker that died without a word never answers).
+const SILENT_MS: f64 = 60_000.0;
+
 /// What the helpers' copies of the training data may take together.
 const HELPER_DATA_BUDGET: usize = 512 << 20;
 
@@ -294,8 +298,10 @@ impl Helper {
     }
 
     /// `gradient` through shared memory: spins on the helper's DONE word, between spins letting
-    /// the page paint and taking any message, which now can only say the helper failed.
+    /// the page paint and taking any message, which now can only say the helper failed. A helper
+    /// silent for `SILENT_MS` (its worker gone without a word) fails the share.
     async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+        let since = crate::frame::now_ms();
         loop {
             let link = self.link.as_ref().expect("a shared link");
             match link.poll()? {
@@ -314,6 +320,9 @@ impl Helper {
             }
             if let Ok(message) = self.replies.try_recv() {
                 return Err(message.err().unwrap_or_else(|| "an unexpected message".into()));
+            }
+            if crate::frame::now_ms() - since > SILENT_MS {
+                return Err(format!("it gave no answer for {} s", SILENT_MS / 1000.0));
             }
         }
     }
