@@ -21,15 +21,9 @@
 //
 // TILE, DEPTH and WG (TILE = 8·WG) come from the shape file the engine puts first:
 // `tiles_64.wgsl` (64×64 tiles, 8×8 invocations, 32 steps of k per copy: the default) or
-// `tiles_128.wgsl` (128×128, 16×16 invocations, 8 steps: for large products on a real GPU).
-// The 4×4-block shape is its own loop, `matmul_tile_small.wgsl`.
-
-const COLS4: u32 = TILE / 4u; // vec4s across a tile
-const COPIES: u32 = COLS4 * DEPTH / (WG * WG); // vec4s each invocation copies per operand and step
-// tile_a[k][i] holds A rows 4i..4i+3 at column k; tile_b[k][j] holds B columns 4j..4j+3 at row k
-// (8 KB each in both shapes: the two fill the 16 KB of workgroup memory every WebGPU device has).
-var<workgroup> tile_a: array<array<vec4<f32>, COLS4>, DEPTH>;
-var<workgroup> tile_b: array<array<vec4<f32>, COLS4>, DEPTH>;
+// `tiles_128.wgsl` (128×128, 16×16 invocations, 8 steps: for large products on a real GPU); the
+// copy into workgroup memory (`copy_tiles`) from `matmul_tile_copy.wgsl`, next. The 4×4-block
+// shape is its own loop over the same copy, `matmul_tile_small.wgsl`.
 
 // The m×n×k product's tile at (row0, col0): acc[2r + h] = C[row0 + 8·lid.y + r,
 // col0 + 8·lid.x + 4h .. +3], an 8×8 block per invocation, stored through store_value.
@@ -40,24 +34,7 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
     let flat = lid.y * WG + lid.x;
     var acc: array<vec4<f32>, 16>;
     for (var k0 = 0u; k0 < k; k0 = k0 + DEPTH) {
-        // The invocations copy TILE×DEPTH values of each operand, COPIES vec4s each (a whole vec4
-        // per write: writing single lanes of a vector in workgroup memory can cost a
-        // read-modify-write of the whole vector), zero outside the matrices. Neighbouring
-        // invocations read neighbouring addresses: along k where A's rows are contiguous, along m
-        // where its columns are (transposed reads); same for B.
-        for (var e = 0u; e < COPIES; e = e + 1u) {
-            let idx = e * WG * WG + flat;
-            let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
-            let ia = select(idx % COLS4, idx / DEPTH, a_by_k);
-            let ra = row0 + 4u * ia;
-            tile_a[ka][ia] = vec4<f32>(a_at(s, ra, k0 + ka), a_at(s, ra + 1u, k0 + ka),
-                                       a_at(s, ra + 2u, k0 + ka), a_at(s, ra + 3u, k0 + ka));
-            let jb = select(idx / DEPTH, idx % COLS4, b_by_n);
-            let kb = select(idx % DEPTH, idx / COLS4, b_by_n);
-            let cb = col0 + 4u * jb;
-            tile_b[kb][jb] = vec4<f32>(b_at(s, k0 + kb, cb), b_at(s, k0 + kb, cb + 1u),
-                                       b_at(s, k0 + kb, cb + 2u), b_at(s, k0 + kb, cb + 3u));
-        }
+        copy_tiles(s, row0, col0, k0, flat, a_by_k, b_by_n);
         workgroupBarrier();
         // Only the steps inside the matrices, and only by invocations whose block holds some of
         // C (on a narrow product most blocks are padding: W1's output layer is 10 wide). The

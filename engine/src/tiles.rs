@@ -20,7 +20,8 @@ use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
 
 /// A product kernel's tiling (`shaders/matmul_tile.wgsl` with `tiles_64.wgsl` or
-/// `tiles_128.wgsl`, or `shaders/matmul_tile_small.wgsl`).
+/// `tiles_128.wgsl`, or `shaders/matmul_tile_small.wgsl` with `tiles_32.wgsl`; every shape copies
+/// into workgroup memory with `matmul_tile_copy.wgsl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum TileShape {
     /// 64 × 64 tiles of C per workgroup of 8 × 8 invocations, each an 8 × 8 block.

@@ -84,25 +84,30 @@ impl Matmul {
     }
 }
 
-/// The tile loop for a tile shape, put before a product shader: `$file` after `matmul_tile.wgsl`
-/// with its shape (`tiles_64.wgsl`, `tiles_128.wgsl`) or after `matmul_tile_small.wgsl`, named
-/// apart (`$small`, `$large`) so each gets its own compiled module.
+/// The tile loop for a tile shape, put before a product shader: `$file` after its shape
+/// (`tiles_64.wgsl`, `tiles_128.wgsl`, `tiles_32.wgsl`), the shared copy into workgroup memory
+/// (`matmul_tile_copy.wgsl`) and `matmul_tile.wgsl` (8×8 blocks) or `matmul_tile_small.wgsl` (4×4),
+/// named apart (`$small`, `$large`) so each gets its own compiled module.
 macro_rules! with_tiles {
     ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal) => {
         match $tiles {
             $crate::tiles::TileShape::Medium => $crate::kernel::wgsl_with!(
-                [$($part,)* "tiles_64.wgsl", "matmul_tile.wgsl"],
+                [$($part,)* "tiles_64.wgsl", "matmul_tile_copy.wgsl", "matmul_tile.wgsl"],
                 $file,
                 "main"
             ),
             $crate::tiles::TileShape::Small => $crate::kernel::Shader {
                 file: $small,
-                ..$crate::kernel::wgsl_with!([$($part,)* "matmul_tile_small.wgsl"], $file, "main")
+                ..$crate::kernel::wgsl_with!(
+                    [$($part,)* "tiles_32.wgsl", "matmul_tile_copy.wgsl", "matmul_tile_small.wgsl"],
+                    $file,
+                    "main"
+                )
             },
             $crate::tiles::TileShape::Large => $crate::kernel::Shader {
                 file: $large,
                 ..$crate::kernel::wgsl_with!(
-                    [$($part,)* "tiles_128.wgsl", "matmul_tile.wgsl"],
+                    [$($part,)* "tiles_128.wgsl", "matmul_tile_copy.wgsl", "matmul_tile.wgsl"],
                     $file,
                     "main"
                 )

@@ -1,0 +1,34 @@
+// The tile loops' copy into workgroup memory, shared by `matmul_tile.wgsl` (8×8 blocks) and
+// `matmul_tile_small.wgsl` (4×4 blocks). TILE, DEPTH and WG come from the shape file the engine
+// puts first (`tiles_32.wgsl`, `tiles_64.wgsl`, `tiles_128.wgsl`); `Sel`, `a_at` and `b_at` from
+// the product shader after the tile loop (see `matmul_tile.wgsl`).
+
+const COLS4: u32 = TILE / 4u; // vec4s across a tile
+const COPIES: u32 = COLS4 * DEPTH / (WG * WG); // vec4s each invocation copies per operand and step
+// tile_a[k][i] holds A rows 4i..4i+3 at column k; tile_b[k][j] holds B columns 4j..4j+3 at row k
+// (8 KB each in the 64 and 128 shapes: the two fill the 16 KB of workgroup memory every WebGPU
+// device has; 4 KB each in the 32 shape).
+var<workgroup> tile_a: array<array<vec4<f32>, COLS4>, DEPTH>;
+var<workgroup> tile_b: array<array<vec4<f32>, COLS4>, DEPTH>;
+
+// The workgroup's invocations (invocation `flat` of WG·WG) copy the TILE×DEPTH slice of A at
+// (row0, k0) and the DEPTH×TILE slice of B at (k0, col0), COPIES vec4s each (a whole vec4 per
+// write: writing single lanes of a vector in workgroup memory can cost a read-modify-write of the
+// whole vector), zero outside the matrices. Neighbouring invocations read neighbouring addresses:
+// along k where A's rows are contiguous (`a_by_k`), along m where its columns are (transposed
+// reads); same for B (`b_by_n`). The caller puts a barrier after it.
+fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_by_n: bool) {
+    for (var e = 0u; e < COPIES; e = e + 1u) {
+        let idx = e * WG * WG + flat;
+        let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
+        let ia = select(idx % COLS4, idx / DEPTH, a_by_k);
+        let ra = row0 + 4u * ia;
+        tile_a[ka][ia] = vec4<f32>(a_at(s, ra, k0 + ka), a_at(s, ra + 1u, k0 + ka),
+                                   a_at(s, ra + 2u, k0 + ka), a_at(s, ra + 3u, k0 + ka));
+        let jb = select(idx / DEPTH, idx % COLS4, b_by_n);
+        let kb = select(idx % DEPTH, idx / COLS4, b_by_n);
+        let cb = col0 + 4u * jb;
+        tile_b[kb][jb] = vec4<f32>(b_at(s, k0 + kb, cb), b_at(s, k0 + kb, cb + 1u),
+                                   b_at(s, k0 + kb, cb + 2u), b_at(s, k0 + kb, cb + 3u));
+    }
+}
