@@ -16,9 +16,14 @@ self.onmessage = async (event) => {
     self.postMessage(reply, reply.grads ? [reply.grads.buffer] : []);
     if (message.kind === 'init' && message.shared) await serve(message.shared);
   } catch (error) {
-    self.postMessage({ error: String(error && error.message ? error.message : error) });
+    self.postMessage({ error: why(error) });
   }
 };
+
+// An error's message, for the leader.
+function why(error) {
+  return String(error && error.message ? error.message : error);
+}
 
 // Control words of the shared buffer (cpu_team/shared.rs): the leader's share counter, the last
 // share done, whether it failed, the run's step number.
@@ -47,7 +52,7 @@ async function serve({ buffer, params, rows }) {
       Atomics.store(control, FAILED, 0);
     } catch (error) {
       Atomics.store(control, FAILED, 1);
-      self.postMessage({ error: String(error && error.message ? error.message : error) });
+      self.postMessage({ error: why(error) });
     }
     Atomics.store(control, DONE, seen);
   }
