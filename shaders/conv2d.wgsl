@@ -130,17 +130,25 @@ fn forward_tile(row0: u32, f0: u32, lid: vec3<u32>) {
         multiply_tiles(&acc, lid.y, lid.x);
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i = i + 1u) {
-        let r = row0 + lid.y * 4u + i;
-        if (r >= positions()) { break; }
-        let rb = r / out_plane();
-        let rp = r % out_plane();
-        for (var j = 0u; j < 4u; j = j + 1u) {
-            let f = f0 + lid.x * 4u + j;
-            if (f < p.out_c) {
-                let at = out_base + (rb * p.out_c + f) * out_plane() + rp;
-                output[at] = acc[i][j] + weights[w_base + p.b_off + f];
-            }
+    // Constant indices into acc only: an array indexed by a loop counter can live in local
+    // memory (slow) on a GPU whose compiler does not unroll the loop.
+    let r = row0 + lid.y * 4u;
+    let f = f0 + lid.x * 4u;
+    store_forward(r, f, acc[0]);
+    store_forward(r + 1u, f, acc[1]);
+    store_forward(r + 2u, f, acc[2]);
+    store_forward(r + 3u, f, acc[3]);
+}
+
+// out[position r, filters f .. f + 3] = v + bias, those inside the output.
+fn store_forward(r: u32, f: u32, v: vec4<f32>) {
+    if (r >= positions()) { return; }
+    let rb = r / out_plane();
+    let rp = r % out_plane();
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (f + j < p.out_c) {
+            let at = out_base + (rb * p.out_c + f + j) * out_plane() + rp;
+            output[at] = v[j] + weights[w_base + p.b_off + f + j];
         }
     }
 }
@@ -192,14 +200,26 @@ fn backward_weight(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocati
         workgroupBarrier();
     }
     let slot = wg.z * (weight_len() + p.out_c);
-    for (var j = 0u; j < 4u; j = j + 1u) {
-        let f = f0 + lid.x * 4u + j;
-        if (f >= p.out_c) { break; }
-        for (var i = 0u; i < 4u; i = i + 1u) {
-            let q = q0 + lid.y * 4u + i;
-            if (q < k) { partials[slot + f * k + q] = acc[i][j]; }
+    // Constant indices into acc only (see forward_tile).
+    let q = q0 + lid.y * 4u;
+    let f = f0 + lid.x * 4u;
+    store_partial(slot, q, f, acc[0]);
+    store_partial(slot, q + 1u, f, acc[1]);
+    store_partial(slot, q + 2u, f, acc[2]);
+    store_partial(slot, q + 3u, f, acc[3]);
+    if (lid.y == 0u && wg.y == 0u) {
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            if (f + j < p.out_c) { partials[slot + weight_len() + f + j] = bias[j]; }
         }
-        if (lid.y == 0u && wg.y == 0u) { partials[slot + weight_len() + f] = bias[j]; }
+    }
+}
+
+// partials[slot, filters f .. f + 3, kernel element q] = v, those inside the weights.
+fn store_partial(slot: u32, q: u32, f: u32, v: vec4<f32>) {
+    let k = patch_len();
+    if (q >= k) { return; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (f + j < p.out_c) { partials[slot + (f + j) * k + q] = v[j]; }
     }
 }
 
@@ -277,14 +297,20 @@ fn backward_input_tile(row0: u32, c0: u32, lid: vec3<u32>) {
         multiply_tiles(&acc, lid.y, lid.x);
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i = i + 1u) {
-        let r = row0 + lid.y * 4u + i;
-        if (r >= rows) { break; }
-        for (var j = 0u; j < 4u; j = j + 1u) {
-            let c = c0 + lid.x * 4u + j;
-            if (c < p.in_c) {
-                d_in[((r / plane) * p.in_c + c) * plane + r % plane] = acc[i][j];
-            }
-        }
+    // Constant indices into acc only (see forward_tile).
+    let r = row0 + lid.y * 4u;
+    let c = c0 + lid.x * 4u;
+    store_input_grad(r, c, acc[0]);
+    store_input_grad(r + 1u, c, acc[1]);
+    store_input_grad(r + 2u, c, acc[2]);
+    store_input_grad(r + 3u, c, acc[3]);
+}
+
+// dIn[position r, channels c .. c + 3] = v, those inside the input.
+fn store_input_grad(r: u32, c: u32, v: vec4<f32>) {
+    let plane = p.in_h * p.in_w;
+    if (r >= p.batch * plane) { return; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (c + j < p.in_c) { d_in[((r / plane) * p.in_c + c + j) * plane + r % plane] = v[j]; }
     }
 }

@@ -21,7 +21,7 @@
 //
 // TILE, DEPTH and WG (TILE = 8·WG) come from the shape file the engine puts first:
 // `tiles_64.wgsl` (64×64 tiles, 8×8 invocations, 32 steps of k per copy: the default) or
-// `tiles_128.wgsl` (128×128, 16×16 invocations, 8 steps: for large products on a real GPU); the
+// `tiles_128.wgsl` (128×128, 16×16 invocations, 16 steps: for large products on a real GPU); the
 // copy into workgroup memory (`copy_tiles`) from `matmul_tile_copy.wgsl`, next. The 4×4-block
 // shape is its own loop over the same copy, `matmul_tile_small.wgsl`.
 
@@ -67,13 +67,27 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
         }
         workgroupBarrier();
     }
-    for (var r = 0u; r < 8u; r = r + 1u) {
-        let row = row0 + lid.y * 8u + r;
-        for (var j = 0u; j < 8u; j = j + 1u) {
-            let col = col0 + lid.x * 8u + j;
-            if (row < m && col < n) {
-                store_value(s, row, col, acc[2u * r + j / 4u][j % 4u]);
-            }
-        }
+    // Constant indices into acc only: an array indexed by a loop counter can be put in local
+    // memory (slow, and for the whole loop above) by a compiler that does not unroll that loop.
+    let r0 = row0 + 8u * lid.y;
+    let c0 = col0 + 8u * lid.x;
+    store_row(s, r0, c0, m, n, acc[0], acc[1]);
+    store_row(s, r0 + 1u, c0, m, n, acc[2], acc[3]);
+    store_row(s, r0 + 2u, c0, m, n, acc[4], acc[5]);
+    store_row(s, r0 + 3u, c0, m, n, acc[6], acc[7]);
+    store_row(s, r0 + 4u, c0, m, n, acc[8], acc[9]);
+    store_row(s, r0 + 5u, c0, m, n, acc[10], acc[11]);
+    store_row(s, r0 + 6u, c0, m, n, acc[12], acc[13]);
+    store_row(s, r0 + 7u, c0, m, n, acc[14], acc[15]);
+}
+
+// C[row, col .. col + 7] = lo, hi, those inside the matrix.
+fn store_row(s: Sel, row: u32, col: u32, m: u32, n: u32, lo: vec4<f32>, hi: vec4<f32>) {
+    if (row >= m) { return; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (col + j < n) { store_value(s, row, col + j, lo[j]); }
+    }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (col + 4u + j < n) { store_value(s, row, col + 4u + j, hi[j]); }
     }
 }

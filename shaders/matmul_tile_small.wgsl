@@ -26,13 +26,19 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
         }
         workgroupBarrier();
     }
-    for (var r = 0u; r < 4u; r = r + 1u) {
-        let row = row0 + lid.y * 4u + r;
-        for (var j = 0u; j < 4u; j = j + 1u) {
-            let col = col0 + lid.x * 4u + j;
-            if (row < m && col < n) {
-                store_value(s, row, col, acc[r][j]);
-            }
-        }
+    // Constant indices into acc only (see `matmul_tile.wgsl`).
+    let r0 = row0 + 4u * lid.y;
+    let c0 = col0 + 4u * lid.x;
+    store_row4(s, r0, c0, m, n, acc[0]);
+    store_row4(s, r0 + 1u, c0, m, n, acc[1]);
+    store_row4(s, r0 + 2u, c0, m, n, acc[2]);
+    store_row4(s, r0 + 3u, c0, m, n, acc[3]);
+}
+
+// C[row, col .. col + 3] = v, those inside the matrix.
+fn store_row4(s: Sel, row: u32, col: u32, m: u32, n: u32, v: vec4<f32>) {
+    if (row >= m) { return; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (col + j < n) { store_value(s, row, col + j, v[j]); }
     }
 }

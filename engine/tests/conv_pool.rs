@@ -65,6 +65,7 @@ fn conv2d_kernels_match_cpu() {
                     g,
                     points: Default::default(),
                     input_shared: false,
+                    row_groups: ROW_GROUPS,
                 }),
                 Box::new(Conv2dBackwardWeight {
                     input,
@@ -78,6 +79,7 @@ fn conv2d_kernels_match_cpu() {
                     d_out,
                     d_in,
                     g,
+                    row_groups: ROW_GROUPS,
                 }),
             ]
         };
@@ -131,6 +133,7 @@ fn conv2d_forward_of_several_points_matches_each_point_alone() {
                         g,
                         points: engine::kernel::Points::new(points, stride),
                         input_shared,
+                        row_groups: ROW_GROUPS,
                     })]
                 },
                 StepScalars::default(),

@@ -99,6 +99,7 @@ pub(super) fn conv_backward(
             d_out,
             d_in,
             g,
+            row_groups: ROW_GROUPS,
         }));
     }
 }

@@ -9,7 +9,7 @@ use crate::ops::add::Add;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{
-    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom,
+    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, ROW_GROUPS,
 };
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;

@@ -94,6 +94,7 @@ pub(super) fn forward(
                 g: conv_geom(l, rows),
                 points,
                 input_shared,
+                row_groups: ROW_GROUPS,
             })),
             Layer::Pool { kind, .. } => {
                 let g = pool_geom(l, copies * rows);
@@ -161,6 +162,7 @@ pub(super) fn forward(
                         g: conv_geom(l, rows),
                         points,
                         input_shared: source == input,
+                        row_groups: ROW_GROUPS,
                     }));
                 }
                 ops.push(Box::new(Add {

@@ -1,6 +1,8 @@
 //! 2-D convolution with stride and zero padding over NCHW tensors (`shaders/conv2d.wgsl`).
 
-use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Points, Shader, StepScalars, Words};
+use crate::kernel::{
+    groups_1d, wgsl, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
+};
 
 mod cpu;
 
@@ -9,9 +11,14 @@ pub use cpu::{
     conv2d_backward_params_reference, conv2d_forward_cpu, conv2d_forward_reference,
 };
 
-/// Workgroups along the rows of the forward and input-gradient GEMMs at most; each takes every
-/// ROW_GROUPS-th tile of 64 rows (see `shaders/conv2d.wgsl`).
+/// Workgroups along the rows of the forward and input-gradient GEMMs at most on a GPU emulated on
+/// the processor, which runs one workgroup per core at a time: each takes every ROW_GROUPS-th tile
+/// of 64 rows (see `shaders/conv2d.wgsl`). A real GPU gets one workgroup per tile
+/// (`Kernel::fit_device`): capped, W2's convolutions kept 16 of an H100's 132 multiprocessors busy.
 pub const ROW_GROUPS: u32 = 16;
+
+/// The most workgroups a dispatch may have along y (WebGPU's default limit).
+const MAX_GROUPS: u32 = 65_535;
 
 /// Output positions per workgroup chunk of the weight gradient: enough work per workgroup to
 /// hide its start-up, enough chunks to keep every core busy.
@@ -66,12 +73,13 @@ impl ConvGeom {
         2.0 * (self.out_len() * self.patch_len()) as f64
     }
 
-    fn words(&self) -> Words {
-        self.words_for_points(0, 0, 1)
+    fn words(&self, row_groups: u32) -> Words {
+        self.words_for_points(0, 0, 1, row_groups)
     }
 
-    /// The uniform, with the forward pass's per-point input and weight strides and its count.
-    fn words_for_points(&self, in_stride: usize, w_stride: usize, live: usize) -> Words {
+    /// The uniform, with the forward pass's per-point input and weight strides and its count, and
+    /// the workgroups dispatched along the rows.
+    fn words_for_points(&self, in_stride: usize, w_stride: usize, live: usize, row_groups: u32) -> Words {
         Words::default()
             .u("batch", self.batch as u32)
             .u("in_c", self.in_c as u32)
@@ -87,7 +95,7 @@ impl ConvGeom {
             .u("w_off", self.w_off as u32)
             .u("b_off", self.b_off as u32)
             .u("chunk", GRAD_CHUNK as u32)
-            .u("row_groups", ROW_GROUPS)
+            .u("row_groups", row_groups)
             .u("_pad2", 0)
             .u("in_stride", in_stride as u32)
             .u("w_stride", w_stride as u32)
@@ -146,6 +154,8 @@ pub struct Conv2dForward {
     pub g: ConvGeom,
     pub points: Points,
     pub input_shared: bool,
+    /// Workgroups along the rows at most (`ROW_GROUPS`, or `u32::MAX` on a real GPU).
+    pub row_groups: u32,
 }
 
 impl Conv2dForward {
@@ -181,11 +191,22 @@ pub struct Conv2dBackwardInput {
     pub d_out: BufId,
     pub d_in: BufId,
     pub g: ConvGeom,
+    /// As `Conv2dForward::row_groups`.
+    pub row_groups: u32,
 }
 
-/// At most ROW_GROUPS workgroups along the rows; they loop over the rest.
-fn row_groups([x, y, z]: [u32; 3]) -> [u32; 3] {
-    [x, y.min(ROW_GROUPS), z]
+/// At most `cap` workgroups along the rows; they loop over the rest.
+fn row_groups([x, y, z]: [u32; 3], cap: u32) -> [u32; 3] {
+    [x, y.min(cap).min(MAX_GROUPS), z]
+}
+
+/// The row cap for a device: none on a real GPU (`DeviceFit::parallel_workgroups` 0).
+fn row_cap(fit: DeviceFit) -> u32 {
+    if fit.parallel_workgroups == 0 {
+        u32::MAX
+    } else {
+        ROW_GROUPS
+    }
 }
 
 /// Workgroups of 64 rows × 16 filters (see `shaders/conv2d.wgsl`).
@@ -206,8 +227,12 @@ impl Kernel for Conv2dForward {
     }
     fn params(&self, step: &StepScalars) -> Words {
         let live = self.points.live(step);
+        let groups = self.workgroups()[1];
         self.g
-            .words_for_points(self.input_stride(), self.points.param_stride, live)
+            .words_for_points(self.input_stride(), self.points.param_stride, live, groups)
+    }
+    fn fit_device(&mut self, fit: DeviceFit) {
+        self.row_groups = row_cap(fit);
     }
     fn per_step(&self) -> bool {
         self.points.n() > 1
@@ -217,7 +242,7 @@ impl Kernel for Conv2dForward {
     }
     fn workgroups(&self) -> [u32; 3] {
         let points = self.points.n();
-        row_groups(tiles(self.g.out_c, self.g.positions(), points))
+        row_groups(tiles(self.g.out_c, self.g.positions(), points), self.row_groups)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
@@ -240,7 +265,7 @@ impl Kernel for Conv2dBackwardWeight {
         wgsl!("conv2d.wgsl", "backward_weight")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words()
+        self.g.words(ROW_GROUPS)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.input), (4, self.d_out), (7, self.partials)]
@@ -267,7 +292,7 @@ impl Kernel for Conv2dBackwardReduce {
         wgsl!("conv2d.wgsl", "backward_reduce")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words()
+        self.g.words(ROW_GROUPS)
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(7, self.partials), (6, self.grads)]
@@ -301,13 +326,19 @@ impl Kernel for Conv2dBackwardInput {
         wgsl!("conv2d.wgsl", "backward_input")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words()
+        self.g.words(self.workgroups()[1])
+    }
+    fn fit_device(&mut self, fit: DeviceFit) {
+        self.row_groups = row_cap(fit);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(2, self.params), (4, self.d_out), (5, self.d_in)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        row_groups(tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1))
+        row_groups(
+            tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1),
+            self.row_groups,
+        )
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);
