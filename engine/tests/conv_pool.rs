@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_close, gpu, random, run_multi, Init};
+use common::{assert_close, gpu, gpu_as_real, random, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};
 use engine::ops::conv2d::*;
 use engine::ops::pool::*;
@@ -34,9 +34,16 @@ fn geoms() -> Vec<ConvGeom> {
     ]
 }
 
+/// On the emulated GPU's sizes and on a real GPU's (every tile its own workgroup, gradient chunks
+/// of 128 positions).
 #[test]
 fn conv2d_kernels_match_cpu() {
-    let ctx = gpu();
+    for ctx in [gpu(), gpu_as_real()] {
+        conv2d_kernels_match_cpu_on(&ctx);
+    }
+}
+
+fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
     for g in geoms() {
         let n_params = g.b_off + g.out_c;
         let mut t = BufferTable::default();
@@ -46,7 +53,7 @@ fn conv2d_kernels_match_cpu() {
         let d_out = t.add("d_out", Elem::F32, g.out_len());
         let d_in = t.add("d_in", Elem::F32, g.in_len());
         let grads = t.add("grads", Elem::F32, n_params);
-        let partials = t.add("partials", Elem::F32, g.chunks() * g.partial_len());
+        let partials = t.add("partials", Elem::F32, g.chunk_slots() * g.partial_len());
         let inits = vec![
             Init::F32(random(g.in_len(), 1)),
             Init::F32(random(n_params, 2)),
@@ -54,7 +61,7 @@ fn conv2d_kernels_match_cpu() {
             Init::F32(random(g.out_len(), 3)),
             Init::F32(vec![0.0; g.in_len()]),
             Init::F32(vec![0.0; n_params]),
-            Init::F32(vec![0.0; g.chunks() * g.partial_len()]),
+            Init::F32(vec![0.0; g.chunk_slots() * g.partial_len()]),
         ];
         let kernels = || -> Vec<Box<dyn Kernel>> {
             vec![
@@ -72,8 +79,14 @@ fn conv2d_kernels_match_cpu() {
                     d_out,
                     partials,
                     g,
+                    chunk: GRAD_CHUNK,
                 }),
-                Box::new(Conv2dBackwardReduce { partials, grads, g }),
+                Box::new(Conv2dBackwardReduce {
+                    partials,
+                    grads,
+                    g,
+                    chunk: GRAD_CHUNK,
+                }),
                 Box::new(Conv2dBackwardInput {
                     params,
                     d_out,
@@ -84,7 +97,7 @@ fn conv2d_kernels_match_cpu() {
             ]
         };
         let out = run_multi(
-            &ctx,
+            ctx,
             t,
             inits,
             kernels,

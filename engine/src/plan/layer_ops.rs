@@ -85,14 +85,20 @@ pub(super) fn conv_backward(
     (input, d_out, d_in): (BufId, BufId, Option<BufId>),
     (params, grads): (BufId, BufId),
 ) {
-    let partials = t.add(partials_name, Elem::F32, g.chunks() * g.partial_len());
+    let partials = t.add(partials_name, Elem::F32, g.chunk_slots() * g.partial_len());
     ops.push(Box::new(Conv2dBackwardWeight {
         input,
         d_out,
         partials,
         g,
+        chunk: GRAD_CHUNK,
     }));
-    ops.push(Box::new(Conv2dBackwardReduce { partials, grads, g }));
+    ops.push(Box::new(Conv2dBackwardReduce {
+        partials,
+        grads,
+        g,
+        chunk: GRAD_CHUNK,
+    }));
     if let Some(d_in) = d_in {
         ops.push(Box::new(Conv2dBackwardInput {
             params,

@@ -9,7 +9,8 @@ use crate::ops::add::Add;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{
-    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, ROW_GROUPS,
+    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, GRAD_CHUNK,
+    ROW_GROUPS,
 };
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;

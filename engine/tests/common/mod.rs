@@ -20,6 +20,14 @@ pub fn gpu() -> Rc<GpuContext> {
     Rc::new(ctx)
 }
 
+/// The same device, with the kernels sized as for a real GPU (one workgroup per tile, the
+/// convolutions' small gradient chunks), so lavapipe checks those shapes too.
+pub fn gpu_as_real() -> Rc<GpuContext> {
+    let mut ctx = pollster::block_on(GpuContext::new()).expect("no GPU adapter");
+    ctx.parallel_workgroups = 0;
+    Rc::new(ctx)
+}
+
 /// Initial contents of a buffer.
 pub enum Init {
     F32(Vec<f32>),

@@ -20,9 +20,14 @@ pub const ROW_GROUPS: u32 = 16;
 /// The most workgroups a dispatch may have along y (WebGPU's default limit).
 const MAX_GROUPS: u32 = 65_535;
 
-/// Output positions per workgroup chunk of the weight gradient: enough work per workgroup to
-/// hide its start-up, enough chunks to keep every core busy.
+/// Output positions per workgroup chunk of the weight gradient on a GPU emulated on the processor
+/// (and the default): enough work per workgroup to hide its start-up there, enough chunks to keep
+/// every core busy.
 pub const GRAD_CHUNK: usize = 2048;
+/// On a real GPU, chunks of at least this many positions, at most `GPU_MAX_CHUNKS` of them: a
+/// hundred multiprocessors need a hundred workgroups (at 2,048, W2's second convolution made 8).
+const GPU_GRAD_CHUNK: usize = 128;
+const GPU_MAX_CHUNKS: usize = 128;
 
 /// Shapes of one convolution; weights [out_c, in_c, k_h, k_w] at `w_off`, bias [out_c] at `b_off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -60,9 +65,22 @@ impl ConvGeom {
     pub fn positions(&self) -> usize {
         self.batch * self.out_h() * self.out_w()
     }
-    /// Chunks of positions the weight gradient is split into on the GPU (see `shaders/conv2d.wgsl`).
-    pub fn chunks(&self) -> usize {
-        self.positions().div_ceil(GRAD_CHUNK).max(1)
+    /// Positions per chunk of the weight gradient on the GPU (see `shaders/conv2d.wgsl`).
+    pub fn grad_chunk(&self, real_gpu: bool) -> usize {
+        if real_gpu {
+            GPU_GRAD_CHUNK.max(self.positions().div_ceil(GPU_MAX_CHUNKS))
+        } else {
+            GRAD_CHUNK
+        }
+    }
+    /// Chunks of `chunk` positions the weight gradient is split into on the GPU.
+    pub fn chunks(&self, chunk: usize) -> usize {
+        self.positions().div_ceil(chunk).max(1)
+    }
+    /// Chunks the partial gradients' buffer has room for: as many as either kind of GPU makes.
+    pub fn chunk_slots(&self) -> usize {
+        self.chunks(self.grad_chunk(true))
+            .max(self.chunks(self.grad_chunk(false)))
     }
     /// One chunk's partial gradients: the weights, then the biases.
     pub fn partial_len(&self) -> usize {
@@ -73,13 +91,20 @@ impl ConvGeom {
         2.0 * (self.out_len() * self.patch_len()) as f64
     }
 
-    fn words(&self, row_groups: u32) -> Words {
-        self.words_for_points(0, 0, 1, row_groups)
+    fn words(&self, row_groups: u32, chunk: usize) -> Words {
+        self.words_for_points(0, 0, 1, row_groups, chunk)
     }
 
-    /// The uniform, with the forward pass's per-point input and weight strides and its count, and
-    /// the workgroups dispatched along the rows.
-    fn words_for_points(&self, in_stride: usize, w_stride: usize, live: usize, row_groups: u32) -> Words {
+    /// The uniform, with the forward pass's per-point input and weight strides and its count, the
+    /// workgroups dispatched along the rows and the weight gradient's chunk.
+    fn words_for_points(
+        &self,
+        in_stride: usize,
+        w_stride: usize,
+        live: usize,
+        row_groups: u32,
+        chunk: usize,
+    ) -> Words {
         Words::default()
             .u("batch", self.batch as u32)
             .u("in_c", self.in_c as u32)
@@ -94,7 +119,7 @@ impl ConvGeom {
             .u("pad", self.pad as u32)
             .u("w_off", self.w_off as u32)
             .u("b_off", self.b_off as u32)
-            .u("chunk", GRAD_CHUNK as u32)
+            .u("chunk", chunk as u32)
             .u("row_groups", row_groups)
             .u("_pad2", 0)
             .u("in_stride", in_stride as u32)
@@ -175,6 +200,8 @@ pub struct Conv2dBackwardWeight {
     pub d_out: BufId,
     pub partials: BufId,
     pub g: ConvGeom,
+    /// Positions per chunk (`GRAD_CHUNK`, or `ConvGeom::grad_chunk` for the device).
+    pub chunk: usize,
 }
 
 /// Sums the chunks of `partials` into the weight and bias gradients.
@@ -183,6 +210,8 @@ pub struct Conv2dBackwardReduce {
     pub partials: BufId,
     pub grads: BufId,
     pub g: ConvGeom,
+    /// As `Conv2dBackwardWeight::chunk`.
+    pub chunk: usize,
 }
 
 #[derive(Clone)]
@@ -228,8 +257,13 @@ impl Kernel for Conv2dForward {
     fn params(&self, step: &StepScalars) -> Words {
         let live = self.points.live(step);
         let groups = self.workgroups()[1];
-        self.g
-            .words_for_points(self.input_stride(), self.points.param_stride, live, groups)
+        self.g.words_for_points(
+            self.input_stride(),
+            self.points.param_stride,
+            live,
+            groups,
+            GRAD_CHUNK,
+        )
     }
     fn fit_device(&mut self, fit: DeviceFit) {
         self.row_groups = row_cap(fit);
@@ -265,13 +299,16 @@ impl Kernel for Conv2dBackwardWeight {
         wgsl!("conv2d.wgsl", "backward_weight")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words(ROW_GROUPS)
+        self.g.words(ROW_GROUPS, self.chunk)
+    }
+    fn fit_device(&mut self, fit: DeviceFit) {
+        self.chunk = self.g.grad_chunk(fit.parallel_workgroups == 0);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.input), (4, self.d_out), (7, self.partials)]
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.out_c, self.g.patch_len(), self.g.chunks())
+        tiles(self.g.out_c, self.g.patch_len(), self.g.chunks(self.chunk))
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         // The twin sums every position at once: the whole gradient goes in chunk 0.
@@ -292,7 +329,10 @@ impl Kernel for Conv2dBackwardReduce {
         wgsl!("conv2d.wgsl", "backward_reduce")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words(ROW_GROUPS)
+        self.g.words(ROW_GROUPS, self.chunk)
+    }
+    fn fit_device(&mut self, fit: DeviceFit) {
+        self.chunk = self.g.grad_chunk(fit.parallel_workgroups == 0);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(7, self.partials), (6, self.grads)]
@@ -306,7 +346,9 @@ impl Kernel for Conv2dBackwardReduce {
         let mut grads = bufs.take_f32(self.grads);
         let partials = bufs.f32(self.partials);
         for i in 0..len {
-            let sum = (0..self.g.chunks()).map(|c| partials[c * len + i]).sum();
+            let sum = (0..self.g.chunks(self.chunk))
+                .map(|c| partials[c * len + i])
+                .sum();
             let at = if i < weights {
                 self.g.w_off + i
             } else {
@@ -326,7 +368,7 @@ impl Kernel for Conv2dBackwardInput {
         wgsl!("conv2d.wgsl", "backward_input")
     }
     fn params(&self, _: &StepScalars) -> Words {
-        self.g.words(self.workgroups()[1])
+        self.g.words(self.workgroups()[1], GRAD_CHUNK)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
         self.row_groups = row_cap(fit);
