@@ -102,20 +102,22 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     };
     // A fresh browser on an emulated GPU (SwiftShader): 64 × 64 tiles, untimed.
     assert.equal((await run('auto')).tiles, '64×64 (an emulated GPU: 64×64, untimed)');
-    // Timed now on this device: every candidate's time for small and large products, the
-    // faster of each kept …
+    // Timed now on this device: every candidate's time for small and medium products (large ones,
+    // untimed on an emulated GPU, take the medium's shape), the fastest of each kept …
     const timed = await run('time');
     const shape = '(64|32|128)×\\d+';
     const cls = (name) => `${name} ${shape} \\([\\d.]+ ms; ${shape} [\\d.]+, ${shape} [\\d.]+\\)`;
-    assert.match(timed.tiles, new RegExp(`^\\d+×\\d+.* \\(timed now: ${cls('small products')}, ${cls('large')}\\)$`));
+    const untimed = `large ${shape} \\(as medium: untimed on an emulated GPU\\)`;
+    assert.match(timed.tiles, new RegExp(`^\\d+×\\d+.* \\(timed now: ${cls('small products')}, ${cls('medium')}, ${untimed}\\)$`));
     const small = timed.tiles.match(/small products (\d+)×/)[1];
-    const large = timed.tiles.match(/, large (\d+)×/)[1];
+    const large = timed.tiles.match(/, medium (\d+)×/)[1];
+    assert.equal(timed.tiles.match(/, large (\d+)×/)[1], large);
     assert.ok(timed.tiles.startsWith(`${small}×${small}`), timed.tiles);
     assert.match(await page.locator(byId('bench-tiles-used')).textContent(), /GPU tiles.*timed now/);
     // … and remembered for this GPU on the next visit.
     const remembered = (await run('auto')).tiles;
     assert.ok(remembered.startsWith(`${small}×${small}`) && remembered.endsWith('(remembered for this GPU)'), remembered);
-    if (small !== large) assert.match(remembered, new RegExp(`large products ${large}×${large}`));
+    if (small !== large) assert.match(remembered, new RegExp(`larger products ${large}×${large}`));
     // Every shape sums each value in the same order: the same losses, only the time differs.
     const runs = {};
     for (const t of ['32', '128', '64']) {

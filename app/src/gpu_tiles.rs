@@ -1,5 +1,5 @@
 //! The product kernels' tile shapes for this browser's GPU: timed once per adapter
-//! (`engine::tiles::autotune`, small and large products apart) and remembered in the browser
+//! (`engine::tiles::autotune`, small, medium and large products apart) and remembered in the browser
 //! (`localStorage`), so later visits start on the faster tiles at once. An emulated GPU
 //! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
 //! (or within 5 %) in every measurement (README, "Tile shapes per adapter"), and timing costs
@@ -16,7 +16,7 @@ use crate::frame::now_ms;
 
 /// The storage key for this adapter's choice (the version changes when the candidates do).
 fn key(ctx: &GpuContext) -> String {
-    format!("lab-tiles-v2:{}", ctx.adapter.label())
+    format!("lab-tiles-v3:{}", ctx.adapter.label())
 }
 
 fn storage() -> Option<web_sys::Storage> {

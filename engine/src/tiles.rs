@@ -3,10 +3,11 @@
 //! the product's size: large tiles reuse every loaded value more, small tiles make more
 //! workgroups, which a GPU with many cores needs for the skinny products of a small network
 //! (W1's first forward product is two 64 × 64 tiles), and big workgroups hide memory latency on a
-//! big product. So `autotune` times each candidate on this device, once on small products (the
-//! workloads' own and a 256 square) and once on a large one (a 512 square), and the context keeps
-//! the faster of each (`GpuContext::tiles`, a `TilePlan`). Every candidate sums each value of C
-//! over k in the same order, so all give the same numbers; only the time differs.
+//! big product, once it has enough tiles to fill every core. So `autotune` times each candidate
+//! on this device for three classes of products: small (the workloads' own and a 256 square),
+//! medium (a 512 square) and, on a real GPU, large (a 2048 square); the context keeps the fastest
+//! of each (`GpuContext::tiles`, a `TilePlan`). Every candidate sums each value of C over k in the
+//! same order, so all give the same numbers; only the time differs.
 
 use std::rc::Rc;
 
@@ -64,14 +65,19 @@ impl TileShape {
     }
 }
 
-/// Products of at least this many FLOPs (2·m·n·k) take the large products' tiles: a 512 square
-/// does, W1's products and a 256 square do not.
-pub const LARGE_FLOPS: f64 = 1e8;
+/// Products of at least this many FLOPs (2·m·n·k) are medium: a 512 square is, W1's products
+/// and a 256 square are not.
+pub const MEDIUM_FLOPS: f64 = 1e8;
+/// Products of at least this many FLOPs are large: a 2048 square is, a 1024 square is not (on an
+/// H100 the 128 × 128 tiles won from 2048 on, where a product has two tiles per multiprocessor).
+pub const LARGE_FLOPS: f64 = 1e10;
 
-/// The tiles a device uses: one shape for small products, one for large (`LARGE_FLOPS`).
+/// The tiles a device uses by a product's size: small, medium (`MEDIUM_FLOPS`) and large
+/// (`LARGE_FLOPS`) products.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TilePlan {
     pub small: TileShape,
+    pub medium: TileShape,
     pub large: TileShape,
 }
 
@@ -80,6 +86,7 @@ impl TilePlan {
     pub fn uniform(tiles: TileShape) -> Self {
         TilePlan {
             small: tiles,
+            medium: tiles,
             large: tiles,
         }
     }
@@ -88,36 +95,50 @@ impl TilePlan {
     pub fn for_flops(&self, flops: f64) -> TileShape {
         if flops >= LARGE_FLOPS {
             self.large
+        } else if flops >= MEDIUM_FLOPS {
+            self.medium
         } else {
             self.small
         }
     }
 
-    /// "64", or "64/128" (small products' shape / large products'): URLs, the CLI, the cache.
+    /// "64"; "64/128" (small products' shape / the larger ones'); or "32/64/128" (small / medium /
+    /// large): URLs, the CLI, the cache.
     pub fn code(&self) -> String {
-        if self.small == self.large {
-            self.small.code().to_string()
+        let [s, m, l] = [self.small, self.medium, self.large].map(TileShape::code);
+        if s == m && m == l {
+            s.to_string()
+        } else if m == l {
+            format!("{s}/{m}")
         } else {
-            format!("{}/{}", self.small.code(), self.large.code())
+            format!("{s}/{m}/{l}")
         }
     }
 
     pub fn parse(code: &str) -> Option<TilePlan> {
-        match code.split_once('/') {
-            None => TileShape::parse(code).map(TilePlan::uniform),
-            Some((s, l)) => Some(TilePlan {
-                small: TileShape::parse(s)?,
-                large: TileShape::parse(l)?,
+        let shapes: Option<Vec<TileShape>> = code.split('/').map(TileShape::parse).collect();
+        match shapes?[..] {
+            [t] => Some(TilePlan::uniform(t)),
+            [small, rest] => Some(TilePlan {
+                small,
+                medium: rest,
+                large: rest,
             }),
+            [small, medium, large] => Some(TilePlan { small, medium, large }),
+            _ => None,
         }
     }
 
-    /// "64×64", or "64×64 (large products 128×128)".
+    /// "64×64", "64×64 (larger products 128×128)" or "32×32 (medium products 64×64, large
+    /// 128×128)".
     pub fn label(&self) -> String {
-        if self.small == self.large {
-            self.small.label()
+        let [s, m, l] = [self.small, self.medium, self.large].map(TileShape::label);
+        if s == m && m == l {
+            s
+        } else if m == l {
+            format!("{s} (larger products {m})")
         } else {
-            format!("{} (large products {})", self.small.label(), self.large.label())
+            format!("{s} (medium products {m}, large {l})")
         }
     }
 }
@@ -130,18 +151,20 @@ pub struct TileTiming {
     pub ms: f64,
 }
 
-/// What `autotune` measured on this device, and the faster candidate of each class.
+/// What `autotune` measured on this device, and the fastest candidate of each class.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tuning {
     pub best: TilePlan,
-    /// Every candidate on the small probes (`SMALL_PROBES`) and on the large (`LARGE_PROBES`).
+    /// Every candidate on the small probes (`SMALL_PROBES`), the medium (`MEDIUM_PROBES`) and the
+    /// large (`LARGE_PROBES`; none on an emulated GPU, which takes the medium shape for them).
     pub small: Vec<TileTiming>,
+    pub medium: Vec<TileTiming>,
     pub large: Vec<TileTiming>,
 }
 
 impl Tuning {
-    /// "small products 64×64 (4.10 ms; 32×32 5.30, 128×128 9.00), large 128×128 (…)": the
-    /// figures behind the choice, the chosen shape first.
+    /// "small products 64×64 (4.10 ms; 32×32 5.30, 128×128 9.00), medium 128×128 (…), large …":
+    /// the figures behind the choice, the chosen shape first.
     pub fn summary(&self) -> String {
         let class = |best: TileShape, timings: &[TileTiming]| {
             let ms = |t: &TileTiming| format!("{:.2}", t.ms);
@@ -153,10 +176,18 @@ impl Tuning {
                 .collect();
             format!("{} ({chosen} ms; {})", best.label(), others.join(", "))
         };
-        format!(
-            "small products {}, large {}",
-            class(self.best.small, &self.small),
+        let large = if self.large.is_empty() {
+            format!(
+                "{} (as medium: untimed on an emulated GPU)",
+                self.best.large.label()
+            )
+        } else {
             class(self.best.large, &self.large)
+        };
+        format!(
+            "small products {}, medium {}, large {large}",
+            class(self.best.small, &self.small),
+            class(self.best.medium, &self.medium),
         )
     }
 }
@@ -165,41 +196,62 @@ impl Tuning {
 /// forward and weight gradient, the second layer's forward) and a 256 square.
 pub const SMALL_PROBES: [(usize, usize, usize); 4] =
     [(64, 128, 784), (784, 128, 64), (64, 10, 128), (256, 256, 256)];
-/// The large product timed: a 512 square.
-pub const LARGE_PROBES: [(usize, usize, usize); 1] = [(512, 512, 512)];
+/// The medium product timed: a 512 square.
+pub const MEDIUM_PROBES: [(usize, usize, usize); 1] = [(512, 512, 512)];
+/// The large product timed, on a real GPU only (on an emulated one a pass would take seconds): a
+/// 2048 square.
+pub const LARGE_PROBES: [(usize, usize, usize); 1] = [(2048, 2048, 2048)];
 
 /// Timed rounds per candidate, taken in turns so that a slow moment of the machine falls on
 /// all alike; each candidate's fastest round counts.
 const ROUNDS: usize = 5;
 
-/// Times every candidate on both classes of probes on this device, sets the faster of each on
-/// the context and returns the figures. `now_ms` is the clock (`bench::native_now_ms`, or the
+/// Times every candidate on each class of probes on this device, sets the fastest of each on the
+/// context and returns the figures. `now_ms` is the clock (`bench::native_now_ms`, or the
 /// browser's `performance.now`).
 pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<Tuning, Error> {
-    let small = time_class(ctx, &SMALL_PROBES, now_ms).await?;
-    let large = time_class(ctx, &LARGE_PROBES, now_ms).await?;
+    // A real GPU runs each small product in microseconds, so there a pass repeats each 16 times,
+    // lest it be mostly the wait for its result; a large product takes long enough alone.
+    let repeats = if ctx.emulated() { 1 } else { 16 };
+    let small = time_class(ctx, &SMALL_PROBES, repeats, now_ms).await?;
+    let medium = time_class(ctx, &MEDIUM_PROBES, repeats, now_ms).await?;
+    let large = if ctx.emulated() {
+        Vec::new()
+    } else {
+        time_class(ctx, &LARGE_PROBES, 1, now_ms).await?
+    };
     let fastest = |timings: &[TileTiming]| {
         timings
             .iter()
             .min_by(|a, b| a.ms.total_cmp(&b.ms))
             .map_or(TileShape::Medium, |t| t.tiles)
     };
+    let medium_best = fastest(&medium);
     let best = TilePlan {
         small: fastest(&small),
-        large: fastest(&large),
+        medium: medium_best,
+        large: if large.is_empty() {
+            medium_best
+        } else {
+            fastest(&large)
+        },
     };
     ctx.tiles.set(best);
-    Ok(Tuning { best, small, large })
+    Ok(Tuning {
+        best,
+        small,
+        medium,
+        large,
+    })
 }
 
-/// Every candidate's fastest pass over `probes`. A real GPU runs each small product in
-/// microseconds, so there a pass repeats each 16 times, lest it be mostly the wait for its result.
+/// Every candidate's fastest pass over `probes`, each product `repeats` times a pass.
 async fn time_class(
     ctx: &Rc<GpuContext>,
     probes: &[(usize, usize, usize)],
+    repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<TileTiming>, Error> {
-    let repeats = if ctx.emulated() { 1 } else { 16 };
     let mut runs = Vec::new();
     for tiles in TileShape::ALL {
         let plan = probe_plan(probes, tiles, repeats);

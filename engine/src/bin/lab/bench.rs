@@ -26,9 +26,13 @@ pub struct BenchArgs {
     /// Specialize the fused kernels' pipelines even on an emulated GPU (as on a real one)
     #[arg(long)]
     specialize: bool,
-    /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, or one for
-    /// small products and one for large (64/128)
-    #[arg(long, default_value = "auto", value_name = "auto|64|32|128|SMALL/LARGE")]
+    /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, or one shape per size
+    /// class: small/larger (64/128) or small/medium/large (32/64/128)
+    #[arg(
+        long,
+        default_value = "auto",
+        value_name = "auto|64|32|128|SMALL/MEDIUM/LARGE"
+    )]
     tiles: String,
 }
 

@@ -31,8 +31,8 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
 }
 
 /// Sets the product kernels' tiles on `gpu`: "auto" times the candidates on this device and
-/// keeps the faster of each size class (saying so on stderr), a code sets those shapes ("64",
-/// "32", "128", or small/large products as "64/128"). `known`: a plan this run already settled,
+/// keeps the fastest of each size class (saying so on stderr), a code sets those shapes ("64",
+/// "32", "128", or per size class as "64/128" or "32/64/128"). `known`: a plan this run already settled,
 /// which a later context of the same device takes without timing again; the plan set is
 /// returned for the next.
 pub fn tiles_on(
@@ -48,7 +48,9 @@ pub fn tiles_on(
             eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
             tuning.best
         }
-        None => TilePlan::parse(tiles).ok_or(format!("no tiles {tiles}: 64, 32, 128 or e.g. 64/128"))?,
+        None => TilePlan::parse(tiles).ok_or(format!(
+            "no tiles {tiles}: 64, 32, 128, or e.g. 64/128 or 32/64/128"
+        ))?,
     };
     ctx.tiles.set(plan);
     Ok(Some(plan))
