@@ -32,3 +32,12 @@ fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_
                                    b_at(s, k0 + kb, cb + 2u), b_at(s, k0 + kb, cb + 3u));
     }
 }
+
+// C[row, col .. col + 3] = v, those inside the matrix: the 4×4-block loops' store
+// (`matmul_tile_small.wgsl`, `matmul_tile_split.wgsl`).
+fn store_row4(s: Sel, row: u32, col: u32, m: u32, n: u32, v: vec4<f32>) {
+    if (row >= m) { return; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+        if (col + j < n) { store_value(s, row, col + j, v[j]); }
+    }
+}

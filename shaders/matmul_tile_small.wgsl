@@ -34,11 +34,3 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
     store_row4(s, r0 + 2u, c0, m, n, acc[2]);
     store_row4(s, r0 + 3u, c0, m, n, acc[3]);
 }
-
-// C[row, col .. col + 3] = v, those inside the matrix.
-fn store_row4(s: Sel, row: u32, col: u32, m: u32, n: u32, v: vec4<f32>) {
-    if (row >= m) { return; }
-    for (var j = 0u; j < 4u; j = j + 1u) {
-        if (col + j < n) { store_value(s, row, col + j, v[j]); }
-    }
-}

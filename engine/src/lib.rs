@@ -33,6 +33,7 @@ pub mod scaling;
 pub mod series;
 pub mod surfaces;
 pub mod table;
+pub mod tile_probes;
 pub mod tiles;
 pub mod timeline;
 pub mod train;

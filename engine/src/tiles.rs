@@ -5,9 +5,12 @@
 //! (W1's first forward product is two 64 × 64 tiles), and big workgroups hide memory latency on a
 //! big product, once it has enough tiles to fill every core. So `autotune` times each candidate
 //! on this device for three classes of products: small (the workloads' own and a 256 square),
-//! medium (a 512 square) and, on a real GPU, large (a 2048 square); the context keeps the fastest
-//! of each (`GpuContext::tiles`, a `TilePlan`). Every candidate sums each value of C over k in the
-//! same order, so all give the same numbers; only the time differs.
+//! medium (a 512 square) and, on a real GPU, large (a 2048 square), and for the first layer's
+//! forward product as a training step runs it, gathering its rows from the data set
+//! (`tile_probes`); the context keeps the fastest of each (`GpuContext::tiles`, a `TilePlan`).
+//! Every candidate but one sums each value of C over k in the same order, so they give the same
+//! numbers; the split shape (32 × 32 k÷4) sums k in four partial sums, so its values differ from
+//! theirs by rounding.
 
 use std::rc::Rc;
 
@@ -16,9 +19,8 @@ use serde::Serialize;
 use crate::backend::{Backend, GpuBackend, Pass};
 use crate::error::Error;
 use crate::gpu::GpuContext;
-use crate::kernel::{BufId, BufferTable, Elem, Kernel, StepScalars};
-use crate::ops::matmul::{Matmul, MatmulDims};
-use crate::plan::Plan;
+use crate::kernel::{BufId, StepScalars};
+use crate::tile_probes::Probes;
 
 /// A product kernel's tiling (`shaders/matmul_tile.wgsl` with `tiles_64.wgsl` or
 /// `tiles_128.wgsl`, or `shaders/matmul_tile_small.wgsl` with `tiles_32.wgsl`; every shape copies
@@ -32,31 +34,43 @@ pub enum TileShape {
     Small,
     /// 128 × 128 tiles per workgroup of 16 × 16 invocations, each an 8 × 8 block.
     Large,
+    /// 32 × 32 tiles per workgroup of 16 × 16 invocations in four groups of 8 × 8, each group
+    /// summing a quarter of k into 4 × 4 blocks (`matmul_tile_split.wgsl`): for small products
+    /// with a long k on a GPU with many cores.
+    Split,
 }
 
 impl TileShape {
-    pub const ALL: [TileShape; 3] = [TileShape::Medium, TileShape::Small, TileShape::Large];
+    pub const ALL: [TileShape; 4] = [
+        TileShape::Medium,
+        TileShape::Small,
+        TileShape::Large,
+        TileShape::Split,
+    ];
 
     /// Rows and columns of C per workgroup.
     pub fn edge(self) -> u32 {
         match self {
             TileShape::Medium => 64,
-            TileShape::Small => 32,
+            TileShape::Small | TileShape::Split => 32,
             TileShape::Large => 128,
         }
     }
 
-    /// "64×64": what the pages show.
+    /// "64×64", or "32×32 k÷4" (k split four ways): what the pages show.
     pub fn label(self) -> String {
-        format!("{0}×{0}", self.edge())
+        let split = if self == TileShape::Split { " k÷4" } else { "" };
+        format!("{0}×{0}{split}", self.edge())
     }
 
-    /// "64", "32" or "128": the word in URLs, on the command line and in the browser's cache.
+    /// "64", "32", "128" or "32k4": the word in URLs, on the command line and in the browser's
+    /// cache.
     pub fn code(self) -> &'static str {
         match self {
             TileShape::Medium => "64",
             TileShape::Small => "32",
             TileShape::Large => "128",
+            TileShape::Split => "32k4",
         }
     }
 
@@ -73,12 +87,13 @@ pub const MEDIUM_FLOPS: f64 = 1e8;
 pub const LARGE_FLOPS: f64 = 1e10;
 
 /// The tiles a device uses by a product's size: small, medium (`MEDIUM_FLOPS`) and large
-/// (`LARGE_FLOPS`) products.
+/// (`LARGE_FLOPS`) products, and small products that gather their rows from the data set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TilePlan {
     pub small: TileShape,
     pub medium: TileShape,
     pub large: TileShape,
+    pub gathered: TileShape,
 }
 
 impl TilePlan {
@@ -88,10 +103,20 @@ impl TilePlan {
             small: tiles,
             medium: tiles,
             large: tiles,
+            gathered: tiles,
         }
     }
 
-    /// The shape for a product of `flops` (2·m·n·k).
+    /// The shape for a product of `flops` (2·m·n·k), gathering its rows or not.
+    pub fn for_product(&self, flops: f64, gathered: bool) -> TileShape {
+        if gathered && flops < MEDIUM_FLOPS {
+            self.gathered
+        } else {
+            self.for_flops(flops)
+        }
+    }
+
+    /// The shape for a plain product of `flops` (2·m·n·k).
     pub fn for_flops(&self, flops: f64) -> TileShape {
         if flops >= LARGE_FLOPS {
             self.large
@@ -102,11 +127,14 @@ impl TilePlan {
         }
     }
 
-    /// "64"; "64/128" (small products' shape / the larger ones'); or "32/64/128" (small / medium /
-    /// large): URLs, the CLI, the cache.
+    /// "64"; "64/128" (small products' shape / the larger ones'); "32/64/128" (small / medium /
+    /// large); or "32/64/128/32k4" (… / gathered, where it is not the small products'): URLs, the
+    /// CLI, the cache.
     pub fn code(&self) -> String {
-        let [s, m, l] = [self.small, self.medium, self.large].map(TileShape::code);
-        if s == m && m == l {
+        let [s, m, l, g] = [self.small, self.medium, self.large, self.gathered].map(TileShape::code);
+        if g != s {
+            format!("{s}/{m}/{l}/{g}")
+        } else if s == m && m == l {
             s.to_string()
         } else if m == l {
             format!("{s}/{m}")
@@ -117,28 +145,40 @@ impl TilePlan {
 
     pub fn parse(code: &str) -> Option<TilePlan> {
         let shapes: Option<Vec<TileShape>> = code.split('/').map(TileShape::parse).collect();
-        match shapes?[..] {
-            [t] => Some(TilePlan::uniform(t)),
-            [small, rest] => Some(TilePlan {
-                small,
-                medium: rest,
-                large: rest,
-            }),
-            [small, medium, large] => Some(TilePlan { small, medium, large }),
-            _ => None,
-        }
+        let (small, medium, large, gathered) = match shapes?[..] {
+            [t] => (t, t, t, t),
+            [s, rest] => (s, rest, rest, s),
+            [s, m, l] => (s, m, l, s),
+            [s, m, l, g] => (s, m, l, g),
+            _ => return None,
+        };
+        Some(TilePlan {
+            small,
+            medium,
+            large,
+            gathered,
+        })
     }
 
     /// "64×64", "64×64 (larger products 128×128)" or "32×32 (medium products 64×64, large
-    /// 128×128)".
+    /// 128×128)", then "; gathered 32×32 k÷4" where that differs.
     pub fn label(&self) -> String {
-        let [s, m, l] = [self.small, self.medium, self.large].map(TileShape::label);
-        if s == m && m == l {
-            s
-        } else if m == l {
-            format!("{s} (larger products {m})")
+        let [s, m, l, g] = [self.small, self.medium, self.large, self.gathered].map(TileShape::label);
+        let gathered = if g != s {
+            format!("; gathered {g}")
         } else {
-            format!("{s} (medium products {m}, large {l})")
+            String::new()
+        };
+        if s == m && m == l {
+            if gathered.is_empty() {
+                s
+            } else {
+                format!("{s} ({})", &gathered[2..])
+            }
+        } else if m == l {
+            format!("{s} (larger products {m}{gathered})")
+        } else {
+            format!("{s} (medium products {m}, large {l}{gathered})")
         }
     }
 }
@@ -160,6 +200,8 @@ pub struct Tuning {
     pub small: Vec<TileTiming>,
     pub medium: Vec<TileTiming>,
     pub large: Vec<TileTiming>,
+    /// Every candidate on the gathered probe (`tile_probes::GATHERED_PROBE`).
+    pub gathered: Vec<TileTiming>,
 }
 
 impl Tuning {
@@ -185,9 +227,10 @@ impl Tuning {
             class(self.best.large, &self.large)
         };
         format!(
-            "small products {}, medium {}, large {large}",
+            "small products {}, medium {}, large {large}, gathered {}",
             class(self.best.small, &self.small),
             class(self.best.medium, &self.medium),
+            class(self.best.gathered, &self.gathered),
         )
     }
 }
@@ -213,13 +256,14 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
     // A real GPU runs each small product in microseconds, so there a pass repeats each 16 times,
     // lest it be mostly the wait for its result; a large product takes long enough alone.
     let repeats = if ctx.emulated() { 1 } else { 16 };
-    let small = time_class(ctx, &SMALL_PROBES, repeats, now_ms).await?;
-    let medium = time_class(ctx, &MEDIUM_PROBES, repeats, now_ms).await?;
+    let small = time_class(ctx, Probes::Products(&SMALL_PROBES), repeats, now_ms).await?;
+    let medium = time_class(ctx, Probes::Products(&MEDIUM_PROBES), repeats, now_ms).await?;
     let large = if ctx.emulated() {
         Vec::new()
     } else {
-        time_class(ctx, &LARGE_PROBES, 1, now_ms).await?
+        time_class(ctx, Probes::Products(&LARGE_PROBES), 1, now_ms).await?
     };
+    let gathered = time_class(ctx, Probes::Gathered, repeats, now_ms).await?;
     let fastest = |timings: &[TileTiming]| {
         timings
             .iter()
@@ -235,6 +279,7 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         } else {
             fastest(&large)
         },
+        gathered: fastest(&gathered),
     };
     ctx.tiles.set(best);
     Ok(Tuning {
@@ -242,24 +287,22 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         small,
         medium,
         large,
+        gathered,
     })
 }
 
 /// Every candidate's fastest pass over `probes`, each product `repeats` times a pass.
 async fn time_class(
     ctx: &Rc<GpuContext>,
-    probes: &[(usize, usize, usize)],
+    probes: Probes,
     repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<TileTiming>, Error> {
     let mut runs = Vec::new();
     for tiles in TileShape::ALL {
-        let plan = probe_plan(probes, tiles, repeats);
+        let plan = probes.plan(tiles, repeats);
         let mut b = Backend::Gpu(GpuBackend::new(ctx.clone(), plan).await?);
-        for (i, &(m, n, k)) in probes.iter().enumerate() {
-            b.write_f32(BufId(3 * i), &vec![0.5; m * k]);
-            b.write_f32(BufId(3 * i + 1), &vec![0.25; k * n]);
-        }
+        probes.fill(&mut b);
         // The untimed first pass compiles the pipeline and warms the caches.
         pass(&mut b).await?;
         runs.push((
@@ -284,23 +327,4 @@ async fn time_class(
 async fn pass(b: &mut Backend) -> Result<(), Error> {
     b.run(Pass::Train, &StepScalars::default());
     b.read_f32(BufId(2), 1).await.map(|_| ())
-}
-
-/// The probes as one plan: A, B and C of probe i at buffers 3i, 3i + 1, 3i + 2.
-fn probe_plan(probes: &[(usize, usize, usize)], tiles: TileShape, repeats: usize) -> Plan {
-    let mut t = BufferTable::default();
-    let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
-    for &(m, n, k) in probes {
-        let (a, b, c) = (
-            t.add("a", Elem::F32, m * k),
-            t.add("b", Elem::F32, k * n),
-            t.add("c", Elem::F32, m * n),
-        );
-        for _ in 0..repeats {
-            let mut product = Matmul::new(a, b, c, MatmulDims::row_major(m, n, k));
-            product.tiles = Some(tiles);
-            kernels.push(Box::new(product));
-        }
-    }
-    Plan::of_kernels(t, kernels)
 }

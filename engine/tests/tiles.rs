@@ -1,6 +1,7 @@
-//! The tile autotune: every candidate timed on this device for small and medium products (and
-//! large ones on a real GPU), the fastest of each kept by the context and used by the kernels by
-//! their size; the tile plans' words round-trip (the browser caches the choice by its code).
+//! The tile autotune: every candidate timed on this device for small, medium and gathered
+//! products (and large ones on a real GPU), the fastest of each kept by the context and used by
+//! the kernels by their size; the tile plans' words round-trip (the browser caches the choice by
+//! its code).
 
 mod common;
 
@@ -19,13 +20,14 @@ fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
     let ctx = gpu();
     let tuning = pollster::block_on(autotune(&ctx, &native_now_ms)).unwrap();
     eprintln!("{}: {}", ctx.adapter.label(), tuning.summary());
-    for class in [&tuning.small, &tuning.medium] {
+    for class in [&tuning.small, &tuning.medium, &tuning.gathered] {
         let timed: Vec<TileShape> = class.iter().map(|t| t.tiles).collect();
         assert_eq!(timed, TileShape::ALL.to_vec());
         assert!(class.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
     }
     assert_eq!(tuning.best.small, fastest(&tuning.small));
     assert_eq!(tuning.best.medium, fastest(&tuning.medium));
+    assert_eq!(tuning.best.gathered, fastest(&tuning.gathered));
     // lavapipe is emulated: a 2048 square would take seconds a pass, so large products take the
     // medium products' shape untimed.
     assert!(ctx.emulated() && tuning.large.is_empty());
@@ -34,9 +36,10 @@ fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
     let summary = tuning.summary();
     assert!(summary.starts_with(&format!("small products {} (", tuning.best.small.label())));
     assert!(summary.contains(&format!(", medium {} (", tuning.best.medium.label())));
-    assert!(summary.ends_with(&format!(
-        ", large {} (as medium: untimed on an emulated GPU)",
-        tuning.best.large.label()
+    assert!(summary.contains(&format!(
+        ", large {} (as medium: untimed on an emulated GPU), gathered {} (",
+        tuning.best.large.label(),
+        tuning.best.gathered.label()
     )));
 }
 
@@ -47,6 +50,7 @@ fn products_take_their_size_class_shape() {
         small: TileShape::Small,
         medium: TileShape::Medium,
         large: TileShape::Large,
+        gathered: TileShape::Split,
     };
     let fit = DeviceFit {
         parallel_workgroups: 0,
@@ -66,6 +70,10 @@ fn products_take_their_size_class_shape() {
     assert_eq!(medium.tiles, Some(TileShape::Medium));
     assert_eq!(large.tiles, Some(TileShape::Large));
     assert_eq!(own.tiles, Some(TileShape::Small));
+    // A product gathering its rows from the data set takes the gathered shape while it is small.
+    assert_eq!(plan.for_product(small.flops(), true), TileShape::Split);
+    assert_eq!(plan.for_product(medium.flops(), true), TileShape::Medium);
+    assert_eq!(plan.for_product(small.flops(), false), TileShape::Small);
     // Each shape compiles its own module: the shader's name tells them apart.
     assert_eq!(large.name(), "matmul_large");
 }
@@ -74,13 +82,15 @@ fn products_take_their_size_class_shape() {
 fn tile_plans_parse_their_own_codes_only() {
     for t in TileShape::ALL {
         assert_eq!(TileShape::parse(t.code()), Some(t));
-        assert_eq!(t.label(), format!("{0}×{0}", t.edge()));
+        let split = if t == TileShape::Split { " k÷4" } else { "" };
+        assert_eq!(t.label(), format!("{0}×{0}{split}", t.edge()));
         assert_eq!(TilePlan::parse(t.code()), Some(TilePlan::uniform(t)));
     }
     let mixed = TilePlan {
         small: TileShape::Medium,
         medium: TileShape::Large,
         large: TileShape::Large,
+        gathered: TileShape::Medium,
     };
     assert_eq!(mixed.code(), "64/128");
     assert_eq!(TilePlan::parse("64/128"), Some(mixed));
@@ -89,11 +99,28 @@ fn tile_plans_parse_their_own_codes_only() {
         small: TileShape::Small,
         medium: TileShape::Medium,
         large: TileShape::Large,
+        gathered: TileShape::Small,
     };
     assert_eq!(three.code(), "32/64/128");
     assert_eq!(TilePlan::parse("32/64/128"), Some(three));
     assert_eq!(three.label(), "32×32 (medium products 64×64, large 128×128)");
-    for bad in ["48", "64/", "/128", "64/128/32/64", "64//128", ""] {
+    let four = TilePlan {
+        gathered: TileShape::Split,
+        ..three
+    };
+    assert_eq!(four.code(), "32/64/128/32k4");
+    assert_eq!(TilePlan::parse("32/64/128/32k4"), Some(four));
+    assert_eq!(
+        four.label(),
+        "32×32 (medium products 64×64, large 128×128; gathered 32×32 k÷4)"
+    );
+    let gathered_only = TilePlan {
+        gathered: TileShape::Split,
+        ..TilePlan::default()
+    };
+    assert_eq!(TilePlan::parse(&gathered_only.code()), Some(gathered_only));
+    assert_eq!(gathered_only.label(), "64×64 (gathered 32×32 k÷4)");
+    for bad in ["48", "64/", "/128", "64/128/32/64/64", "64//128", "32k", ""] {
         assert_eq!(TilePlan::parse(bad), None, "{bad}");
     }
     assert_eq!(TilePlan::default(), TilePlan::uniform(TileShape::Medium));

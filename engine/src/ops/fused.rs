@@ -171,7 +171,8 @@ impl Kernel for FusedMatmul {
             ["activation_fns.wgsl"],
             "matmul_fused.wgsl",
             "matmul_fused_small.wgsl",
-            "matmul_fused_large.wgsl"
+            "matmul_fused_large.wgsl",
+            "matmul_fused_split.wgsl"
         )
     }
 
@@ -256,7 +257,8 @@ impl Kernel for FusedMatmul {
             self.parallel = fit.parallel_workgroups;
         }
         let flops = self.flops();
-        self.tiles.get_or_insert(fit.tiles.for_flops(flops));
+        self.tiles
+            .get_or_insert(fit.tiles.for_product(flops, self.first.gathered));
     }
 
     fn flops(&self) -> f64 {

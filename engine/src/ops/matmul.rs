@@ -85,11 +85,12 @@ impl Matmul {
 }
 
 /// The tile loop for a tile shape, put before a product shader: `$file` after its shape
-/// (`tiles_64.wgsl`, `tiles_128.wgsl`, `tiles_32.wgsl`), the shared copy into workgroup memory
-/// (`matmul_tile_copy.wgsl`) and `matmul_tile.wgsl` (8×8 blocks) or `matmul_tile_small.wgsl` (4×4),
-/// named apart (`$small`, `$large`) so each gets its own compiled module.
+/// (`tiles_64.wgsl`, `tiles_128.wgsl`, `tiles_32.wgsl`, `tiles_32k4.wgsl`), the shared copy into
+/// workgroup memory (`matmul_tile_copy.wgsl`) and `matmul_tile.wgsl` (8×8 blocks),
+/// `matmul_tile_small.wgsl` (4×4) or `matmul_tile_split.wgsl` (4×4, k split four ways), named apart (`$small`, `$large`,
+/// `$split`) so each gets its own compiled module.
 macro_rules! with_tiles {
-    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal) => {
+    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal, $split:literal) => {
         match $tiles {
             $crate::tiles::TileShape::Medium => $crate::kernel::wgsl_with!(
                 [$($part,)* "tiles_64.wgsl", "matmul_tile_copy.wgsl", "matmul_tile.wgsl"],
@@ -108,6 +109,14 @@ macro_rules! with_tiles {
                 file: $large,
                 ..$crate::kernel::wgsl_with!(
                     [$($part,)* "tiles_128.wgsl", "matmul_tile_copy.wgsl", "matmul_tile.wgsl"],
+                    $file,
+                    "main"
+                )
+            },
+            $crate::tiles::TileShape::Split => $crate::kernel::Shader {
+                file: $split,
+                ..$crate::kernel::wgsl_with!(
+                    [$($part,)* "tiles_32k4.wgsl", "matmul_tile_copy.wgsl", "matmul_tile_split.wgsl"],
                     $file,
                     "main"
                 )
@@ -185,7 +194,8 @@ impl Kernel for Matmul {
             [],
             "matmul.wgsl",
             "matmul_small.wgsl",
-            "matmul_large.wgsl"
+            "matmul_large.wgsl",
+            "matmul_split.wgsl"
         )
     }
 

@@ -1,0 +1,109 @@
+//! The products `tiles::autotune` times each tile shape on: plain products of given sizes, and
+//! the first layer's forward product as a training step runs it, gathering its rows from the
+//! data set through the batch's indices (`shaders/matmul_fused.wgsl`). The gathered product
+//! is timed apart because its copy into workgroup memory, two dependent reads a value, favours
+//! shapes with more invocations copying (on an H100, 32 × 32 with k split four ways ran it in
+//! half the time of plain 32 × 32, which a plain product of the same size hardly shows).
+
+use crate::backend::Backend;
+use crate::kernel::{BufId, BufferTable, Elem, Kernel};
+use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
+use crate::ops::matmul::{Matmul, MatmulDims};
+use crate::plan::Plan;
+use crate::tiles::TileShape;
+
+/// (m, n, k) of the gathered product timed: W1's first layer (batch 64, 784 inputs, 128 units).
+pub const GATHERED_PROBE: (usize, usize, usize) = (64, 128, 784);
+/// Rows of the stand-in data set the gathered probe reads.
+const DATA_ROWS: usize = 256;
+
+/// A class of probe products. In every probe plan buffer 2 is an output, read back to wait for
+/// the device.
+#[derive(Clone, Copy, Debug)]
+pub enum Probes {
+    /// Plain products: A, B and C of product i at buffers 3i, 3i + 1, 3i + 2.
+    Products(&'static [(usize, usize, usize)]),
+    /// `GATHERED_PROBE`: the batch at 0, B at 1, C at 2, the indices at 3 and the data set's
+    /// bytes at 4.
+    Gathered,
+}
+
+impl Probes {
+    /// The probes as one plan on `tiles`, each product `repeats` times.
+    pub fn plan(self, tiles: TileShape, repeats: usize) -> Plan {
+        let mut t = BufferTable::default();
+        let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
+        match self {
+            Probes::Products(sizes) => {
+                for &(m, n, k) in sizes {
+                    let (a, b, c) = (
+                        t.add("a", Elem::F32, m * k),
+                        t.add("b", Elem::F32, k * n),
+                        t.add("c", Elem::F32, m * n),
+                    );
+                    for _ in 0..repeats {
+                        let mut product = Matmul::new(a, b, c, MatmulDims::row_major(m, n, k));
+                        product.tiles = Some(tiles);
+                        kernels.push(Box::new(product));
+                    }
+                }
+            }
+            Probes::Gathered => {
+                let (m, n, k) = GATHERED_PROBE;
+                let first = Product {
+                    a: t.add("batch", Elem::F32, m * k),
+                    b: t.add("b", Elem::F32, k * n),
+                    out: t.add("c", Elem::F32, m * n),
+                    dims: MatmulDims::row_major(m, n, k),
+                    gathered: true,
+                    bias: None,
+                    epilogue: Epilogue::None,
+                    ones: None,
+                };
+                let buffers = FusedBuffers {
+                    indices: t.add("indices", Elem::U32, m),
+                    data: t.add("data", Elem::U32, DATA_ROWS * k / 4),
+                    packed: true,
+                    unused_f32: t.add("unused_f32", Elem::F32, 1),
+                    unused_u32: t.add("unused_u32", Elem::U32, 1),
+                    unused_aux: t.add("unused_aux", Elem::F32, 1),
+                    unused_out: t.add("unused_out", Elem::F32, 1),
+                };
+                for _ in 0..repeats {
+                    kernels.push(Box::new(FusedMatmul {
+                        first,
+                        second: None,
+                        buffers,
+                        replaces: Vec::new(),
+                        parallel: 0,
+                        tiles: Some(tiles),
+                    }));
+                }
+            }
+        }
+        Plan::of_kernels(t, kernels)
+    }
+
+    /// Writes the probes' inputs.
+    pub fn fill(self, b: &mut Backend) {
+        match self {
+            Probes::Products(sizes) => {
+                for (i, &(m, n, k)) in sizes.iter().enumerate() {
+                    b.write_f32(BufId(3 * i), &vec![0.5; m * k]);
+                    b.write_f32(BufId(3 * i + 1), &vec![0.25; k * n]);
+                }
+            }
+            Probes::Gathered => {
+                let (m, n, k) = GATHERED_PROBE;
+                b.write_f32(BufId(1), &vec![0.25; k * n]);
+                // Rows spread over the data set, as a shuffled batch's are.
+                let indices: Vec<u32> = (0..m).map(|r| ((r * 37) % DATA_ROWS) as u32).collect();
+                b.write_u32(BufId(3), &indices);
+                let bytes: Vec<u32> = (0..DATA_ROWS * k / 4)
+                    .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+                    .collect();
+                b.write_u32(BufId(4), &bytes);
+            }
+        }
+    }
+}
