@@ -102,13 +102,14 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     };
     // A fresh browser on an emulated GPU (SwiftShader): 64 × 64 tiles, untimed.
     assert.equal((await run('auto')).tiles, '64×64 (an emulated GPU: 64×64, untimed)');
-    // Timed now on this device: every candidate's time for small and medium products (large ones,
-    // untimed on an emulated GPU, take the medium's shape), the fastest of each kept …
+    // Timed now on this device: every candidate's time for small, medium and gathered products
+    // (large ones, untimed on an emulated GPU, take the medium's shape), the fastest of each kept …
     const timed = await run('time');
-    const shape = '(64|32|128)×\\d+';
-    const cls = (name) => `${name} ${shape} \\([\\d.]+ ms; ${shape} [\\d.]+, ${shape} [\\d.]+\\)`;
+    const shape = '(64|32|128)×\\d+( k÷4)?';
+    const others = [1, 2, 3].map(() => `${shape} [\\d.]+`).join(', ');
+    const cls = (name) => `${name} ${shape} \\([\\d.]+ ms; ${others}\\)`;
     const untimed = `large ${shape} \\(as medium: untimed on an emulated GPU\\)`;
-    assert.match(timed.tiles, new RegExp(`^\\d+×\\d+.* \\(timed now: ${cls('small products')}, ${cls('medium')}, ${untimed}\\)$`));
+    assert.match(timed.tiles, new RegExp(`^\\d+×\\d+.* \\(timed now: ${cls('small products')}, ${cls('medium')}, ${untimed}, ${cls('gathered')}\\)$`));
     const small = timed.tiles.match(/small products (\d+)×/)[1];
     const large = timed.tiles.match(/, medium (\d+)×/)[1];
     assert.equal(timed.tiles.match(/, large (\d+)×/)[1], large);
@@ -118,12 +119,15 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     const remembered = (await run('auto')).tiles;
     assert.ok(remembered.startsWith(`${small}×${small}`) && remembered.endsWith('(remembered for this GPU)'), remembered);
     if (small !== large) assert.match(remembered, new RegExp(`larger products ${large}×${large}`));
-    // Every shape sums each value in the same order: the same losses, only the time differs.
+    // Every shape sums each value in the same order, but for the split one, whose four partial
+    // sums round differently: the same losses, only the time differs.
     const runs = {};
-    for (const t of ['32', '128', '64']) {
+    for (const t of ['32', '128', '32k4', '64']) {
       runs[t] = await run(t);
-      assert.ok(runs[t].tiles.startsWith(`${t}×${t} (set by the page: tiles=${t})`), runs[t].tiles);
+      const label = t === '32k4' ? '32×32 k÷4' : `${t}×${t}`;
+      assert.ok(runs[t].tiles.startsWith(`${label} (set by the page: tiles=${t})`), runs[t].tiles);
     }
+    runs['32k4'].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-4 * (1 + l), `32k4: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
     for (const t of ['32', '128']) {
       runs[t].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-5 * (1 + l), `${t}: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
     }

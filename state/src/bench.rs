@@ -27,8 +27,8 @@ pub struct BenchLab {
     /// has, whichever the run's first steps time faster (as the labs choose).
     pub threads: Option<usize>,
     /// The GPU's product tiles: "auto" as the labs choose them (remembered for this GPU, timed
-    /// on a real one, 64 × 64 on an emulated one), "time" timed now, or "64" / "32" / "128"
-    /// forced for every product.
+    /// on a real one, 64 × 64 on an emulated one), "time" timed now, or "64" / "32" / "128" /
+    /// "32k4" (32 × 32 with k split four ways) forced for every product.
     pub tiles: String,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
@@ -86,7 +86,7 @@ impl Table for BenchLab {
             n,
             "tiles",
             &mut s.tiles,
-            &["auto", "time", "64", "32", "128"]
+            &["auto", "time", "64", "32", "128", "32k4"]
         )),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart", "lesson"];

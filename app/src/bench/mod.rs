@@ -127,7 +127,7 @@ pub fn BenchPage() -> impl IntoView {
                 </label>
                 <label class:hidden=move || tiles_hidden() || settings.with(|s| s.backend != "webgpu")>"GPU tiles"
                     <select data-testid="bench-tiles" on:change=move |ev| { let t = event_target_value(&ev); settings.update(|s| s.tiles = t) }>
-                        {[("auto", "as the labs choose"), ("time", "time them now"), ("64", "64×64"), ("32", "32×32"), ("128", "128×128")].map(|(v, label)| view! { <option value=v selected=move || settings.with(|s| s.tiles == v)>{label}</option> }).collect_view()}
+                        {[("auto", "as the labs choose"), ("time", "time them now"), ("64", "64×64"), ("32", "32×32"), ("128", "128×128"), ("32k4", "32×32 k÷4")].map(|(v, label)| view! { <option value=v selected=move || settings.with(|s| s.tiles == v)>{label}</option> }).collect_view()}
                     </select>
                 </label>
             </section>

@@ -24,7 +24,7 @@ pub struct Query {
     pub test: Option<usize>,
     /// CPU cores to split each step over (none: all of them).
     pub threads: Option<usize>,
-    /// The GPU's product tiles: "auto" (as the labs), "time" (timed now), "64", "32" or "128".
+    /// The GPU's product tiles: "auto" (as the labs), "time" (timed now), "64", "32", "128" or "32k4".
     pub tiles: String,
 }
 
