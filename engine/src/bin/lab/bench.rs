@@ -26,12 +26,13 @@ pub struct BenchArgs {
     /// Specialize the fused kernels' pipelines even on an emulated GPU (as on a real one)
     #[arg(long)]
     specialize: bool,
-    /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, or one shape per size
-    /// class: small/larger (64/128) or small/medium/large (32/64/128)
+    /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, 32×32 k÷4 (32k4), or one shape per size
+    /// class: small/larger (64/128) or small/medium/large (32/64/128), then gathered
+    /// products (32/32/128/32k4)
     #[arg(
         long,
         default_value = "auto",
-        value_name = "auto|64|32|128|SMALL/MEDIUM/LARGE"
+        value_name = "auto|64|32|128|32k4|SMALL/MEDIUM/LARGE[/GATHERED]"
     )]
     tiles: String,
 }

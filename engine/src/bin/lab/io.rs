@@ -32,7 +32,7 @@ pub fn gpu_of(backend: Backend) -> Result<Option<Rc<GpuContext>>, String> {
 
 /// Sets the product kernels' tiles on `gpu`: "auto" times the candidates on this device and
 /// keeps the fastest of each size class (saying so on stderr), a code sets those shapes ("64",
-/// "32", "128", or per size class as "64/128" or "32/64/128"). `known`: a plan this run already settled,
+/// "32", "128", "32k4", or per size class as "64/128", "32/64/128" or "32/32/128/32k4"). `known`: a plan this run already settled,
 /// which a later context of the same device takes without timing again; the plan set is
 /// returned for the next.
 pub fn tiles_on(
@@ -44,12 +44,18 @@ pub fn tiles_on(
     let plan = match known {
         Some(plan) => plan,
         None if tiles == "auto" => {
+            let t0 = engine::bench::native_now_ms();
             let tuning = pollster::block_on(engine::tiles::autotune(ctx, &engine::bench::native_now_ms))?;
-            eprintln!("lab: tiles on {}: {}", ctx.adapter.label(), tuning.summary());
+            let ms = engine::bench::native_now_ms() - t0;
+            let device = ctx.adapter.label();
+            eprintln!(
+                "lab: tiles on {device} (timed in {ms:.0} ms): {}",
+                tuning.summary()
+            );
             tuning.best
         }
         None => TilePlan::parse(tiles).ok_or(format!(
-            "no tiles {tiles}: 64, 32, 128, or e.g. 64/128 or 32/64/128"
+            "no tiles {tiles}: 64, 32, 128, 32k4, or e.g. 64/128 or 32/64/128"
         ))?,
     };
     ctx.tiles.set(plan);

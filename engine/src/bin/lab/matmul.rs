@@ -22,12 +22,13 @@ pub struct MatmulArgs {
     /// Seconds to aim each size's timing at
     #[arg(long, default_value_t = 0.5)]
     seconds: f64,
-    /// The product tiles: timed per device (auto), or 64×64, 32×32, 128×128, or one shape per size class:
-    /// small/larger (64/128) or small/medium/large (32/64/128)
+    /// The product tiles: timed per device (auto), or 64×64, 32×32, 128×128, 32×32 k÷4 (32k4), or one shape per size class:
+    /// small/larger (64/128) or small/medium/large (32/64/128), then gathered
+    /// products (32/32/128/32k4)
     #[arg(
         long,
         default_value = "auto",
-        value_name = "auto|64|32|128|SMALL/MEDIUM/LARGE"
+        value_name = "auto|64|32|128|32k4|SMALL/MEDIUM/LARGE[/GATHERED]"
     )]
     tiles: String,
 }
