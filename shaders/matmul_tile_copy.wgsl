@@ -1,6 +1,8 @@
-// The tile loops' copy into workgroup memory, shared by `matmul_tile.wgsl` (8×8 blocks) and
-// `matmul_tile_small.wgsl` (4×4 blocks). TILE, DEPTH and WG come from the shape file the engine
-// puts first (`tiles_32.wgsl`, `tiles_64.wgsl`, `tiles_128.wgsl`); `Sel`, `a_at` and `b_at` from
+// The tile loops' copy into workgroup memory, shared by `matmul_tile.wgsl` (8×8 blocks),
+// `matmul_tile_small.wgsl` (4×4 blocks) and `matmul_tile_split.wgsl` (4×4, k split four ways,
+// which fetches the next slice while it multiplies, hence fetch and put apart). TILE, DEPTH and
+// WG come from the shape file the engine puts first (`tiles_32.wgsl`, `tiles_64.wgsl`,
+// `tiles_128.wgsl`, `tiles_32k4.wgsl`); `Sel`, `a_at` and `b_at` from
 // the product shader after the tile loop (see `matmul_tile.wgsl`).
 
 const COLS4: u32 = TILE / 4u; // vec4s across a tile
@@ -20,17 +22,33 @@ var<workgroup> tile_b: array<array<vec4<f32>, COLS4>, DEPTH>;
 fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_by_n: bool) {
     for (var e = 0u; e < COPIES; e = e + 1u) {
         let idx = e * WG * WG + flat;
-        let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
-        let ia = select(idx % COLS4, idx / DEPTH, a_by_k);
-        let ra = row0 + 4u * ia;
-        tile_a[ka][ia] = vec4<f32>(a_at(s, ra, k0 + ka), a_at(s, ra + 1u, k0 + ka),
-                                   a_at(s, ra + 2u, k0 + ka), a_at(s, ra + 3u, k0 + ka));
-        let jb = select(idx / DEPTH, idx % COLS4, b_by_n);
-        let kb = select(idx % DEPTH, idx / COLS4, b_by_n);
-        let cb = col0 + 4u * jb;
-        tile_b[kb][jb] = vec4<f32>(b_at(s, k0 + kb, cb), b_at(s, k0 + kb, cb + 1u),
-                                   b_at(s, k0 + kb, cb + 2u), b_at(s, k0 + kb, cb + 3u));
+        put_a(idx, a_by_k, fetch_a(s, row0, k0, idx, a_by_k));
+        put_b(idx, b_by_n, fetch_b(s, col0, k0, idx, b_by_n));
     }
+}
+
+// The idx-th vec4 of A's slice at (row0, k0): rows 4i..4i+3 at one step of k.
+fn fetch_a(s: Sel, row0: u32, k0: u32, idx: u32, a_by_k: bool) -> vec4<f32> {
+    let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
+    let ra = row0 + 4u * select(idx % COLS4, idx / DEPTH, a_by_k);
+    return vec4<f32>(a_at(s, ra, k0 + ka), a_at(s, ra + 1u, k0 + ka),
+                     a_at(s, ra + 2u, k0 + ka), a_at(s, ra + 3u, k0 + ka));
+}
+
+fn put_a(idx: u32, a_by_k: bool, v: vec4<f32>) {
+    tile_a[select(idx / COLS4, idx % DEPTH, a_by_k)][select(idx % COLS4, idx / DEPTH, a_by_k)] = v;
+}
+
+// The idx-th vec4 of B's slice at (k0, col0): columns 4j..4j+3 at one step of k.
+fn fetch_b(s: Sel, col0: u32, k0: u32, idx: u32, b_by_n: bool) -> vec4<f32> {
+    let kb = select(idx % DEPTH, idx / COLS4, b_by_n);
+    let cb = col0 + 4u * select(idx / DEPTH, idx % COLS4, b_by_n);
+    return vec4<f32>(b_at(s, k0 + kb, cb), b_at(s, k0 + kb, cb + 1u),
+                     b_at(s, k0 + kb, cb + 2u), b_at(s, k0 + kb, cb + 3u));
+}
+
+fn put_b(idx: u32, b_by_n: bool, v: vec4<f32>) {
+    tile_b[select(idx % DEPTH, idx / COLS4, b_by_n)][select(idx / DEPTH, idx % COLS4, b_by_n)] = v;
 }
 
 // C[row, col .. col + 3] = v, those inside the matrix: the 4×4-block loops' store

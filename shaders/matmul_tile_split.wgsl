@@ -3,8 +3,9 @@
 // on a GPU with a hundred multiprocessors each of its eight workgroups walks all of k alone, and
 // the product waits on that walk. Here each workgroup has four times the invocations, in four
 // groups of 8×8: all 256 copy a slice of 64 steps of k, group g multiplies steps 16g .. 16g + 15
-// of it into its own 4×4 blocks, and at the end groups 1–3 hand their sums to group 0 through
-// workgroup memory, which adds them in order and stores. No second dispatch, no atomics.
+// of it into its own 4×4 blocks (while every invocation already fetches its share of the next
+// slice), and at the end groups 1–3 hand their sums to group 0 through workgroup memory, which
+// adds them in order and stores. No second dispatch, no atomics.
 //
 // The sum over k runs in four partial sums, (((Σ₀ + Σ₁) + Σ₂) + Σ₃), where Σ_g holds the steps
 // whose place in their slice of 64 lies in group g's quarter: a different order of additions
@@ -23,9 +24,27 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
     let ty = (flat % 64u) / 8u;
     let tx = flat % 8u;
     var acc: array<vec4<f32>, 4>;
+    // Software pipelining: each invocation holds its share of the next slice (COPIES = 2 vec4s
+    // of each operand in this shape) in registers, fetched before the multiply-adds of the
+    // current one, so the reads' latency passes while the workgroup computes; a small product's
+    // few workgroups would otherwise wait on memory at every slice.
+    var a0 = fetch_a(s, row0, 0u, flat, a_by_k);
+    var a1 = fetch_a(s, row0, 0u, flat + WG * WG, a_by_k);
+    var b0 = fetch_b(s, col0, 0u, flat, b_by_n);
+    var b1 = fetch_b(s, col0, 0u, flat + WG * WG, b_by_n);
     for (var k0 = 0u; k0 < k; k0 = k0 + DEPTH) {
-        copy_tiles(s, row0, col0, k0, flat, a_by_k, b_by_n);
+        put_a(flat, a_by_k, a0);
+        put_a(flat + WG * WG, a_by_k, a1);
+        put_b(flat, b_by_n, b0);
+        put_b(flat + WG * WG, b_by_n, b1);
         workgroupBarrier();
+        let next = k0 + DEPTH;
+        if (next < k) {
+            a0 = fetch_a(s, row0, next, flat, a_by_k);
+            a1 = fetch_a(s, row0, next, flat + WG * WG, a_by_k);
+            b0 = fetch_b(s, col0, next, flat, b_by_n);
+            b1 = fetch_b(s, col0, next, flat + WG * WG, b_by_n);
+        }
         let first = group * QUARTER;
         let last = min(first + QUARTER, min(DEPTH, k - k0));
         if (row0 + 4u * ty < m && col0 + 4u * tx < n) {
