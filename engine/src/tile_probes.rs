@@ -77,6 +77,7 @@ impl Probes {
                         replaces: Vec::new(),
                         parallel: 0,
                         tiles: Some(tiles),
+                        fetch_ahead: false,
                     }));
                 }
             }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_close, gpu, random, run_both, run_multi, Init};
+use common::{assert_close, gpu, gpu_as_real, random, run_both, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Points, StepScalars};
 use engine::ops::activation::{ActBackward, ActForward, Activation};
 use engine::ops::batch_mean::BatchMean;
@@ -22,7 +22,13 @@ const CAPS: [u32; 3] = [0, 1, u32::MAX];
 
 #[test]
 fn matmul_matches_cpu_at_odd_sizes_and_strides() {
-    let ctx = gpu();
+    // Sized as an emulated GPU and as a real one (the split tiles' two loops).
+    for ctx in [gpu(), gpu_as_real()] {
+        matmul_matches_cpu_on(&ctx);
+    }
+}
+
+fn matmul_matches_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
     let sizes = [
         (1, 1, 1),
         (3, 17, 5),
@@ -57,7 +63,7 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                     ..Default::default()
                 };
                 let out = run_both(
-                    &ctx,
+                    ctx,
                     t,
                     vec![
                         Init::F32(random(m * k + 2, 1)),
@@ -68,6 +74,7 @@ fn matmul_matches_cpu_at_odd_sizes_and_strides() {
                         Box::new(Matmul {
                             parallel,
                             tiles: Some(tiles),
+                            fetch_ahead: false,
                             ..Matmul::new(a, b, c, dims)
                         })
                     },

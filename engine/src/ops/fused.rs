@@ -138,6 +138,8 @@ pub struct FusedMatmul {
     pub parallel: u32,
     /// The tile shape, as `Matmul::tiles`.
     pub tiles: Option<TileShape>,
+    /// As `Matmul::fetch_ahead`.
+    pub fetch_ahead: bool,
 }
 
 impl Clone for FusedMatmul {
@@ -168,11 +170,13 @@ impl Kernel for FusedMatmul {
     fn shader(&self) -> Shader {
         with_tiles!(
             self.tiles.unwrap_or_default(),
+            self.fetch_ahead,
             ["activation_fns.wgsl"],
             "matmul_fused.wgsl",
             "matmul_fused_small.wgsl",
             "matmul_fused_large.wgsl",
-            "matmul_fused_split.wgsl"
+            "matmul_fused_split.wgsl",
+            "matmul_fused_split_ahead.wgsl"
         )
     }
 
@@ -253,6 +257,7 @@ impl Kernel for FusedMatmul {
     }
 
     fn fit_device(&mut self, fit: DeviceFit) {
+        self.fetch_ahead = fit.parallel_workgroups == 0;
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }

@@ -69,6 +69,9 @@ pub struct Matmul {
     pub parallel: u32,
     /// The tile shape (None: the device's, see `Kernel::fit_device`; none there: 64 × 64).
     pub tiles: Option<TileShape>,
+    /// The split tiles fetch the next slice of k while they multiply (on a real GPU, set by
+    /// `Kernel::fit_device`; see `shaders/matmul_tile_split_ahead.wgsl`).
+    pub fetch_ahead: bool,
 }
 
 impl Matmul {
@@ -80,6 +83,7 @@ impl Matmul {
             dims,
             parallel: 0,
             tiles: None,
+            fetch_ahead: false,
         }
     }
 }
@@ -87,10 +91,13 @@ impl Matmul {
 /// The tile loop for a tile shape, put before a product shader: `$file` after its shape
 /// (`tiles_64.wgsl`, `tiles_128.wgsl`, `tiles_32.wgsl`, `tiles_32k4.wgsl`), the shared copy into
 /// workgroup memory (`matmul_tile_copy.wgsl`) and `matmul_tile.wgsl` (8×8 blocks),
-/// `matmul_tile_small.wgsl` (4×4) or `matmul_tile_split.wgsl` (4×4, k split four ways), named apart (`$small`, `$large`,
-/// `$split`) so each gets its own compiled module.
+/// `matmul_tile_small.wgsl` (4×4) or `matmul_tile_split.wgsl` (4×4, k split four ways, with its
+/// loop `matmul_tile_split_loop.wgsl`, or `matmul_tile_split_ahead.wgsl` where `$ahead`: on a
+/// real GPU), named apart (`$small`, `$large`, `$split`, `$split_ahead`) so each gets its own
+/// compiled module.
 macro_rules! with_tiles {
-    ($tiles:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal, $split:literal) => {
+    ($tiles:expr, $ahead:expr, [$($part:literal),*], $file:literal, $small:literal, $large:literal,
+     $split:literal, $split_ahead:literal) => {
         match $tiles {
             $crate::tiles::TileShape::Medium => $crate::kernel::wgsl_with!(
                 [$($part,)* "tiles_64.wgsl", "matmul_tile_copy.wgsl", "matmul_tile.wgsl"],
@@ -113,10 +120,20 @@ macro_rules! with_tiles {
                     "main"
                 )
             },
+            $crate::tiles::TileShape::Split if $ahead => $crate::kernel::Shader {
+                file: $split_ahead,
+                ..$crate::kernel::wgsl_with!(
+                    [$($part,)* "tiles_32k4.wgsl", "matmul_tile_copy.wgsl", "matmul_tile_split.wgsl",
+                     "matmul_tile_split_ahead.wgsl"],
+                    $file,
+                    "main"
+                )
+            },
             $crate::tiles::TileShape::Split => $crate::kernel::Shader {
                 file: $split,
                 ..$crate::kernel::wgsl_with!(
-                    [$($part,)* "tiles_32k4.wgsl", "matmul_tile_copy.wgsl", "matmul_tile_split.wgsl"],
+                    [$($part,)* "tiles_32k4.wgsl", "matmul_tile_copy.wgsl", "matmul_tile_split.wgsl",
+                     "matmul_tile_split_loop.wgsl"],
                     $file,
                     "main"
                 )
@@ -191,11 +208,13 @@ impl Kernel for Matmul {
     fn shader(&self) -> Shader {
         with_tiles!(
             self.tiles.unwrap_or_default(),
+            self.fetch_ahead,
             [],
             "matmul.wgsl",
             "matmul_small.wgsl",
             "matmul_large.wgsl",
-            "matmul_split.wgsl"
+            "matmul_split.wgsl",
+            "matmul_split_ahead.wgsl"
         )
     }
 
@@ -234,6 +253,7 @@ impl Kernel for Matmul {
     }
 
     fn fit_device(&mut self, fit: DeviceFit) {
+        self.fetch_ahead = fit.parallel_workgroups == 0;
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }

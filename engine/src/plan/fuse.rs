@@ -176,6 +176,7 @@ impl Fuser<'_> {
             replaces,
             parallel: 0,
             tiles: None,
+            fetch_ahead: false,
         };
         Some((Box::new(fused), used))
     }

@@ -61,6 +61,7 @@ pub(super) fn forward(
                     c: y,
                     parallel: 0,
                     tiles: None,
+                    fetch_ahead: false,
                     // Y = X · Wᵀ: B[k = input j, n = output o] = W[o·in + j].
                     dims: MatmulDims {
                         m: rows,
@@ -275,6 +276,7 @@ pub(super) fn backward(
                     c: grads,
                     parallel: 0,
                     tiles: None,
+                    fetch_ahead: false,
                     dims: MatmulDims {
                         m: units,
                         n: inputs,
@@ -302,6 +304,7 @@ pub(super) fn backward(
                         c: d_in,
                         parallel: 0,
                         tiles: None,
+                        fetch_ahead: false,
                         dims: MatmulDims {
                             m: rows,
                             n: inputs,
