@@ -189,9 +189,9 @@ pub const BENCH: &[Step] = &[
         "each core holds a copy of the model and computes the gradient of its share of the batch, and their mean is the whole batch's gradient. Every step the weights go out and the gradients come back: W2 does about 9 ms of arithmetic on 6,000 weights, W1 under 1 ms on 102,000.",
     ),
     step(
-        "on WebGPU, set GPU tiles to \"time them now\" and Run; then force 32×32 and 128×128 and Run each.",
-        "each tile shape's time on your GPU, for small products and for a large one, the fastest kept (and remembered for your next visit); the forced shapes train to the same losses at other speeds.",
-        "a workgroup computes one tile of the product: large tiles reuse each value read more, small tiles make more workgroups to fill a GPU's many cores, and which wins depends on the GPU and the product's size. Every shape adds the same numbers in the same order.",
+        "on WebGPU, set GPU tiles to \"time them now\" and Run; then force 32×32, 128×128 and 32×32 k÷4 and Run each.",
+        "each tile shape's time on your GPU for small, medium and large products and for the first layer's product as training runs it, the fastest of each kept (and remembered for your next visit); the forced shapes train to the same losses at other speeds (32×32 k÷4 to within rounding).",
+        "a workgroup computes one tile of the product: large tiles reuse each value read more, small tiles make more workgroups to fill a GPU's many cores, and splitting k inside a workgroup puts more invocations on a long, thin product; which wins depends on the GPU and the product's size. The first three shapes add the same numbers in the same order; k÷4 adds four partial sums, so its last digits differ.",
     ),
 ];
 
