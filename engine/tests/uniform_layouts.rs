@@ -195,11 +195,13 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         // The fused step, prediction and the landscape, and the unfused step (the teaching kernels).
         let lists = [Pass::Train, Pass::Predict, Pass::Evaluate].map(|pass| plan.kernels(pass));
         for k in lists.into_iter().flatten().chain(&plan.train) {
-            // Each kernel as every tile shape makes it (the product kernels' shaders differ).
-            for tiles in TileShape::ALL {
+            // Each kernel as every tile shape makes it (the product kernels' shaders differ), on a
+            // real GPU and on an emulated one (the split shape's two loops).
+            let fits = TileShape::ALL.into_iter().flat_map(|t| [(t, 0), (t, 2)]);
+            for (tiles, parallel_workgroups) in fits {
                 let mut k = k.boxed_copy();
                 k.fit_device(DeviceFit {
-                    parallel_workgroups: 0,
+                    parallel_workgroups,
                     tiles: TilePlan::uniform(tiles),
                 });
                 seen.insert(k.name());
