@@ -1,6 +1,7 @@
 // The tile loops' copy into workgroup memory, shared by `matmul_tile.wgsl` (8×8 blocks),
-// `matmul_tile_small.wgsl` (4×4 blocks) and `matmul_tile_split.wgsl` (4×4, k split four ways,
-// which fetches the next slice while it multiplies, hence fetch and put apart). TILE, DEPTH and
+// `matmul_tile_small.wgsl` (4×4 blocks) and the split loops (4×4, k split four ways:
+// `matmul_tile_split_loop.wgsl` copies with copy_tiles, `matmul_tile_split_ahead.wgsl` fetches
+// the next slice while it multiplies, hence fetch and put apart). TILE, DEPTH and
 // WG come from the shape file the engine puts first (`tiles_32.wgsl`, `tiles_64.wgsl`,
 // `tiles_128.wgsl`, `tiles_32k4.wgsl`); `Sel`, `a_at` and `b_at` from
 // the product shader after the tile loop (see `matmul_tile.wgsl`).

@@ -12,6 +12,13 @@ pub struct DeviceFit {
     pub tiles: crate::tiles::TilePlan,
 }
 
+impl DeviceFit {
+    /// A real GPU, not one emulated on the processor: kernels size their work for many cores.
+    pub fn real_gpu(&self) -> bool {
+        self.parallel_workgroups == 0
+    }
+}
+
 /// Index of a buffer in a plan's buffer table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufId(pub usize);

@@ -2,8 +2,9 @@
 //! the first layer's forward product as a training step runs it, gathering its rows from the
 //! data set through the batch's indices (`shaders/matmul_fused.wgsl`). The gathered product
 //! is timed apart because its copy into workgroup memory, two dependent reads a value, favours
-//! shapes with more invocations copying (on an H100, 32 × 32 with k split four ways ran it in
-//! half the time of plain 32 × 32, which a plain product of the same size hardly shows).
+//! shapes with more invocations copying (on an H100, before the split shape fetched ahead, 32 × 32
+//! with k split four ways ran it in half the time of plain 32 × 32, which a plain product of the
+//! same size hardly showed).
 
 use crate::backend::Backend;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};

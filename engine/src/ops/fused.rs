@@ -257,7 +257,7 @@ impl Kernel for FusedMatmul {
     }
 
     fn fit_device(&mut self, fit: DeviceFit) {
-        self.fetch_ahead = fit.parallel_workgroups == 0;
+        self.fetch_ahead = fit.real_gpu();
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }

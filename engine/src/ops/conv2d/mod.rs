@@ -229,9 +229,9 @@ fn row_groups([x, y, z]: [u32; 3], cap: u32) -> [u32; 3] {
     [x, y.min(cap).min(MAX_GROUPS), z]
 }
 
-/// The row cap for a device: none on a real GPU (`DeviceFit::parallel_workgroups` 0).
+/// The row cap for a device: none on a real GPU.
 fn row_cap(fit: DeviceFit) -> u32 {
-    if fit.parallel_workgroups == 0 {
+    if fit.real_gpu() {
         u32::MAX
     } else {
         ROW_GROUPS
@@ -302,7 +302,7 @@ impl Kernel for Conv2dBackwardWeight {
         self.g.words(ROW_GROUPS, self.chunk)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
-        self.chunk = self.g.grad_chunk(fit.parallel_workgroups == 0);
+        self.chunk = self.g.grad_chunk(fit.real_gpu());
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.input), (4, self.d_out), (7, self.partials)]
@@ -332,7 +332,7 @@ impl Kernel for Conv2dBackwardReduce {
         self.g.words(ROW_GROUPS, self.chunk)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
-        self.chunk = self.g.grad_chunk(fit.parallel_workgroups == 0);
+        self.chunk = self.g.grad_chunk(fit.real_gpu());
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(7, self.partials), (6, self.grads)]
