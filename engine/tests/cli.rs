@@ -155,3 +155,21 @@ fn lab_bench_matmul_prints_checked_figures() {
         assert!(l["gflops"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// `lab split-bench` times W1's CPU step on one core and split over two threads both ways.
+#[test]
+fn lab_split_bench_prints_each_split() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["--data", concat!(env!("CARGO_MANIFEST_DIR"), "/../public/data")])
+        .args(["split-bench", "--steps", "3"])
+        .output()
+        .expect("lab runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let splits: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .inspect(|l| assert!(l["samplesPerSec"].as_f64().unwrap() > 0.0, "{l}"))
+        .map(|l| l["split"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(splits, ["one core", "batch rows", "hidden units"]);
+}

@@ -38,8 +38,13 @@ impl CpuBackend {
     }
 
     pub fn write_f32(&mut self, id: BufId, data: &[f32]) {
+        self.write_f32_at(id, 0, data);
+    }
+
+    /// Writes `data` into the buffer from element `at` on.
+    pub fn write_f32_at(&mut self, id: BufId, at: usize, data: &[f32]) {
         match &mut self.bufs.bufs[id.0] {
-            CpuBuf::F32(v) => v[..data.len()].copy_from_slice(data),
+            CpuBuf::F32(v) => v[at..at + data.len()].copy_from_slice(data),
             CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
         }
     }

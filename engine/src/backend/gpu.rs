@@ -135,7 +135,12 @@ impl GpuBackend {
     }
 
     pub fn write(&mut self, id: BufId, bytes: &[u8]) {
-        self.ctx.queue.write_buffer(&self.buffers[id.0], 0, bytes);
+        self.write_at(id, 0, bytes);
+    }
+
+    /// Writes `bytes` into the buffer from byte `offset` on (a multiple of 4).
+    pub fn write_at(&mut self, id: BufId, offset: u64, bytes: &[u8]) {
+        self.ctx.queue.write_buffer(&self.buffers[id.0], offset, bytes);
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {

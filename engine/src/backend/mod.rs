@@ -44,6 +44,14 @@ impl Backend {
         }
     }
 
+    /// Writes `data` into an f32 buffer from element `at` on.
+    pub fn write_f32_at(&mut self, id: BufId, at: usize, data: &[f32]) {
+        match self {
+            Backend::Gpu(g) => g.write_at(id, 4 * at as u64, bytemuck::cast_slice(data)),
+            Backend::Cpu(c) => c.write_f32_at(id, at, data),
+        }
+    }
+
     pub fn write_u32(&mut self, id: BufId, data: &[u32]) {
         match self {
             Backend::Gpu(g) => g.write(id, bytemuck::cast_slice(data)),

@@ -3,6 +3,7 @@
 
 mod checkpoint;
 mod config;
+mod hidden_split;
 mod landscape_eval;
 mod loss_scaling;
 mod split;
@@ -14,6 +15,7 @@ mod weights;
 
 pub use checkpoint::Recompute;
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
+pub use hidden_split::HiddenShard;
 pub use split::{replicas_for, Alone, ShareGradient, StepRunner, MIN_SHARE_ROWS};
 
 use crate::error::Error;

@@ -6,6 +6,7 @@ mod io;
 mod matmul;
 mod parallelism;
 mod prepare;
+mod split_bench;
 mod study;
 mod train;
 
@@ -87,6 +88,8 @@ enum Command {
     Layouts(parallelism::LayoutsArgs),
     /// The matrix product kernel alone: GFLOP/s for square sizes and W1's products
     BenchMatmul(matmul::MatmulArgs),
+    /// W1's CPU step on one core, and split over two threads by batch rows and by hidden units
+    SplitBench(split_bench::SplitArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +114,7 @@ fn main() -> ExitCode {
         Command::Memory(a) => parallelism::memory(&a, data),
         Command::Layouts(a) => parallelism::layouts(&a, data),
         Command::BenchMatmul(a) => matmul::bench(&a),
+        Command::SplitBench(a) => split_bench::split_bench(&a, data),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

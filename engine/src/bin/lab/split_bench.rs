@@ -1,0 +1,188 @@
+//! `lab split-bench`: W1's training step on the CPU on one core, and split over two threads the
+//! two ways the engine knows: by batch rows (`Trainer::share_gradient`, each thread's gradient
+//! of all the weights, then their mean) and by hidden units (`HiddenShard`, each thread its own
+//! weights, only the logits exchanged). Natively, so the threads can be real ones; the browser's
+//! CPU team runs the same engine calls in Web Workers.
+
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::time::Instant;
+
+use engine::data::Dataset;
+use engine::train::{HiddenShard, ShareGradient, TrainConfig, Trainer};
+
+use crate::io::load_data;
+
+#[derive(clap::Args)]
+pub struct SplitArgs {
+    /// Steps timed (after 100 untimed)
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    steps: usize,
+}
+
+/// What the leader sends a batch-rows helper: the weights, its share's rows, the step.
+type Share = (Vec<f32>, Vec<u32>, u64);
+/// What it sends a hidden-units helper: the batch's rows, or the summed logits; the step.
+type Phase = (Vec<u32>, Vec<f32>, u64);
+
+/// Steps run before timing starts.
+const WARM_STEPS: usize = 100;
+
+pub fn split_bench(a: &SplitArgs, dir: &Path) -> Result<(), String> {
+    let config = engine::bench::w1();
+    let (data, _) = load_data(dir, &config)?;
+    let total = a.steps + WARM_STEPS;
+    let one = one_core(&config, &data, total)?;
+    let batch = by_batch(&config, &data, total)?;
+    let hidden = by_hidden_units(&config, &data, total)?;
+    for (split, ms) in [("one core", one), ("batch rows", batch), ("hidden units", hidden)] {
+        let line = serde_json::json!({
+            "workload": "W1",
+            "split": split,
+            "threads": if split == "one core" { 1 } else { 2 },
+            "msPerStep": ms,
+            "samplesPerSec": config.batch as f64 / ms * 1e3,
+            "speedup": one / ms,
+        });
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn trainer(config: TrainConfig, data: &Dataset) -> Result<Trainer, String> {
+    pollster::block_on(Trainer::with_data(config, data.clone(), None, 1)).map_err(|e| e.to_string())
+}
+
+/// Milliseconds per step over the `steps` timed since `start`.
+fn per_step(start: Instant, steps: usize) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3 / steps as f64
+}
+
+/// Waits for the other thread's next value, spinning as the browser's team does.
+fn spin<T>(r: &Receiver<T>) -> Result<T, String> {
+    loop {
+        match r.try_recv() {
+            Ok(v) => return Ok(v),
+            Err(std::sync::mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+            Err(_) => return Err("the helper thread stopped".into()),
+        }
+    }
+}
+
+fn one_core(config: &TrainConfig, data: &Dataset, total: usize) -> Result<f64, String> {
+    let mut t = trainer(config.clone(), data)?;
+    let mut start = Instant::now();
+    for step in 0..total {
+        if step == WARM_STEPS {
+            start = Instant::now();
+        }
+        pollster::block_on(t.train(1)).map_err(|e| e.to_string())?;
+    }
+    Ok(per_step(start, total - WARM_STEPS))
+}
+
+/// Runs `serve` on a helper thread (building its own trainer there) while `lead` runs here.
+fn with_helper<M: Send + 'static, R: Send + 'static>(
+    serve: impl FnOnce(Receiver<Option<M>>, Sender<R>) -> Result<(), String> + Send + 'static,
+    lead: impl FnOnce(&Sender<Option<M>>, &Receiver<R>) -> Result<f64, String>,
+) -> Result<f64, String> {
+    let (to_helper, helper_in) = channel();
+    let (helper_out, from_helper) = channel();
+    let helper = std::thread::spawn(move || serve(helper_in, helper_out));
+    let ms = lead(&to_helper, &from_helper);
+    let _ = to_helper.send(None);
+    helper
+        .join()
+        .map_err(|_| "the helper thread panicked".to_string())??;
+    ms
+}
+
+fn by_batch(config: &TrainConfig, data: &Dataset, total: usize) -> Result<f64, String> {
+    let mut whole = trainer(config.clone(), data)?;
+    let share = whole.share_config(2);
+    let (helper_config, helper_data) = (share.clone(), data.clone());
+    let mut local = trainer(share, data)?;
+    with_helper(
+        move |input: Receiver<Option<Share>>, output| {
+            let mut t = trainer(helper_config, &helper_data)?;
+            let mut part = ShareGradient::default();
+            while let Some((params, rows, step)) = spin(&input)? {
+                t.set_params(&params).map_err(|e| e.to_string())?;
+                pollster::block_on(t.share_gradient(&rows, step, &mut part)).map_err(|e| e.to_string())?;
+                let _ = output.send(part.clone());
+            }
+            Ok(())
+        },
+        |to_helper, from_helper| {
+            let (mut parts, mut params) = (vec![ShareGradient::default(); 2], Vec::new());
+            let mut start = Instant::now();
+            for step in 0..total {
+                if step == WARM_STEPS {
+                    start = Instant::now();
+                }
+                pollster::block_on(whole.params_into(&mut params)).map_err(|e| e.to_string())?;
+                let shares = whole.deal_batch(2);
+                let sent = (params.clone(), shares[1].clone(), whole.step());
+                to_helper.send(Some(sent)).map_err(|e| e.to_string())?;
+                local.set_params(&params).map_err(|e| e.to_string())?;
+                pollster::block_on(local.share_gradient(&shares[0], whole.step(), &mut parts[0]))
+                    .map_err(|e| e.to_string())?;
+                parts[1] = spin(from_helper)?;
+                whole.finish_split(&parts).map_err(|e| e.to_string())?;
+            }
+            Ok(per_step(start, total - WARM_STEPS))
+        },
+    )
+}
+
+fn by_hidden_units(config: &TrainConfig, data: &Dataset, total: usize) -> Result<f64, String> {
+    let mut whole = trainer(config.clone(), data)?;
+    let params = pollster::block_on(whole.params()).map_err(|e| e.to_string())?;
+    let mut local = trainer(whole.hidden_shard_config(2, 0), data)?;
+    let shard = HiddenShard::new(&whole.compiled, &local.compiled, 2, 0).map_err(|e| e.to_string())?;
+    local
+        .set_params(&shard.take(&params))
+        .map_err(|e| e.to_string())?;
+    let (helper_config, helper_data) = (whole.hidden_shard_config(2, 1), data.clone());
+    let whole_layout = whole.compiled.clone();
+    with_helper(
+        // The helper gets the batch's rows, answers with its part of the logits, then gets their
+        // sum and finishes its step.
+        move |input: Receiver<Option<Phase>>, output| {
+            let mut t = trainer(helper_config, &helper_data)?;
+            let own = HiddenShard::new(&whole_layout, &t.compiled, 2, 1).map_err(|e| e.to_string())?;
+            t.set_params(&own.take(&params)).map_err(|e| e.to_string())?;
+            let mut part = Vec::new();
+            while let Some((rows, _, step)) = spin(&input)? {
+                pollster::block_on(t.shard_outputs(&rows, &mut part)).map_err(|e| e.to_string())?;
+                let _ = output.send(part.clone());
+                let Some((_, logits, _)) = spin(&input)? else {
+                    break;
+                };
+                pollster::block_on(t.shard_finish(&logits, &own, step)).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        },
+        |to_helper, from_helper| {
+            let mut part = Vec::new();
+            let mut start = Instant::now();
+            for step in 0..total as u64 {
+                if step == WARM_STEPS as u64 {
+                    start = Instant::now();
+                }
+                let rows = whole.next_batch_rows();
+                to_helper
+                    .send(Some((rows.clone(), Vec::new(), step)))
+                    .map_err(|e| e.to_string())?;
+                pollster::block_on(local.shard_outputs(&rows, &mut part)).map_err(|e| e.to_string())?;
+                let other = spin(from_helper)?;
+                part.iter_mut().zip(&other).for_each(|(a, b)| *a += b);
+                to_helper
+                    .send(Some((Vec::new(), part.clone(), step)))
+                    .map_err(|e| e.to_string())?;
+                pollster::block_on(local.shard_finish(&part, &shard, step)).map_err(|e| e.to_string())?;
+            }
+            Ok(per_step(start, total - WARM_STEPS))
+        },
+    )
+}
