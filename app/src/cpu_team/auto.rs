@@ -99,6 +99,21 @@ impl Cores {
 }
 
 impl Cores {
+    /// Puts the team's weights in the trainer where the team holds newer ones (`Team::sync`); a
+    /// helper that fails hands the run back to one core, from the trainer's last weights.
+    async fn sync(&mut self, trainer: &mut Trainer) -> Result<(), TrainError> {
+        let Some(team) = self.team.as_mut() else {
+            return Ok(());
+        };
+        match team.sync(trainer).await {
+            Err(TrainError::Device(engine::error::Error::Replica(why))) => {
+                *self = Cores::alone(format!("1 core (a helper failed: {why})"));
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
     /// `steps` steps on the team if there is one, else alone; a helper that fails hands the run
     /// back to one core, from its last good step.
     async fn train_as_chosen(
@@ -136,6 +151,7 @@ impl StepRunner for Cores {
             let try_alone = alone.1 / TRIAL_BLOCK <= split.1 / TRIAL_BLOCK;
             let t0 = now_ms();
             let metrics = if try_alone {
+                self.sync(trainer).await?;
                 trainer.train(1).await?
             } else {
                 self.train_as_chosen(trainer, 1).await?
@@ -147,10 +163,12 @@ impl StepRunner for Cores {
             if self.team.is_some() && matches!(self.choice, Choice::Trying { .. }) {
                 self.choice = Choice::Trying { alone, split };
                 if alone.0.min(split.0) >= TRIAL_MS && alone.1 == split.1 {
+                    self.sync(trainer).await?;
                     self.settle(alone, split);
                 }
             }
         }
+        self.sync(trainer).await?;
         Ok(out)
     }
 

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use engine::data::Dataset;
-use engine::train::{ShareGradient, TrainConfig, Trainer};
+use engine::train::{HiddenShard, ShareGradient, TrainConfig, Trainer};
 use js_sys::{Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
@@ -21,6 +21,8 @@ struct Replica {
     trainer: Trainer,
     part: ShareGradient,
     params: Vec<f32>,
+    /// Where its weights sit in the model's, in a team split by hidden units.
+    hidden: Option<HiddenShard>,
 }
 
 /// Handles one message from the leader (`worker.js` passes each on): `init` builds the replica,
@@ -32,10 +34,18 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
     match kind.as_str() {
         "init" => {
             let trainer = replica(&message).await.map_err(|e| JsValue::from_str(&e))?;
+            let hidden = match field(&message, "hidden").as_string() {
+                Some(json) => Some(
+                    serde_json::from_str(&json)
+                        .map_err(|e| JsValue::from_str(&format!("the shard does not read: {e}")))?,
+                ),
+                None => None,
+            };
             let replica = Replica {
                 trainer,
                 part: ShareGradient::default(),
                 params: Vec::new(),
+                hidden,
             };
             REPLICA.with(|r| *r.borrow_mut() = Some(replica));
             set(&reply, "ready", &JsValue::TRUE);
@@ -64,6 +74,14 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
             REPLICA.with(|slot| *slot.borrow_mut() = Some(r));
             outcome.map_err(|e| JsValue::from_str(&e.to_string()))?;
         }
+        "outputs" | "finish" | "weights-out" | "weights-in" => {
+            let mut r = REPLICA
+                .with(|r| r.borrow_mut().take())
+                .ok_or_else(|| JsValue::from_str("the helper has no replica yet"))?;
+            let outcome = hidden_op(&mut r, &kind, &message).await;
+            REPLICA.with(|slot| *slot.borrow_mut() = Some(r));
+            return outcome.map_err(|e| JsValue::from_str(&e));
+        }
         other => return Err(JsValue::from_str(&format!("unknown message '{other}'"))),
     }
     Ok(reply.into())
@@ -83,4 +101,49 @@ async fn replica(message: &JsValue) -> Result<Trainer, String> {
     Trainer::with_data(config, data, None, 1)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// A team split by hidden units (`hidden.rs`): `outputs` answers this shard's part of the
+/// logits for the batch's rows, `finish` takes their sum and ends the step (its loss and
+/// accuracy back), `weights-out` answers this shard's weights and `weights-in` sets them.
+async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsValue, String> {
+    let shard = r
+        .hidden
+        .clone()
+        .ok_or("this helper holds no shard of hidden units")?;
+    let step = number(message, "step") as u64;
+    let t = &mut r.trainer;
+    match kind {
+        "outputs" => {
+            let rows = Uint32Array::from(field(message, "rows")).to_vec();
+            t.shard_outputs(&rows, &mut r.params)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(Float32Array::from(r.params.as_slice()).into())
+        }
+        "finish" => {
+            let logits = Float32Array::from(field(message, "logits")).to_vec();
+            let m = t
+                .shard_finish(&logits, &shard, step)
+                .await
+                .map_err(|e| e.to_string())?;
+            let reply = Object::new();
+            set(&reply, "loss", &m.loss.into());
+            set(&reply, "accuracy", &m.accuracy.into());
+            Ok(reply.into())
+        }
+        "weights-out" => {
+            t.params_into(&mut r.params).await.map_err(|e| e.to_string())?;
+            Ok(Float32Array::from(r.params.as_slice()).into())
+        }
+        _ => {
+            let values = Float32Array::from(field(message, "params"));
+            r.params.resize(shard.param_count(), 0.0);
+            values
+                .subarray(0, shard.param_count() as u32)
+                .copy_to(&mut r.params);
+            t.set_params(&r.params).map_err(|e| e.to_string())?;
+            Ok(JsValue::UNDEFINED)
+        }
+    }
 }

@@ -6,9 +6,14 @@
 //! takes, to float rounding. In a cross-origin isolated page the weights, rows and gradients go
 //! through memory shared with each helper (`shared`); elsewhere (an embed in a page that sends
 //! no COOP/COEP headers) through messages that transfer their arrays rather than copy them.
+//! A one-hidden-layer MLP trained with plain SGD in an isolated page splits by hidden units
+//! instead (`hidden`): each replica holds its own hidden units' weights and only the logits
+//! travel.
 
 mod auto;
 mod helper;
+mod hidden;
+mod script;
 mod shared;
 mod wire;
 
@@ -17,13 +22,14 @@ pub use auto::Cores;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver};
 use futures::StreamExt;
 use js_sys::{Array, Float32Array, Object, Uint32Array};
+use script::{glue_url, worker_url};
 use shared::SharedLink;
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use engine::error::Error;
 use engine::plan::LOG_CAPACITY;
-use engine::train::{replicas_for, ShareGradient, StepMetrics, StepRunner, TrainError, Trainer};
+use engine::train::{replicas_for, ShareGradient, StepMetrics, StepRunner, TrainConfig, TrainError, Trainer};
 use wire::{field, number, set};
 
 /// Shares each replica computes before the team trains (`Team::warm_up`).
@@ -43,6 +49,8 @@ pub struct Team {
     parts: Vec<ShareGradient>,
     /// The weights sent out each step (kept between steps).
     params: Vec<f32>,
+    /// Split by hidden units rather than by batch rows (`hidden.rs`).
+    hidden: Option<hidden::Hidden>,
 }
 
 /// One Web Worker and the replies it sends, in order.
@@ -95,14 +103,26 @@ impl Team {
                 engine::train::MIN_SHARE_ROWS
             ));
         }
-        let share = trainer.share_config(n);
-        let config = serde_json::to_string(&share).map_err(|e| e.to_string())?;
+        // Each replica's config, and its shard where the team splits by hidden units.
+        let by_hidden = hidden::usable(trainer, shared::available());
+        let replicas: Vec<(TrainConfig, Option<engine::train::HiddenShard>)> = (0..n)
+            .map(|i| match by_hidden {
+                true => trainer.hidden_shard(n, i).map(|(c, s)| (c, Some(s))),
+                false => Ok((trainer.share_config(n), None)),
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
         let (glue, script) = (glue_url()?, worker_url()?);
         let n_params = trainer.compiled.n_params;
+        let logits = trainer.config.batch * trainer.compiled.classes();
         let mut helpers = Vec::with_capacity(n - 1);
-        for _ in 1..n {
+        for (share, shard) in &replicas[1..] {
+            let config = serde_json::to_string(share).map_err(|e| e.to_string())?;
             let mut helper = Helper::spawn(&script)?;
-            if shared::available() {
+            if let Some(shard) = shard {
+                let values = shard.param_count().max(logits);
+                helper.link = Some(SharedLink::new(values, trainer.config.batch));
+            } else if shared::available() {
                 helper.link = Some(SharedLink::new(n_params, share.batch));
             }
             let init = Object::new();
@@ -123,6 +143,10 @@ impl Team {
             if let Some(link) = &helper.link {
                 set(&init, "shared", &link.describe());
             }
+            if let Some(shard) = shard {
+                let json = serde_json::to_string(shard).map_err(|e| e.to_string())?;
+                set(&init, "hidden", &json.into());
+            }
             let transfer = Array::of3(&x.buffer(), &y.buffer(), &targets.buffer());
             helper
                 .worker
@@ -130,7 +154,7 @@ impl Team {
                 .map_err(|e| format!("a CPU helper would not start: {e:?}"))?;
             helpers.push(helper);
         }
-        let local = Trainer::with_data(share, trainer.data.clone(), None, 1)
+        let local = Trainer::with_data(replicas[0].0.clone(), trainer.data.clone(), None, 1)
             .await
             .map_err(|e| e.to_string())?;
         for h in &mut helpers {
@@ -143,6 +167,7 @@ impl Team {
             local,
             parts: vec![ShareGradient::default(); n],
             params: Vec::new(),
+            hidden: by_hidden.then(|| hidden::Hidden::new(replicas.into_iter().flat_map(|r| r.1).collect())),
         };
         team.warm_up(trainer).await.map_err(|e| e.to_string())?;
         Ok(team)
@@ -178,6 +203,16 @@ impl Team {
         Ok(())
     }
 
+    /// Puts the team's weights in `trainer` where the team holds newer ones (split by hidden
+    /// units, the shards keep the weights between steps): before the trainer steps alone, and
+    /// before the page reads it.
+    pub async fn sync(&mut self, trainer: &mut Trainer) -> Result<(), TrainError> {
+        match self.hidden {
+            Some(_) => self.gather(trainer).await,
+            None => Ok(()),
+        }
+    }
+
     /// How the weights and gradients travel: "shared memory" or "messages".
     pub fn link(&self) -> &'static str {
         if self.helpers.iter().all(|h| h.link.is_some()) {
@@ -191,6 +226,15 @@ impl Team {
     /// baseline code and is optimized only once it has run a while, and a team timed on cold
     /// helpers would look slower than it is.
     async fn warm_up(&mut self, trainer: &Trainer) -> Result<(), TrainError> {
+        if self.hidden.is_some() {
+            // Steps on the first rows, on whatever weights the shards start with: the run's are
+            // handed out before its first step.
+            let rows: Vec<u32> = (0..trainer.config.batch as u32).collect();
+            for _ in 0..WARM_UP_SHARES {
+                self.shards_step(&rows, trainer.step()).await?;
+            }
+            return Ok(());
+        }
         trainer
             .params_into(&mut self.params)
             .await
@@ -214,7 +258,10 @@ impl StepRunner for Team {
     async fn train(&mut self, trainer: &mut Trainer, steps: usize) -> Result<Vec<StepMetrics>, TrainError> {
         let mut out = Vec::with_capacity(steps);
         for _ in 0..steps.clamp(1, LOG_CAPACITY) {
-            out.push(self.step(trainer).await?);
+            out.push(match self.hidden {
+                Some(_) => self.hidden_step(trainer).await?,
+                None => self.step(trainer).await?,
+            });
         }
         Ok(out)
     }
@@ -301,14 +348,26 @@ impl Helper {
     /// the page paint and taking any message, which now can only say the helper failed. A helper
     /// silent for `SILENT_MS` (its worker gone without a word) fails the share.
     async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+        self.shared_wait(shared::DONE).await?;
+        self.link().read(part);
+        Ok(())
+    }
+
+    fn link(&self) -> &SharedLink {
+        self.link.as_ref().expect("a shared link")
+    }
+
+    fn link_mut(&mut self) -> &mut SharedLink {
+        self.link.as_mut().expect("a shared link")
+    }
+
+    /// Waits for the helper's control word `slot` to reach the posted share (see
+    /// `shared_gradient`).
+    async fn shared_wait(&mut self, slot: u32) -> Result<(), String> {
         let since = crate::frame::now_ms();
         loop {
-            let link = self.link.as_ref().expect("a shared link");
-            match link.poll()? {
-                Some(true) => {
-                    link.read(part);
-                    return Ok(());
-                }
+            match self.link().poll_for(slot)? {
+                Some(true) => return Ok(()),
                 Some(false) => {
                     return Err(self
                         .reply()
@@ -334,36 +393,4 @@ impl Helper {
             .await
             .unwrap_or_else(|| Err("the helper went away".into()))
     }
-}
-
-/// The URL of the app's JavaScript glue, which the helpers import (the page preloads it).
-fn glue_url() -> Result<String, String> {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector("link[rel=modulepreload]").ok().flatten())
-        .and_then(|link| js_sys::Reflect::get(&link, &"href".into()).ok())
-        .and_then(|href| href.as_string())
-        .ok_or_else(|| "the page does not name its wasm glue".into())
-}
-
-thread_local! {
-    /// The helpers' script URL, made once per page.
-    static SCRIPT: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
-}
-
-/// A URL for the helpers' script (`worker.js`, built into the app), the same for every team.
-fn worker_url() -> Result<String, String> {
-    if let Some(url) = SCRIPT.with(|s| s.get().cloned()) {
-        return Ok(url);
-    }
-    let parts = Array::of1(&include_str!("worker.js").into());
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/javascript");
-    let blob =
-        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-    SCRIPT.with(|s| {
-        let _ = s.set(url.clone());
-    });
-    Ok(url)
 }

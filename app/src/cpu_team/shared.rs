@@ -19,11 +19,20 @@ use crate::frame::now_ms;
 
 /// Control words: GO, the share the leader last posted (a counter); DONE, the share the helper
 /// last finished; FAILED, 1 when that share failed (its reason follows as a message); STEP, the
-/// run's step number for the share.
+/// run's step number for the share. A team split by hidden units (`hidden.rs`) also uses PART
+/// (the helper's part of the logits is in `values` for this GO), SUM (the leader's sum is) and OP
+/// (what GO asks: a step, or the helper's weights out or in).
 const GO: u32 = 0;
-const DONE: u32 = 1;
+pub const DONE: u32 = 1;
 const FAILED: u32 = 2;
 const STEP: u32 = 3;
+pub const PART: u32 = 4;
+const SUM: u32 = 5;
+const OP: u32 = 6;
+/// OP's values (as `worker.js` reads them).
+pub const OP_STEP: i32 = 1;
+pub const OP_WEIGHTS_OUT: i32 = 2;
+pub const OP_WEIGHTS_IN: i32 = 3;
 /// Bytes before the weights: 8 control words, then loss and accuracy.
 const HEADER: u32 = 64;
 const RESULT: u32 = 32;
@@ -98,18 +107,60 @@ impl SharedLink {
             .map_err(|e| format!("{e:?}"))
     }
 
-    /// Spins up to `SPIN_MS` for the posted share: Some(true) done, Some(false) failed (the
-    /// helper sends why as a message), None not yet (the caller lets the page paint, looks for
-    /// a dead helper's error, and polls again).
-    pub fn poll(&self) -> Result<Option<bool>, String> {
+    /// Spins up to `SPIN_MS` for control word `slot` (DONE, or PART mid-step) to reach the posted
+    /// share: Some(true) reached, Some(false) failed (the helper sends why as a message; a
+    /// helper that finished before reaching PART failed), None not yet (the caller lets the page
+    /// paint, looks for a dead helper's error, and polls again).
+    pub fn poll_for(&self, slot: u32) -> Result<Option<bool>, String> {
         let load = |slot| Atomics::load(&self.control, slot).map_err(|e| format!("{e:?}"));
         let t0 = now_ms();
         while now_ms() - t0 < SPIN_MS {
-            if load(DONE)? == self.posted {
-                return Ok(Some(load(FAILED)? == 0));
+            if load(slot)? == self.posted {
+                return Ok(Some(slot != DONE || load(FAILED)? == 0));
+            }
+            if slot != DONE && load(DONE)? == self.posted {
+                return Ok(Some(false));
             }
         }
         Ok(None)
+    }
+
+    /// Posts operation `op` of a team split by hidden units: with OP_STEP the batch's rows go
+    /// first (all of them: every shard reads the whole batch), with OP_WEIGHTS_IN the helper's
+    /// weights (`weights`, its shard's).
+    pub fn post_op(&mut self, op: i32, rows: &[u32], weights: &[f32], step: u64) -> Result<(), String> {
+        if rows.len() > self.rows.length() as usize || weights.len() > self.values.length() as usize {
+            return Err("a hidden-unit step does not fit the shared buffer".into());
+        }
+        if !rows.is_empty() {
+            self.rows.copy_from(rows);
+        }
+        if !weights.is_empty() {
+            self.values.subarray(0, weights.len() as u32).copy_from(weights);
+        }
+        self.posted = self.posted.wrapping_add(1).max(1);
+        let word = |slot, v| Atomics::store(&self.control, slot, v).map(|_| ());
+        word(OP, op)
+            .and_then(|_| word(STEP, step as i32))
+            .and_then(|_| word(GO, self.posted))
+            .and_then(|_| Atomics::notify(&self.control, GO).map(|_| ()))
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    /// The first `len` values the helper left in the buffer (its part of the logits, or its
+    /// weights), into `out`.
+    pub fn read_values(&self, len: usize, out: &mut Vec<f32>) {
+        out.resize(len, 0.0);
+        self.values.subarray(0, len as u32).copy_to(out);
+    }
+
+    /// Hands the helper the summed logits of the posted step.
+    pub fn post_sum(&self, logits: &[f32]) -> Result<(), String> {
+        self.values.subarray(0, logits.len() as u32).copy_from(logits);
+        Atomics::store(&self.control, SUM, self.posted)
+            .and_then(|_| Atomics::notify(&self.control, SUM))
+            .map(|_| ())
+            .map_err(|e| format!("{e:?}"))
     }
 
     /// The finished share's loss, accuracy and gradient into `part`.

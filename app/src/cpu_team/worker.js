@@ -14,7 +14,9 @@ self.onmessage = async (event) => {
     }
     const reply = await helper(message);
     self.postMessage(reply, reply.grads ? [reply.grads.buffer] : []);
-    if (message.kind === 'init' && message.shared) await serve(message.shared);
+    if (message.kind === 'init' && message.shared) {
+      await (message.hidden ? serveHidden(message.shared) : serve(message.shared));
+    }
   } catch (error) {
     self.postMessage({ error: why(error) });
   }
@@ -49,6 +51,60 @@ async function serve({ buffer, params, rows }) {
       const reply = await helper({ kind: 'step', params: values, rows: share, step: Atomics.load(control, STEP) >>> 0 });
       result[0] = reply.loss;
       result[1] = reply.accuracy;
+      Atomics.store(control, FAILED, 0);
+    } catch (error) {
+      Atomics.store(control, FAILED, 1);
+      self.postMessage({ error: why(error) });
+    }
+    Atomics.store(control, DONE, seen);
+  }
+}
+
+// Control words and operations of a team split by hidden units (cpu_team/hidden.rs): PART, the
+// helper's part of the logits is in the buffer; SUM, the leader's sum of the parts is; OP, what
+// GO asks for.
+const PART = 4, SUM = 5, OP = 6;
+const OP_STEP = 1, OP_WEIGHTS_OUT = 2;
+
+// Spins until control word `slot` holds `value`, then sleeps on it.
+function until(control, slot, value) {
+  const end = performance.now() + SPIN_MS;
+  while (Atomics.load(control, slot) !== value && performance.now() < end) { /* spin */ }
+  for (let now = Atomics.load(control, slot); now !== value; now = Atomics.load(control, slot)) {
+    Atomics.wait(control, slot, now);
+  }
+}
+
+// Answers a team split by hidden units: each GO is a step in two phases (this shard's part of
+// the logits out, then, once the leader has added the parts, the loss, backward and update), or
+// this shard's weights out of or into the buffer.
+async function serveHidden({ buffer, params, rows }) {
+  const control = new Int32Array(buffer, 0, 8);
+  const result = new Float32Array(buffer, 32, 2);
+  const values = new Float32Array(buffer, 64, params);
+  const batch = new Uint32Array(buffer, 64 + 4 * params, rows);
+  let seen = 0;
+  for (;;) {
+    const end = performance.now() + SPIN_MS;
+    while (Atomics.load(control, GO) === seen && performance.now() < end) { /* spin */ }
+    Atomics.wait(control, GO, seen);
+    seen = Atomics.load(control, GO);
+    const step = Atomics.load(control, STEP) >>> 0;
+    try {
+      const op = Atomics.load(control, OP);
+      if (op === OP_STEP) {
+        const part = await helper({ kind: 'outputs', rows: batch, step });
+        values.set(part);
+        Atomics.store(control, PART, seen);
+        until(control, SUM, seen);
+        const reply = await helper({ kind: 'finish', logits: values.subarray(0, part.length), step });
+        result[0] = reply.loss;
+        result[1] = reply.accuracy;
+      } else if (op === OP_WEIGHTS_OUT) {
+        values.set(await helper({ kind: 'weights-out' }));
+      } else {
+        await helper({ kind: 'weights-in', params: values });
+      }
       Atomics.store(control, FAILED, 0);
     } catch (error) {
       Atomics.store(control, FAILED, 1);

@@ -24,7 +24,7 @@ use crate::model::{Compiled, Layer};
 use crate::optim::Optimizer;
 
 /// Where one shard's parameters sit in the whole model's flat vector.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HiddenShard {
     /// (offset in the whole vector, offset in the shard's, values) for each contiguous run.
     runs: Vec<(usize, usize, usize)>,
@@ -69,6 +69,11 @@ impl HiddenShard {
             len: shard.n_params,
             bias: (i > 0).then_some(bias),
         })
+    }
+
+    /// The shard's parameter count.
+    pub fn param_count(&self) -> usize {
+        self.len
     }
 
     /// The shard's parameters, taken from the whole model's.
@@ -121,6 +126,15 @@ impl Trainer {
             }
         }
         config
+    }
+
+    /// Shard `i` of `n`: its config and where its parameters sit in this run's.
+    pub fn hidden_shard(&self, n: usize, i: usize) -> Result<(TrainConfig, HiddenShard), Error> {
+        let config = self.hidden_shard_config(n, i);
+        let classes = self.compiled.classes();
+        let compiled = config.spec(classes).compile().map_err(Error::Config)?;
+        let shard = HiddenShard::new(&self.compiled, &compiled, n, i)?;
+        Ok((config, shard))
     }
 
     /// Phase 1 of a hidden-split step: this shard's part of every logit for the batch `rows`
