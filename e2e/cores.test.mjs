@@ -1,5 +1,6 @@
 // End-to-end: the CPU path splits each step over Web Workers (app/src/cpu_team) and trains the
-// same run as one core does (the mean of equal shares' gradients is the batch's gradient), in a
+// same run as one core does (the mean of equal shares' gradients is the batch's gradient; split
+// by hidden units, the logits are the sum of the shards' parts), in a
 // cross-origin isolated page and in one that is not (an embed in a course page that sends no
 // COOP/COEP headers); the vision lab says how many cores its CPU run uses. Speed is printed, not
 // asserted (`node e2e/cores-figures.mjs` measures it).
@@ -28,6 +29,9 @@ for (const isolated of [true, false]) {
         assert.equal(two.replicas, 2, `${workload}: split over two replicas`);
         // Shared memory where the page may share it, messages where it may not.
         assert.equal(two.exchange, isolated ? 'shared memory' : 'messages');
+        // W1 (one hidden layer, plain SGD) splits by hidden units where memory is shared: only
+        // the logits travel, which two message round trips a step would not pay for.
+        assert.equal(two.split, isolated && workload === 'W1' ? 'hidden units' : 'batch rows');
         assert.equal(two.losses.length, steps);
         two.losses.forEach((l, i) => assert.ok(Math.abs(l - one.losses[i]) <= 1e-5 * (1 + Math.abs(one.losses[i])),
           `${workload} step ${i + 1}: ${l} on two cores vs ${one.losses[i]} on one`));

@@ -124,6 +124,8 @@ pub struct BenchResult {
     pub replicas: usize,
     /// How those replicas exchanged weights and gradients (`StepRunner::exchange`).
     pub exchange: Option<String>,
+    /// How the step was split among them: "batch rows" or "hidden units" (`StepRunner::split`).
+    pub split: Option<String>,
     /// The GPU's product tiles ("64×64", `TilePlan::label`); None on the CPU path.
     pub tiles: Option<String>,
 }
@@ -235,6 +237,7 @@ pub async fn run_with<R: StepRunner>(
         dispatches_per_step: trainer.dispatches_per_step(),
         replicas: runner.replicas(),
         exchange: runner.exchange().map(String::from),
+        split: runner.split().map(String::from),
         tiles: trainer.tiles().map(|t| t.label()),
     })
 }

@@ -18,8 +18,9 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                     {row("backend", match r.replicas {
                         1 => r.backend.clone(),
                         n => format!(
-                            "{} · {n} cores (each step split, through {})",
+                            "{} · {n} cores (each step split by {}, through {})",
                             r.backend,
+                            r.split.as_deref().unwrap_or("batch rows"),
                             r.exchange.as_deref().unwrap_or("messages")
                         ),
                     })}

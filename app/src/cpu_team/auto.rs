@@ -185,4 +185,11 @@ impl StepRunner for Cores {
             _ => None,
         }
     }
+
+    fn split(&self) -> Option<&'static str> {
+        match self.choice {
+            Choice::Split => self.team.as_ref().and_then(StepRunner::split),
+            _ => None,
+        }
+    }
 }

@@ -273,6 +273,13 @@ impl StepRunner for Team {
     fn exchange(&self) -> Option<&'static str> {
         Some(self.link())
     }
+
+    fn split(&self) -> Option<&'static str> {
+        Some(match self.hidden {
+            Some(_) => "hidden units",
+            None => "batch rows",
+        })
+    }
 }
 
 impl Helper {

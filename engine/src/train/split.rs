@@ -178,6 +178,11 @@ pub trait StepRunner {
     fn exchange(&self) -> Option<&'static str> {
         None
     }
+    /// How a step is split among the replicas, where it is: "batch rows" (each a share of the
+    /// batch) or "hidden units" (each its own units of a hidden layer, `HiddenShard`).
+    fn split(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Every step on the trainer itself.
