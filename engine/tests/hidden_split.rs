@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::mnist;
+use common::{assert_close, mnist};
 use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
 use engine::plan::Regularization;
@@ -105,18 +105,9 @@ fn hidden_split_steps_equal_unsplit_steps() {
         let (losses, params) = run(&config, 1, 12);
         for shards in [2, 3, 4] {
             let (split_losses, split_params) = run(&config, shards, 12);
-            for (a, b) in split_losses.iter().zip(&losses) {
-                assert!(
-                    (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
-                    "{name} ×{shards}: loss {a} vs {b}"
-                );
-            }
-            let gap = split_params
-                .iter()
-                .zip(&params)
-                .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-                .fold(0.0f32, f32::max);
-            assert!(gap < 1e-5, "{name} ×{shards}: weights differ by {gap}");
+            let what = |part| format!("{name} over {shards} shards: {part}, split against unsplit");
+            assert_close(&what("losses"), &split_losses, &losses, 1e-5, 1e-5);
+            assert_close(&what("weights"), &split_params, &params, 1e-5, 1e-5);
         }
     }
 }

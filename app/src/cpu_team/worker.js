@@ -34,6 +34,14 @@ const GO = 0, DONE = 1, FAILED = 2, STEP = 3;
 // a fraction of a millisecond of reading this one, and waking from a wait takes longer than that.
 const SPIN_MS = 2;
 
+// Waits for GO to move past `seen` (spinning, then asleep) and answers its new value.
+function nextShare(control, seen) {
+  const end = performance.now() + SPIN_MS;
+  while (Atomics.load(control, GO) === seen && performance.now() < end) { /* spin */ }
+  Atomics.wait(control, GO, seen);
+  return Atomics.load(control, GO);
+}
+
 // Answers shares from the shared buffer until the worker is terminated: wait for GO to move, run
 // the share (the weights in, the gradient back in the same place), store the result, then DONE.
 async function serve({ buffer, params, rows }) {
@@ -43,10 +51,7 @@ async function serve({ buffer, params, rows }) {
   const share = new Uint32Array(buffer, 64 + 4 * params, rows);
   let seen = 0;
   for (;;) {
-    const until = performance.now() + SPIN_MS;
-    while (Atomics.load(control, GO) === seen && performance.now() < until) { /* spin */ }
-    Atomics.wait(control, GO, seen);
-    seen = Atomics.load(control, GO);
+    seen = nextShare(control, seen);
     try {
       const reply = await helper({ kind: 'step', params: values, rows: share, step: Atomics.load(control, STEP) >>> 0 });
       result[0] = reply.loss;
@@ -85,10 +90,7 @@ async function serveHidden({ buffer, params, rows }) {
   const batch = new Uint32Array(buffer, 64 + 4 * params, rows);
   let seen = 0;
   for (;;) {
-    const end = performance.now() + SPIN_MS;
-    while (Atomics.load(control, GO) === seen && performance.now() < end) { /* spin */ }
-    Atomics.wait(control, GO, seen);
-    seen = Atomics.load(control, GO);
+    seen = nextShare(control, seen);
     const step = Atomics.load(control, STEP) >>> 0;
     try {
       const op = Atomics.load(control, OP);

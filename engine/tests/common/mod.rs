@@ -87,7 +87,7 @@ pub fn assert_close(what: &str, gpu: &[f32], cpu: &[f32], atol: f32, rtol: f32) 
     for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
         assert!(
             (g - c).abs() <= atol + rtol * c.abs(),
-            "{what}[{i}]: GPU {g} vs CPU {c} (atol {atol}, rtol {rtol})"
+            "{what}[{i}]: {g} against {c} (atol {atol}, rtol {rtol})"
         );
     }
 }
