@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_close, mnist};
+use common::{assert_close, mnist, unsplit_run};
 use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
 use engine::plan::Regularization;
@@ -55,9 +55,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
 fn run(config: &TrainConfig, shards: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
     let mut whole = trainer(config);
     if shards == 1 {
-        let losses = pollster::block_on(whole.train(steps)).unwrap();
-        let params = pollster::block_on(whole.params()).unwrap();
-        return (losses.iter().map(|m| m.loss).collect(), params);
+        return unsplit_run(&mut whole, steps);
     }
     assert_eq!(whole.hidden_split_blocker(), None);
     let mut params = pollster::block_on(whole.params()).unwrap();

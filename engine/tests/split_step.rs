@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{conv_relu_pool, mnist};
+use common::{conv_relu_pool, mnist, unsplit_run};
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::model::Layer;
 use engine::ops::pool::PoolKind;
@@ -66,9 +66,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
 fn run(config: &TrainConfig, replicas: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
     let mut leader = trainer(config);
     if replicas == 1 {
-        let losses = pollster::block_on(leader.train(steps)).unwrap();
-        let params = pollster::block_on(leader.params()).unwrap();
-        return (losses.iter().map(|m| m.loss).collect(), params);
+        return unsplit_run(&mut leader, steps);
     }
     assert_eq!(leader.split_blocker(), None);
     let share = leader.share_config(replicas);

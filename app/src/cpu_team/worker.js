@@ -34,6 +34,17 @@ const GO = 0, DONE = 1, FAILED = 2, STEP = 3;
 // a fraction of a millisecond of reading this one, and waking from a wait takes longer than that.
 const SPIN_MS = 2;
 
+// The shared buffer's parts (cpu_team/shared.rs): control words, loss and accuracy, the values
+// (weights, gradient or logits), the rows.
+function views({ buffer, params, rows }) {
+  return {
+    control: new Int32Array(buffer, 0, 8),
+    result: new Float32Array(buffer, 32, 2),
+    values: new Float32Array(buffer, 64, params),
+    rows: new Uint32Array(buffer, 64 + 4 * params, rows),
+  };
+}
+
 // Waits for GO to move past `seen` (spinning, then asleep) and answers its new value.
 function nextShare(control, seen) {
   const end = performance.now() + SPIN_MS;
@@ -44,11 +55,8 @@ function nextShare(control, seen) {
 
 // Answers shares from the shared buffer until the worker is terminated: wait for GO to move, run
 // the share (the weights in, the gradient back in the same place), store the result, then DONE.
-async function serve({ buffer, params, rows }) {
-  const control = new Int32Array(buffer, 0, 8);
-  const result = new Float32Array(buffer, 32, 2);
-  const values = new Float32Array(buffer, 64, params);
-  const share = new Uint32Array(buffer, 64 + 4 * params, rows);
+async function serve(shared) {
+  const { control, result, values, rows: share } = views(shared);
   let seen = 0;
   for (;;) {
     seen = nextShare(control, seen);
@@ -83,11 +91,8 @@ function until(control, slot, value) {
 // Answers a team split by hidden units: each GO is a step in two phases (this shard's part of
 // the logits out, then, once the leader has added the parts, the loss, backward and update), or
 // this shard's weights out of or into the buffer.
-async function serveHidden({ buffer, params, rows }) {
-  const control = new Int32Array(buffer, 0, 8);
-  const result = new Float32Array(buffer, 32, 2);
-  const values = new Float32Array(buffer, 64, params);
-  const batch = new Uint32Array(buffer, 64 + 4 * params, rows);
+async function serveHidden(shared) {
+  const { control, result, values, rows: batch } = views(shared);
   let seen = 0;
   for (;;) {
     seen = nextShare(control, seen);

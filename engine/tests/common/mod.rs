@@ -206,3 +206,11 @@ pub fn conv3x3(filters: usize, stride: usize) -> Layer {
         padding: 1,
     }
 }
+
+/// Losses and final weights of `steps` unsplit steps (`Trainer::train`): what the split steps'
+/// tests compare against.
+pub fn unsplit_run(t: &mut engine::train::Trainer, steps: usize) -> (Vec<f32>, Vec<f32>) {
+    let losses = pollster::block_on(t.train(steps)).unwrap();
+    let params = pollster::block_on(t.params()).unwrap();
+    (losses.iter().map(|m| m.loss).collect(), params)
+}
