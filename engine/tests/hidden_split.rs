@@ -61,8 +61,8 @@ fn run(config: &TrainConfig, shards: usize, steps: usize) -> (Vec<f32>, Vec<f32>
     let mut params = pollster::block_on(whole.params()).unwrap();
     let mut team: Vec<(Trainer, HiddenShard)> = (0..shards)
         .map(|i| {
-            let mut t = trainer(&whole.hidden_shard_config(shards, i));
-            let shard = HiddenShard::new(&whole.compiled, &t.compiled, shards, i).unwrap();
+            let (config, shard) = whole.hidden_shard(shards, i).unwrap();
+            let mut t = trainer(&config);
             t.set_params(&shard.take(&params)).unwrap();
             (t, shard)
         })
@@ -117,8 +117,7 @@ fn shards_cover_every_weight_once() {
     let marks: Vec<f32> = (0..n).map(|i| i as f32).collect();
     let mut joined = vec![-1.0; n];
     for i in 0..3 {
-        let t = trainer(&whole.hidden_shard_config(3, i));
-        let shard = HiddenShard::new(&whole.compiled, &t.compiled, 3, i).unwrap();
+        let (_, shard) = whole.hidden_shard(3, i).unwrap();
         shard.put(&shard.take(&marks), &mut joined);
     }
     assert_eq!(joined, marks);

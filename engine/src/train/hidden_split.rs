@@ -20,7 +20,7 @@ use super::{ModelConfig, StepMetrics, TrainConfig, TrainError, Trainer};
 use crate::collectives::chunk;
 use crate::error::Error;
 use crate::kernel::StepScalars;
-use crate::model::{Compiled, Layer};
+use crate::model::Compiled;
 use crate::optim::Optimizer;
 
 /// Where one shard's parameters sit in the whole model's flat vector.
@@ -105,14 +105,6 @@ impl Trainer {
         if matches!(self.config.optimizer, Optimizer::Lars { .. }) {
             return Some("LARS scales each layer's step by the whole layer's norm");
         }
-        if self
-            .compiled
-            .layers
-            .iter()
-            .any(|l| matches!(l.layer, Layer::Dropout { .. }))
-        {
-            return Some("dropout draws its masks over the whole layer");
-        }
         None
     }
 
@@ -157,7 +149,6 @@ impl Trainer {
         shard: &HiddenShard,
         step: u64,
     ) -> Result<StepMetrics, TrainError> {
-        self.step = step;
         let scalars = StepScalars {
             slot: 0,
             t: (step + 1) as u32,

@@ -9,7 +9,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::Instant;
 
 use engine::data::Dataset;
-use engine::train::{HiddenShard, ShareGradient, TrainConfig, Trainer};
+use engine::train::{ShareGradient, TrainConfig, Trainer};
 
 use crate::io::load_data;
 
@@ -138,19 +138,18 @@ fn by_batch(config: &TrainConfig, data: &Dataset, total: usize) -> Result<f64, S
 fn by_hidden_units(config: &TrainConfig, data: &Dataset, total: usize) -> Result<f64, String> {
     let mut whole = trainer(config.clone(), data)?;
     let params = pollster::block_on(whole.params()).map_err(|e| e.to_string())?;
-    let mut local = trainer(whole.hidden_shard_config(2, 0), data)?;
-    let shard = HiddenShard::new(&whole.compiled, &local.compiled, 2, 0).map_err(|e| e.to_string())?;
+    let (config, shard) = whole.hidden_shard(2, 0).map_err(|e| e.to_string())?;
+    let mut local = trainer(config, data)?;
     local
         .set_params(&shard.take(&params))
         .map_err(|e| e.to_string())?;
-    let (helper_config, helper_data) = (whole.hidden_shard_config(2, 1), data.clone());
-    let whole_layout = whole.compiled.clone();
+    let (helper_config, own) = whole.hidden_shard(2, 1).map_err(|e| e.to_string())?;
+    let helper_data = data.clone();
     with_helper(
         // The helper gets the batch's rows, answers with its part of the logits, then gets their
         // sum and finishes its step.
         move |input: Receiver<Option<Phase>>, output| {
             let mut t = trainer(helper_config, &helper_data)?;
-            let own = HiddenShard::new(&whole_layout, &t.compiled, 2, 1).map_err(|e| e.to_string())?;
             t.set_params(&own.take(&params)).map_err(|e| e.to_string())?;
             let mut part = Vec::new();
             while let Some((rows, _, step)) = spin(&input)? {
