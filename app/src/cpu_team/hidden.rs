@@ -77,7 +77,10 @@ impl Team {
     }
 
     /// Every shard's step on `rows` as step `step`: the parts of the logits added in shard
-    /// order, then each shard's loss, backward and update.
+    /// order, then each shard's loss, backward and update. The page's thread does not wait for
+    /// the helpers to finish the step: every shard takes the same loss from the same logits, and
+    /// a helper's next part of the logits (or `settle`) comes only after its finish. So the next
+    /// step's rows go out while the helpers still update, one exchange a step fewer.
     pub(super) async fn shards_step(&mut self, rows: &[u32], step: u64) -> Result<StepMetrics, TrainError> {
         for h in &mut self.helpers {
             h.link_mut()
@@ -99,18 +102,23 @@ impl Team {
         for h in &self.helpers {
             h.link().post_sum(&hidden.logits).map_err(replica_failed)?;
         }
-        let own = self
-            .local
+        self.local
             .shard_finish(&hidden.logits, &hidden.shards[0], step)
-            .await;
+            .await
+    }
+
+    /// Waits until every helper has finished the last operation posted to it (its weights move
+    /// only after that).
+    async fn settle(&mut self) -> Result<(), TrainError> {
         for h in &mut self.helpers {
             h.shared_wait(DONE).await.map_err(replica_failed)?;
         }
-        own
+        Ok(())
     }
 
     /// Hands the trainer's weights (those of step `step`) out to the shards.
     async fn hand_out(&mut self, trainer: &Trainer, step: u64) -> Result<(), TrainError> {
+        self.settle().await?;
         let hidden = self.hidden.as_mut().expect("a team split by hidden units");
         trainer
             .params_into(&mut hidden.whole)
@@ -142,6 +150,7 @@ impl Team {
     }
 
     async fn gather_ahead(&mut self, trainer: &mut Trainer) -> Result<(), TrainError> {
+        self.settle().await?;
         let hidden = self.hidden.as_mut().expect("a team split by hidden units");
         let Some(step) = hidden.shards_step.filter(|&s| s != hidden.trainer_step) else {
             return Ok(());

@@ -109,14 +109,16 @@ impl SharedLink {
 
     /// Spins up to `SPIN_MS` for control word `slot` (DONE, or PART mid-step) to reach the posted
     /// share: Some(true) reached, Some(false) failed (the helper sends why as a message; a
-    /// helper that finished before reaching PART failed), None not yet (the caller lets the page
-    /// paint, looks for a dead helper's error, and polls again).
+    /// helper that finished before reaching PART failed, and so did one whose last operation
+    /// failed: a team split by hidden units does not wait for each step's end, `hidden.rs`),
+    /// None not yet (the caller lets the page paint, looks for a dead helper's error, and polls
+    /// again).
     pub fn poll_for(&self, slot: u32) -> Result<Option<bool>, String> {
         let load = |slot| Atomics::load(&self.control, slot).map_err(|e| format!("{e:?}"));
         let t0 = now_ms();
         while now_ms() - t0 < SPIN_MS {
             if load(slot)? == self.posted {
-                return Ok(Some(slot != DONE || load(FAILED)? == 0));
+                return Ok(Some(load(FAILED)? == 0));
             }
             if slot != DONE && load(DONE)? == self.posted {
                 return Ok(Some(false));
