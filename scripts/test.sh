@@ -9,14 +9,11 @@ started=$SECONDS
 
 say "cargo fmt --check, cargo clippy"
 cargo fmt --all --check
-cargo clippy -q -p engine -p lab_state --all-targets -- -D warnings
+cargo clippy -q -p engine -p lab_state -p plot_text --all-targets -- -D warnings
 cargo clippy -q -p app --target wasm32-unknown-unknown -- -D warnings
 
-say "engine tests (unit, GPU kernels vs CPU twins on lavapipe, data files)"
-cargo test -p engine -p lab_state
-
-say "app unit tests (native: chart ticks and ranges)"
-cargo test -p app --bin app
+say "engine, state and display tests (unit, GPU kernels vs CPU twins on lavapipe, data files)"
+cargo test -p engine -p lab_state -p plot_text
 
 say "building the app (trunk, release)"
 trunk build --release

@@ -16,7 +16,7 @@ pub mod scaling_runs;
 pub mod schedule;
 pub mod slice_map;
 pub mod surface;
-pub mod ticks;
+pub use plot_text::ticks;
 pub mod vision;
 
 /// Okabe–Ito colours, checked apart for colour-blind students (`lab_state::palette`).

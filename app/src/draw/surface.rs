@@ -4,6 +4,8 @@
 
 use plotters::prelude::*;
 
+use plot_text::shading::BANDS;
+
 use super::value_color;
 
 /// A slice: `res × res` losses, rows along β from −span (row 0), columns along α.
@@ -13,9 +15,6 @@ pub struct Slice<'a> {
     pub span: f32,
     pub path: &'a [[f32; 2]],
 }
-
-/// Colour bands of the contour map.
-pub const BANDS: f32 = 12.0;
 
 /// The log-loss range of some slices, for a shared colour scale.
 pub fn log_range<'a>(grids: impl IntoIterator<Item = &'a [f32]>) -> (f32, f32) {
