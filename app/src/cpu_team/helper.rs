@@ -21,6 +21,9 @@ struct Replica {
     trainer: Trainer,
     part: ShareGradient,
     params: Vec<f32>,
+    /// The batch's rows and the summed logits of a step split by hidden units, reused.
+    rows: Vec<u32>,
+    logits: Vec<f32>,
     /// Where its weights sit in the model's, in a team split by hidden units.
     hidden: Option<HiddenShard>,
 }
@@ -45,6 +48,8 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
                 trainer,
                 part: ShareGradient::default(),
                 params: Vec::new(),
+                rows: Vec::new(),
+                logits: Vec::new(),
                 hidden,
             };
             REPLICA.with(|r| *r.borrow_mut() = Some(replica));
@@ -103,8 +108,9 @@ async fn replica(message: &JsValue) -> Result<Trainer, String> {
         .map_err(|e| e.to_string())
 }
 
-/// A team split by hidden units (`hidden.rs`): `outputs` answers this shard's part of the
-/// logits for the batch's rows, `finish` takes their sum and ends the step (its loss and
+/// A team split by hidden units (`hidden.rs`): `outputs` writes this shard's part of the logits
+/// for the batch's rows into `values` (the shared buffer) and answers how many there are,
+/// `finish` takes their sum from the first `count` of `values` and ends the step (its loss and
 /// accuracy back), `weights-out` answers this shard's weights and `weights-in` sets them.
 async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsValue, String> {
     let shard = r
@@ -115,16 +121,26 @@ async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsV
     let t = &mut r.trainer;
     match kind {
         "outputs" => {
-            let rows = Uint32Array::from(field(message, "rows")).to_vec();
-            t.shard_outputs(&rows, &mut r.params)
+            let rows = Uint32Array::from(field(message, "rows"));
+            r.rows.resize(rows.length() as usize, 0);
+            rows.copy_to(&mut r.rows);
+            t.shard_outputs(&r.rows, &mut r.params)
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(Float32Array::from(r.params.as_slice()).into())
+            let values = Float32Array::from(field(message, "values"));
+            if r.params.len() > values.length() as usize {
+                return Err("this shard's part of the logits does not fit the shared buffer".into());
+            }
+            values.subarray(0, r.params.len() as u32).copy_from(&r.params);
+            Ok(JsValue::from(r.params.len() as u32))
         }
         "finish" => {
-            let logits = Float32Array::from(field(message, "logits")).to_vec();
+            let count = number(message, "count") as u32;
+            let values = Float32Array::from(field(message, "values")).subarray(0, count);
+            r.logits.resize(count as usize, 0.0);
+            values.copy_to(&mut r.logits);
             let m = t
-                .shard_finish(&logits, &shard, step)
+                .shard_finish(&r.logits, &shard, step)
                 .await
                 .map_err(|e| e.to_string())?;
             let reply = Object::new();

@@ -100,11 +100,11 @@ async function serveHidden(shared) {
     try {
       const op = Atomics.load(control, OP);
       if (op === OP_STEP) {
-        const part = await helper({ kind: 'outputs', rows: batch, step });
-        values.set(part);
+        // The part goes straight into the shared buffer, and the sum comes from it.
+        const count = await helper({ kind: 'outputs', rows: batch, values, step });
         Atomics.store(control, PART, seen);
         until(control, SUM, seen);
-        const reply = await helper({ kind: 'finish', logits: values.subarray(0, part.length), step });
+        const reply = await helper({ kind: 'finish', values, count, step });
         result[0] = reply.loss;
         result[1] = reply.accuracy;
       } else if (op === OP_WEIGHTS_OUT) {
