@@ -11,6 +11,7 @@
 //! travel.
 
 mod auto;
+mod handle;
 mod helper;
 mod hidden;
 mod script;
@@ -19,25 +20,18 @@ mod wire;
 
 pub use auto::Cores;
 
-use futures::channel::mpsc::{unbounded, UnboundedReceiver};
-use futures::StreamExt;
+use handle::Helper;
 use js_sys::{Array, Float32Array, Object, Uint32Array};
 use script::{glue_url, worker_url};
 use shared::SharedLink;
-use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use engine::error::Error;
 use engine::plan::LOG_CAPACITY;
 use engine::train::{replicas_for, ShareGradient, StepMetrics, StepRunner, TrainConfig, TrainError, Trainer};
-use wire::{field, number, set};
+use wire::set;
 
 /// Shares each replica computes before the team trains (`Team::warm_up`).
 const WARM_UP_SHARES: usize = 3;
-
-/// How long a helper may take over one share before the team gives up on it (far beyond any
-/// share of the labs' models; a worker that died without a word never answers).
-const SILENT_MS: f64 = 60_000.0;
 
 /// What the helpers' copies of the training data may take together.
 const HELPER_DATA_BUDGET: usize = 512 << 20;
@@ -51,28 +45,6 @@ pub struct Team {
     params: Vec<f32>,
     /// Split by hidden units rather than by batch rows (`hidden.rs`).
     hidden: Option<hidden::Hidden>,
-}
-
-/// One Web Worker and the replies it sends, in order.
-struct Helper {
-    worker: Worker,
-    /// The array that carries the weights out and the gradient back, moved to the helper and
-    /// back every step so that no step allocates one (fresh 400 kB arrays each step cost more
-    /// in allocation and garbage collection than the copies themselves).
-    carrier: Option<Float32Array>,
-    /// The shared buffer its shares go through, in a cross-origin isolated page (else messages).
-    link: Option<SharedLink>,
-    /// Its replies: in shared memory only the first (ready) and errors.
-    replies: UnboundedReceiver<Result<JsValue, String>>,
-    // Kept alive as long as the worker may call them.
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
-}
-
-impl Drop for Helper {
-    fn drop(&mut self) {
-        self.worker.terminate();
-    }
 }
 
 /// The browser's logical cores (`navigator.hardwareConcurrency`; 1 where it does not say).
@@ -279,125 +251,5 @@ impl StepRunner for Team {
             Some(_) => "hidden units",
             None => "batch rows",
         })
-    }
-}
-
-impl Helper {
-    fn spawn(script: &str) -> Result<Helper, String> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options(script, &options)
-            .map_err(|e| format!("this browser would not start a Web Worker ({e:?})"))?;
-        let (tx, replies) = unbounded();
-        let on_message = {
-            let tx = tx.clone();
-            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                let data = e.data();
-                let error = field(&data, "error");
-                let _ = tx.unbounded_send(match error.as_string() {
-                    Some(why) => Err(why),
-                    None => Ok(data),
-                });
-            })
-        };
-        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
-            let _ = tx.unbounded_send(Err(e.message()));
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Helper {
-            worker,
-            carrier: None,
-            link: None,
-            replies,
-            _on_message: on_message,
-            _on_error: on_error,
-        })
-    }
-
-    /// Sends the helper a share: the weights, its rows and the step number.
-    fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), String> {
-        if let Some(link) = &mut self.link {
-            return link.post(params, rows, step);
-        }
-        let message = Object::new();
-        // Its own copy of the weights, transferred (moved) to it.
-        let weights = match self.carrier.take() {
-            Some(c) if c.length() as usize == params.len() => c,
-            _ => Float32Array::new_with_length(params.len() as u32),
-        };
-        weights.copy_from(params);
-        set(&message, "kind", &"step".into());
-        set(&message, "params", &weights);
-        set(&message, "rows", &Uint32Array::from(rows));
-        set(&message, "step", &(step as f64).into());
-        self.worker
-            .post_message_with_transfer(&message, &Array::of1(&weights.buffer()))
-            .map_err(|e| format!("{e:?}"))
-    }
-
-    /// The posted share's loss, accuracy and gradient, into `part`.
-    async fn gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
-        if self.link.is_some() {
-            return self.shared_gradient(part).await;
-        }
-        let reply = self.reply().await?;
-        part.loss = number(&reply, "loss") as f32;
-        part.accuracy = number(&reply, "accuracy") as f32;
-        let grads = Float32Array::from(field(&reply, "grads"));
-        part.grads.resize(grads.length() as usize, 0.0);
-        grads.copy_to(&mut part.grads);
-        self.carrier = Some(grads);
-        Ok(())
-    }
-
-    /// `gradient` through shared memory: spins on the helper's DONE word, between spins letting
-    /// the page paint and taking any message, which now can only say the helper failed. A helper
-    /// silent for `SILENT_MS` (its worker gone without a word) fails the share.
-    async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
-        self.shared_wait(shared::DONE).await?;
-        self.link().read(part);
-        Ok(())
-    }
-
-    fn link(&self) -> &SharedLink {
-        self.link.as_ref().expect("a shared link")
-    }
-
-    fn link_mut(&mut self) -> &mut SharedLink {
-        self.link.as_mut().expect("a shared link")
-    }
-
-    /// Waits for the helper's control word `slot` to reach the posted share (see
-    /// `shared_gradient`).
-    async fn shared_wait(&mut self, slot: u32) -> Result<(), String> {
-        let since = crate::frame::now_ms();
-        loop {
-            match self.link().poll_for(slot)? {
-                Some(true) => return Ok(()),
-                Some(false) => {
-                    return Err(self
-                        .reply()
-                        .await
-                        .err()
-                        .unwrap_or_else(|| "a share failed".into()))
-                }
-                None => crate::frame::next_frame().await,
-            }
-            if let Ok(message) = self.replies.try_recv() {
-                return Err(message.err().unwrap_or_else(|| "an unexpected message".into()));
-            }
-            if crate::frame::now_ms() - since > SILENT_MS {
-                return Err(format!("it gave no answer for {} s", SILENT_MS / 1000.0));
-            }
-        }
-    }
-
-    /// The helper's next reply, or why it failed.
-    async fn reply(&mut self) -> Result<JsValue, String> {
-        self.replies
-            .next()
-            .await
-            .unwrap_or_else(|| Err("the helper went away".into()))
     }
 }
