@@ -10,7 +10,7 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use engine::train::ShareGradient;
 
 use super::shared::{self, SharedLink};
-use super::wire::{field, number, set};
+use super::wire::{f32s_into, field, number, set};
 
 /// How long a helper may take over one share before the team gives up on it (far beyond any
 /// share of the labs' models; a worker that died without a word never answers).
@@ -101,8 +101,7 @@ impl Helper {
         part.loss = number(&reply, "loss") as f32;
         part.accuracy = number(&reply, "accuracy") as f32;
         let grads = Float32Array::from(field(&reply, "grads"));
-        part.grads.resize(grads.length() as usize, 0.0);
-        grads.copy_to(&mut part.grads);
+        f32s_into(&grads, &mut part.grads);
         self.carrier = Some(grads);
         Ok(())
     }

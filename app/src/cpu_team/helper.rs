@@ -9,7 +9,7 @@ use engine::train::{HiddenShard, ShareGradient, TrainConfig, Trainer};
 use js_sys::{Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
-use super::wire::{field, number, set};
+use super::wire::{f32s_into, field, number, set, u32s_into};
 
 thread_local! {
     /// This worker's replica and the share result it reuses step after step.
@@ -61,8 +61,7 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
                 .with(|r| r.borrow_mut().take())
                 .ok_or_else(|| JsValue::from_str("the helper has no replica yet"))?;
             let params = Float32Array::from(field(&message, "params"));
-            r.params.resize(params.length() as usize, 0.0);
-            params.copy_to(&mut r.params);
+            f32s_into(&params, &mut r.params);
             let rows = Uint32Array::from(field(&message, "rows")).to_vec();
             let step = number(&message, "step") as u64;
             let outcome = match r.trainer.set_params(&r.params) {
@@ -121,9 +120,7 @@ async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsV
     let t = &mut r.trainer;
     match kind {
         "outputs" => {
-            let rows = Uint32Array::from(field(message, "rows"));
-            r.rows.resize(rows.length() as usize, 0);
-            rows.copy_to(&mut r.rows);
+            u32s_into(&Uint32Array::from(field(message, "rows")), &mut r.rows);
             t.shard_outputs(&r.rows, &mut r.params)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -136,9 +133,8 @@ async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsV
         }
         "finish" => {
             let count = number(message, "count") as u32;
-            let values = Float32Array::from(field(message, "values")).subarray(0, count);
-            r.logits.resize(count as usize, 0.0);
-            values.copy_to(&mut r.logits);
+            let values = Float32Array::from(field(message, "values"));
+            f32s_into(&values.subarray(0, count), &mut r.logits);
             let m = t
                 .shard_finish(&r.logits, &shard, step)
                 .await
@@ -154,10 +150,7 @@ async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsV
         }
         _ => {
             let values = Float32Array::from(field(message, "params"));
-            r.params.resize(shard.param_count(), 0.0);
-            values
-                .subarray(0, shard.param_count() as u32)
-                .copy_to(&mut r.params);
+            f32s_into(&values.subarray(0, shard.param_count() as u32), &mut r.params);
             t.set_params(&r.params).map_err(|e| e.to_string())?;
             Ok(JsValue::UNDEFINED)
         }

@@ -14,7 +14,7 @@ use wasm_bindgen::JsValue;
 
 use engine::train::ShareGradient;
 
-use super::wire::{field, set};
+use super::wire::{f32s_into, field, set};
 use crate::frame::now_ms;
 
 /// Control words: GO, the share the leader last posted (a counter); DONE, the share the helper
@@ -152,8 +152,7 @@ impl SharedLink {
     /// The first `len` values the helper left in the buffer (its part of the logits, or its
     /// weights), into `out`.
     pub fn read_values(&self, len: usize, out: &mut Vec<f32>) {
-        out.resize(len, 0.0);
-        self.values.subarray(0, len as u32).copy_to(out);
+        f32s_into(&self.values.subarray(0, len as u32), out);
     }
 
     /// Hands the helper the summed logits of the posted step.
@@ -169,7 +168,6 @@ impl SharedLink {
     pub fn read(&self, part: &mut ShareGradient) {
         part.loss = self.result.get_index(0);
         part.accuracy = self.result.get_index(1);
-        part.grads.resize(self.values.length() as usize, 0.0);
-        self.values.copy_to(&mut part.grads);
+        f32s_into(&self.values, &mut part.grads);
     }
 }
