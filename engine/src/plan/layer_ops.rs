@@ -109,3 +109,9 @@ pub(super) fn conv_backward(
         }));
     }
 }
+
+/// Whether backward computes the gradient of layer `i`'s input: only when some layer below it
+/// has weights. `timeline::Work` counts FLOPs by the same rule.
+pub fn input_gradient_needed(model: &Compiled, i: usize) -> bool {
+    model.layers[..i].iter().any(|l| l.has_params())
+}

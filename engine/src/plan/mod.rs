@@ -30,6 +30,7 @@ pub const LOG_CAPACITY: usize = 256;
 
 pub type KernelList = Vec<Box<dyn Kernel>>;
 
+mod buffers;
 mod fuse;
 mod layer_ops;
 mod layer_spans;
@@ -37,52 +38,13 @@ mod loss;
 mod rounding;
 mod steps;
 
+pub use buffers::{EvalBuffers, HostBuffers};
+pub use layer_ops::input_gradient_needed;
 pub use layer_spans::LayerSpans;
 pub use loss::{eval_chunks, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
 use rounding::{round, Store};
-pub use steps::input_gradient_needed;
 use steps::{backward, forward};
-
-/// The buffers the host reads or writes.
-#[derive(Clone, Copy, Debug)]
-pub struct HostBuffers {
-    pub params: BufId,
-    pub grads: BufId,
-    pub data_x: BufId,
-    pub data_y: BufId,
-    pub indices: BufId,
-    pub log_loss: BufId,
-    pub log_accuracy: BufId,
-    pub predict_x: BufId,
-    pub probs: BufId,
-    pub segment_bounds: BufId,
-    /// The optimizer's two state vectors (velocity, moments, accumulators), one value per
-    /// parameter each.
-    pub optimizer_a: BufId,
-    pub optimizer_b: BufId,
-    /// Batch norm's running mean and variance (`model::initial_running` at the start).
-    pub running: BufId,
-    /// How many weight gradients of the last step were ±∞ or NaN (one u32).
-    pub nonfinite: BufId,
-}
-
-/// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the
-/// device, a plane (center and two directions) and a list of points on it; the mean loss and
-/// accuracy at point i land in slot i of the log.
-#[derive(Clone, Copy, Debug)]
-pub struct EvalBuffers {
-    pub x: BufId,
-    pub y: BufId,
-    pub center: BufId,
-    pub d1: BufId,
-    pub d2: BufId,
-    pub points: BufId,
-    pub log_loss: BufId,
-    pub log_accuracy: BufId,
-    /// Points evaluated side by side in one run of `Plan::evaluate` (see `eval_points`).
-    pub points_per_pass: usize,
-}
 
 pub struct Plan {
     pub table: BufferTable,

@@ -1,6 +1,6 @@
 //! The kernels of one training step's forward and backward passes, layer by layer.
 
-use super::layer_ops::{conv_backward, conv_geom, norm_geom, pool_geom};
+use super::layer_ops::{conv_backward, conv_geom, input_gradient_needed, norm_geom, pool_geom};
 use super::*;
 
 /// What the forward pass leaves for the backward pass: each layer's input and output buffer
@@ -393,10 +393,4 @@ pub(super) fn backward(
         }
     }
     starts
-}
-
-/// Whether backward computes the gradient of layer `i`'s input: only when some layer below it
-/// has weights. `timeline::Work` counts FLOPs by the same rule.
-pub fn input_gradient_needed(model: &Compiled, i: usize) -> bool {
-    model.layers[..i].iter().any(|l| l.has_params())
 }

@@ -6,6 +6,7 @@ mod config;
 mod hidden_split;
 mod landscape_eval;
 mod loss_scaling;
+mod metrics;
 mod split;
 #[cfg(test)]
 mod tests;
@@ -16,6 +17,7 @@ mod weights;
 pub use checkpoint::Recompute;
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
 pub use hidden_split::HiddenShard;
+pub use metrics::{StepMetrics, TrainError};
 pub use split::{replicas_for, Alone, ShareGradient, StepRunner, MIN_SHARE_ROWS};
 
 use crate::error::Error;
@@ -31,35 +33,6 @@ use crate::kernel::StepScalars;
 use crate::model::{Compiled, ModelSpec};
 use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, LOG_CAPACITY};
 use crate::precision::{LossScaler, Rounding, ScaleEvent};
-
-/// Metrics of one step, measured on its mini-batch before the update.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StepMetrics {
-    pub step: u64,
-    pub loss: f32,
-    pub accuracy: f32,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum TrainError {
-    /// The loss became NaN or infinite at this step; training stops there.
-    Diverged {
-        step: u64,
-    },
-    Device(Error),
-}
-
-impl std::fmt::Display for TrainError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TrainError::Diverged { step } => write!(
-                f,
-                "training diverged at step {step}: the loss became NaN or infinite. Lower the learning rate and reset."
-            ),
-            TrainError::Device(e) => write!(f, "device error: {e}"),
-        }
-    }
-}
 
 /// An optimizer's state: the steps taken (t of Adam's bias correction, the schedule's step) and
 /// its two vectors in the flat parameter layout — SGD none (zeros), momentum and Nesterov the

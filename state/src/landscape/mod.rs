@@ -17,8 +17,13 @@ use serde::{Deserialize, Serialize};
 use crate::lab::LabState;
 use crate::playground::Playground;
 
+mod choices;
 pub mod resnet;
 mod table;
+mod verdicts;
+
+pub use choices::{Data, Network, Plane};
+pub use verdicts::{hessian_verdict, sharpness_verdict, skips_verdict};
 
 /// The ResNet pair's run keys (its metrics are `nonconvexity-skips`, `nonconvexity-plain`, …).
 pub const SKIPS_KEY: &str = "skips";
@@ -33,126 +38,6 @@ pub struct Run {
     pub batch: usize,
     pub config: TrainConfig,
 }
-
-/// Which network the lab trains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Network {
-    /// A 2-8-8-out tanh MLP on a 2-D set.
-    Toy,
-    /// 784-32-10 ReLU MLP on MNIST or Fashion-MNIST.
-    Mlp,
-    /// conv 5×5×4 → ReLU → max-pool 2 → dense 10 on MNIST or Fashion-MNIST.
-    Cnn,
-    /// The image MLP with batch norm after its hidden layer.
-    MlpBatchNorm,
-    /// The image MLP with layer norm after its hidden layer.
-    MlpLayerNorm,
-    /// A ResNet-26 (batch norm), mapped beside the same network without skips.
-    ResNet,
-    /// The playground's network, data and optimizer (from `pg`).
-    Playground,
-}
-
-impl Network {
-    pub const ALL: [Network; 7] = [
-        Network::Toy,
-        Network::Mlp,
-        Network::Cnn,
-        Network::MlpBatchNorm,
-        Network::MlpLayerNorm,
-        Network::ResNet,
-        Network::Playground,
-    ];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Network::Toy => "toy",
-            Network::Mlp => "mlp",
-            Network::Cnn => "cnn",
-            Network::MlpBatchNorm => "mlp-bn",
-            Network::MlpLayerNorm => "mlp-ln",
-            Network::ResNet => "resnet",
-            Network::Playground => "playground",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Network::Toy => "2-D: MLP 2-8-8-2 (tanh)",
-            Network::Mlp => "images: MLP 784-32-10 (ReLU)",
-            Network::Cnn => "images: CNN conv 5×5×4 → pool → dense 10",
-            Network::MlpBatchNorm => "images: MLP 784-32 (batch norm, ReLU)-10",
-            Network::MlpLayerNorm => "images: MLP 784-32 (layer norm, ReLU)-10",
-            Network::ResNet => "images: ResNet-26 (batch norm) with and without skips",
-            Network::Playground => "the playground's network",
-        }
-    }
-
-    pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|n| n.key() == key)
-    }
-
-    pub fn reads_images(self) -> bool {
-        matches!(
-            self,
-            Network::Mlp | Network::Cnn | Network::MlpBatchNorm | Network::MlpLayerNorm | Network::ResNet
-        )
-    }
-}
-
-/// The data a built-in network trains on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Data {
-    Toy(ToyKind),
-    Mnist,
-    Fashion,
-}
-
-impl Data {
-    pub fn all() -> Vec<Data> {
-        ToyKind::ALL
-            .into_iter()
-            .map(Data::Toy)
-            .chain([Data::Mnist, Data::Fashion])
-            .collect()
-    }
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Data::Toy(k) => k.key(),
-            Data::Mnist => "mnist",
-            Data::Fashion => "fashion",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Data::Toy(k) => k.label(),
-            Data::Mnist => "MNIST digits",
-            Data::Fashion => "Fashion-MNIST",
-        }
-    }
-
-    pub fn from_key(key: &str) -> Option<Self> {
-        Self::all().into_iter().find(|d| d.key() == key)
-    }
-
-    pub fn is_images(self) -> bool {
-        !matches!(self, Data::Toy(_))
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Plane {
-    /// The first two PCA directions of the training trajectory.
-    Trajectory,
-    /// Two filter-normalized random directions.
-    Random,
-}
-
-crate::serde_by_key!(Network, "network");
-crate::serde_by_key!(Data, "data set");
 
 /// Batch sizes offered (and accepted from the URL).
 pub const BATCHES: [usize; 6] = [4, 16, 32, 64, 256, 512];
@@ -447,83 +332,6 @@ pub fn skips_setting() -> Landscape {
     };
     s.set_network_defaults(Network::ResNet);
     s
-}
-
-/// What a comparison of two trained batches says about sharpness (Keskar et al. 2017; docs/theory.md
-/// §4.4), from each run's (batch, sharpness, training loss): which is sharper as measured, whether
-/// that agrees with Keskar et al.'s large-batch sharp minima, and a caution when the training losses
-/// differ (sharpness is compared at equal training loss).
-pub fn sharpness_verdict(a: (usize, f32, f32), b: (usize, f32, f32), target: f32) -> String {
-    let (small, large) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-    let ratio = large.1 / small.1.max(f32::MIN_POSITIVE);
-    let mut text = if large.1 > small.1 {
-        format!(
-            "Batch {} is sharper than batch {} ({:.4} vs {:.4}, ×{ratio:.1}): the large batch found the \
-             sharper minimum, as Keskar et al. (2017) report.",
-            large.0, small.0, large.1, small.1
-        )
-    } else {
-        format!(
-            "Batch {} is sharper than batch {} ({:.4} vs {:.4}): here the small batch found the sharper \
-             minimum, contrary to Keskar et al. (2017). On networks this small the verdict changes with \
-             the seed; their result holds for larger networks — try Keskar et al.'s setting.",
-            small.0, large.0, small.1, large.1
-        )
-    };
-    let (lo, hi) = (small.2.min(large.2), small.2.max(large.2));
-    let unequal = if target > 0.0 {
-        hi > target + 1e-3
-    } else {
-        hi > 1.25 * lo + 0.01
-    };
-    if unequal {
-        text.push_str(&format!(
-            " The training losses differ ({:.3} vs {:.3}): the comparison is not at equal loss \
-             (a run stopped at its epoch budget{}).",
-            small.2,
-            large.2,
-            if target > 0.0 {
-                " before the target"
-            } else {
-                "; set a target loss"
-            }
-        ));
-    }
-    text
-}
-
-/// The ResNet with and without skips, each (non-convexity of its slice, training loss): Li et
-/// al.'s finding, or what this run measured against it.
-pub fn skips_verdict(with: (f32, f32), without: (f32, f32)) -> String {
-    let found = if without.0 > with.0 {
-        "the slice without skips is the less convex, as Li et al. (2018) found for deep networks: \
-         the skips keep the loss surface smooth"
-    } else {
-        "here the slice with skips is the less convex, against Li et al. (2018): at this depth and \
-         this training the difference is small; more blocks make it plain"
-    };
-    format!(
-        "Non-convexity {:.3} with skips, {:.3} without: {found}. Trained the same steps, the network \
-         without skips reached training loss {:.3} against {:.3} with them (He et al. 2016: deep \
-         plain networks train worse).",
-        with.0, without.0, without.1, with.1
-    )
-}
-
-/// The two runs' top Hessian eigenvalues (batch, λ_max) compared: the curvature of the sharpest
-/// direction, where the mean rise at a radius averages over random ones.
-pub fn hessian_verdict(a: (usize, f32), b: (usize, f32)) -> String {
-    let (small, large) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-    let ratio = large.1 / small.1.max(f32::MIN_POSITIVE);
-    format!(
-        "Sharpest direction: the top Hessian eigenvalue is {:.4} at batch {} and {:.4} at batch {} \
-         (×{ratio:.2}); the {} batch's minimum curves faster along it.",
-        small.1,
-        small.0,
-        large.1,
-        large.0,
-        if large.1 > small.1 { "large" } else { "small" }
-    )
 }
 
 impl LabState for Landscape {

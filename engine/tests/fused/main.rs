@@ -1,0 +1,236 @@
+//! The fused training step (`plan::fuse`, `ops::fused`) against the teaching kernels it
+//! replaces: the same run step for step (bit for bit on the CPU, where a fused kernel's twin is
+//! those kernels; within float rounding on the GPU), W1 in at most 6 dispatches, and each fused
+//! GPU kernel against its CPU twin at odd sizes, with every workgroup cap.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::{assert_close, gpu, gpu_as_real, mnist, random, run_multi, Init};
+use engine::data::toy::{ToyConfig, ToyKind};
+use engine::kernel::{BufferTable, Elem, Kernel, Points, StepScalars};
+use engine::model::Layer;
+use engine::ops::activation::{ActBackward, ActForward, Activation};
+use engine::ops::bias::{AddBias, BiasGrad};
+use engine::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
+use engine::ops::gather::Gather;
+use engine::ops::matmul::{Matmul, MatmulDims};
+use engine::optim::Optimizer;
+use engine::plan::{Loss, Regularization};
+use engine::precision::Preset;
+use engine::tiles::{TilePlan, TileShape};
+use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+
+fn toy(kind: ToyKind) -> DataConfig {
+    DataConfig::Toy(ToyConfig {
+        kind,
+        points: 200,
+        ..ToyConfig::default()
+    })
+}
+
+/// Models that between them meet every fusion and every reason not to fuse.
+fn configs() -> Vec<(&'static str, TrainConfig)> {
+    let (images, _, _) = mnist(256, 0);
+    let dense = |units| Layer::Dense { units };
+    let act = |kind| Layer::Activation { kind };
+    vec![
+        (
+            "W1 (bytes gathered)",
+            TrainConfig {
+                data: images.clone(),
+                batch: 64,
+                ..engine::bench::w1()
+            },
+        ),
+        (
+            "tanh MLP, Adam, f32 data",
+            TrainConfig {
+                data: toy(ToyKind::Spiral),
+                model: ModelConfig::Mlp {
+                    hidden: vec![16, 8],
+                    activation: Activation::Tanh,
+                },
+                optimizer: Optimizer::adam(),
+                learning_rate: 0.01,
+                batch: 25,
+                ..Default::default()
+            },
+        ),
+        (
+            "dropout, layer norm, sigmoid and leaky ReLU",
+            TrainConfig {
+                data: toy(ToyKind::Circle),
+                model: ModelConfig::Layers {
+                    layers: vec![
+                        dense(12),
+                        act(Activation::Sigmoid),
+                        Layer::Dropout { rate: 0.2 },
+                        dense(12),
+                        Layer::LayerNorm,
+                        act(Activation::LeakyRelu),
+                        dense(2),
+                    ],
+                },
+                batch: 20,
+                ..Default::default()
+            },
+        ),
+        (
+            "CNN",
+            TrainConfig {
+                data: images,
+                model: ModelConfig::Layers {
+                    layers: vec![
+                        Layer::Conv2d {
+                            filters: 2,
+                            kernel: 3,
+                            stride: 1,
+                            padding: 1,
+                        },
+                        act(Activation::Relu),
+                        Layer::Flatten,
+                        dense(16),
+                        act(Activation::Relu),
+                        dense(10),
+                    ],
+                },
+                batch: 16,
+                ..Default::default()
+            },
+        ),
+        (
+            "MSE regression, L1 and L2",
+            TrainConfig {
+                loss: Loss::Mse,
+                regularization: Regularization { l1: 1e-3, l2: 1e-3 },
+                data: toy(ToyKind::Plane),
+                batch: 20,
+                ..Default::default()
+            },
+        ),
+        (
+            "mixed precision",
+            TrainConfig {
+                data: toy(ToyKind::Spiral),
+                precision: Preset::MixedFp16.precision(),
+                batch: 20,
+                ..Default::default()
+            },
+        ),
+    ]
+}
+
+/// A trainer on the config's data (the first 256 MNIST images for an image set).
+fn trainer(config: &TrainConfig, gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>) -> Trainer {
+    match &config.data {
+        DataConfig::Images(_) => {
+            pollster::block_on(Trainer::with_data(config.clone(), mnist(256, 0).1, gpu, 1))
+        }
+        _ => pollster::block_on(Trainer::new(config.clone(), gpu, 1)),
+    }
+    .unwrap()
+}
+
+/// Losses of `steps` steps and the weights after them, fused or as the teaching kernels.
+fn run(
+    config: &TrainConfig,
+    gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>,
+    fused: bool,
+) -> (Vec<f32>, Vec<f32>, usize) {
+    let mut t = trainer(config, gpu);
+    t.set_fused(fused);
+    let losses = pollster::block_on(t.train(12))
+        .unwrap()
+        .iter()
+        .map(|m| m.loss)
+        .collect();
+    let params = pollster::block_on(t.params()).unwrap();
+    (losses, params, t.dispatches_per_step())
+}
+
+#[test]
+fn the_fused_step_is_the_teaching_step_bit_for_bit_on_the_cpu() {
+    for (name, config) in configs() {
+        let (fl, fp, fd) = run(&config, None, true);
+        let (ul, up, ud) = run(&config, None, false);
+        eprintln!("{name}: {ud} kernels → {fd} dispatches");
+        assert!(fd <= ud, "{name}: fusing added dispatches ({ud} → {fd})");
+        assert_eq!(fl, ul, "{name}: losses");
+        assert!(
+            fp.iter().zip(&up).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{name}: weights"
+        );
+    }
+}
+
+/// Both ways the GPU builds the fused kernels: specialized per dispatch (a real GPU's) and two
+/// shared pipelines, forward and backward (an emulated GPU's).
+#[test]
+fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
+    let ctx = gpu();
+    for specialize in [true, false] {
+        ctx.specialize.set(specialize);
+        for (name, config) in configs() {
+            let (fl, fp, _) = run(&config, Some(ctx.clone()), true);
+            let (ul, up, _) = run(&config, Some(ctx.clone()), false);
+            let what = format!("{name} (specialized {specialize})");
+            assert_close(&format!("{what}: losses"), &fl, &ul, 1e-6, 1e-5);
+            assert_close(&format!("{what}: weights"), &fp, &up, 1e-6, 1e-5);
+        }
+    }
+}
+
+/// Every tile shape trains to the same numbers as the default: the fused step on each other
+/// shape against the teaching step on 64 × 64 tiles (every value of C summed over k in the same
+/// order).
+#[test]
+fn every_tile_shape_trains_as_the_default() {
+    // The split shape twice: copying each slice (an emulated GPU's loop) and fetching ahead (a
+    // real GPU's, on a context sized as one).
+    let shapes = [
+        (gpu(), TileShape::Small),
+        (gpu(), TileShape::Large),
+        (gpu(), TileShape::Split),
+        (gpu_as_real(), TileShape::Split),
+    ];
+    for (ctx, tiles) in shapes {
+        for (name, config) in configs() {
+            ctx.tiles.set(TilePlan::uniform(tiles));
+            let (sl, sp, _) = run(&config, Some(ctx.clone()), true);
+            ctx.tiles.set(TilePlan::default());
+            let (ll, lp, _) = run(&config, Some(ctx.clone()), false);
+            // The split shape's partial sums round differently: a looser bound for it.
+            let (atol, rtol) = if tiles == TileShape::Split {
+                (1e-5, 1e-4)
+            } else {
+                (1e-6, 1e-5)
+            };
+            assert_close(&format!("{name} {tiles:?} tiles: losses"), &sl, &ll, atol, rtol);
+            assert_close(&format!("{name} {tiles:?} tiles: weights"), &sp, &lp, atol, rtol);
+        }
+    }
+}
+
+#[test]
+fn w1_trains_in_six_dispatches_a_step() {
+    let (images, _, _) = mnist(256, 0);
+    let config = TrainConfig {
+        data: images,
+        ..engine::bench::w1()
+    };
+    let mut t = trainer(&config, None);
+    assert_eq!(t.dispatches_per_step(), 6);
+    t.set_fused(false);
+    assert_eq!(t.dispatches_per_step(), 15);
+}
+
+/// Workgroup caps: the device's own (0), one workgroup looping over every tile, one per tile.
+const CAPS: [u32; 3] = [0, 1, u32::MAX];
+
+/// Every cap with every tile shape.
+fn caps_and_tiles() -> impl Iterator<Item = (u32, TileShape)> {
+    CAPS.into_iter().flat_map(|p| TileShape::ALL.map(|t| (p, t)))
+}
+
+mod twins;
