@@ -1,6 +1,7 @@
 //! The product kernels' tile shapes for this browser's GPU: timed once per adapter
 //! (`engine::tiles::autotune`, small, medium and large products apart) and remembered in the browser
-//! (`localStorage`), so later visits start on the faster tiles at once. An emulated GPU
+//! (`localStorage`), so later visits start on the faster tiles at once; a real GPU also times the
+//! caps on the convolutions' weight gradient chunks. An emulated GPU
 //! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
 //! (or within 5 %) in every measurement (README, "Tile shapes per adapter"), and timing costs
 //! seconds of compiles on such a device. `/bench` can time any device again (`tiles=time`) or
@@ -14,9 +15,10 @@ use engine::tiles::{autotune, TilePlan, Tuning};
 
 use crate::frame::now_ms;
 
-/// The storage key for this adapter's choice (the version changes when the candidates do).
+/// The storage key for this adapter's choice (the version changes when the candidates do: v4
+/// added the convolutions' chunks).
 fn key(ctx: &GpuContext) -> String {
-    format!("lab-tiles-v3:{}", ctx.adapter.label())
+    format!("lab-tiles-v4:{}", ctx.adapter.label())
 }
 
 fn storage() -> Option<web_sys::Storage> {

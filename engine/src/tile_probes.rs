@@ -4,10 +4,12 @@
 //! is timed apart because its copy into workgroup memory, two dependent reads a value, favours
 //! shapes with more invocations copying (on an H100, before the split shape fetched ahead, 32 × 32
 //! with k split four ways ran it in half the time of plain 32 × 32, which a plain product of the
-//! same size hardly showed).
+//! same size hardly showed). On a real GPU the autotune also times the convolutions' weight
+//! gradients, W2's two, under each cap on their chunks.
 
 use crate::backend::Backend;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};
+use crate::ops::conv2d::{Conv2dBackwardReduce, Conv2dBackwardWeight, ConvGeom, GRAD_CHUNK};
 use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
@@ -18,6 +20,26 @@ pub const GATHERED_PROBE: (usize, usize, usize) = (64, 128, 784);
 /// Rows of the stand-in data set the gathered probe reads.
 const DATA_ROWS: usize = 256;
 
+/// W2's convolutions (batch 64; 1 → 8 channels at 28 × 28, then 8 → 16 at 12 × 12; 5 × 5
+/// kernels, no padding): their weight gradients time the caps on the chunks.
+pub const CONV_PROBES: [ConvGeom; 2] = [conv_probe(1, 28, 8), conv_probe(8, 12, 16)];
+
+const fn conv_probe(in_c: usize, side: usize, out_c: usize) -> ConvGeom {
+    ConvGeom {
+        batch: 64,
+        in_c,
+        in_h: side,
+        in_w: side,
+        out_c,
+        k_h: 5,
+        k_w: 5,
+        stride: 1,
+        pad: 0,
+        w_off: 0,
+        b_off: out_c * in_c * 25,
+    }
+}
+
 /// A class of probe products. In every probe plan buffer 2 is an output, read back to wait for
 /// the device.
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +49,10 @@ pub enum Probes {
     /// `GATHERED_PROBE`: the batch at 0, B at 1, C at 2, the indices at 3 and the data set's
     /// bytes at 4.
     Gathered,
+    /// `CONV_PROBES`' weight gradients, each its weight and bias gradient and the sum of its
+    /// chunks: convolution i's input at 4i, output gradient at 4i + 1, gradients at 4i + 2 and
+    /// partial sums at 4i + 3. The chunks follow the context's cap (`TilePlan::conv_chunks`).
+    ConvGradients,
 }
 
 impl Probes {
@@ -82,6 +108,29 @@ impl Probes {
                     }));
                 }
             }
+            Probes::ConvGradients => {
+                for g in CONV_PROBES {
+                    let input = t.add("input", Elem::F32, g.in_len());
+                    let d_out = t.add("d_out", Elem::F32, g.out_len());
+                    let grads = t.add("grads", Elem::F32, g.partial_len());
+                    let partials = t.add("partials", Elem::F32, g.chunk_slots() * g.partial_len());
+                    for _ in 0..repeats {
+                        kernels.push(Box::new(Conv2dBackwardWeight {
+                            input,
+                            d_out,
+                            partials,
+                            g,
+                            chunk: GRAD_CHUNK,
+                        }));
+                        kernels.push(Box::new(Conv2dBackwardReduce {
+                            partials,
+                            grads,
+                            g,
+                            chunk: GRAD_CHUNK,
+                        }));
+                    }
+                }
+            }
         }
         Plan::of_kernels(t, kernels)
     }
@@ -105,6 +154,12 @@ impl Probes {
                     .map(|i| (i as u32).wrapping_mul(2_654_435_761))
                     .collect();
                 b.write_u32(BufId(4), &bytes);
+            }
+            Probes::ConvGradients => {
+                for (i, g) in CONV_PROBES.iter().enumerate() {
+                    b.write_f32(BufId(4 * i), &vec![0.5; g.in_len()]);
+                    b.write_f32(BufId(4 * i + 1), &vec![0.25; g.out_len()]);
+                }
             }
         }
     }

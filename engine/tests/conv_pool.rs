@@ -7,6 +7,7 @@ use common::{assert_close, gpu, gpu_as_real, random, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};
 use engine::ops::conv2d::*;
 use engine::ops::pool::*;
+use engine::tiles::{TilePlan, CONV_CHUNK_CAPS};
 
 fn geoms() -> Vec<ConvGeom> {
     let g = |batch, in_c, in_h, in_w, out_c, k, stride, pad| ConvGeom {
@@ -35,11 +36,17 @@ fn geoms() -> Vec<ConvGeom> {
 }
 
 /// On the emulated GPU's sizes and on a real GPU's (every tile its own workgroup, gradient chunks
-/// of 128 positions).
+/// of at least 128 positions), under every cap on the chunks that the autotune may choose.
 #[test]
 fn conv2d_kernels_match_cpu() {
-    for ctx in [gpu(), gpu_as_real()] {
-        conv2d_kernels_match_cpu_on(&ctx);
+    conv2d_kernels_match_cpu_on(&gpu());
+    let real = gpu_as_real();
+    for cap in CONV_CHUNK_CAPS {
+        real.tiles.set(TilePlan {
+            conv_chunks: cap,
+            ..TilePlan::default()
+        });
+        conv2d_kernels_match_cpu_on(&real);
     }
 }
 

@@ -5,11 +5,14 @@
 
 mod common;
 
-use common::gpu;
+use common::{gpu, gpu_as_real};
 use engine::bench::native_now_ms;
 use engine::kernel::{BufId, DeviceFit, Kernel};
 use engine::ops::matmul::{Matmul, MatmulDims};
-use engine::tiles::{autotune, TilePlan, TileShape, TileTiming, LARGE_FLOPS, MEDIUM_FLOPS};
+use engine::tiles::{
+    autotune, time_conv_chunks, TilePlan, TileShape, TileTiming, CONV_CHUNK_CAPS, DEFAULT_CONV_CHUNKS,
+    LARGE_FLOPS, MEDIUM_FLOPS,
+};
 
 fn fastest(timings: &[TileTiming]) -> TileShape {
     timings.iter().min_by(|a, b| a.ms.total_cmp(&b.ms)).unwrap().tiles
@@ -31,6 +34,9 @@ fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
     // lavapipe is emulated: a 2048 square would take seconds a pass, so large products take the
     // medium products' shape untimed.
     assert!(ctx.emulated() && tuning.large.is_empty());
+    // Nor are the convolutions' chunks timed there: an emulated GPU sums fixed chunks.
+    assert!(tuning.conv.is_empty());
+    assert_eq!(tuning.best.conv_chunks, DEFAULT_CONV_CHUNKS);
     assert_eq!(tuning.best.large, tuning.best.medium);
     assert_eq!(ctx.tiles.get(), tuning.best);
     let summary = tuning.summary();
@@ -51,6 +57,7 @@ fn products_take_their_size_class_shape() {
         medium: TileShape::Medium,
         large: TileShape::Large,
         gathered: TileShape::Split,
+        ..TilePlan::default()
     };
     let fit = DeviceFit {
         parallel_workgroups: 0,
@@ -91,6 +98,7 @@ fn tile_plans_parse_their_own_codes_only() {
         medium: TileShape::Large,
         large: TileShape::Large,
         gathered: TileShape::Medium,
+        ..TilePlan::default()
     };
     assert_eq!(mixed.code(), "64/128");
     assert_eq!(TilePlan::parse("64/128"), Some(mixed));
@@ -100,6 +108,7 @@ fn tile_plans_parse_their_own_codes_only() {
         medium: TileShape::Medium,
         large: TileShape::Large,
         gathered: TileShape::Small,
+        ..TilePlan::default()
     };
     assert_eq!(three.code(), "32/64/128");
     assert_eq!(TilePlan::parse("32/64/128"), Some(three));
@@ -120,8 +129,58 @@ fn tile_plans_parse_their_own_codes_only() {
     };
     assert_eq!(TilePlan::parse(&gathered_only.code()), Some(gathered_only));
     assert_eq!(gathered_only.label(), "64×64 (gathered 32×32 k÷4)");
-    for bad in ["48", "64/", "/128", "64/128/32/64/64", "64//128", "32k", ""] {
+    // A cap on the convolutions' chunks other than the default follows the shapes.
+    let capped = TilePlan {
+        conv_chunks: 32,
+        ..four
+    };
+    assert_eq!(capped.code(), "32/64/128/32k4/c32");
+    assert_eq!(TilePlan::parse("32/64/128/32k4/c32"), Some(capped));
+    assert_eq!(
+        capped.label(),
+        "32×32 (medium products 64×64, large 128×128; gathered 32×32 k÷4), convolutions' weight \
+         gradients in at most 32 chunks"
+    );
+    let plain_capped = TilePlan {
+        conv_chunks: 8,
+        ..TilePlan::default()
+    };
+    assert_eq!(plain_capped.code(), "64/c8");
+    assert_eq!(TilePlan::parse("64/c8"), Some(plain_capped));
+    assert_eq!(TilePlan::parse("64/c128"), Some(TilePlan::default()));
+    for bad in [
+        "48",
+        "64/",
+        "/128",
+        "64/128/32/64/64",
+        "64//128",
+        "32k",
+        "",
+        "c32",
+        "64/c",
+        "64/c7",
+        "64/c32/c8",
+    ] {
         assert_eq!(TilePlan::parse(bad), None, "{bad}");
     }
     assert_eq!(TilePlan::default(), TilePlan::uniform(TileShape::Medium));
+    assert_eq!(TilePlan::default().conv_chunks, DEFAULT_CONV_CHUNKS);
+}
+
+/// On a real GPU the autotune times every cap on the convolutions' chunks on W2's weight
+/// gradients (here lavapipe, told it is a real GPU); the context keeps its plan meanwhile.
+#[test]
+fn every_cap_on_the_convolutions_chunks_is_timed() {
+    let ctx = gpu_as_real();
+    let kept = TilePlan {
+        small: TileShape::Small,
+        ..TilePlan::default()
+    };
+    ctx.tiles.set(kept);
+    let timings = pollster::block_on(time_conv_chunks(&ctx, 1, &native_now_ms)).unwrap();
+    eprintln!("{timings:?}");
+    let caps: Vec<u32> = timings.iter().map(|t| t.chunks).collect();
+    assert_eq!(caps, CONV_CHUNK_CAPS.to_vec());
+    assert!(timings.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
+    assert_eq!(ctx.tiles.get(), kept);
 }

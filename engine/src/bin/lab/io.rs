@@ -55,7 +55,7 @@ pub fn tiles_on(
             tuning.best
         }
         None => TilePlan::parse(tiles).ok_or(format!(
-            "no tiles {tiles}: 64, 32, 128, 32k4, or e.g. 64/128 or 32/64/128"
+            "no tiles {tiles}: 64, 32, 128, 32k4, or e.g. 64/128, 32/64/128 or 64/c32"
         ))?,
     };
     ctx.tiles.set(plan);

@@ -3,6 +3,7 @@
 use crate::kernel::{
     groups_1d, wgsl, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
 };
+use crate::tiles::CONV_CHUNK_CAPS;
 
 mod cpu;
 
@@ -24,10 +25,9 @@ const MAX_GROUPS: u32 = 65_535;
 /// (and the default): enough work per workgroup to hide its start-up there, enough chunks to keep
 /// every core busy.
 pub const GRAD_CHUNK: usize = 2048;
-/// On a real GPU, chunks of at least this many positions, at most `GPU_MAX_CHUNKS` of them: a
-/// hundred multiprocessors need a hundred workgroups (at 2,048, W2's second convolution made 8).
+/// On a real GPU, chunks of at least this many positions, at most the device's cap of them
+/// (`TilePlan::conv_chunks`, timed per device; at 2,048, W2's second convolution made 8).
 const GPU_GRAD_CHUNK: usize = 128;
-const GPU_MAX_CHUNKS: usize = 128;
 
 /// Shapes of one convolution; weights [out_c, in_c, k_h, k_w] at `w_off`, bias [out_c] at `b_off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -65,22 +65,29 @@ impl ConvGeom {
     pub fn positions(&self) -> usize {
         self.batch * self.out_h() * self.out_w()
     }
-    /// Positions per chunk of the weight gradient on the GPU (see `shaders/conv2d.wgsl`).
-    pub fn grad_chunk(&self, real_gpu: bool) -> usize {
-        if real_gpu {
-            GPU_GRAD_CHUNK.max(self.positions().div_ceil(GPU_MAX_CHUNKS))
+    /// Positions per chunk of the weight gradient on the device (see `shaders/conv2d.wgsl`).
+    pub fn grad_chunk(&self, fit: DeviceFit) -> usize {
+        if fit.real_gpu() {
+            self.grad_chunk_capped(fit.tiles.conv_chunks)
         } else {
             GRAD_CHUNK
         }
+    }
+    /// Positions per chunk on a real GPU that splits the gradient into at most `cap` chunks.
+    fn grad_chunk_capped(&self, cap: u32) -> usize {
+        GPU_GRAD_CHUNK.max(self.positions().div_ceil(cap.max(1) as usize))
     }
     /// Chunks of `chunk` positions the weight gradient is split into on the GPU.
     pub fn chunks(&self, chunk: usize) -> usize {
         self.positions().div_ceil(chunk).max(1)
     }
-    /// Chunks the partial gradients' buffer has room for: as many as either kind of GPU makes.
+    /// Chunks the partial gradients' buffer has room for: as many as any device makes, under
+    /// any of the caps the autotune may choose.
     pub fn chunk_slots(&self) -> usize {
-        self.chunks(self.grad_chunk(true))
-            .max(self.chunks(self.grad_chunk(false)))
+        CONV_CHUNK_CAPS
+            .into_iter()
+            .map(|cap| self.chunks(self.grad_chunk_capped(cap)))
+            .fold(self.chunks(GRAD_CHUNK), usize::max)
     }
     /// One chunk's partial gradients: the weights, then the biases.
     pub fn partial_len(&self) -> usize {
@@ -302,7 +309,7 @@ impl Kernel for Conv2dBackwardWeight {
         self.g.words(ROW_GROUPS, self.chunk)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
-        self.chunk = self.g.grad_chunk(fit.real_gpu());
+        self.chunk = self.g.grad_chunk(fit);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.input), (4, self.d_out), (7, self.partials)]
@@ -332,7 +339,7 @@ impl Kernel for Conv2dBackwardReduce {
         self.g.words(ROW_GROUPS, self.chunk)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
-        self.chunk = self.g.grad_chunk(fit.real_gpu());
+        self.chunk = self.g.grad_chunk(fit);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(7, self.partials), (6, self.grads)]
