@@ -164,71 +164,64 @@ async fn time_class(
     repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<TileTiming>, Error> {
-    let mut runs = Vec::new();
+    let mut backends = Vec::new();
     for tiles in TileShape::ALL {
-        let plan = probes.plan(tiles, repeats);
-        let mut b = Backend::Gpu(GpuBackend::new(ctx.clone(), plan).await?);
-        probes.fill(&mut b);
-        // The untimed first pass compiles the pipeline and warms the caches.
-        pass(&mut b).await?;
-        runs.push((
-            b,
-            TileTiming {
-                tiles,
-                ms: f64::INFINITY,
-            },
-        ));
+        backends.push(probe_backend(ctx, probes, repeats, tiles).await?);
     }
-    for _ in 0..ROUNDS {
-        for (b, timing) in &mut runs {
-            let t0 = now_ms();
-            pass(b).await?;
-            timing.ms = timing.ms.min(now_ms() - t0);
-        }
-    }
-    Ok(runs.into_iter().map(|(_, t)| t).collect())
+    let ms = fastest_passes(&mut backends, now_ms).await?;
+    let timings = TileShape::ALL.into_iter().zip(ms);
+    Ok(timings.map(|(tiles, ms)| TileTiming { tiles, ms }).collect())
 }
 
 /// Every cap on the convolutions' chunks timed on W2's weight gradients, each pass `repeats`
 /// times over them. The kernels take the cap from the context as their backend is built, so the
-/// context holds each cap in turn; the caller sets the plan it keeps afterwards.
+/// context holds each cap while its backend is built, and its own plan again after each.
 pub async fn time_conv_chunks(
     ctx: &Rc<GpuContext>,
     repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<ConvTiming>, Error> {
     let before = ctx.tiles.get();
-    let mut runs = Vec::new();
+    let mut backends = Vec::new();
     for chunks in CONV_CHUNK_CAPS {
         ctx.tiles.set(TilePlan {
             conv_chunks: chunks,
             ..before
         });
-        let built = GpuBackend::new(
-            ctx.clone(),
-            Probes::ConvGradients.plan(TileShape::Medium, repeats),
-        )
-        .await;
-        let mut b = Backend::Gpu(built?);
-        Probes::ConvGradients.fill(&mut b);
-        pass(&mut b).await?;
-        runs.push((
-            b,
-            ConvTiming {
-                chunks,
-                ms: f64::INFINITY,
-            },
-        ));
+        let built = probe_backend(ctx, Probes::ConvGradients, repeats, TileShape::Medium).await;
+        ctx.tiles.set(before);
+        backends.push(built?);
     }
-    ctx.tiles.set(before);
+    let ms = fastest_passes(&mut backends, now_ms).await?;
+    let timings = CONV_CHUNK_CAPS.into_iter().zip(ms);
+    Ok(timings.map(|(chunks, ms)| ConvTiming { chunks, ms }).collect())
+}
+
+/// The probes built on `tiles` with their inputs written, after an untimed first pass (it
+/// compiles the pipelines and warms the caches).
+async fn probe_backend(
+    ctx: &Rc<GpuContext>,
+    probes: Probes,
+    repeats: usize,
+    tiles: TileShape,
+) -> Result<Backend, Error> {
+    let mut b = Backend::Gpu(GpuBackend::new(ctx.clone(), probes.plan(tiles, repeats)).await?);
+    probes.fill(&mut b);
+    pass(&mut b).await?;
+    Ok(b)
+}
+
+/// Each backend's fastest pass, `ROUNDS` rounds taken in turns.
+async fn fastest_passes(backends: &mut [Backend], now_ms: &dyn Fn() -> f64) -> Result<Vec<f64>, Error> {
+    let mut fastest = vec![f64::INFINITY; backends.len()];
     for _ in 0..ROUNDS {
-        for (b, timing) in &mut runs {
+        for (b, ms) in backends.iter_mut().zip(&mut fastest) {
             let t0 = now_ms();
             pass(b).await?;
-            timing.ms = timing.ms.min(now_ms() - t0);
+            *ms = ms.min(now_ms() - t0);
         }
     }
-    Ok(runs.into_iter().map(|(_, t)| t).collect())
+    Ok(fastest)
 }
 
 /// One pass over the probes, awaited (reading one value back waits for the device).
