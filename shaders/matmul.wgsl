@@ -63,6 +63,12 @@ fn a_at(_s: Sel, row: u32, k: u32) -> f32 {
     return a[a_base + row * p.a_rs + k * p.a_cs];
 }
 
+// The split loop's fetch ahead (`matmul_tile_copy.wgsl`) carries A's values as raw words: here
+// their floats' bits.
+fn a_rows(_s: Sel, _row: u32) -> vec4<u32> { return vec4<u32>(0u); }
+fn a_word(s: Sel, _start: u32, row: u32, k: u32) -> u32 { return bitcast<u32>(a_at(s, row, k)); }
+fn a_cooked(_s: Sel, _start: u32, _row: u32, _k: u32, w: u32) -> f32 { return bitcast<f32>(w); }
+
 fn b_at(_s: Sel, k: u32, col: u32) -> f32 {
     if (k >= p.k || col >= p.n) { return 0.0; }
     return b[b_base + k * p.b_rs + col * p.b_cs];

@@ -74,12 +74,21 @@ fn product(second: bool) -> Sel {
 
 // Byte `at` of the packed data set, as the gather kernel turns it into a feature: byte / 255.
 fn byte_at(at: u32) -> f32 {
-    return f32((data_bytes[at / 4u] >> (8u * (at % 4u))) & 255u) / 255.0;
+    return byte_of(data_bytes[at / 4u], at);
+}
+
+// Byte `at` of the data set from its word `w`.
+fn byte_of(w: u32, at: u32) -> f32 {
+    return f32((w >> (8u * (at % 4u))) & 255u) / 255.0;
+}
+
+fn gathers(s: Sel) -> bool {
+    return GATHER && s.gather != 0u;
 }
 
 // A[row, k], through the indices when gathered; `row` and `k` inside the matrix.
 fn a_value(s: Sel, row: u32, k: u32) -> f32 {
-    if (!GATHER || s.gather == 0u) { return a[s.a_off + row * s.a_rs + k * s.a_cs]; }
+    if (!gathers(s)) { return a[s.a_off + row * s.a_rs + k * s.a_cs]; }
     let at = s.a_off + indices[row] * s.a_rs + k * s.a_cs;
     if (p.packed != 0u) { return byte_at(at); }
     return a[at];
@@ -88,7 +97,42 @@ fn a_value(s: Sel, row: u32, k: u32) -> f32 {
 fn a_at(s: Sel, row: u32, k: u32) -> f32 {
     if (row >= s.m || k >= s.k) { return 0.0; }
     let v = a_value(s, row, k);
+    keep_row_value(s, row, k, v);
+    return v;
+}
+
+// The gathered batch stored for the backward by the first column tile's workgroups.
+fn keep_row_value(s: Sel, row: u32, k: u32, v: f32) {
     if (GATHER && s.keep) { c2[row * s.a_rs + k * s.a_cs] = v; }
+}
+
+// The split loop's fetch ahead (`matmul_tile_copy.wgsl`): A's values as raw words, turned into
+// floats (and kept) when put. A gathered product finds where rows row .. row + 3 start in the
+// data set once per tile (`a_rows`), then each fetch is one read with nothing waiting on it.
+fn a_rows(s: Sel, row: u32) -> vec4<u32> {
+    if (!gathers(s)) { return vec4<u32>(0u); }
+    return vec4<u32>(row_start(s, row), row_start(s, row + 1u), row_start(s, row + 2u),
+                     row_start(s, row + 3u));
+}
+
+fn row_start(s: Sel, row: u32) -> u32 {
+    return s.a_off + indices[min(row, s.m - 1u)] * s.a_rs;
+}
+
+fn a_word(s: Sel, start: u32, row: u32, k: u32) -> u32 {
+    if (!gathers(s)) { return bitcast<u32>(a_at(s, row, k)); }
+    if (row >= s.m || k >= s.k) { return 0u; }
+    let at = start + k * s.a_cs;
+    if (p.packed != 0u) { return data_bytes[at / 4u]; }
+    return bitcast<u32>(a[at]);
+}
+
+fn a_cooked(s: Sel, start: u32, row: u32, k: u32, w: u32) -> f32 {
+    if (!gathers(s)) { return bitcast<f32>(w); }
+    if (row >= s.m || k >= s.k) { return 0.0; }
+    var v = bitcast<f32>(w);
+    if (p.packed != 0u) { v = byte_of(w, start + k * s.a_cs); }
+    keep_row_value(s, row, k, v);
     return v;
 }
 

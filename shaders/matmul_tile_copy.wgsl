@@ -21,7 +21,7 @@ var<workgroup> tile_b: array<array<vec4<f32>, COLS4>, DEPTH>;
 // along k where A's rows are contiguous (`a_by_k`), along m where its columns are (transposed
 // reads); same for B (`b_by_n`). The caller puts a barrier after it.
 fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_by_n: bool) {
-    // Written out rather than through fetch_a and put_a below: built from those, this copy made
+    // Written out rather than through fetch_a_words and put_a below: built from those, this copy made
     // the 128 × 128 shape about a third slower on an H100 (a 2048 square 1.1 ms against 0.78).
     for (var e = 0u; e < COPIES; e = e + 1u) {
         let idx = e * WG * WG + flat;
@@ -38,13 +38,34 @@ fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_
     }
 }
 
-// The split loop's copy in halves, so it can fetch the next slice while it multiplies: the
-// idx-th vec4 of A's slice at (row0, k0), rows 4i..4i+3 at one step of k, as copy_tiles reads it.
-fn fetch_a(s: Sel, row0: u32, k0: u32, idx: u32, a_by_k: bool) -> vec4<f32> {
+// The split loop's copy in halves, so it can fetch the next slice while it multiplies. A's
+// values are fetched as raw words and turned into floats only when put: nothing waits on a read
+// until the multiply-adds between have run. (A gathered product's words are the data set's bytes,
+// four to a word, whose decoding and storing as the batch had waited on each read in turn.)
+
+// Where the idx-th vec4 of A's slice at (row0, k0) lies: its first row (rows 4i..4i+3) and its
+// step of k, as copy_tiles reads it.
+fn a_place(row0: u32, k0: u32, idx: u32, a_by_k: bool) -> vec2<u32> {
     let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
-    let ra = row0 + 4u * select(idx % COLS4, idx / DEPTH, a_by_k);
-    return vec4<f32>(a_at(s, ra, k0 + ka), a_at(s, ra + 1u, k0 + ka),
-                     a_at(s, ra + 2u, k0 + ka), a_at(s, ra + 3u, k0 + ka));
+    return vec2<u32>(row0 + 4u * select(idx % COLS4, idx / DEPTH, a_by_k), k0 + ka);
+}
+
+// The four rows' starts at `at` (`a_rows`, the includer's): the same at every step of k, so
+// read once per tile.
+fn a_starts(s: Sel, at: vec2<u32>) -> vec4<u32> {
+    return a_rows(s, at.x);
+}
+
+fn fetch_a_words(s: Sel, starts: vec4<u32>, at: vec2<u32>) -> vec4<u32> {
+    return vec4<u32>(a_word(s, starts.x, at.x, at.y), a_word(s, starts.y, at.x + 1u, at.y),
+                     a_word(s, starts.z, at.x + 2u, at.y), a_word(s, starts.w, at.x + 3u, at.y));
+}
+
+fn cook_a(s: Sel, starts: vec4<u32>, at: vec2<u32>, w: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(a_cooked(s, starts.x, at.x, at.y, w.x),
+                     a_cooked(s, starts.y, at.x + 1u, at.y, w.y),
+                     a_cooked(s, starts.z, at.x + 2u, at.y, w.z),
+                     a_cooked(s, starts.w, at.x + 3u, at.y, w.w));
 }
 
 fn put_a(idx: u32, a_by_k: bool, v: vec4<f32>) {

@@ -89,7 +89,7 @@ pub const LARGE_FLOPS: f64 = 1e10;
 /// `ops::conv2d::ConvGeom::grad_chunk`): the candidates the autotune times there. More chunks
 /// keep more cores of a big GPU busy; fewer give each workgroup more positions to sum and the
 /// reduce fewer partial sums to add, which a GPU with few cores may prefer.
-pub const CONV_CHUNK_CAPS: [u32; 3] = [8, 32, 128];
+pub const CONV_CHUNK_CAPS: [u32; 4] = [8, 32, 128, 512];
 /// The cap where nothing was timed: on an H100 W2's convolutions needed about a hundred chunks to
 /// keep its 132 multiprocessors busy.
 pub const DEFAULT_CONV_CHUNKS: u32 = 128;

@@ -29,7 +29,7 @@ pub struct BenchArgs {
     /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, 32×32 k÷4 (32k4), or one shape per size
     /// class: small/larger (64/128) or small/medium/large (32/64/128), then gathered
     /// products (32/32/128/32k4), then on a real GPU the most chunks of a convolution's weight
-    /// gradient (/c8, /c32; c128 the default)
+    /// gradient (/c8, /c32, /c512; c128 the default)
     #[arg(
         long,
         default_value = "auto",
