@@ -121,6 +121,7 @@ impl Probes {
                             partials,
                             g,
                             chunk: GRAD_CHUNK,
+                            fetch_ahead: false,
                         }));
                         kernels.push(Box::new(Conv2dBackwardReduce {
                             partials,

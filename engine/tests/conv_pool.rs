@@ -87,6 +87,7 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     partials,
                     g,
                     chunk: GRAD_CHUNK,
+                    fetch_ahead: false,
                 }),
                 Box::new(Conv2dBackwardReduce {
                     partials,

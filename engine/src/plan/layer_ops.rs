@@ -92,6 +92,7 @@ pub(super) fn conv_backward(
         partials,
         g,
         chunk: GRAD_CHUNK,
+        fetch_ahead: false,
     }));
     ops.push(Box::new(Conv2dBackwardReduce {
         partials,

@@ -1,7 +1,7 @@
 //! 2-D convolution with stride and zero padding over NCHW tensors (`shaders/conv2d.wgsl`).
 
 use crate::kernel::{
-    groups_1d, wgsl, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
+    groups_1d, wgsl, wgsl_with, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
 };
 use crate::tiles::CONV_CHUNK_CAPS;
 
@@ -209,6 +209,8 @@ pub struct Conv2dBackwardWeight {
     pub g: ConvGeom,
     /// Positions per chunk (`GRAD_CHUNK`, or `ConvGeom::grad_chunk` for the device).
     pub chunk: usize,
+    /// Fetch ahead (`shaders/conv2d_ahead.wgsl`): set for a real GPU by `fit_device`.
+    pub fetch_ahead: bool,
 }
 
 /// Sums the chunks of `partials` into the weight and bias gradients.
@@ -245,6 +247,15 @@ fn row_cap(fit: DeviceFit) -> u32 {
     }
 }
 
+/// Whether a GEMM with this row cap fetches ahead (`shaders/conv2d_ahead.wgsl`): on a real GPU,
+/// where it runs one workgroup per tile (SwiftShader's compiler is slow on such loops, and an
+/// emulated GPU's few long-lived workgroups have no latency to hide). One loop there serves the
+/// three GEMMs, so each binds, besides its own buffers, those the others read (a read-only
+/// buffer of its own in their place).
+fn fetches_ahead(row_groups: u32) -> bool {
+    row_groups == u32::MAX
+}
+
 /// Workgroups of 64 rows × 16 filters (see `shaders/conv2d.wgsl`).
 fn tiles(filters: usize, rows: usize, chunks: usize) -> [u32; 3] {
     [
@@ -259,7 +270,11 @@ impl Kernel for Conv2dForward {
         self.points.n() as f64 * self.g.gemm_flops()
     }
     fn shader(&self) -> Shader {
-        wgsl!("conv2d.wgsl", "forward")
+        if fetches_ahead(self.row_groups) {
+            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "forward_ahead")
+        } else {
+            wgsl!("conv2d.wgsl", "forward")
+        }
     }
     fn params(&self, step: &StepScalars) -> Words {
         let live = self.points.live(step);
@@ -279,7 +294,12 @@ impl Kernel for Conv2dForward {
         self.points.n() > 1
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.input), (2, self.params), (3, self.output)]
+        let mut b = vec![(1, self.input), (2, self.params), (3, self.output)];
+        if fetches_ahead(self.row_groups) {
+            // dOut, read only by the other GEMMs (see `fetches_ahead`).
+            b.push((4, self.params));
+        }
+        b
     }
     fn workgroups(&self) -> [u32; 3] {
         let points = self.points.n();
@@ -303,16 +323,26 @@ impl Kernel for Conv2dBackwardWeight {
         self.g.gemm_flops()
     }
     fn shader(&self) -> Shader {
-        wgsl!("conv2d.wgsl", "backward_weight")
+        if self.fetch_ahead {
+            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "backward_weight_ahead")
+        } else {
+            wgsl!("conv2d.wgsl", "backward_weight")
+        }
     }
     fn params(&self, _: &StepScalars) -> Words {
         self.g.words(ROW_GROUPS, self.chunk)
     }
     fn fit_device(&mut self, fit: DeviceFit) {
         self.chunk = self.g.grad_chunk(fit);
+        self.fetch_ahead = fit.real_gpu();
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(1, self.input), (4, self.d_out), (7, self.partials)]
+        let mut b = vec![(1, self.input), (4, self.d_out), (7, self.partials)];
+        if self.fetch_ahead {
+            // The weights, read only by the other GEMMs (see `fetches_ahead`).
+            b.push((2, self.input));
+        }
+        b
     }
     fn workgroups(&self) -> [u32; 3] {
         tiles(self.g.out_c, self.g.patch_len(), self.g.chunks(self.chunk))
@@ -372,7 +402,11 @@ impl Kernel for Conv2dBackwardInput {
         self.g.gemm_flops()
     }
     fn shader(&self) -> Shader {
-        wgsl!("conv2d.wgsl", "backward_input")
+        if fetches_ahead(self.row_groups) {
+            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "backward_input_ahead")
+        } else {
+            wgsl!("conv2d.wgsl", "backward_input")
+        }
     }
     fn params(&self, _: &StepScalars) -> Words {
         self.g.words(self.workgroups()[1], GRAD_CHUNK)
@@ -381,7 +415,12 @@ impl Kernel for Conv2dBackwardInput {
         self.row_groups = row_cap(fit);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![(2, self.params), (4, self.d_out), (5, self.d_in)]
+        let mut b = vec![(2, self.params), (4, self.d_out), (5, self.d_in)];
+        if fetches_ahead(self.row_groups) {
+            // The input, read only by the other GEMMs (see `fetches_ahead`).
+            b.push((1, self.params));
+        }
+        b
     }
     fn workgroups(&self) -> [u32; 3] {
         row_groups(
