@@ -56,7 +56,7 @@ pub struct Conv2dBackwardWeight {
     pub g: ConvGeom,
     /// Positions per chunk (`GRAD_CHUNK`, or `ConvGeom::grad_chunk` for the device).
     pub chunk: usize,
-    /// Fetch ahead (`shaders/conv2d_ahead.wgsl`): set for a real GPU by `fit_device`.
+    /// The real GPU's loop (`shaders/conv2d_ahead.wgsl`, see `fetches_ahead`): set by `fit_device`.
     pub fetch_ahead: bool,
 }
 
@@ -94,9 +94,10 @@ fn row_cap(fit: DeviceFit) -> u32 {
     }
 }
 
-/// Whether a GEMM with this row cap fetches ahead (`shaders/conv2d_ahead.wgsl`): on a real GPU,
-/// where it runs one workgroup per tile (SwiftShader's compiler is slow on such loops, and an
-/// emulated GPU's few long-lived workgroups have no latency to hide). One loop there serves the
+/// Whether a GEMM with this row cap runs the real GPU's loop (`shaders/conv2d_ahead.wgsl`: 256
+/// invocations a tile, fetching ahead): on a real GPU, where it runs one workgroup per tile
+/// (SwiftShader's compiler is slow on such loops, and an emulated GPU's few long-lived
+/// workgroups have no latency to hide). One loop there serves the
 /// three GEMMs, so each binds, besides its own buffers, those the others read (a read-only
 /// buffer of its own in their place).
 fn fetches_ahead(row_groups: u32) -> bool {
