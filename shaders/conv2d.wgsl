@@ -78,6 +78,13 @@ fn multiply_tiles(acc: ptr<function, array<vec4<f32>, 4>>, i: u32, j: u32) {
     }
 }
 
+// Point z's offsets in forward (see above).
+fn enter_point(z: u32) {
+    in_base = z * p.in_stride;
+    w_base = z * p.w_stride;
+    out_base = z * positions() * p.out_c;
+}
+
 // Workgroups along the rows take every row_groups-th tile of 64 (a grid-stride loop): a few
 // long-lived workgroups rather than hundreds of short ones whose start-up would dominate.
 fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
@@ -86,9 +93,7 @@ fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
 @compute @workgroup_size(4, 16)
 fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if (wg.z >= p.live) { return; }
-    in_base = wg.z * p.in_stride;
-    w_base = wg.z * p.w_stride;
-    out_base = wg.z * positions() * p.out_c;
+    enter_point(wg.z);
     for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
         forward_tile(t * 64u, wg.x * 16u, lid);
     }

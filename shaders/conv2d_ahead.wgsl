@@ -149,9 +149,7 @@ fn gemm_ahead(kind: u32, r: Row, col0: u32, start: u32, end: u32, lid: vec3<u32>
 @compute @workgroup_size(16, 16)
 fn forward_ahead(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if (wg.z >= p.live) { return; }
-    in_base = wg.z * p.in_stride;
-    w_base = wg.z * p.w_stride;
-    out_base = wg.z * positions() * p.out_c;
+    enter_point(wg.z);
     let copy = (lid.y * 16u + lid.x) % 64u;
     var unused = 0.0;
     for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
