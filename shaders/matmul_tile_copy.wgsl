@@ -21,8 +21,8 @@ var<workgroup> tile_b: array<array<vec4<f32>, COLS4>, DEPTH>;
 // along k where A's rows are contiguous (`a_by_k`), along m where its columns are (transposed
 // reads); same for B (`b_by_n`). The caller puts a barrier after it.
 fn copy_tiles(s: Sel, row0: u32, col0: u32, k0: u32, flat: u32, a_by_k: bool, b_by_n: bool) {
-    // Written out rather than through fetch_a_words and put_a below: built from those, this copy made
-    // the 128 × 128 shape about a third slower on an H100 (a 2048 square 1.1 ms against 0.78).
+    // Written out rather than through the split loop's halves below: built from those, this copy
+    // made the 128 × 128 shape about a third slower on an H100 (a 2048 square 1.1 ms against 0.78).
     for (var e = 0u; e < COPIES; e = e + 1u) {
         let idx = e * WG * WG + flat;
         let ka = select(idx / COLS4, idx % DEPTH, a_by_k);
@@ -50,12 +50,8 @@ fn a_place(row0: u32, k0: u32, idx: u32, a_by_k: bool) -> vec2<u32> {
     return vec2<u32>(row0 + 4u * select(idx % COLS4, idx / DEPTH, a_by_k), k0 + ka);
 }
 
-// The four rows' starts at `at` (`a_rows`, the includer's): the same at every step of k, so
-// read once per tile.
-fn a_starts(s: Sel, at: vec2<u32>) -> vec4<u32> {
-    return a_rows(s, at.x);
-}
-
+// `starts`: where the four rows begin (`a_rows`, the includer's, at the place's first row), the
+// same at every step of k, so read once per tile.
 fn fetch_a_words(s: Sel, starts: vec4<u32>, at: vec2<u32>) -> vec4<u32> {
     return vec4<u32>(a_word(s, starts.x, at.x, at.y), a_word(s, starts.y, at.x + 1u, at.y),
                      a_word(s, starts.z, at.x + 2u, at.y), a_word(s, starts.w, at.x + 3u, at.y));

@@ -16,8 +16,8 @@ fn product_tile(s: Sel, row0: u32, col0: u32, lid: vec3<u32>, m: u32, n: u32, k:
     var acc: array<vec4<f32>, 4>;
     var at0 = a_place(row0, 0u, flat, a_by_k);
     var at1 = a_place(row0, 0u, flat + WG * WG, a_by_k);
-    let starts0 = a_starts(s, at0);
-    let starts1 = a_starts(s, at1);
+    let starts0 = a_rows(s, at0.x);
+    let starts1 = a_rows(s, at1.x);
     var a0 = fetch_a_words(s, starts0, at0);
     var a1 = fetch_a_words(s, starts1, at1);
     var b0 = fetch_b(s, col0, 0u, flat, b_by_n);

@@ -97,9 +97,8 @@ fn row_cap(fit: DeviceFit) -> u32 {
 /// Whether a GEMM with this row cap runs the real GPU's loop (`shaders/conv2d_ahead.wgsl`: 256
 /// invocations a tile, fetching ahead): on a real GPU, where it runs one workgroup per tile
 /// (SwiftShader's compiler is slow on such loops, and an emulated GPU's few long-lived
-/// workgroups have no latency to hide). One loop there serves the
-/// three GEMMs, so each binds, besides its own buffers, those the others read (a read-only
-/// buffer of its own in their place).
+/// workgroups have no latency to hide). One loop there serves the three GEMMs, so each binds,
+/// besides its own buffers, those the others read (a read-only buffer of its own in their place).
 fn fetches_ahead(row_groups: u32) -> bool {
     row_groups == u32::MAX
 }
