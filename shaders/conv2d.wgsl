@@ -8,10 +8,13 @@
 //   backward_input:  dIn[b,c,y,x]   = Σ_{f,ky,kx} dOut[b,f,oy,ox] · W[f,c,ky,kx]  where y = oy·s+ky−pad
 //                    (the "full" correlation of dOut with the flipped kernel, docs/theory.md §1.2)
 //
-// forward and backward_weight are implicit GEMMs: the im2col matrix (one row per output position
-// r = (b, oy, ox), one column per kernel element q = (c, ky, kx)) is never stored; tiles of it are
-// read straight from the input into workgroup memory. Like matmul.wgsl, each workgroup of 64
-// invocations computes a 64×16 tile and each invocation a 4×4 block of it in registers.
+// The three are implicit GEMMs: the im2col matrix (one row per output position r = (b, oy, ox),
+// one column per kernel element q = (c, ky, kx)) is never stored. Here each invocation sums an
+// 8 × 8 block of the product (8 rows × 8 filters or channels) over all of k, reading its operands
+// straight from the storage buffers: no workgroup memory, no barriers. That suits a GPU emulated
+// on the processor (SwiftShader, lavapipe), which runs four or eight invocations as the lanes of
+// one vector and reads memory lane by lane, so what counts is reads per multiply-add (here 16 per
+// 64); a real GPU runs `conv2d_ahead.wgsl`'s tiles in workgroup memory instead.
 //
 // forward also runs several weight vectors at once (the loss landscape's points): workgroup z = q
 // reads its input `q·in_stride` further on (0 when the points share their input, the data), its
@@ -19,7 +22,7 @@
 // on are skipped.
 //
 // backward_weight sums over every output position of the batch (tens of thousands): so that many
-// workgroups share that work, each sums one chunk of `chunk` positions into its own slot of
+// invocations share that work, each sums one chunk of `chunk` positions into its own slot of
 // `partials` ("split-K"), and backward_reduce adds the slots up.
 
 struct Params {
@@ -39,11 +42,6 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> grads: array<f32>;
 @group(0) @binding(7) var<storage, read_write> partials: array<f32>;
 
-// tile_a[k][i]: four consecutive rows (4i..4i+3) of the 64-row operand at step k;
-// tile_b[k][j]: four consecutive filters (4j..4j+3) of the 16-filter operand at step k.
-var<workgroup> tile_a: array<array<vec4<f32>, 16>, 16>;
-var<workgroup> tile_b: array<array<vec4<f32>, 4>, 16>;
-
 // The point's offsets in forward (see above); zero in the backward passes.
 var<private> in_base: u32;
 var<private> w_base: u32;
@@ -54,30 +52,6 @@ fn out_plane() -> u32 { return p.out_h * p.out_w; }
 fn positions() -> u32 { return p.batch * out_plane(); }
 fn weight_len() -> u32 { return p.out_c * patch_len(); }
 
-// in[b, c, y, x], zero in the padding (coordinates outside the image).
-fn input_at(b: u32, c: u32, y: i32, x: i32) -> f32 {
-    if (y < 0 || x < 0 || y >= i32(p.in_h) || x >= i32(p.in_w)) { return 0.0; }
-    return input[in_base + ((b * p.in_c + c) * p.in_h + u32(y)) * p.in_w + u32(x)];
-}
-
-// dOut viewed as a matrix: row = output position (b, oy, ox), col = filter f.
-fn d_out_at(row: u32, f: u32) -> f32 {
-    let b = row / out_plane();
-    return d_out[(b * p.out_c + f) * out_plane() + row % out_plane()];
-}
-
-// acc[i] += a[i] · b for the 16 steps in the tiles.
-fn multiply_tiles(acc: ptr<function, array<vec4<f32>, 4>>, i: u32, j: u32) {
-    for (var k = 0u; k < 16u; k = k + 1u) {
-        let av = tile_a[k][i];
-        let bv = tile_b[k][j];
-        (*acc)[0] = (*acc)[0] + av.x * bv;
-        (*acc)[1] = (*acc)[1] + av.y * bv;
-        (*acc)[2] = (*acc)[2] + av.z * bv;
-        (*acc)[3] = (*acc)[3] + av.w * bv;
-    }
-}
-
 // Point z's offsets in forward (see above).
 fn enter_point(z: u32) {
     in_base = z * p.in_stride;
@@ -85,146 +59,203 @@ fn enter_point(z: u32) {
     out_base = z * positions() * p.out_c;
 }
 
-// Workgroups along the rows take every row_groups-th tile of 64 (a grid-stride loop): a few
-// long-lived workgroups rather than hundreds of short ones whose start-up would dominate.
-fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
+// Invocations per workgroup, and rows and columns of each one's block.
+const GROUP: u32 = 64u;
+const BLOCK: u32 = 8u;
+const LANES: vec4<u32> = vec4<u32>(0u, 1u, 2u, 3u);
 
-// out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]: 64 positions × 16 filters per tile.
-@compute @workgroup_size(4, 16)
-fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+// Workgroups along the rows take every row_groups-th tile of GROUP · BLOCK rows (a grid-stride
+// loop): a few long-lived workgroups rather than many short ones whose start-up would dominate.
+fn block_tiles(rows: u32) -> u32 { return (rows + GROUP * BLOCK - 1u) / (GROUP * BLOCK); }
+
+// acc += a ⊗ b for one step of k: a the block's 8 rows (lo: rows 0..3, hi: 4..7), b its 8
+// columns; acc[2i] holds row i's columns 0..3 and acc[2i + 1] its columns 4..7. Constant indices
+// only: an array indexed by a variable is read and written lane by lane.
+fn outer_add(acc: ptr<function, array<vec4<f32>, 16>>, a_lo: vec4<f32>, a_hi: vec4<f32>,
+             b_lo: vec4<f32>, b_hi: vec4<f32>) {
+    (*acc)[0] += a_lo.x * b_lo;
+    (*acc)[1] += a_lo.x * b_hi;
+    (*acc)[2] += a_lo.y * b_lo;
+    (*acc)[3] += a_lo.y * b_hi;
+    (*acc)[4] += a_lo.z * b_lo;
+    (*acc)[5] += a_lo.z * b_hi;
+    (*acc)[6] += a_lo.w * b_lo;
+    (*acc)[7] += a_lo.w * b_hi;
+    (*acc)[8] += a_hi.x * b_lo;
+    (*acc)[9] += a_hi.x * b_hi;
+    (*acc)[10] += a_hi.y * b_lo;
+    (*acc)[11] += a_hi.y * b_hi;
+    (*acc)[12] += a_hi.z * b_lo;
+    (*acc)[13] += a_hi.z * b_hi;
+    (*acc)[14] += a_hi.w * b_lo;
+    (*acc)[15] += a_hi.w * b_hi;
+}
+
+// Four consecutive indices from `first`, none past `last`: a block's rows or columns past the
+// matrix read its last one, and their sums are not stored.
+fn four_from(first: u32, last: u32) -> vec4<u32> { return min(vec4<u32>(first) + LANES, vec4<u32>(last)); }
+
+// input[at + y·W + x] for four places (`at`: the image's channel plane), zero where (y, x) lies
+// in the padding. Selected, not branched around: the reads stay inside the plane.
+fn input_four(at: vec4<u32>, y: vec4<i32>, x: vec4<i32>) -> vec4<f32> {
+    let h = vec4<i32>(i32(p.in_h));
+    let w = vec4<i32>(i32(p.in_w));
+    let zero = vec4<i32>(0);
+    let inside = (y >= zero) & (y < h) & (x >= zero) & (x < w);
+    let i = at + vec4<u32>(clamp(y, zero, h - 1)) * p.in_w + vec4<u32>(clamp(x, zero, w - 1));
+    return select(vec4<f32>(0.0), vec4<f32>(input[i.x], input[i.y], input[i.z], input[i.w]), inside);
+}
+
+fn weights_four(i: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(weights[i.x], weights[i.y], weights[i.z], weights[i.w]);
+}
+
+fn d_out_four(i: vec4<u32>) -> vec4<f32> {
+    return vec4<f32>(d_out[i.x], d_out[i.y], d_out[i.z], d_out[i.w]);
+}
+
+// One step along a walk (kx fastest, then ky, then the outer index) over an extent (w, h).
+fn step_walk3(walk: ptr<function, vec3<u32>>, w: u32, h: u32) {
+    var v = *walk + vec3<u32>(1u, 0u, 0u);
+    if (v.x == w) { v = vec3<u32>(0u, v.y + 1u, v.z); }
+    if (v.y == h) { v = vec3<u32>(0u, 0u, v.z + 1u); }
+    *walk = v;
+}
+
+// out[r, f] = bias[f] + Σ_q im2col[r, q] · W[f, q]. Workgroup x: 8 filters; y: every
+// row_groups-th tile of 512 positions; z: the point.
+@compute @workgroup_size(64)
+fn forward(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
     if (wg.z >= p.live) { return; }
     enter_point(wg.z);
-    for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
-        forward_tile(t * 64u, wg.x * 16u, lid);
+    for (var t = wg.y; t < block_tiles(positions()); t = t + p.row_groups) {
+        forward_block((t * GROUP + li) * BLOCK, wg.x * BLOCK);
     }
 }
 
-fn forward_tile(row0: u32, f0: u32, lid: vec3<u32>) {
+fn forward_block(r0: u32, f0: u32) {
+    let plane = out_plane();
+    let last = positions() - 1u;
     let k = patch_len();
-    let flat = lid.y * 4u + lid.x;
-    // This invocation copies im2col row `mine`: locate its window once, then walk (c, ky, kx).
-    let mine = row0 + flat;
-    let b = mine / out_plane();
-    let pix = mine % out_plane();
-    let y0 = i32((pix / p.out_w) * p.stride) - i32(p.pad);
-    let x0 = i32((pix % p.out_w) * p.stride) - i32(p.pad);
-    var c = 0u;
-    var ky = 0u;
-    var kx = 0u;
-    var acc: array<vec4<f32>, 4>;
-    for (var k0 = 0u; k0 < k; k0 = k0 + 16u) {
-        for (var e = 0u; e < 16u; e = e + 1u) {
-            var v = 0.0;
-            if (mine < positions() && k0 + e < k) {
-                v = input_at(b, c, y0 + i32(ky), x0 + i32(kx));
-            }
-            tile_a[e][flat / 4u][flat % 4u] = v;
-            kx = kx + 1u;
-            if (kx == p.k_w) { kx = 0u; ky = ky + 1u; }
-            if (ky == p.k_h) { ky = 0u; c = c + 1u; }
-        }
-        for (var e = 0u; e < 4u; e = e + 1u) {
-            let idx = e * 64u + flat;
-            let ff = idx % 16u;
-            let kk = idx / 16u;
-            var v = 0.0;
-            if (f0 + ff < p.out_c && k0 + kk < k) { v = weights[w_base + p.w_off + (f0 + ff) * k + k0 + kk]; }
-            tile_b[kk][ff / 4u][ff % 4u] = v;
-        }
-        workgroupBarrier();
-        multiply_tiles(&acc, lid.y, lid.x);
-        workgroupBarrier();
+    let image = p.in_c * p.in_h * p.in_w;
+    let s = p.stride;
+    // Each row's image and the window's corner (padding subtracted).
+    let r_lo = four_from(r0, last);
+    let r_hi = four_from(r0 + 4u, last);
+    let at_lo = in_base + (r_lo / plane) * image;
+    let at_hi = in_base + (r_hi / plane) * image;
+    let y_lo = vec4<i32>(((r_lo % plane) / p.out_w) * s) - i32(p.pad);
+    let y_hi = vec4<i32>(((r_hi % plane) / p.out_w) * s) - i32(p.pad);
+    let x_lo = vec4<i32>((r_lo % p.out_w) * s) - i32(p.pad);
+    let x_hi = vec4<i32>((r_hi % p.out_w) * s) - i32(p.pad);
+    // Each filter's row of W.
+    let w_lo = w_base + p.w_off + four_from(f0, p.out_c - 1u) * k;
+    let w_hi = w_base + p.w_off + four_from(f0 + 4u, p.out_c - 1u) * k;
+    var acc: array<vec4<f32>, 16>;
+    var walk = vec3<u32>(0u); // (kx, ky, c)
+    for (var q = 0u; q < k; q = q + 1u) {
+        let chan = walk.z * p.in_h * p.in_w;
+        let ky = i32(walk.y);
+        let kx = i32(walk.x);
+        let a_lo = input_four(at_lo + chan, y_lo + ky, x_lo + kx);
+        let a_hi = input_four(at_hi + chan, y_hi + ky, x_hi + kx);
+        outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
+        step_walk3(&walk, p.k_w, p.k_h);
     }
-    // Constant indices into acc only: an array indexed by a loop counter can live in local
-    // memory (slow) on a GPU whose compiler does not unroll the loop.
-    let r = row0 + lid.y * 4u;
-    let f = f0 + lid.x * 4u;
-    store_forward(r, f, acc[0]);
-    store_forward(r + 1u, f, acc[1]);
-    store_forward(r + 2u, f, acc[2]);
-    store_forward(r + 3u, f, acc[3]);
+    store_forward(r0, f0, acc[0], acc[1]);
+    store_forward(r0 + 1u, f0, acc[2], acc[3]);
+    store_forward(r0 + 2u, f0, acc[4], acc[5]);
+    store_forward(r0 + 3u, f0, acc[6], acc[7]);
+    store_forward(r0 + 4u, f0, acc[8], acc[9]);
+    store_forward(r0 + 5u, f0, acc[10], acc[11]);
+    store_forward(r0 + 6u, f0, acc[12], acc[13]);
+    store_forward(r0 + 7u, f0, acc[14], acc[15]);
 }
 
-// out[position r, filters f .. f + 3] = v + bias, those inside the output.
-fn store_forward(r: u32, f: u32, v: vec4<f32>) {
+// out[position r, filters f .. f + 7] = (lo, hi) + bias, those inside the output.
+fn store_forward(r: u32, f: u32, lo: vec4<f32>, hi: vec4<f32>) {
     if (r >= positions()) { return; }
-    let rb = r / out_plane();
-    let rp = r % out_plane();
-    for (var j = 0u; j < 4u; j = j + 1u) {
+    let at = out_base + (r / out_plane()) * p.out_c * out_plane() + r % out_plane();
+    for (var j = 0u; j < 8u; j = j + 1u) {
         if (f + j < p.out_c) {
-            let at = out_base + (rb * p.out_c + f + j) * out_plane() + rp;
-            output[at] = v[j] + weights[w_base + p.b_off + f + j];
+            let v = select(hi[j % 4u], lo[j % 4u], j < 4u);
+            output[at + (f + j) * out_plane()] = v + weights[w_base + p.b_off + f + j];
         }
     }
 }
 
-// partials[s, f, q] = Σ_{r in chunk s} dOut[r, f] · im2col[r, q], and partials[s, bias f] =
-// Σ_{r in chunk s} dOut[r, f]: 64 kernel elements × 16 filters per workgroup, chunk s = wg.z.
-@compute @workgroup_size(4, 16)
-fn backward_weight(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+// partials[s, f, q] = Σ_{r in chunk s} dOut[r, f] · im2col[r, q] and partials[s, bias f] =
+// Σ_{r in chunk s} dOut[r, f]. Each invocation sums an 8 × 8 block (8 kernel elements × 8
+// filters) over one chunk; they are numbered chunk by chunk, each chunk's blocks filter-fastest.
+@compute @workgroup_size(64)
+fn backward_weight(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = patch_len();
-    let q0 = wg.y * 64u;
-    let f0 = wg.x * 16u;
-    let flat = lid.y * 4u + lid.x;
-    let first = wg.z * p.chunk;
+    let q_blocks = (k + BLOCK - 1u) / BLOCK;
+    let f_blocks = (p.out_c + BLOCK - 1u) / BLOCK;
+    let chunks = (positions() + p.chunk - 1u) / p.chunk;
+    if (gid.x >= chunks * q_blocks * f_blocks) { return; }
+    let chunk = gid.x / (q_blocks * f_blocks);
+    let q0 = ((gid.x / f_blocks) % q_blocks) * BLOCK;
+    let f0 = (gid.x % f_blocks) * BLOCK;
+    let first = chunk * p.chunk;
     let last = min(first + p.chunk, positions());
-    // This invocation copies im2col column `mine` = (c, ky, kx) and walks the positions.
-    let mine = q0 + flat;
-    let c = mine / (p.k_h * p.k_w);
-    let ky = i32((mine / p.k_w) % p.k_h) - i32(p.pad);
-    let kx = i32(mine % p.k_w) - i32(p.pad);
-    var b = first / out_plane();
-    var oy = (first % out_plane()) / p.out_w;
-    var ox = first % p.out_w;
-    var acc: array<vec4<f32>, 4>;
-    var bias = vec4<f32>(0.0);
-    for (var r0 = first; r0 < last; r0 = r0 + 16u) {
-        for (var e = 0u; e < 16u; e = e + 1u) {
-            var v = 0.0;
-            if (mine < k && r0 + e < last) {
-                v = input_at(b, c, i32(oy * p.stride) + ky, i32(ox * p.stride) + kx);
-            }
-            tile_a[e][flat / 4u][flat % 4u] = v;
-            ox = ox + 1u;
-            if (ox == p.out_w) { ox = 0u; oy = oy + 1u; }
-            if (oy == p.out_h) { oy = 0u; b = b + 1u; }
-        }
-        for (var e = 0u; e < 4u; e = e + 1u) {
-            let idx = e * 64u + flat;
-            let ff = idx % 16u;
-            let rr = idx / 16u;
-            var v = 0.0;
-            if (f0 + ff < p.out_c && r0 + rr < last) { v = d_out_at(r0 + rr, f0 + ff); }
-            tile_b[rr][ff / 4u][ff % 4u] = v;
-        }
-        workgroupBarrier();
-        multiply_tiles(&acc, lid.y, lid.x);
-        if (lid.y == 0u) {
-            for (var kk = 0u; kk < 16u; kk = kk + 1u) { bias = bias + tile_b[kk][lid.x]; }
-        }
-        workgroupBarrier();
+    let plane = out_plane();
+    let s = p.stride;
+    // Each kernel element (c, ky, kx): its channel plane's offset and its tap, padding subtracted.
+    let taps = p.k_h * p.k_w;
+    let q_lo = four_from(q0, k - 1u);
+    let q_hi = four_from(q0 + 4u, k - 1u);
+    let chan_lo = (q_lo / taps) * p.in_h * p.in_w;
+    let chan_hi = (q_hi / taps) * p.in_h * p.in_w;
+    let ky_lo = vec4<i32>((q_lo % taps) / p.k_w) - i32(p.pad);
+    let ky_hi = vec4<i32>((q_hi % taps) / p.k_w) - i32(p.pad);
+    let kx_lo = vec4<i32>(q_lo % p.k_w) - i32(p.pad);
+    let kx_hi = vec4<i32>(q_hi % p.k_w) - i32(p.pad);
+    // Each filter's plane of dOut.
+    let f_lo = four_from(f0, p.out_c - 1u) * plane;
+    let f_hi = four_from(f0 + 4u, p.out_c - 1u) * plane;
+    var acc: array<vec4<f32>, 16>;
+    var bias_lo = vec4<f32>(0.0);
+    var bias_hi = vec4<f32>(0.0);
+    var walk = vec3<u32>(first % p.out_w, (first % plane) / p.out_w, first / plane); // (ox, oy, b)
+    for (var r = first; r < last; r = r + 1u) {
+        let at = vec4<u32>(walk.z * p.in_c * p.in_h * p.in_w);
+        let y = i32(walk.y * s);
+        let x = i32(walk.x * s);
+        let a_lo = input_four(at + chan_lo, ky_lo + y, kx_lo + x);
+        let a_hi = input_four(at + chan_hi, ky_hi + y, kx_hi + x);
+        let d = walk.z * p.out_c * plane + walk.y * p.out_w + walk.x;
+        let g_lo = d_out_four(f_lo + d);
+        let g_hi = d_out_four(f_hi + d);
+        outer_add(&acc, a_lo, a_hi, g_lo, g_hi);
+        bias_lo += g_lo;
+        bias_hi += g_hi;
+        step_walk3(&walk, p.out_w, p.out_h);
     }
-    let slot = wg.z * (weight_len() + p.out_c);
-    // Constant indices into acc only (see forward_tile).
-    let q = q0 + lid.y * 4u;
-    let f = f0 + lid.x * 4u;
-    store_partial(slot, q, f, acc[0]);
-    store_partial(slot, q + 1u, f, acc[1]);
-    store_partial(slot, q + 2u, f, acc[2]);
-    store_partial(slot, q + 3u, f, acc[3]);
-    if (lid.y == 0u && wg.y == 0u) {
-        for (var j = 0u; j < 4u; j = j + 1u) {
-            if (f + j < p.out_c) { partials[slot + weight_len() + f + j] = bias[j]; }
+    let slot = chunk * (weight_len() + p.out_c);
+    store_partial(slot, q0, f0, acc[0], acc[1]);
+    store_partial(slot, q0 + 1u, f0, acc[2], acc[3]);
+    store_partial(slot, q0 + 2u, f0, acc[4], acc[5]);
+    store_partial(slot, q0 + 3u, f0, acc[6], acc[7]);
+    store_partial(slot, q0 + 4u, f0, acc[8], acc[9]);
+    store_partial(slot, q0 + 5u, f0, acc[10], acc[11]);
+    store_partial(slot, q0 + 6u, f0, acc[12], acc[13]);
+    store_partial(slot, q0 + 7u, f0, acc[14], acc[15]);
+    if (q0 == 0u) {
+        for (var j = 0u; j < 8u; j = j + 1u) {
+            if (f0 + j < p.out_c) {
+                partials[slot + weight_len() + f0 + j] = select(bias_hi[j % 4u], bias_lo[j % 4u], j < 4u);
+            }
         }
     }
 }
 
-// partials[slot, filters f .. f + 3, kernel element q] = v, those inside the weights.
-fn store_partial(slot: u32, q: u32, f: u32, v: vec4<f32>) {
+// partials[slot, filters f .. f + 7, kernel element q] = (lo, hi), those inside the weights.
+fn store_partial(slot: u32, q: u32, f: u32, lo: vec4<f32>, hi: vec4<f32>) {
     let k = patch_len();
     if (q >= k) { return; }
-    for (var j = 0u; j < 4u; j = j + 1u) {
-        if (f + j < p.out_c) { partials[slot + (f + j) * k + q] = v[j]; }
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        if (f + j < p.out_c) { partials[slot + (f + j) * k + q] = select(hi[j % 4u], lo[j % 4u], j < 4u); }
     }
 }
 
@@ -246,76 +277,73 @@ fn backward_reduce(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // dIn[b, c, y, x] = Σ_{f, ky, kx} dOut[b, f, oy, ox] · W[f, c, ky, kx] over the (oy, ox) whose
 // window covers (y, x): oy·s + ky − pad = y. Also an implicit GEMM: rows = input positions
-// (b, y, x), columns = channels c, summed over (f, ky, kx); 64 positions × 16 channels per tile.
-@compute @workgroup_size(4, 16)
-fn backward_input(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    for (var t = wg.y; t < row_tiles(p.batch * p.in_h * p.in_w); t = t + p.row_groups) {
-        backward_input_tile(t * 64u, wg.x * 16u, lid);
+// (b, y, x), columns = channels c, summed over (f, ky, kx). Workgroups as in forward.
+@compute @workgroup_size(64)
+fn backward_input(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    for (var t = wg.y; t < block_tiles(p.batch * p.in_h * p.in_w); t = t + p.row_groups) {
+        backward_input_block((t * GROUP + li) * BLOCK, wg.x * BLOCK);
     }
 }
 
-fn backward_input_tile(row0: u32, c0: u32, lid: vec3<u32>) {
+fn backward_input_block(r0: u32, c0: u32) {
     let plane = p.in_h * p.in_w;
-    let rows = p.batch * plane;
+    let last = p.batch * plane - 1u;
     let taps = p.k_h * p.k_w;
-    let k = p.out_c * taps;
-    let flat = lid.y * 4u + lid.x;
-    // This invocation copies row `mine` = (b, y, x) and walks (f, ky, kx).
-    let mine = row0 + flat;
-    let b = mine / plane;
-    let y = i32((mine % plane) / p.in_w + p.pad);
-    let x = i32(mine % p.in_w + p.pad);
-    let s = i32(p.stride);
-    var f = 0u;
-    var ky = 0u;
-    var kx = 0u;
-    var acc: array<vec4<f32>, 4>;
-    for (var k0 = 0u; k0 < k; k0 = k0 + 16u) {
-        for (var e = 0u; e < 16u; e = e + 1u) {
-            var v = 0.0;
-            let ty = y - i32(ky);
-            let tx = x - i32(kx);
-            if (mine < rows && k0 + e < k && ty >= 0 && tx >= 0 && ty % s == 0 && tx % s == 0) {
-                let oy = u32(ty / s);
-                let ox = u32(tx / s);
-                if (oy < p.out_h && ox < p.out_w) {
-                    v = d_out[((b * p.out_c + f) * p.out_h + oy) * p.out_w + ox];
-                }
-            }
-            tile_a[e][flat / 4u][flat % 4u] = v;
-            kx = kx + 1u;
-            if (kx == p.k_w) { kx = 0u; ky = ky + 1u; }
-            if (ky == p.k_h) { ky = 0u; f = f + 1u; }
-        }
-        for (var e = 0u; e < 4u; e = e + 1u) {
-            let idx = e * 64u + flat;
-            let cc = idx % 16u;
-            let kk = idx / 16u;
-            var v = 0.0;
-            if (c0 + cc < p.in_c && k0 + kk < k) {
-                let q = k0 + kk;
-                v = weights[p.w_off + ((q / taps) * p.in_c + c0 + cc) * taps + q % taps];
-            }
-            tile_b[kk][cc / 4u][cc % 4u] = v;
-        }
-        workgroupBarrier();
-        multiply_tiles(&acc, lid.y, lid.x);
-        workgroupBarrier();
+    // Each row's image in dOut, and its (y, x) with the padding added.
+    let r_lo = four_from(r0, last);
+    let r_hi = four_from(r0 + 4u, last);
+    let at_lo = (r_lo / plane) * p.out_c * out_plane();
+    let at_hi = (r_hi / plane) * p.out_c * out_plane();
+    let y_lo = vec4<i32>((r_lo % plane) / p.in_w + p.pad);
+    let y_hi = vec4<i32>((r_hi % plane) / p.in_w + p.pad);
+    let x_lo = vec4<i32>(r_lo % p.in_w + p.pad);
+    let x_hi = vec4<i32>(r_hi % p.in_w + p.pad);
+    // Each channel's first weight, W[0, c, 0, 0].
+    let w_lo = p.w_off + four_from(c0, p.in_c - 1u) * taps;
+    let w_hi = p.w_off + four_from(c0 + 4u, p.in_c - 1u) * taps;
+    var acc: array<vec4<f32>, 16>;
+    var walk = vec3<u32>(0u); // (kx, ky, f)
+    for (var q = 0u; q < p.out_c * taps; q = q + 1u) {
+        let f = walk.z;
+        let ky = i32(walk.y);
+        let kx = i32(walk.x);
+        let a_lo = d_out_tap(at_lo + f * out_plane(), y_lo - ky, x_lo - kx);
+        let a_hi = d_out_tap(at_hi + f * out_plane(), y_hi - ky, x_hi - kx);
+        let wq = f * p.in_c * taps + walk.y * p.k_w + walk.x;
+        outer_add(&acc, a_lo, a_hi, weights_four(w_lo + wq), weights_four(w_hi + wq));
+        step_walk3(&walk, p.k_w, p.k_h);
     }
-    // Constant indices into acc only (see forward_tile).
-    let r = row0 + lid.y * 4u;
-    let c = c0 + lid.x * 4u;
-    store_input_grad(r, c, acc[0]);
-    store_input_grad(r + 1u, c, acc[1]);
-    store_input_grad(r + 2u, c, acc[2]);
-    store_input_grad(r + 3u, c, acc[3]);
+    store_input_grad(r0, c0, acc[0], acc[1]);
+    store_input_grad(r0 + 1u, c0, acc[2], acc[3]);
+    store_input_grad(r0 + 2u, c0, acc[4], acc[5]);
+    store_input_grad(r0 + 3u, c0, acc[6], acc[7]);
+    store_input_grad(r0 + 4u, c0, acc[8], acc[9]);
+    store_input_grad(r0 + 5u, c0, acc[10], acc[11]);
+    store_input_grad(r0 + 6u, c0, acc[12], acc[13]);
+    store_input_grad(r0 + 7u, c0, acc[14], acc[15]);
 }
 
-// dIn[position r, channels c .. c + 3] = v, those inside the input.
-fn store_input_grad(r: u32, c: u32, v: vec4<f32>) {
+// dOut[at + oy·OW + ox] for four places where oy·s = ty and ox·s = tx, zero where no output
+// position lies there. Divided in f32: exact for these small integers, and one vector
+// instruction where an emulated GPU divides integers lane by lane.
+fn d_out_tap(at: vec4<u32>, ty: vec4<i32>, tx: vec4<i32>) -> vec4<f32> {
+    let s = i32(p.stride);
+    let oy = vec4<i32>(floor(vec4<f32>(ty) / f32(s)));
+    let ox = vec4<i32>(floor(vec4<f32>(tx) / f32(s)));
+    let zero = vec4<i32>(0);
+    let oh = vec4<i32>(i32(p.out_h));
+    let ow = vec4<i32>(i32(p.out_w));
+    let inside = (oy * s == ty) & (ox * s == tx) & (oy >= zero) & (ox >= zero) & (oy < oh) & (ox < ow);
+    let i = at + vec4<u32>(clamp(oy, zero, oh - 1)) * p.out_w + vec4<u32>(clamp(ox, zero, ow - 1));
+    return select(vec4<f32>(0.0), d_out_four(i), inside);
+}
+
+// dIn[position r, channels c .. c + 7] = (lo, hi), those inside the input.
+fn store_input_grad(r: u32, c: u32, lo: vec4<f32>, hi: vec4<f32>) {
     let plane = p.in_h * p.in_w;
     if (r >= p.batch * plane) { return; }
-    for (var j = 0u; j < 4u; j = j + 1u) {
-        if (c + j < p.in_c) { d_in[((r / plane) * p.in_c + c + j) * plane + r % plane] = v[j]; }
+    let at = (r / plane) * p.in_c * plane + r % plane;
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        if (c + j < p.in_c) { d_in[at + (c + j) * plane] = select(hi[j % 4u], lo[j % 4u], j < 4u); }
     }
 }

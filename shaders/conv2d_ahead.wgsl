@@ -1,15 +1,34 @@
-// The three GEMMs of `conv2d.wgsl` (forward, weight gradient, input gradient) for real GPUs.
-// The same 64 × 16 tiles, but 256 invocations a workgroup instead of 64, each summing a column of
-// four values instead of a 4 × 4 block, and fetching ahead (as `matmul_tile_split_ahead.wgsl`
-// does for products): each reads its 4 values of the next slice of A and its 1 of B into
-// registers before the multiply-adds of the current slice, and writes them to workgroup memory
-// only after. W2's GEMMs have a tile or two per multiprocessor: with `conv2d.wgsl`'s 64
-// invocations, each writing every value to workgroup memory as soon as it was read (16 a slice),
-// a multiprocessor had two warps and nothing to hide their waits behind. Every value of C is the
-// same sum in the same order (`tests/conv_pool.rs` on a context sized as a real GPU).
-// Put after `conv2d.wgsl`, whose bindings, tiles and helpers it uses; a GPU emulated on the
-// processor runs `conv2d.wgsl`'s own loops (see `matmul_tile_split.wgsl` on SwiftShader's
-// compiler and loops like this one).
+// The three GEMMs of `conv2d.wgsl` (forward, weight gradient, input gradient) for real GPUs:
+// tiles of 64 positions × 16 filters in workgroup memory, 256 invocations a workgroup, each
+// summing a column of four values and fetching ahead (as `matmul_tile_split_ahead.wgsl` does for
+// products): each reads its 4 values of the next slice of A and its 1 of B into registers before
+// the multiply-adds of the current slice, and writes them to workgroup memory only after. W2's
+// GEMMs have a tile or two per multiprocessor: with 64 invocations a tile, each writing every
+// value to workgroup memory as soon as it was read, a multiprocessor had two warps and nothing
+// to hide their waits behind. Every value of C is the same sum in the same order as
+// `conv2d.wgsl`'s blocks give (`tests/conv_pool.rs` on a context sized as a real GPU).
+// Put after `conv2d.wgsl`, whose bindings and helpers it uses; a GPU emulated on the processor
+// runs `conv2d.wgsl`'s own blocks, without workgroup memory.
+
+// tile_a[k][i]: four consecutive rows (4i..4i+3) of the 64-row operand at step k;
+// tile_b[k][j]: four consecutive filters (4j..4j+3) of the 16-filter operand at step k.
+var<workgroup> tile_a: array<array<vec4<f32>, 16>, 16>;
+var<workgroup> tile_b: array<array<vec4<f32>, 4>, 16>;
+
+// Tiles of 64 rows: workgroup y takes every row_groups-th (on a real GPU, one each).
+fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
+
+// in[b, c, y, x], zero in the padding (coordinates outside the image).
+fn input_at(b: u32, c: u32, y: i32, x: i32) -> f32 {
+    if (y < 0 || x < 0 || y >= i32(p.in_h) || x >= i32(p.in_w)) { return 0.0; }
+    return input[in_base + ((b * p.in_c + c) * p.in_h + u32(y)) * p.in_w + u32(x)];
+}
+
+// dOut viewed as a matrix: row = output position (b, oy, ox), col = filter f.
+fn d_out_at(row: u32, f: u32) -> f32 {
+    let b = row / out_plane();
+    return d_out[(b * p.out_c + f) * out_plane() + row % out_plane()];
+}
 
 // Which GEMM (one loop serves the three, so each entry point binds the buffers all three read:
 // see `fetches_ahead` in `ops/conv2d`).

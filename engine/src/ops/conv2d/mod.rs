@@ -16,9 +16,13 @@ pub use cpu::{
 
 /// Workgroups along the rows of the forward and input-gradient GEMMs at most on a GPU emulated on
 /// the processor, which runs one workgroup per core at a time: each takes every ROW_GROUPS-th tile
-/// of 64 rows (see `shaders/conv2d.wgsl`). A real GPU gets one workgroup per tile
+/// of 512 rows (see `shaders/conv2d.wgsl`). A real GPU gets one workgroup per tile of 64 rows
 /// (`Kernel::fit_device`): capped, W2's convolutions kept 16 of an H100's 132 multiprocessors busy.
 pub const ROW_GROUPS: u32 = 16;
+
+/// Invocations per workgroup of `shaders/conv2d.wgsl`, and rows (and columns) of each one's block.
+const GROUP: usize = 64;
+const BLOCK: usize = 8;
 
 /// The most workgroups a dispatch may have along y (WebGPU's default limit).
 const MAX_GROUPS: u32 = 65_535;
@@ -103,11 +107,13 @@ fn fetches_ahead(row_groups: u32) -> bool {
     row_groups == u32::MAX
 }
 
-/// Workgroups of 64 rows × 16 filters (see `shaders/conv2d.wgsl`).
-fn tiles(filters: usize, rows: usize, chunks: usize) -> [u32; 3] {
+/// Workgroups of 64 rows × 16 filters on a real GPU (`shaders/conv2d_ahead.wgsl`), else of
+/// 64 blocks of 8 rows × 8 filters (`shaders/conv2d.wgsl`).
+fn tiles(filters: usize, rows: usize, chunks: usize, ahead: bool) -> [u32; 3] {
+    let (cols, rows_per_group) = if ahead { (16, 64) } else { (BLOCK, GROUP * BLOCK) };
     [
-        (filters as u32).div_ceil(16).max(1),
-        (rows as u32).div_ceil(64).max(1),
+        filters.div_ceil(cols).max(1) as u32,
+        rows.div_ceil(rows_per_group).max(1) as u32,
         chunks as u32,
     ]
 }
@@ -150,7 +156,8 @@ impl Kernel for Conv2dForward {
     }
     fn workgroups(&self) -> [u32; 3] {
         let points = self.points.n();
-        row_groups(tiles(self.g.out_c, self.g.positions(), points), self.row_groups)
+        let ahead = fetches_ahead(self.row_groups);
+        row_groups(tiles(self.g.out_c, self.g.positions(), points, ahead), self.row_groups)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
@@ -192,7 +199,14 @@ impl Kernel for Conv2dBackwardWeight {
         b
     }
     fn workgroups(&self) -> [u32; 3] {
-        tiles(self.g.out_c, self.g.patch_len(), self.g.chunks(self.chunk))
+        let chunks = self.g.chunks(self.chunk);
+        if self.fetch_ahead {
+            tiles(self.g.out_c, self.g.patch_len(), chunks, true)
+        } else {
+            // One invocation per chunk and block of 8 kernel elements × 8 filters.
+            let blocks = self.g.patch_len().div_ceil(BLOCK) * self.g.out_c.div_ceil(BLOCK);
+            groups_1d(chunks * blocks, GROUP as u32)
+        }
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         // The twin sums every position at once: the whole gradient goes in chunk 0.
@@ -270,10 +284,9 @@ impl Kernel for Conv2dBackwardInput {
         b
     }
     fn workgroups(&self) -> [u32; 3] {
-        row_groups(
-            tiles(self.g.in_c, self.g.batch * self.g.in_h * self.g.in_w, 1),
-            self.row_groups,
-        )
+        let rows = self.g.batch * self.g.in_h * self.g.in_w;
+        let ahead = fetches_ahead(self.row_groups);
+        row_groups(tiles(self.g.in_c, rows, 1, ahead), self.row_groups)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);
