@@ -95,14 +95,20 @@ fn outer_add(acc: ptr<function, array<vec4<f32>, 16>>, a_lo: vec4<f32>, a_hi: ve
 // matrix read its last one, and their sums are not stored.
 fn four_from(first: u32, last: u32) -> vec4<u32> { return min(vec4<u32>(first) + LANES, vec4<u32>(last)); }
 
-// input[at + y·W + x] for four places (`at`: the image's channel plane), zero where (y, x) lies
-// in the padding. Selected, not branched around: the reads stay inside the plane.
-fn input_four(at: vec4<u32>, y: vec4<i32>, x: vec4<i32>) -> vec4<f32> {
-    let h = vec4<i32>(i32(p.in_h));
-    let w = vec4<i32>(i32(p.in_w));
+// Four places (y, x) in a plane of h × w: each one's offset y·w + x (clamped inside the plane,
+// so reads stay in it) and whether it lies inside (not in the padding).
+struct Tap { at: vec4<u32>, inside: vec4<bool> }
+
+fn tap_in(y: vec4<i32>, x: vec4<i32>, h: u32, w: u32) -> Tap {
     let zero = vec4<i32>(0);
-    let inside = (y >= zero) & (y < h) & (x >= zero) & (x < w);
-    let i = at + vec4<u32>(clamp(y, zero, h - 1)) * p.in_w + vec4<u32>(clamp(x, zero, w - 1));
+    let hh = vec4<i32>(i32(h));
+    let ww = vec4<i32>(i32(w));
+    let inside = (y >= zero) & (y < hh) & (x >= zero) & (x < ww);
+    return Tap(vec4<u32>(clamp(y, zero, hh - 1)) * w + vec4<u32>(clamp(x, zero, ww - 1)), inside);
+}
+
+// input[i] for four indices, zero where `inside` is false: selected, not branched around.
+fn input_four(i: vec4<u32>, inside: vec4<bool>) -> vec4<f32> {
     return select(vec4<f32>(0.0), vec4<f32>(input[i.x], input[i.y], input[i.z], input[i.w]), inside);
 }
 
@@ -151,16 +157,23 @@ fn forward_block(r0: u32, f0: u32) {
     // Each filter's row of W.
     let w_lo = w_base + p.w_off + four_from(f0, p.out_c - 1u) * k;
     let w_hi = w_base + p.w_off + four_from(f0 + 4u, p.out_c - 1u) * k;
+    // Tap by tap, each channel in turn: where the tap lands is worked out once for all channels.
+    let taps = p.k_h * p.k_w;
     var acc: array<vec4<f32>, 16>;
-    var walk = vec3<u32>(0u); // (kx, ky, c)
-    for (var q = 0u; q < k; q = q + 1u) {
-        let chan = walk.z * p.in_h * p.in_w;
+    var walk = vec3<u32>(0u); // (kx, ky, tap)
+    for (var tap = 0u; tap < taps; tap = tap + 1u) {
         let ky = i32(walk.y);
         let kx = i32(walk.x);
-        let a_lo = input_four(at_lo + chan, y_lo + ky, x_lo + kx);
-        let a_hi = input_four(at_hi + chan, y_hi + ky, x_hi + kx);
-        outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
         step_walk3(&walk, p.k_w, p.k_h);
+        let t_lo = tap_in(y_lo + ky, x_lo + kx, p.in_h, p.in_w);
+        let t_hi = tap_in(y_hi + ky, x_hi + kx, p.in_h, p.in_w);
+        for (var c = 0u; c < p.in_c; c = c + 1u) {
+            let chan = c * p.in_h * p.in_w;
+            let a_lo = input_four(at_lo + t_lo.at + chan, t_lo.inside);
+            let a_hi = input_four(at_hi + t_hi.at + chan, t_hi.inside);
+            let q = c * taps + tap;
+            outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
+        }
     }
     store_forward(r0, f0, acc[0], acc[1]);
     store_forward(r0 + 1u, f0, acc[2], acc[3]);
@@ -222,8 +235,10 @@ fn backward_weight(@builtin(global_invocation_id) gid: vec3<u32>) {
         let at = vec4<u32>(walk.z * p.in_c * p.in_h * p.in_w);
         let y = i32(walk.y * s);
         let x = i32(walk.x * s);
-        let a_lo = input_four(at + chan_lo, ky_lo + y, kx_lo + x);
-        let a_hi = input_four(at + chan_hi, ky_hi + y, kx_hi + x);
+        let t_lo = tap_in(ky_lo + y, kx_lo + x, p.in_h, p.in_w);
+        let t_hi = tap_in(ky_hi + y, kx_hi + x, p.in_h, p.in_w);
+        let a_lo = input_four(at + chan_lo + t_lo.at, t_lo.inside);
+        let a_hi = input_four(at + chan_hi + t_hi.at, t_hi.inside);
         let d = walk.z * p.out_c * plane + walk.y * p.out_w + walk.x;
         let g_lo = d_out_four(f_lo + d);
         let g_hi = d_out_four(f_hi + d);
@@ -301,17 +316,22 @@ fn backward_input_block(r0: u32, c0: u32) {
     // Each channel's first weight, W[0, c, 0, 0].
     let w_lo = p.w_off + four_from(c0, p.in_c - 1u) * taps;
     let w_hi = p.w_off + four_from(c0 + 4u, p.in_c - 1u) * taps;
+    // Tap by tap, each filter in turn: where the tap lands is worked out once for all filters.
     var acc: array<vec4<f32>, 16>;
-    var walk = vec3<u32>(0u); // (kx, ky, f)
-    for (var q = 0u; q < p.out_c * taps; q = q + 1u) {
-        let f = walk.z;
+    var walk = vec3<u32>(0u); // (kx, ky, tap)
+    for (var tap = 0u; tap < taps; tap = tap + 1u) {
         let ky = i32(walk.y);
         let kx = i32(walk.x);
-        let a_lo = d_out_tap(at_lo + f * out_plane(), y_lo - ky, x_lo - kx);
-        let a_hi = d_out_tap(at_hi + f * out_plane(), y_hi - ky, x_hi - kx);
-        let wq = f * p.in_c * taps + walk.y * p.k_w + walk.x;
-        outer_add(&acc, a_lo, a_hi, weights_four(w_lo + wq), weights_four(w_hi + wq));
         step_walk3(&walk, p.k_w, p.k_h);
+        let t_lo = tap_out(y_lo - ky, x_lo - kx);
+        let t_hi = tap_out(y_hi - ky, x_hi - kx);
+        for (var f = 0u; f < p.out_c; f = f + 1u) {
+            let d = f * out_plane();
+            let a_lo = select(vec4<f32>(0.0), d_out_four(at_lo + t_lo.at + d), t_lo.inside);
+            let a_hi = select(vec4<f32>(0.0), d_out_four(at_hi + t_hi.at + d), t_hi.inside);
+            let q = f * p.in_c * taps + tap;
+            outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
+        }
     }
     store_input_grad(r0, c0, acc[0], acc[1]);
     store_input_grad(r0 + 1u, c0, acc[2], acc[3]);
@@ -323,19 +343,16 @@ fn backward_input_block(r0: u32, c0: u32) {
     store_input_grad(r0 + 7u, c0, acc[14], acc[15]);
 }
 
-// dOut[at + oy·OW + ox] for four places where oy·s = ty and ox·s = tx, zero where no output
-// position lies there. Divided in f32: exact for these small integers, and one vector
-// instruction where an emulated GPU divides integers lane by lane.
-fn d_out_tap(at: vec4<u32>, ty: vec4<i32>, tx: vec4<i32>) -> vec4<f32> {
+// The output places (oy, ox) with oy·s = ty and ox·s = tx for four rows, as a tap of the output
+// plane: inside where such a place exists. Divided in f32 (exact for these small integers, and
+// one vector instruction where an emulated GPU divides integers lane by lane); rounded, then
+// checked, so the quotient's last bit does not matter.
+fn tap_out(ty: vec4<i32>, tx: vec4<i32>) -> Tap {
     let s = i32(p.stride);
-    let oy = vec4<i32>(floor(vec4<f32>(ty) / f32(s)));
-    let ox = vec4<i32>(floor(vec4<f32>(tx) / f32(s)));
-    let zero = vec4<i32>(0);
-    let oh = vec4<i32>(i32(p.out_h));
-    let ow = vec4<i32>(i32(p.out_w));
-    let inside = (oy * s == ty) & (ox * s == tx) & (oy >= zero) & (ox >= zero) & (oy < oh) & (ox < ow);
-    let i = at + vec4<u32>(clamp(oy, zero, oh - 1)) * p.out_w + vec4<u32>(clamp(ox, zero, ow - 1));
-    return select(vec4<f32>(0.0), d_out_four(i), inside);
+    let oy = vec4<i32>(round(vec4<f32>(ty) / f32(s)));
+    let ox = vec4<i32>(round(vec4<f32>(tx) / f32(s)));
+    let t = tap_in(oy, ox, p.out_h, p.out_w);
+    return Tap(t.at, t.inside & (oy * s == ty) & (ox * s == tx));
 }
 
 // dIn[position r, channels c .. c + 7] = (lo, hi), those inside the input.

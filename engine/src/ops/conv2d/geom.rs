@@ -6,7 +6,7 @@ use crate::tiles::CONV_CHUNK_CAPS;
 /// Output positions per workgroup chunk of the weight gradient on a GPU emulated on the processor
 /// (and the default): enough work per workgroup to hide its start-up there, enough chunks to keep
 /// every core busy.
-pub const GRAD_CHUNK: usize = 2048;
+pub const GRAD_CHUNK: usize = 512;
 /// On a real GPU, chunks of at least this many positions, at most the device's cap of them
 /// (`TilePlan::conv_chunks`, timed per device; at 2,048, W2's second convolution made 8).
 const GPU_GRAD_CHUNK: usize = 128;
