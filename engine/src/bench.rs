@@ -214,7 +214,13 @@ pub async fn run_with<R: StepRunner>(
         Some(t) => Some(trainer.evaluate(t).await?.1),
         None => None,
     };
-    let profile = summarize(&trainer.profile_step(3, now_ms).await?);
+    let raw = trainer.profile_step(3, now_ms).await?;
+    if std::env::var("LAB_RAW_PROFILE").is_ok() {
+        for k in &raw {
+            eprintln!("RAW {:40} {:9.3} ms {:8.3} GFLOP/s", k.name, k.ms, k.flops / k.ms / 1e6);
+        }
+    }
+    let profile = summarize(&raw);
     let steady = (steps - 1) as f64 * batch as f64 / ((t2 - t1) / 1000.0);
     let flops = crate::timeline::Work::of(&trainer.compiled).flops_per_sample * steady;
     Ok(BenchResult {

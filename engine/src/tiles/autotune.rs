@@ -41,7 +41,7 @@ pub struct Tuning {
     /// Every candidate on the gathered probe (`tile_probes::GATHERED_PROBE`).
     pub gathered: Vec<TileTiming>,
     /// Every cap on the convolutions' chunks (`CONV_CHUNK_CAPS`); none on an emulated GPU, which
-    /// sums fixed chunks (`ops::conv2d::GRAD_CHUNK`) in as many workgroups as it has cores.
+    /// sums fixed chunks (`ops::conv2d::GRAD_CHUNK`).
     pub conv: Vec<ConvTiming>,
 }
 

@@ -3,9 +3,10 @@
 use crate::kernel::{DeviceFit, Words};
 use crate::tiles::CONV_CHUNK_CAPS;
 
-/// Output positions per workgroup chunk of the weight gradient on a GPU emulated on the processor
-/// (and the default): enough work per workgroup to hide its start-up there, enough chunks to keep
-/// every core busy.
+/// Output positions per chunk of the weight gradient on a GPU emulated on the processor (and the
+/// default), each chunk's blocks summed by invocations of their own (`shaders/conv2d.wgsl`):
+/// enough chunks that W2's first convolution, 4 blocks a chunk, fills several workgroups of 64 to
+/// share among the cores, few enough that the reduce adds up few partial sums.
 pub const GRAD_CHUNK: usize = 512;
 /// On a real GPU, chunks of at least this many positions, at most the device's cap of them
 /// (`TilePlan::conv_chunks`, timed per device; at 2,048, W2's second convolution made 8).
