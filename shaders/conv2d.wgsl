@@ -157,23 +157,16 @@ fn forward_block(r0: u32, f0: u32) {
     // Each filter's row of W.
     let w_lo = w_base + p.w_off + four_from(f0, p.out_c - 1u) * k;
     let w_hi = w_base + p.w_off + four_from(f0 + 4u, p.out_c - 1u) * k;
-    // Tap by tap, each channel in turn: where the tap lands is worked out once for all channels.
-    let taps = p.k_h * p.k_w;
     var acc: array<vec4<f32>, 16>;
-    var walk = vec3<u32>(0u); // (kx, ky, tap)
-    for (var tap = 0u; tap < taps; tap = tap + 1u) {
-        let ky = i32(walk.y);
-        let kx = i32(walk.x);
+    var walk = vec3<u32>(0u); // (kx, ky, c)
+    for (var q = 0u; q < k; q = q + 1u) {
+        let chan = walk.z * p.in_h * p.in_w;
+        let t_lo = tap_in(y_lo + i32(walk.y), x_lo + i32(walk.x), p.in_h, p.in_w);
+        let t_hi = tap_in(y_hi + i32(walk.y), x_hi + i32(walk.x), p.in_h, p.in_w);
+        let a_lo = input_four(at_lo + chan + t_lo.at, t_lo.inside);
+        let a_hi = input_four(at_hi + chan + t_hi.at, t_hi.inside);
+        outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
         step_walk3(&walk, p.k_w, p.k_h);
-        let t_lo = tap_in(y_lo + ky, x_lo + kx, p.in_h, p.in_w);
-        let t_hi = tap_in(y_hi + ky, x_hi + kx, p.in_h, p.in_w);
-        for (var c = 0u; c < p.in_c; c = c + 1u) {
-            let chan = c * p.in_h * p.in_w;
-            let a_lo = input_four(at_lo + t_lo.at + chan, t_lo.inside);
-            let a_hi = input_four(at_hi + t_hi.at + chan, t_hi.inside);
-            let q = c * taps + tap;
-            outer_add(&acc, a_lo, a_hi, weights_four(w_lo + q), weights_four(w_hi + q));
-        }
     }
     store_forward(r0, f0, acc[0], acc[1]);
     store_forward(r0 + 1u, f0, acc[2], acc[3]);

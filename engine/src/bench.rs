@@ -112,6 +112,10 @@ pub struct BenchResult {
     pub matmul_gflops: f64,
     /// Per-kernel milliseconds of one step, summed by kernel name, slowest first.
     pub kernels: Vec<KernelTime>,
+    /// The same step dispatch by dispatch, in the order it runs them (`lab bench --each`); left
+    /// out of the JSON, which `kernels` summarizes.
+    #[serde(skip)]
+    pub dispatches: Vec<KernelTime>,
     /// GPU readbacks awaited per training chunk (a chunk's metrics come back with its last step)
     /// and per view of the model (probabilities, every layer and the weights); 0 on the CPU path.
     pub readbacks_per_chunk: f64,
@@ -214,13 +218,8 @@ pub async fn run_with<R: StepRunner>(
         Some(t) => Some(trainer.evaluate(t).await?.1),
         None => None,
     };
-    let raw = trainer.profile_step(3, now_ms).await?;
-    if std::env::var("LAB_RAW_PROFILE").is_ok() {
-        for k in &raw {
-            eprintln!("RAW {:40} {:9.3} ms {:8.3} GFLOP/s", k.name, k.ms, k.flops / k.ms / 1e6);
-        }
-    }
-    let profile = summarize(&raw);
+    let dispatches = trainer.profile_step(3, now_ms).await?;
+    let profile = summarize(&dispatches);
     let steady = (steps - 1) as f64 * batch as f64 / ((t2 - t1) / 1000.0);
     let flops = crate::timeline::Work::of(&trainer.compiled).flops_per_sample * steady;
     Ok(BenchResult {
@@ -237,6 +236,7 @@ pub async fn run_with<R: StepRunner>(
         test_accuracy,
         matmul_gflops: gemm_gflops(&profile),
         kernels: profile,
+        dispatches,
         readbacks_per_chunk,
         readbacks_per_view,
         layers: trainer.compiled.layers.len(),

@@ -26,6 +26,9 @@ pub struct BenchArgs {
     /// Specialize the fused kernels' pipelines even on an emulated GPU (as on a real one)
     #[arg(long)]
     specialize: bool,
+    /// Print the profile dispatch by dispatch, in step order, not summed by kernel name
+    #[arg(long)]
+    each: bool,
     /// The GPU's product tiles: timed per device (auto), or 64×64, 32×32, 128×128, 32×32 k÷4 (32k4), or one shape per size
     /// class: small/larger (64/128) or small/medium/large (32/64/128), then gathered
     /// products (32/32/128/32k4), then on a real GPU the most chunks of a convolution's weight
@@ -100,7 +103,7 @@ pub fn bench(a: &BenchArgs, data: &Path) -> Result<(), String> {
             ))?;
             r.losses.clear(); // one line per run: the per-step losses are for the browser's chart
             let name = if b == Backend::Gpu { "gpu" } else { "cpu" };
-            for k in &r.kernels {
+            for k in if a.each { &r.dispatches } else { &r.kernels } {
                 let rate = if k.flops > 0.0 {
                     format!("{:8.2} GFLOP/s", k.flops / k.ms / 1e6)
                 } else {
