@@ -157,7 +157,10 @@ impl Kernel for Conv2dForward {
     fn workgroups(&self) -> [u32; 3] {
         let points = self.points.n();
         let ahead = fetches_ahead(self.row_groups);
-        row_groups(tiles(self.g.out_c, self.g.positions(), points, ahead), self.row_groups)
+        row_groups(
+            tiles(self.g.out_c, self.g.positions(), points, ahead),
+            self.row_groups,
+        )
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars) {
         let mut out = bufs.take_f32(self.output);
