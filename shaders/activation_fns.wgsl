@@ -4,8 +4,16 @@
 
 const LEAK: f32 = 0.01;
 
+// The one activation a pipeline applies, set by the engine where it knows it (an overridable
+// constant, so the compiler keeps only its case: a GPU emulated on the processor runs every case
+// of a switch, masked, for every value). ANY_KIND: each call's own `kind`.
+const ANY_KIND: u32 = 255u;
+override KIND: u32 = 255u;
+
+fn kind_of(kind: u32) -> u32 { return select(kind, KIND, KIND != ANY_KIND); }
+
 fn act(kind: u32, x: f32) -> f32 {
-    switch kind {
+    switch kind_of(kind) {
         case 1u: { return max(x, 0.0); }
         case 2u: { return tanh(x); }
         case 3u: { return 1.0 / (1.0 + exp(-x)); }
@@ -15,7 +23,7 @@ fn act(kind: u32, x: f32) -> f32 {
 }
 
 fn act_derivative(kind: u32, x: f32) -> f32 {
-    switch kind {
+    switch kind_of(kind) {
         case 1u: { return select(0.0, 1.0, x > 0.0); }
         case 2u: { let t = tanh(x); return 1.0 - t * t; }
         case 3u: { let s = 1.0 / (1.0 + exp(-x)); return s * (1.0 - s); }

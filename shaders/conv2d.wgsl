@@ -62,38 +62,10 @@ fn enter_point(z: u32) {
 // Invocations per workgroup, and rows and columns of each one's block.
 const GROUP: u32 = 64u;
 const BLOCK: u32 = 8u;
-const LANES: vec4<u32> = vec4<u32>(0u, 1u, 2u, 3u);
 
 // Workgroups along the rows take every row_groups-th tile of GROUP · BLOCK rows (a grid-stride
 // loop): a few long-lived workgroups rather than many short ones whose start-up would dominate.
 fn block_tiles(rows: u32) -> u32 { return (rows + GROUP * BLOCK - 1u) / (GROUP * BLOCK); }
-
-// acc += a ⊗ b for one step of k: a the block's 8 rows (lo: rows 0..3, hi: 4..7), b its 8
-// columns; acc[2i] holds row i's columns 0..3 and acc[2i + 1] its columns 4..7. Constant indices
-// only: an array indexed by a variable is read and written lane by lane.
-fn outer_add(acc: ptr<function, array<vec4<f32>, 16>>, a_lo: vec4<f32>, a_hi: vec4<f32>,
-             b_lo: vec4<f32>, b_hi: vec4<f32>) {
-    (*acc)[0] += a_lo.x * b_lo;
-    (*acc)[1] += a_lo.x * b_hi;
-    (*acc)[2] += a_lo.y * b_lo;
-    (*acc)[3] += a_lo.y * b_hi;
-    (*acc)[4] += a_lo.z * b_lo;
-    (*acc)[5] += a_lo.z * b_hi;
-    (*acc)[6] += a_lo.w * b_lo;
-    (*acc)[7] += a_lo.w * b_hi;
-    (*acc)[8] += a_hi.x * b_lo;
-    (*acc)[9] += a_hi.x * b_hi;
-    (*acc)[10] += a_hi.y * b_lo;
-    (*acc)[11] += a_hi.y * b_hi;
-    (*acc)[12] += a_hi.z * b_lo;
-    (*acc)[13] += a_hi.z * b_hi;
-    (*acc)[14] += a_hi.w * b_lo;
-    (*acc)[15] += a_hi.w * b_hi;
-}
-
-// Four consecutive indices from `first`, none past `last`: a block's rows or columns past the
-// matrix read its last one, and their sums are not stored.
-fn four_from(first: u32, last: u32) -> vec4<u32> { return min(vec4<u32>(first) + LANES, vec4<u32>(last)); }
 
 // Four places (y, x) in a plane of h × w: each one's offset y·w + x (clamped inside the plane,
 // so reads stay in it) and whether it lies inside (not in the padding).

@@ -12,18 +12,24 @@ struct Params { n: u32, lr: f32, momentum: f32, mode: u32 }
 @group(0) @binding(2) var<storage, read_write> weights: array<f32>;
 @group(0) @binding(3) var<storage, read_write> velocity: array<f32>;
 
+// The pipeline's mode, set by the engine (an overridable constant, so the compiler keeps only its
+// branch: a GPU emulated on the processor runs every branch, masked); ANY_MODE: the uniform's.
+const ANY_MODE: u32 = 255u;
+override MODE: u32 = 255u;
+
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= p.n) { return; }
     let g = grads[i];
-    if (p.mode == 0u) {
+    let mode = select(p.mode, MODE, MODE != ANY_MODE);
+    if (mode == 0u) {
         weights[i] = weights[i] - p.lr * g;
         return;
     }
     let v = p.momentum * velocity[i] - p.lr * g;
     velocity[i] = v;
-    if (p.mode == 1u) {
+    if (mode == 1u) {
         weights[i] = weights[i] + v;
     } else {
         weights[i] = weights[i] + p.momentum * v - p.lr * g;

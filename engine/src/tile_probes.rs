@@ -105,6 +105,7 @@ impl Probes {
                         parallel: 0,
                         tiles: Some(tiles),
                         fetch_ahead: false,
+                        block: false,
                     }));
                 }
             }

@@ -102,6 +102,12 @@ pub struct ActBackward {
     pub n: usize,
 }
 
+/// The pipeline's one activation (`KIND` in `shaders/activation_fns.wgsl`): a pipeline per kind
+/// used, everywhere, since an emulated GPU would otherwise run every kind for every value.
+pub fn kind_constant(kind: Activation) -> Vec<(&'static str, f64)> {
+    vec![("KIND", kind.code() as f64)]
+}
+
 pub fn act_forward_cpu(kind: Activation, z: &[f32], h: &mut [f32]) {
     for (h, &z) in h.iter_mut().zip(z) {
         *h = kind.apply(z);
@@ -117,6 +123,9 @@ pub fn act_backward_cpu(kind: Activation, z: &[f32], dh: &[f32], dz: &mut [f32])
 impl Kernel for ActForward {
     fn shader(&self) -> Shader {
         wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "forward")
+    }
+    fn constants(&self, _fine: bool) -> Vec<(&'static str, f64)> {
+        kind_constant(self.kind)
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u("n", self.n as u32).u("kind", self.kind.code())
@@ -137,6 +146,9 @@ impl Kernel for ActForward {
 impl Kernel for ActBackward {
     fn shader(&self) -> Shader {
         wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "backward")
+    }
+    fn constants(&self, _fine: bool) -> Vec<(&'static str, f64)> {
+        kind_constant(self.kind)
     }
     fn params(&self, _: &StepScalars) -> Words {
         Words::default().u("n", self.n as u32).u("kind", self.kind.code())

@@ -7,13 +7,21 @@
 //! is the unfused step, bit for bit; the GPU kernels compute the same operations in the same
 //! order per value, and `tests/fused.rs` holds them to their twins.
 
-use crate::kernel::{wgsl, BufId, CpuBuffers, DeviceFit, Kernel, Shader, StepScalars, Words};
+use crate::kernel::{wgsl, wgsl_with, BufId, CpuBuffers, DeviceFit, Kernel, Shader, StepScalars, Words};
 use crate::ops::activation::Activation;
 use crate::ops::matmul::{with_tiles, workgroup_cap, MatmulDims};
 use crate::tiles::TileShape;
 
 /// The shader's "none" for an offset (no bias, no ones column).
 const NONE: u32 = u32::MAX;
+
+/// Rows and columns of C each invocation sums on an emulated GPU, and invocations per workgroup
+/// there (`shaders/matmul_fused_block.wgsl`).
+const BLOCK: u32 = 8;
+const BLOCK_GROUP: u32 = 64;
+
+/// `KIND` in `shaders/activation_fns.wgsl` when a pipeline's calls pass their own kind.
+const ANY_KIND: f64 = 255.0;
 
 /// What happens to a product's values as they are stored.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,6 +148,10 @@ pub struct FusedMatmul {
     pub tiles: Option<TileShape>,
     /// As `Matmul::fetch_ahead`.
     pub fetch_ahead: bool,
+    /// Blocks of 8 × 8 summed straight from the storage buffers
+    /// (`shaders/matmul_fused_block.wgsl`) rather than tiles: set by `fit_device` on a GPU
+    /// emulated on the processor.
+    pub block: bool,
 }
 
 impl Clone for FusedMatmul {
@@ -153,6 +165,9 @@ impl Clone for FusedMatmul {
 
 impl FusedMatmul {
     fn edge(&self) -> u32 {
+        if self.block {
+            return BLOCK;
+        }
         self.tiles.unwrap_or_default().edge()
     }
 
@@ -162,12 +177,30 @@ impl FusedMatmul {
     }
 
     fn groups(&self) -> u32 {
-        self.tiles().min(workgroup_cap(self.parallel)).max(1)
+        let per_group = if self.block { BLOCK_GROUP } else { 1 };
+        self.tiles()
+            .div_ceil(per_group)
+            .min(workgroup_cap(self.parallel))
+            .max(1)
     }
 }
 
 impl Kernel for FusedMatmul {
     fn shader(&self) -> Shader {
+        if self.block {
+            return wgsl_with!(
+                [
+                    "activation_fns.wgsl",
+                    "tiles_64.wgsl",
+                    "matmul_tile_copy.wgsl",
+                    "matmul_tile.wgsl",
+                    "matmul_fused.wgsl",
+                    "block_fns.wgsl"
+                ],
+                "matmul_fused_block.wgsl",
+                "main_block"
+            );
+        }
         with_tiles!(
             self.tiles.unwrap_or_default(),
             self.fetch_ahead,
@@ -235,7 +268,9 @@ impl Kernel for FusedMatmul {
     fn constants(&self, fine: bool) -> Vec<(&'static str, f64)> {
         let products = [Some(self.first), self.second];
         let any = |f: &dyn Fn(&Product) -> bool| products.iter().flatten().any(f) as u8 as f64;
-        if !fine {
+        // Blocks compile quickly, and their epilogue is per value with nothing to share its cost,
+        // so they are specialized finely everywhere.
+        if !fine && !self.block {
             // Two pipelines: the forward products and the backward ones.
             let backward = (self.second.is_some() || self.first.ones.is_some()) as u8 as f64;
             return vec![
@@ -245,7 +280,18 @@ impl Kernel for FusedMatmul {
                 ("EPILOGUE", 1.0),
             ];
         }
+        // The one activation of the dispatch's epilogues (`KIND`), or any when they differ.
+        let mut kinds = products.iter().flatten().filter_map(|p| match p.epilogue {
+            Epilogue::None => None,
+            Epilogue::Activate { kind, .. } | Epilogue::ActivationGradient { kind, .. } => Some(kind),
+        });
+        let first_kind = kinds.next();
+        let kind = match first_kind {
+            Some(k) if kinds.all(|other| other == k) => k.code() as f64,
+            _ => ANY_KIND,
+        };
         vec![
+            ("KIND", kind),
             ("GATHER", self.first.gathered as u8 as f64),
             ("ONES", any(&|p| p.ones.is_some())),
             ("SECOND", self.second.is_some() as u8 as f64),
@@ -258,6 +304,7 @@ impl Kernel for FusedMatmul {
 
     fn fit_device(&mut self, fit: DeviceFit) {
         self.fetch_ahead = fit.real_gpu();
+        self.block = !fit.real_gpu();
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }

@@ -39,6 +39,10 @@ impl Kernel for Sgd {
     fn shader(&self) -> Shader {
         wgsl!("sgd.wgsl", "main")
     }
+    fn constants(&self, _fine: bool) -> Vec<(&'static str, f64)> {
+        // One pipeline per mode used (`MODE` in the shader).
+        vec![("MODE", self.mode as u32 as f64)]
+    }
     fn params(&self, step: &StepScalars) -> Words {
         Words::default()
             .u("n", self.n as u32)

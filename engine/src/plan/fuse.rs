@@ -177,6 +177,7 @@ impl Fuser<'_> {
             parallel: 0,
             tiles: None,
             fetch_ahead: false,
+            block: false,
         };
         Some((Box::new(fused), used))
     }

@@ -133,6 +133,7 @@ fn fused_forward_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                         parallel,
                         tiles: Some(tiles),
                         fetch_ahead: false,
+                        block: false,
                     })]
                 };
                 let outs = run_multi(ctx, t, inits, kernels, StepScalars::default(), &[z, h, x]);
@@ -259,6 +260,7 @@ fn fused_backward_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                         parallel,
                         tiles: Some(tiles),
                         fetch_ahead: false,
+                        block: false,
                     })]
                 };
                 let outs = run_multi(ctx, t, inits, kernels, StepScalars::default(), &[grads, dz]);

@@ -1,7 +1,7 @@
 //! 2-D convolution with stride and zero padding over NCHW tensors (`shaders/conv2d.wgsl`).
 
 use crate::kernel::{
-    groups_1d, wgsl, wgsl_with, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
+    groups_1d, wgsl_with, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
 };
 
 mod cpu;
@@ -124,9 +124,13 @@ impl Kernel for Conv2dForward {
     }
     fn shader(&self) -> Shader {
         if fetches_ahead(self.row_groups) {
-            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "forward_ahead")
+            wgsl_with!(
+                ["block_fns.wgsl", "conv2d.wgsl"],
+                "conv2d_ahead.wgsl",
+                "forward_ahead"
+            )
         } else {
-            wgsl!("conv2d.wgsl", "forward")
+            wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "forward")
         }
     }
     fn params(&self, step: &StepScalars) -> Words {
@@ -181,9 +185,13 @@ impl Kernel for Conv2dBackwardWeight {
     }
     fn shader(&self) -> Shader {
         if self.fetch_ahead {
-            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "backward_weight_ahead")
+            wgsl_with!(
+                ["block_fns.wgsl", "conv2d.wgsl"],
+                "conv2d_ahead.wgsl",
+                "backward_weight_ahead"
+            )
         } else {
-            wgsl!("conv2d.wgsl", "backward_weight")
+            wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_weight")
         }
     }
     fn params(&self, _: &StepScalars) -> Words {
@@ -227,7 +235,7 @@ impl Kernel for Conv2dBackwardWeight {
 
 impl Kernel for Conv2dBackwardReduce {
     fn shader(&self) -> Shader {
-        wgsl!("conv2d.wgsl", "backward_reduce")
+        wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_reduce")
     }
     fn params(&self, _: &StepScalars) -> Words {
         self.g.words(ROW_GROUPS, self.chunk)
@@ -267,9 +275,13 @@ impl Kernel for Conv2dBackwardInput {
     }
     fn shader(&self) -> Shader {
         if fetches_ahead(self.row_groups) {
-            wgsl_with!(["conv2d.wgsl"], "conv2d_ahead.wgsl", "backward_input_ahead")
+            wgsl_with!(
+                ["block_fns.wgsl", "conv2d.wgsl"],
+                "conv2d_ahead.wgsl",
+                "backward_input_ahead"
+            )
         } else {
-            wgsl!("conv2d.wgsl", "backward_input")
+            wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_input")
         }
     }
     fn params(&self, _: &StepScalars) -> Words {
