@@ -20,54 +20,61 @@ const BLOCK_GROUP: u32 = 64u; // invocations per workgroup
 @compute @workgroup_size(64)
 fn main_block(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var t = gid.x; t < p.tiles; t = t + p.groups * BLOCK_GROUP) {
-        let second = SECOND && t >= p.tiles0;
-        let local = select(t, t - p.tiles0, second);
-        let s = product(second);
-        let row_blocks = (s.m + 7u) / 8u;
-        let r0 = (local % row_blocks) * 8u;
-        let c0 = (local / row_blocks) * 8u;
-        var acc: array<vec4<f32>, 16>;
-        let rows_lo = four_from(r0, s.m - 1u);
-        let rows_hi = four_from(r0 + 4u, s.m - 1u);
-        // The block of the column of ones past B's last column computes nothing else.
-        let k_main = select(s.k, 0u, c0 >= s.n);
-        let b_lo = s.b_off + four_from(c0, s.n - 1u) * s.b_cs;
-        let b_hi = s.b_off + four_from(c0 + 4u, s.n - 1u) * s.b_cs;
-        if (GATHER && gathers(s) && p.packed != 0u) {
-            sum_bytes(s, row_starts(s, rows_lo), row_starts(s, rows_hi), b_lo, b_hi, k_main, &acc);
-        } else {
-            let a_lo = row_starts(s, rows_lo);
-            let a_hi = row_starts(s, rows_hi);
-            let k_second = select(0u, k_main, SECOND && s.second);
-            for (var k = 0u; k < k_main - k_second; k = k + 1u) {
-                outer_add(&acc, a4(a_lo + k * s.a_cs), a4(a_hi + k * s.a_cs),
-                          b4(b_lo + k * s.b_rs), b4(b_hi + k * s.b_rs));
-            }
-            if (SECOND) {
-                for (var k = 0u; k < k_second; k = k + 1u) {
-                    outer_add(&acc, a4(a_lo + k * s.a_cs), a4(a_hi + k * s.a_cs),
-                              b2_4(b_lo + k * s.b_rs), b2_4(b_hi + k * s.b_rs));
-                }
-            }
-        }
-        // The bias gradient (never a gathered product's): Σ_k A[row, k], for the block that
-        // holds column n.
-        var ones_lo = vec4<f32>(0.0);
-        var ones_hi = vec4<f32>(0.0);
-        if (ONES) {
-            let has_ones = s.ones != NONE && c0 <= s.n && s.n < c0 + 8u;
-            let a_lo = row_starts(s, rows_lo);
-            let a_hi = row_starts(s, rows_hi);
-            for (var k = 0u; k < select(0u, s.k, has_ones); k = k + 1u) {
-                ones_lo += a4(a_lo + k * s.a_cs);
-                ones_hi += a4(a_hi + k * s.a_cs);
-            }
-        }
-        if (GATHER && s.gather == 1u && c0 == 0u) {
-            keep_rows(s, rows_lo, rows_hi);
-        }
-        store_block(s, r0, c0, &acc, ones_lo, ones_hi);
+        sum_and_store_block(t);
     }
+}
+
+// Block t, in a function of its own so that its sums start from zero for every block: a
+// variable declared in a loop's body is not zeroed again on every pass by every compiler
+// (Chromium's WebGPU trained W1 wrongly when they were declared there).
+fn sum_and_store_block(t: u32) {
+    let second = SECOND && t >= p.tiles0;
+    let local = select(t, t - p.tiles0, second);
+    let s = product(second);
+    let row_blocks = (s.m + 7u) / 8u;
+    let r0 = (local % row_blocks) * 8u;
+    let c0 = (local / row_blocks) * 8u;
+    var acc: array<vec4<f32>, 16>;
+    let rows_lo = four_from(r0, s.m - 1u);
+    let rows_hi = four_from(r0 + 4u, s.m - 1u);
+    // The block of the column of ones past B's last column computes nothing else.
+    let k_main = select(s.k, 0u, c0 >= s.n);
+    let b_lo = s.b_off + four_from(c0, s.n - 1u) * s.b_cs;
+    let b_hi = s.b_off + four_from(c0 + 4u, s.n - 1u) * s.b_cs;
+    if (GATHER && gathers(s) && p.packed != 0u) {
+        sum_bytes(s, row_starts(s, rows_lo), row_starts(s, rows_hi), b_lo, b_hi, k_main, &acc);
+    } else {
+        let a_lo = row_starts(s, rows_lo);
+        let a_hi = row_starts(s, rows_hi);
+        let k_second = select(0u, k_main, SECOND && s.second);
+        for (var k = 0u; k < k_main - k_second; k = k + 1u) {
+            outer_add(&acc, a4(a_lo + k * s.a_cs), a4(a_hi + k * s.a_cs),
+                      b4(b_lo + k * s.b_rs), b4(b_hi + k * s.b_rs));
+        }
+        if (SECOND) {
+            for (var k = 0u; k < k_second; k = k + 1u) {
+                outer_add(&acc, a4(a_lo + k * s.a_cs), a4(a_hi + k * s.a_cs),
+                          b2_4(b_lo + k * s.b_rs), b2_4(b_hi + k * s.b_rs));
+            }
+        }
+    }
+    // The bias gradient (never a gathered product's): Σ_k A[row, k], for the block that holds
+    // column n.
+    var ones_lo = vec4<f32>(0.0);
+    var ones_hi = vec4<f32>(0.0);
+    if (ONES) {
+        let has_ones = s.ones != NONE && c0 <= s.n && s.n < c0 + 8u;
+        let a_lo = row_starts(s, rows_lo);
+        let a_hi = row_starts(s, rows_hi);
+        for (var k = 0u; k < select(0u, s.k, has_ones); k = k + 1u) {
+            ones_lo += a4(a_lo + k * s.a_cs);
+            ones_hi += a4(a_hi + k * s.a_cs);
+        }
+    }
+    if (GATHER && s.gather == 1u && c0 == 0u) {
+        keep_rows(s, rows_lo, rows_hi);
+    }
+    store_block(s, r0, c0, &acc, ones_lo, ones_hi);
 }
 
 // Where four rows of A start: through the batch's indices when gathered (in bytes when packed).
