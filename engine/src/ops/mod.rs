@@ -13,6 +13,7 @@ pub mod fused;
 pub mod gather;
 pub mod gemm_cpu;
 pub mod lars;
+pub mod loss_head;
 pub mod matmul;
 pub mod mse;
 pub mod norm;

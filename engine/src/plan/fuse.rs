@@ -13,8 +13,9 @@ use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
 use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
-use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, LossHead, Product};
+use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
 use crate::ops::gather::Gather;
+use crate::ops::loss_head::LossHead;
 use crate::ops::matmul::Matmul;
 use crate::ops::softmax_xent::SoftmaxXent;
 
