@@ -268,8 +268,8 @@ impl Kernel for FusedMatmul {
     fn constants(&self, fine: bool) -> Vec<(&'static str, f64)> {
         let products = [Some(self.first), self.second];
         let any = |f: &dyn Fn(&Product) -> bool| products.iter().flatten().any(f) as u8 as f64;
-        // Blocks compile quickly, and their epilogue is per value with nothing to share its cost,
-        // so they are specialized finely everywhere.
+        // Blocks are specialized finely everywhere: their epilogue runs per value with nothing
+        // to share its cost, and an emulated GPU runs a shared pipeline's unused branches masked.
         if !fine && !self.block {
             // Two pipelines: the forward products and the backward ones.
             let backward = (self.second.is_some() || self.first.ones.is_some()) as u8 as f64;
