@@ -41,11 +41,11 @@ fn sum_and_store_block(t: u32) {
     let k_main = select(s.k, 0u, c0 >= s.n);
     let b_lo = s.b_off + four_from(c0, s.n - 1u) * s.b_cs;
     let b_hi = s.b_off + four_from(c0 + 4u, s.n - 1u) * s.b_cs;
+    let a_lo = row_starts(s, rows_lo);
+    let a_hi = row_starts(s, rows_hi);
     if (GATHER && gathers(s) && p.packed != 0u) {
-        sum_bytes(s, row_starts(s, rows_lo), row_starts(s, rows_hi), b_lo, b_hi, k_main, &acc);
+        sum_bytes(s, a_lo, a_hi, b_lo, b_hi, k_main, &acc);
     } else {
-        let a_lo = row_starts(s, rows_lo);
-        let a_hi = row_starts(s, rows_hi);
         let k_second = select(0u, k_main, SECOND && s.second);
         for (var k = 0u; k < k_main - k_second; k = k + 1u) {
             outer_add(&acc, a4(a_lo + k * s.a_cs), a4(a_hi + k * s.a_cs),
@@ -64,15 +64,13 @@ fn sum_and_store_block(t: u32) {
     var ones_hi = vec4<f32>(0.0);
     if (ONES) {
         let has_ones = s.ones != NONE && c0 <= s.n && s.n < c0 + 8u;
-        let a_lo = row_starts(s, rows_lo);
-        let a_hi = row_starts(s, rows_hi);
         for (var k = 0u; k < select(0u, s.k, has_ones); k = k + 1u) {
             ones_lo += a4(a_lo + k * s.a_cs);
             ones_hi += a4(a_hi + k * s.a_cs);
         }
     }
     if (GATHER && s.gather == 1u && c0 == 0u) {
-        keep_rows(s, rows_lo, rows_hi);
+        keep_rows(s, rows_lo, rows_hi, a_lo, a_hi);
     }
     store_block(s, r0, c0, &acc, ones_lo, ones_hi);
 }
@@ -90,15 +88,14 @@ fn a4(at: vec4<u32>) -> vec4<f32> { return vec4<f32>(a[at.x], a[at.y], a[at.z], 
 fn b4(at: vec4<u32>) -> vec4<f32> { return vec4<f32>(b[at.x], b[at.y], b[at.z], b[at.w]); }
 fn b2_4(at: vec4<u32>) -> vec4<f32> { return vec4<f32>(b2[at.x], b2[at.y], b2[at.z], b2[at.w]); }
 
-// A's values as the data set's bytes (byte / 255, as `byte_of`) from byte offsets `at`.
+// A's values as the data set's bytes (`byte_at`) from byte offsets `at`.
 fn bytes4(at: vec4<u32>) -> vec4<f32> {
-    let w = vec4<u32>(data_bytes[at.x / 4u], data_bytes[at.y / 4u], data_bytes[at.z / 4u],
-                      data_bytes[at.w / 4u]);
-    return unpack_bytes(w, at % 4u);
+    return vec4<f32>(byte_at(at.x), byte_at(at.y), byte_at(at.z), byte_at(at.w));
 }
 
-fn unpack_bytes(w: vec4<u32>, byte: vec4<u32>) -> vec4<f32> {
-    return vec4<f32>((w >> (8u * byte)) & vec4<u32>(255u)) / 255.0;
+// Byte `j` of four words (`byte_of`; a row that starts on a word has step k + j there).
+fn word_bytes(w: vec4<u32>, j: u32) -> vec4<f32> {
+    return vec4<f32>(byte_of(w.x, j), byte_of(w.y, j), byte_of(w.z, j), byte_of(w.w, j));
 }
 
 // The gathered product from the data set's bytes: where rows are whole words (A's rows
@@ -115,9 +112,8 @@ fn sum_bytes(s: Sel, a_lo: vec4<u32>, a_hi: vec4<u32>, b_lo: vec4<u32>, b_hi: ve
         let word_hi = vec4<u32>(data_bytes[w_hi.x + k / 4u], data_bytes[w_hi.y + k / 4u],
                                 data_bytes[w_hi.z + k / 4u], data_bytes[w_hi.w + k / 4u]);
         for (var j = 0u; j < 4u; j = j + 1u) {
-            let byte = vec4<u32>(j);
             let kb = (k + j) * s.b_rs;
-            outer_add(acc, unpack_bytes(word_lo, byte), unpack_bytes(word_hi, byte),
+            outer_add(acc, word_bytes(word_lo, j), word_bytes(word_hi, j),
                       b4(b_lo + kb), b4(b_hi + kb));
         }
     }
@@ -129,9 +125,7 @@ fn sum_bytes(s: Sel, a_lo: vec4<u32>, a_hi: vec4<u32>, b_lo: vec4<u32>, b_hi: ve
 
 // The first column's blocks store the gathered batch for the backward (as `keep_row_value`):
 // rows past the matrix repeat its last row's values into its own place.
-fn keep_rows(s: Sel, rows_lo: vec4<u32>, rows_hi: vec4<u32>) {
-    let a_lo = row_starts(s, rows_lo);
-    let a_hi = row_starts(s, rows_hi);
+fn keep_rows(s: Sel, rows_lo: vec4<u32>, rows_hi: vec4<u32>, a_lo: vec4<u32>, a_hi: vec4<u32>) {
     let to_lo = rows_lo * s.a_rs;
     let to_hi = rows_hi * s.a_rs;
     for (var k = 0u; k < s.k; k = k + 1u) {
