@@ -70,7 +70,8 @@ fn sum_and_store_block(t: u32) {
         }
     }
     if (GATHER && s.gather == 1u && c0 == 0u) {
-        keep_rows(s, rows_lo, rows_hi, a_lo, a_hi);
+        keep_rows(s, rows_lo, a_lo);
+        keep_rows(s, rows_hi, a_hi);
     }
     store_block(s, r0, c0, &acc, ones_lo, ones_hi);
 }
@@ -123,31 +124,23 @@ fn sum_bytes(s: Sel, a_lo: vec4<u32>, a_hi: vec4<u32>, b_lo: vec4<u32>, b_hi: ve
     }
 }
 
-// The first column's blocks store the gathered batch for the backward (as `keep_row_value`):
-// rows past the matrix repeat its last row's values into its own place.
-fn keep_rows(s: Sel, rows_lo: vec4<u32>, rows_hi: vec4<u32>, a_lo: vec4<u32>, a_hi: vec4<u32>) {
-    let to_lo = rows_lo * s.a_rs;
-    let to_hi = rows_hi * s.a_rs;
+// The first column's blocks store the gathered batch for the backward (as `keep_row_value`),
+// four rows at a time (`rows`, their values from `at`): rows past the matrix repeat its last
+// row's values into its own place.
+fn keep_rows(s: Sel, rows: vec4<u32>, at: vec4<u32>) {
+    let to = rows * s.a_rs;
     for (var k = 0u; k < s.k; k = k + 1u) {
-        var lo: vec4<f32>;
-        var hi: vec4<f32>;
+        var v: vec4<f32>;
         if (p.packed != 0u) {
-            lo = bytes4(a_lo + k * s.a_cs);
-            hi = bytes4(a_hi + k * s.a_cs);
+            v = bytes4(at + k * s.a_cs);
         } else {
-            lo = a4(a_lo + k * s.a_cs);
-            hi = a4(a_hi + k * s.a_cs);
+            v = a4(at + k * s.a_cs);
         }
-        let at_lo = to_lo + k * s.a_cs;
-        let at_hi = to_hi + k * s.a_cs;
-        c2[at_lo.x] = lo.x;
-        c2[at_lo.y] = lo.y;
-        c2[at_lo.z] = lo.z;
-        c2[at_lo.w] = lo.w;
-        c2[at_hi.x] = hi.x;
-        c2[at_hi.y] = hi.y;
-        c2[at_hi.z] = hi.z;
-        c2[at_hi.w] = hi.w;
+        let t = to + k * s.a_cs;
+        c2[t.x] = v.x;
+        c2[t.y] = v.y;
+        c2[t.z] = v.z;
+        c2[t.w] = v.w;
     }
 }
 

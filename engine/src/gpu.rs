@@ -28,6 +28,10 @@ impl AdapterSummary {
     }
 }
 
+/// What a module that uses subgroups starts with. WebGPU asks such a module for
+/// `enable subgroups;`, which naga (the native compiler) rejects: on the web it goes first.
+const SUBGROUPS_PART: &str = include_str!("../../shaders/subgroups_enable.wgsl");
+
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -40,6 +44,9 @@ pub struct GpuContext {
     /// The matrix products' tile shapes on this device: 64 × 64 for every product until
     /// `tiles::autotune` (or the page's cache of its answer for this adapter) sets others.
     pub tiles: std::cell::Cell<TilePlan>,
+    /// Whether kernels may use subgroup operations: the device was opened with them (where the
+    /// adapter offers them); tests turn it off to check the kernels made without them.
+    pub subgroups: std::cell::Cell<bool>,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
     /// for an emulated one to check the specialized pipelines too.
@@ -66,6 +73,42 @@ fn processor_cores() -> u32 {
     #[cfg(not(target_arch = "wasm32"))]
     let cores = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
     cores.unwrap_or(2).max(1)
+}
+
+/// wgpu's WebGPU backend passes only the features it maps, and `subgroups` is not one of them:
+/// wrap the adapter's `requestDevice` (once) so that a device is opened with `subgroups` wherever
+/// its adapter offers it.
+#[cfg(target_arch = "wasm32")]
+fn ask_for_subgroups() {
+    let wrap = js_sys::Function::new_no_args(
+        "const A = globalThis.GPUAdapter;
+         if (!A || A.prototype.labAsksForSubgroups) return;
+         const open = A.prototype.requestDevice;
+         A.prototype.requestDevice = function (desc) {
+           if (!this.features.has('subgroups')) return open.call(this, desc);
+           const d = Object.assign({}, desc || {});
+           d.requiredFeatures = [...(d.requiredFeatures || []), 'subgroups'];
+           return open.call(this, d);
+         };
+         A.prototype.labAsksForSubgroups = true;",
+    );
+    // A page that forbids evaluating code keeps the device without subgroups.
+    let _ = wrap.call0(&js_sys::global());
+}
+
+/// Whether the device was opened with subgroups (on the web, through `ask_for_subgroups`).
+fn has_subgroups(device: &wgpu::Device, requested: wgpu::Features) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = requested;
+        device
+            .as_webgpu()
+            .is_some_and(|d| d.features().has("subgroups"))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        device.features().contains(requested) && !requested.is_empty()
+    }
 }
 
 impl GpuContext {
@@ -95,9 +138,23 @@ impl GpuContext {
         let info = adapter.get_info();
         // Ask for what the adapter offers: larger storage buffers let bigger models and data sets fit.
         let limits = adapter.limits();
+        // Where every subgroup is one vector of 4 lanes (SwiftShader), an emulated GPU's products
+        // share reads across them (`ops::fused`). lavapipe's 8 lanes compile such kernels for
+        // minutes, so it is not asked.
+        let four_lanes = info.subgroup_min_size == 4 && info.subgroup_max_size == 4;
+        let features = if four_lanes {
+            adapter.features() & wgpu::Features::SUBGROUP
+        } else {
+            wgpu::Features::empty()
+        };
+        #[cfg(target_arch = "wasm32")]
+        if four_lanes {
+            ask_for_subgroups();
+        }
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("lab"),
+                required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -117,6 +174,7 @@ impl GpuContext {
         } else {
             0
         };
+        let subgroups = four_lanes && has_subgroups(&device, features);
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -132,6 +190,7 @@ impl GpuContext {
             parallel_workgroups,
             specialize: std::cell::Cell::new(parallel_workgroups == 0),
             tiles: std::cell::Cell::default(),
+            subgroups: std::cell::Cell::new(subgroups),
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,
@@ -145,6 +204,7 @@ impl GpuContext {
         DeviceFit {
             parallel_workgroups: self.parallel_workgroups,
             tiles: self.tiles.get(),
+            subgroups: self.subgroups.get(),
         }
     }
 
@@ -180,9 +240,14 @@ impl GpuContext {
         }
         let mut modules = self.modules.borrow_mut();
         let module = modules.entry(shader.file).or_insert_with(|| {
+            let source = if cfg!(target_arch = "wasm32") && shader.source.starts_with(SUBGROUPS_PART) {
+                format!("enable subgroups;\n{}", shader.source).into()
+            } else {
+                shader.source.into()
+            };
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(shader.file),
-                source: wgpu::ShaderSource::Wgsl(shader.source.into()),
+                source: wgpu::ShaderSource::Wgsl(source),
             })
         });
         let pipeline = self

@@ -10,6 +10,9 @@ pub struct DeviceFit {
     pub parallel_workgroups: u32,
     /// The matrix products' tiles by product size (`GpuContext::tiles`).
     pub tiles: crate::tiles::TilePlan,
+    /// The device runs subgroup operations (WebGPU's `subgroups`): an emulated GPU's products
+    /// then share reads across a quad of lanes (`shaders/matmul_fused_quad.wgsl`).
+    pub subgroups: bool,
 }
 
 impl DeviceFit {

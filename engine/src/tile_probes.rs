@@ -106,6 +106,7 @@ impl Probes {
                         tiles: Some(tiles),
                         fetch_ahead: false,
                         block: false,
+                        quads: false,
                     }));
                 }
             }

@@ -62,6 +62,7 @@ fn products_take_their_size_class_shape() {
     let fit = DeviceFit {
         parallel_workgroups: 0,
         tiles: plan,
+        subgroups: false,
     };
     let product = |n: usize| Matmul::new(BufId(0), BufId(1), BufId(2), MatmulDims::row_major(n, n, n));
     let (mut small, mut medium) = (product(256), product(1024));

@@ -203,6 +203,7 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
                 k.fit_device(DeviceFit {
                     parallel_workgroups,
                     tiles: TilePlan::uniform(tiles),
+                    subgroups: false,
                 });
                 seen.insert(k.name());
                 let shader = k.shader();

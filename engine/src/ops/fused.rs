@@ -19,6 +19,11 @@ const NONE: u32 = u32::MAX;
 /// there (`shaders/matmul_fused_block.wgsl`).
 const BLOCK: u32 = 8;
 const BLOCK_GROUP: u32 = 64;
+/// The same with subgroups (`shaders/matmul_fused_quad.wgsl`): a quad of lanes sums 16 rows by
+/// 4 × 8 columns; the workgroup holds four quads.
+const QUAD_ROWS: u32 = 16;
+const QUAD_COLS: u32 = 32;
+const QUAD_GROUP: u32 = 16;
 
 /// `KIND` in `shaders/activation_fns.wgsl` when a pipeline's calls pass their own kind.
 const ANY_KIND: f64 = 255.0;
@@ -62,16 +67,17 @@ impl Product {
         self.dims.n as u32 + self.ones.is_some() as u32
     }
 
-    /// Column tiles of `edge` columns.
-    fn tiles_n(&self, edge: u32) -> u32 {
-        self.n_cols().div_ceil(edge).max(1)
+    /// Column tiles of `cols` columns.
+    fn tiles_n(&self, cols: u32) -> u32 {
+        self.n_cols().div_ceil(cols).max(1)
     }
 
-    fn tiles(&self, edge: u32) -> u32 {
-        (self.dims.m as u32).div_ceil(edge).max(1) * self.tiles_n(edge)
+    /// Tiles of `rows` × `cols` of C.
+    fn tiles(&self, (rows, cols): (u32, u32)) -> u32 {
+        (self.dims.m as u32).div_ceil(rows).max(1) * self.tiles_n(cols)
     }
 
-    fn words(&self, w: Words, s: usize, edge: u32) -> Words {
+    fn words(&self, w: Words, s: usize, edges: (u32, u32)) -> Words {
         let d = &self.dims;
         let names: [[&'static str; 16]; 2] = [
             [
@@ -105,7 +111,7 @@ impl Product {
             epi,
             kind,
             offset(self.ones),
-            self.tiles_n(edge),
+            self.tiles_n(edges.1),
         ];
         names[s].iter().zip(values).fold(w, |w, (name, v)| w.u(name, v))
     }
@@ -152,6 +158,10 @@ pub struct FusedMatmul {
     /// (`shaders/matmul_fused_block.wgsl`) rather than tiles: set by `fit_device` on a GPU
     /// emulated on the processor.
     pub block: bool,
+    /// The blocks as quads of lanes that share their rows' reads
+    /// (`shaders/matmul_fused_quad.wgsl`): set by `fit_device` where the emulated GPU offers
+    /// subgroups.
+    pub quads: bool,
 }
 
 impl Clone for FusedMatmul {
@@ -164,20 +174,30 @@ impl Clone for FusedMatmul {
 }
 
 impl FusedMatmul {
-    fn edge(&self) -> u32 {
-        if self.block {
-            return BLOCK;
+    /// A tile's (or block's) rows and columns of C.
+    fn edges(&self) -> (u32, u32) {
+        if self.quads {
+            return (QUAD_ROWS, QUAD_COLS);
         }
-        self.tiles.unwrap_or_default().edge()
+        if self.block {
+            return (BLOCK, BLOCK);
+        }
+        let edge = self.tiles.unwrap_or_default().edge();
+        (edge, edge)
     }
 
     fn tiles(&self) -> u32 {
-        let edge = self.edge();
-        self.first.tiles(edge) + self.second.map_or(0, |s| s.tiles(edge))
+        let edges = self.edges();
+        self.first.tiles(edges) + self.second.map_or(0, |s| s.tiles(edges))
     }
 
     fn groups(&self) -> u32 {
-        let per_group = if self.block { BLOCK_GROUP } else { 1 };
+        // Invocations per workgroup over invocations per tile (a quad is one tile).
+        let per_group = match (self.quads, self.block) {
+            (true, _) => QUAD_GROUP / 4,
+            (false, true) => BLOCK_GROUP,
+            (false, false) => 1,
+        };
         self.tiles()
             .div_ceil(per_group)
             .min(workgroup_cap(self.parallel))
@@ -187,6 +207,22 @@ impl FusedMatmul {
 
 impl Kernel for FusedMatmul {
     fn shader(&self) -> Shader {
+        if self.quads {
+            return wgsl_with!(
+                [
+                    "subgroups_enable.wgsl",
+                    "activation_fns.wgsl",
+                    "tiles_64.wgsl",
+                    "matmul_tile_copy.wgsl",
+                    "matmul_tile.wgsl",
+                    "matmul_fused.wgsl",
+                    "block_fns.wgsl",
+                    "matmul_fused_block.wgsl"
+                ],
+                "matmul_fused_quad.wgsl",
+                "main_quad"
+            );
+        }
         if self.block {
             return wgsl_with!(
                 [
@@ -214,11 +250,11 @@ impl Kernel for FusedMatmul {
     }
 
     fn params(&self, _: &StepScalars) -> Words {
-        let edge = self.edge();
-        let w = self.first.words(Words::default(), 0, edge);
+        let edges = self.edges();
+        let w = self.first.words(Words::default(), 0, edges);
         // An absent second product is one with no tiles.
-        let w = self.second.unwrap_or(self.first).words(w, 1, edge);
-        w.u("tiles0", self.first.tiles(edge))
+        let w = self.second.unwrap_or(self.first).words(w, 1, edges);
+        w.u("tiles0", self.first.tiles(edges))
             .u("tiles", self.tiles())
             .u("groups", self.groups())
             .u("packed", self.buffers.packed as u32)
@@ -305,6 +341,7 @@ impl Kernel for FusedMatmul {
     fn fit_device(&mut self, fit: DeviceFit) {
         self.fetch_ahead = fit.real_gpu();
         self.block = !fit.real_gpu();
+        self.quads = self.block && fit.subgroups;
         if self.parallel == 0 {
             self.parallel = fit.parallel_workgroups;
         }

@@ -179,6 +179,7 @@ impl Fuser<'_> {
             tiles: None,
             fetch_ahead: false,
             block: false,
+            quads: false,
         };
         Some((Box::new(fused), used))
     }

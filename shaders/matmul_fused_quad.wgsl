@@ -1,0 +1,114 @@
+// The fused products on an emulated GPU that offers subgroups: as `matmul_fused_block.wgsl`
+// (whose helpers this file uses), but the four lanes of a quad share their block's rows of A.
+// An emulator reads storage lane by lane, and that read, not the multiply-add, is what a block
+// costs there; a quad's lanes sum the same 16 rows of C, each over its own 8 columns, so each
+// lane reads 4 of the 16 rows' values and takes the other 12 from its neighbours
+// (`quadBroadcast`, a shuffle within one vector). Each step of k then reads 4 + 8 values per
+// lane for 128 multiply-adds, where a lone 8 × 8 block reads 16 for 64.
+//
+// A quad is four consecutive invocations (every emulator lays a one-dimensional workgroup's
+// invocations onto its lanes in order). Every lane of a quad runs the same loops: the quad's
+// block, its product and k are the quad's, and columns past the matrix read its last one and are
+// not stored.
+
+const QUAD_GROUP: u32 = 16u; // invocations per workgroup
+
+// Quad blocks (16 rows × 32 columns) numbered across both products, column blocks slowest, as
+// `main_block`'s.
+@compute @workgroup_size(16)
+fn main_quad(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let lane = gid.x % 4u;
+    for (var q = gid.x / 4u; q < p.tiles; q = q + p.groups * (QUAD_GROUP / 4u)) {
+        sum_and_store_quad(q, lane);
+    }
+}
+
+// The 16 rows of a step of k from the quad's lanes: lane l holds rows l, l + 4, l + 8, l + 12.
+struct QuadRows { r0: vec4<f32>, r4: vec4<f32>, r8: vec4<f32>, r12: vec4<f32> }
+
+fn quad_rows(mine: vec4<f32>) -> QuadRows {
+    let x0 = quadBroadcast(mine, 0u);
+    let x1 = quadBroadcast(mine, 1u);
+    let x2 = quadBroadcast(mine, 2u);
+    let x3 = quadBroadcast(mine, 3u);
+    return QuadRows(vec4<f32>(x0.x, x1.x, x2.x, x3.x), vec4<f32>(x0.y, x1.y, x2.y, x3.y),
+                    vec4<f32>(x0.z, x1.z, x2.z, x3.z), vec4<f32>(x0.w, x1.w, x2.w, x3.w));
+}
+
+// One step of k: the lane's two 8 × 8 halves (`top`, `bottom`) += the rows ⊗ its columns, and
+// the rows' sums (the bias gradient's column of ones) when the pipeline has one.
+fn quad_add(top: ptr<function, array<vec4<f32>, 16>>,
+            bottom: ptr<function, array<vec4<f32>, 16>>,
+            ones: ptr<function, array<vec4<f32>, 4>>, mine: vec4<f32>,
+            b_lo: vec4<f32>, b_hi: vec4<f32>) {
+    let r = quad_rows(mine);
+    outer_add(top, r.r0, r.r4, b_lo, b_hi);
+    outer_add(bottom, r.r8, r.r12, b_lo, b_hi);
+    if (ONES) {
+        (*ones)[0] += r.r0;
+        (*ones)[1] += r.r4;
+        (*ones)[2] += r.r8;
+        (*ones)[3] += r.r12;
+    }
+}
+
+// Quad block q, in a function of its own so that its sums start from zero (as
+// `sum_and_store_block`).
+fn sum_and_store_quad(q: u32, lane: u32) {
+    let second = SECOND && q >= p.tiles0;
+    let local = select(q, q - p.tiles0, second);
+    let s = product(second);
+    let row_blocks = (s.m + 15u) / 16u;
+    let r0 = (local % row_blocks) * 16u;
+    let c0 = (local / row_blocks) * 32u + lane * 8u;
+    var top: array<vec4<f32>, 16>;
+    var bottom: array<vec4<f32>, 16>;
+    var ones: array<vec4<f32>, 4>;
+    let mine = min(vec4<u32>(r0 + lane) + vec4<u32>(0u, 4u, 8u, 12u), vec4<u32>(s.m - 1u));
+    let a_mine = row_starts(s, mine);
+    let b_lo = s.b_off + four_from(c0, s.n - 1u) * s.b_cs;
+    let b_hi = s.b_off + four_from(c0 + 4u, s.n - 1u) * s.b_cs;
+    if (GATHER && gathers(s) && p.packed != 0u) {
+        quad_sum_bytes(s, a_mine, b_lo, b_hi, &top, &bottom, &ones);
+    } else {
+        let k_second = select(0u, s.k, SECOND && s.second);
+        for (var k = 0u; k < s.k - k_second; k = k + 1u) {
+            quad_add(&top, &bottom, &ones, a4(a_mine + k * s.a_cs),
+                     b4(b_lo + k * s.b_rs), b4(b_hi + k * s.b_rs));
+        }
+        if (SECOND) {
+            for (var k = 0u; k < k_second; k = k + 1u) {
+                quad_add(&top, &bottom, &ones, a4(a_mine + k * s.a_cs),
+                         b2_4(b_lo + k * s.b_rs), b2_4(b_hi + k * s.b_rs));
+            }
+        }
+    }
+    if (GATHER && s.gather == 1u && local / row_blocks == 0u) {
+        keep_rows(s, mine, a_mine);
+    }
+    store_block(s, r0, c0, &top, ones[0], ones[1]);
+    store_block(s, r0 + 8u, c0, &bottom, ones[2], ones[3]);
+}
+
+// The gathered product from the data set's bytes, as `sum_bytes`: where rows are whole words,
+// one read per row gives four steps of k.
+fn quad_sum_bytes(s: Sel, a_mine: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>,
+                  top: ptr<function, array<vec4<f32>, 16>>,
+                  bottom: ptr<function, array<vec4<f32>, 16>>,
+                  ones: ptr<function, array<vec4<f32>, 4>>) {
+    let whole = s.a_cs == 1u && s.a_off % 4u == 0u && s.a_rs % 4u == 0u;
+    let k_words = select(0u, s.k / 4u * 4u, whole);
+    let w_mine = a_mine / 4u;
+    for (var k = 0u; k < k_words; k = k + 4u) {
+        let w = vec4<u32>(data_bytes[w_mine.x + k / 4u], data_bytes[w_mine.y + k / 4u],
+                          data_bytes[w_mine.z + k / 4u], data_bytes[w_mine.w + k / 4u]);
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let kb = (k + j) * s.b_rs;
+            quad_add(top, bottom, ones, word_bytes(w, j), b4(b_lo + kb), b4(b_hi + kb));
+        }
+    }
+    for (var k = k_words; k < s.k; k = k + 1u) {
+        quad_add(top, bottom, ones, bytes4(a_mine + k * s.a_cs), b4(b_lo + k * s.b_rs),
+                 b4(b_hi + k * s.b_rs));
+    }
+}
