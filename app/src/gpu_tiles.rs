@@ -50,6 +50,8 @@ pub async fn settle(ctx: &Rc<GpuContext>) {
     if let Some(t) = remembered(ctx) {
         ctx.tiles.set(t);
         say("remembered for this GPU".into());
+    } else if ctx.emulated() && ctx.fit().subgroups {
+        say("an emulated GPU: 64×64, untimed; dense products as quads of 4 lanes".into());
     } else if ctx.emulated() {
         say("an emulated GPU: 64×64, untimed".into());
     } else if let Err(e) = tune(ctx).await {

@@ -101,9 +101,7 @@ fn has_subgroups(device: &wgpu::Device, requested: wgpu::Features) -> bool {
     #[cfg(target_arch = "wasm32")]
     {
         let _ = requested;
-        device
-            .as_webgpu()
-            .is_some_and(|d| d.features().has("subgroups"))
+        device.as_webgpu().is_some_and(|d| d.features().has("subgroups"))
     }
     #[cfg(not(target_arch = "wasm32"))]
     {

@@ -196,14 +196,17 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         let lists = [Pass::Train, Pass::Predict, Pass::Evaluate].map(|pass| plan.kernels(pass));
         for k in lists.into_iter().flatten().chain(&plan.train) {
             // Each kernel as every tile shape makes it (the product kernels' shaders differ), on a
-            // real GPU and on an emulated one (the split shape's two loops).
-            let fits = TileShape::ALL.into_iter().flat_map(|t| [(t, 0), (t, 2)]);
-            for (tiles, parallel_workgroups) in fits {
+            // real GPU and on an emulated one (the split shape's two loops), with subgroups or
+            // without (the quads).
+            let fits = TileShape::ALL
+                .into_iter()
+                .flat_map(|t| [(t, 0, false), (t, 2, false), (t, 2, true)]);
+            for (tiles, parallel_workgroups, subgroups) in fits {
                 let mut k = k.boxed_copy();
                 k.fit_device(DeviceFit {
                     parallel_workgroups,
                     tiles: TilePlan::uniform(tiles),
-                    subgroups: false,
+                    subgroups,
                 });
                 seen.insert(k.name());
                 let shader = k.shader();

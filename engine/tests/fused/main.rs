@@ -234,3 +234,50 @@ fn caps_and_tiles() -> impl Iterator<Item = (u32, TileShape)> {
 }
 
 mod twins;
+
+/// SwiftShader's Vulkan driver (Chromium's), where every subgroup has 4 lanes: the only place
+/// the products run as quads (`shaders/matmul_fused_quad.wgsl`; lavapipe runs the blocks).
+const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
+
+/// The fused step against the teaching step (every config: W1's gathered bytes, floats, odd
+/// sizes, both ways of building the pipelines), run again in a child process of this binary on
+/// SwiftShader (a process picks its Vulkan driver once).
+#[test]
+fn the_quads_match_on_swiftshader() {
+    if std::env::var_os("LAB_FUSED_CHILD").is_some() {
+        return;
+    }
+    assert!(
+        std::path::Path::new(SWIFTSHADER_ICD).exists(),
+        "{SWIFTSHADER_ICD} is missing: install chromium (see the README)"
+    );
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("VK_ICD_FILENAMES", SWIFTSHADER_ICD)
+        .env("LAB_FUSED_CHILD", "1")
+        .args([
+            "--exact",
+            "--test-threads=1",
+            "--nocapture",
+            "the_quads_run_here",
+            "the_fused_step_matches_the_teaching_step_on_the_gpu",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "on SwiftShader:\n{text}");
+    assert!(
+        text.contains("2 passed"),
+        "on SwiftShader, not every test ran:\n{text}"
+    );
+}
+
+/// The device of this process offers 4-lane subgroups when it is SwiftShader (the child above).
+#[test]
+fn the_quads_run_here() {
+    if std::env::var_os("LAB_FUSED_CHILD").is_none() {
+        return;
+    }
+    let ctx = gpu();
+    assert!(ctx.adapter.name.contains("SwiftShader"), "{}", ctx.adapter.name);
+    assert!(ctx.fit().subgroups, "SwiftShader did not give subgroups");
+}

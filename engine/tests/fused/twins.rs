@@ -134,6 +134,7 @@ fn fused_forward_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                         tiles: Some(tiles),
                         fetch_ahead: false,
                         block: false,
+                        quads: false,
                     })]
                 };
                 let outs = run_multi(ctx, t, inits, kernels, StepScalars::default(), &[z, h, x]);
@@ -261,6 +262,7 @@ fn fused_backward_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                         tiles: Some(tiles),
                         fetch_ahead: false,
                         block: false,
+                        quads: false,
                     })]
                 };
                 let outs = run_multi(ctx, t, inits, kernels, StepScalars::default(), &[grads, dz]);
