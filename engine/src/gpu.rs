@@ -44,8 +44,8 @@ pub struct GpuContext {
     /// The matrix products' tile shapes on this device: 64 × 64 for every product until
     /// `tiles::autotune` (or the page's cache of its answer for this adapter) sets others.
     pub tiles: std::cell::Cell<TilePlan>,
-    /// Whether kernels may use subgroup operations: the device was opened with them (where the
-    /// adapter offers them); tests turn it off to check the kernels made without them.
+    /// Whether kernels may use subgroup operations: the device was opened with them, where the
+    /// adapter offers subgroups of exactly 4 lanes (setting it false keeps the blocks).
     pub subgroups: std::cell::Cell<bool>,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
