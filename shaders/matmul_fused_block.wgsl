@@ -103,15 +103,10 @@ fn word_bytes(w: vec4<u32>, j: u32) -> vec4<f32> {
 // contiguous, starting on a word), one read per row gives four steps of k; the rest byte by byte.
 fn sum_bytes(s: Sel, a_lo: vec4<u32>, a_hi: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>,
              k_main: u32, acc: ptr<function, array<vec4<f32>, 16>>) {
-    let whole = s.a_cs == 1u && s.a_off % 4u == 0u && s.a_rs % 4u == 0u;
-    let k_words = select(0u, k_main / 4u * 4u, whole);
-    let w_lo = a_lo / 4u;
-    let w_hi = a_hi / 4u;
+    let k_words = word_steps(s, k_main);
     for (var k = 0u; k < k_words; k = k + 4u) {
-        let word_lo = vec4<u32>(data_bytes[w_lo.x + k / 4u], data_bytes[w_lo.y + k / 4u],
-                                data_bytes[w_lo.z + k / 4u], data_bytes[w_lo.w + k / 4u]);
-        let word_hi = vec4<u32>(data_bytes[w_hi.x + k / 4u], data_bytes[w_hi.y + k / 4u],
-                                data_bytes[w_hi.z + k / 4u], data_bytes[w_hi.w + k / 4u]);
+        let word_lo = row_words(a_lo, k);
+        let word_hi = row_words(a_hi, k);
         for (var j = 0u; j < 4u; j = j + 1u) {
             let kb = (k + j) * s.b_rs;
             outer_add(acc, word_bytes(word_lo, j), word_bytes(word_hi, j),
@@ -122,6 +117,19 @@ fn sum_bytes(s: Sel, a_lo: vec4<u32>, a_hi: vec4<u32>, b_lo: vec4<u32>, b_hi: ve
         outer_add(acc, bytes4(a_lo + k * s.a_cs), bytes4(a_hi + k * s.a_cs),
                   b4(b_lo + k * s.b_rs), b4(b_hi + k * s.b_rs));
     }
+}
+
+// The steps of k (of `k_main`) read a word of four bytes at a time: all but the last few where
+// A's rows are contiguous and start on a word, else none.
+fn word_steps(s: Sel, k_main: u32) -> u32 {
+    let whole = s.a_cs == 1u && s.a_off % 4u == 0u && s.a_rs % 4u == 0u;
+    return select(0u, k_main / 4u * 4u, whole);
+}
+
+// The words holding steps k..k + 3 of four rows that start at byte offsets `at` (on a word).
+fn row_words(at: vec4<u32>, k: u32) -> vec4<u32> {
+    let w = (at + vec4<u32>(k)) / 4u;
+    return vec4<u32>(data_bytes[w.x], data_bytes[w.y], data_bytes[w.z], data_bytes[w.w]);
 }
 
 // The first column's blocks store the gathered batch for the backward (as `keep_row_value`),

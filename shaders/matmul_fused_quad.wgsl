@@ -96,12 +96,9 @@ fn quad_sum_bytes(s: Sel, a_mine: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>,
                   top: ptr<function, array<vec4<f32>, 16>>,
                   bottom: ptr<function, array<vec4<f32>, 16>>,
                   ones: ptr<function, array<vec4<f32>, 4>>) {
-    let whole = s.a_cs == 1u && s.a_off % 4u == 0u && s.a_rs % 4u == 0u;
-    let k_words = select(0u, s.k / 4u * 4u, whole);
-    let w_mine = a_mine / 4u;
+    let k_words = word_steps(s, s.k);
     for (var k = 0u; k < k_words; k = k + 4u) {
-        let w = vec4<u32>(data_bytes[w_mine.x + k / 4u], data_bytes[w_mine.y + k / 4u],
-                          data_bytes[w_mine.z + k / 4u], data_bytes[w_mine.w + k / 4u]);
+        let w = row_words(a_mine, k);
         for (var j = 0u; j < 4u; j = j + 1u) {
             let kb = (k + j) * s.b_rs;
             quad_add(top, bottom, ones, word_bytes(w, j), b4(b_lo + kb), b4(b_hi + kb));

@@ -105,7 +105,9 @@ fn has_subgroups(device: &wgpu::Device, requested: wgpu::Features) -> bool {
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
-        device.features().contains(requested) && !requested.is_empty()
+        // The device opened, so it has what was asked for.
+        let _ = device;
+        !requested.is_empty()
     }
 }
 
