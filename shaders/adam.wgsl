@@ -13,10 +13,14 @@ struct Params { n: u32, lr: f32, beta1: f32, beta2: f32, eps: f32, bc1: f32, bc2
 @group(0) @binding(3) var<storage, read_write> m: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v: array<f32>;
 
+// A grid-stride loop: every (workgroups · 256)-th parameter from the invocation's own (an
+// emulated GPU gets only a few workgroups, `Kernel::strided`; a real GPU one parameter each).
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.n) { return; }
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.n; i = i + groups.x * 256u) { update(i); }
+}
+
+fn update(i: u32) {
     let g = grads[i];
     let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
     let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;

@@ -12,10 +12,14 @@ struct Params { rows: u32, dim: u32, _pad0: u32, _pad1: u32 }
 @group(0) @binding(5) var<storage, read_write> batch_y: array<u32>;
 @group(0) @binding(6) var<storage, read> data_bytes: array<u32>;
 
+// Both entry points walk the batch's values in a grid-stride loop (every (workgroups · 256)-th
+// from the invocation's own): an emulated GPU gets only a few workgroups (`Kernel::strided`).
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.rows * p.dim) { return; }
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.rows * p.dim; i = i + groups.x * 256u) { copy_value(i); }
+}
+
+fn copy_value(i: u32) {
     let r = i / p.dim;
     let d = i % p.dim;
     let src = indices[r];
@@ -24,9 +28,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(256)
-fn packed(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.rows * p.dim) { return; }
+fn packed(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.rows * p.dim; i = i + groups.x * 256u) { unpack_value(i); }
+}
+
+fn unpack_value(i: u32) {
     let r = i / p.dim;
     let d = i % p.dim;
     let src = indices[r];

@@ -5,6 +5,8 @@
 //   max_backward: dIn[i] = Σ over windows whose argmax is i of dOut   (docs/theory.md §1.2: routed to the arg-max only)
 //   avg_backward: dIn[i] = Σ over windows containing i of dOut / size²
 // Backward passes gather (one invocation per input element) rather than scatter, so no atomics.
+// Each entry point walks its values in a grid-stride loop (every (workgroups · 256)-th from its
+// own): an emulated GPU gets only a few workgroups (`Kernel::strided`), a real GPU one value each.
 
 struct Params { planes: u32, in_h: u32, in_w: u32, out_h: u32, out_w: u32, size: u32, stride: u32, _pad: u32 }
 
@@ -18,31 +20,58 @@ struct Params { planes: u32, in_h: u32, in_w: u32, out_h: u32, out_w: u32, size:
 
 fn out_len() -> u32 { return p.planes * p.out_h * p.out_w; }
 
+// (n / d, n % d) without an integer division, which an emulated GPU runs lane by lane: the f32
+// quotient is exact or one off for n < 2^24 (a 1-D grid of 65,535 workgroups of 256 stays
+// below that), and the remainder says which way to correct it.
+fn div_mod(n: u32, d: u32) -> vec2<u32> {
+    var q = u32(f32(n) / f32(d));
+    var r = i32(n) - i32(q * d);
+    if (r < 0) { q = q - 1u; r = r + i32(d); }
+    if (r >= i32(d)) { q = q + 1u; r = r - i32(d); }
+    return vec2<u32>(q, u32(r));
+}
+
+// Index i of a tensor of h × w planes as (plane, y, x).
+fn place(i: u32, h: u32, w: u32) -> vec3<u32> {
+    let in_plane = div_mod(i, h * w);
+    let yx = div_mod(in_plane.y, w);
+    return vec3<u32>(in_plane.x, yx.x, yx.y);
+}
+
 @compute @workgroup_size(256)
-fn max_forward(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let o = gid.x;
-    if (o >= out_len()) { return; }
-    let plane = o / (p.out_h * p.out_w);
-    let oy = (o / p.out_w) % p.out_h;
-    let ox = o % p.out_w;
-    var best = plane * p.in_h * p.in_w + (oy * p.stride) * p.in_w + ox * p.stride;
+fn max_forward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var o = gid.x; o < out_len(); o = o + groups.x * 256u) { max_forward_at(o); }
+}
+
+fn max_forward_at(o: u32) {
+    let at = place(o, p.out_h, p.out_w);
+    let corner = at.x * p.in_h * p.in_w + (at.y * p.stride) * p.in_w + at.z * p.stride;
+    var best = corner;
+    var best_value = input[corner];
     for (var dy = 0u; dy < p.size; dy = dy + 1u) {
         for (var dx = 0u; dx < p.size; dx = dx + 1u) {
-            let i = plane * p.in_h * p.in_w + (oy * p.stride + dy) * p.in_w + ox * p.stride + dx;
-            if (input[i] > input[best]) { best = i; }
+            let i = corner + dy * p.in_w + dx;
+            let v = input[i];
+            if (v > best_value) {
+                best = i;
+                best_value = v;
+            }
         }
     }
-    output[o] = input[best];
+    output[o] = best_value;
     argmax[o] = best;
 }
 
 @compute @workgroup_size(256)
-fn avg_forward(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let o = gid.x;
-    if (o >= out_len()) { return; }
-    let plane = o / (p.out_h * p.out_w);
-    let oy = (o / p.out_w) % p.out_h;
-    let ox = o % p.out_w;
+fn avg_forward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var o = gid.x; o < out_len(); o = o + groups.x * 256u) { avg_forward_at(o); }
+}
+
+fn avg_forward_at(o: u32) {
+    let at = place(o, p.out_h, p.out_w);
+    let plane = at.x;
+    let oy = at.y;
+    let ox = at.z;
     var s = 0.0;
     for (var dy = 0u; dy < p.size; dy = dy + 1u) {
         for (var dx = 0u; dx < p.size; dx = dx + 1u) {
@@ -54,18 +83,23 @@ fn avg_forward(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // The output windows that contain input coordinate v: oy in [lo, hi].
 fn window_range(v: u32, out_n: u32) -> vec2<i32> {
-    let hi = min(i32(v / p.stride), i32(out_n) - 1);
-    let lo = max(0, (i32(v) - i32(p.size) + i32(p.stride)) / i32(p.stride));
+    let hi = min(i32(div_mod(v, p.stride).x), i32(out_n) - 1);
+    // The first window whose last row reaches v: ⌈(v − size + 1) / stride⌉, at least 0.
+    let reach = v + p.stride;
+    let lo = select(0, i32(div_mod(reach - p.size, p.stride).x), reach > p.size);
     return vec2<i32>(lo, hi);
 }
 
 @compute @workgroup_size(256)
-fn max_backward(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.planes * p.in_h * p.in_w) { return; }
-    let plane = i / (p.in_h * p.in_w);
-    let ry = window_range((i / p.in_w) % p.in_h, p.out_h);
-    let rx = window_range(i % p.in_w, p.out_w);
+fn max_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.planes * p.in_h * p.in_w; i = i + groups.x * 256u) { max_backward_at(i); }
+}
+
+fn max_backward_at(i: u32) {
+    let at = place(i, p.in_h, p.in_w);
+    let plane = at.x;
+    let ry = window_range(at.y, p.out_h);
+    let rx = window_range(at.z, p.out_w);
     var s = 0.0;
     for (var oy = ry.x; oy <= ry.y; oy = oy + 1) {
         for (var ox = rx.x; ox <= rx.y; ox = ox + 1) {
@@ -76,13 +110,37 @@ fn max_backward(@builtin(global_invocation_id) gid: vec3<u32>) {
     d_in[i] = s;
 }
 
+// max_backward when the windows tile the input (stride = size, dividing h and w): every input
+// lies in exactly one window, so each invocation writes its own window, dOut at the arg-max and
+// 0 elsewhere: a few reads per window rather than a search per input.
 @compute @workgroup_size(256)
-fn avg_backward(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.planes * p.in_h * p.in_w) { return; }
-    let plane = i / (p.in_h * p.in_w);
-    let ry = window_range((i / p.in_w) % p.in_h, p.out_h);
-    let rx = window_range(i % p.in_w, p.out_w);
+fn max_backward_tiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var o = gid.x; o < out_len(); o = o + groups.x * 256u) { max_backward_window(o); }
+}
+
+fn max_backward_window(o: u32) {
+    let at = place(o, p.out_h, p.out_w);
+    let corner = at.x * p.in_h * p.in_w + (at.y * p.size) * p.in_w + at.z * p.size;
+    let winner = argmax_in[o];
+    let g = d_out[o];
+    for (var dy = 0u; dy < p.size; dy = dy + 1u) {
+        for (var dx = 0u; dx < p.size; dx = dx + 1u) {
+            let i = corner + dy * p.in_w + dx;
+            d_in[i] = select(0.0, g, i == winner);
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn avg_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.planes * p.in_h * p.in_w; i = i + groups.x * 256u) { avg_backward_at(i); }
+}
+
+fn avg_backward_at(i: u32) {
+    let at = place(i, p.in_h, p.in_w);
+    let plane = at.x;
+    let ry = window_range(at.y, p.out_h);
+    let rx = window_range(at.z, p.out_w);
     var s = 0.0;
     for (var oy = ry.x; oy <= ry.y; oy = oy + 1) {
         for (var ox = rx.x; ox <= rx.y; ox = ox + 1) {

@@ -17,10 +17,14 @@ struct Params { n: u32, lr: f32, momentum: f32, mode: u32 }
 const ANY_MODE: u32 = 255u;
 override MODE: u32 = 255u;
 
+// A grid-stride loop: every (workgroups · 256)-th parameter from the invocation's own (an
+// emulated GPU gets only a few workgroups, `Kernel::strided`; a real GPU one parameter each).
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.n) { return; }
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var i = gid.x; i < p.n; i = i + groups.x * 256u) { update(i); }
+}
+
+fn update(i: u32) {
     let g = grads[i];
     let mode = select(p.mode, MODE, MODE != ANY_MODE);
     if (mode == 0u) {

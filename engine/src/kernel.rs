@@ -268,6 +268,12 @@ pub trait Kernel: KernelCopy {
     fn per_step(&self) -> bool {
         false
     }
+    /// True when the shader walks its 1-D grid in a grid-stride loop (each invocation takes every
+    /// (workgroups × size)-th element from its own), so it may be dispatched fewer workgroups
+    /// along x than `workgroups` gives (`strided_groups`).
+    fn strided(&self) -> bool {
+        false
+    }
     /// The CPU twin: the same computation in plain Rust.
     fn run_cpu(&self, bufs: &mut CpuBuffers, step: &StepScalars);
     /// Floating-point operations of one run (a multiply-add counts 2), for GFLOP/s figures;
@@ -290,6 +296,22 @@ pub trait Kernel: KernelCopy {
 /// Workgroups for a 1-D grid of `n` invocations in groups of `size`.
 pub fn groups_1d(n: usize, size: u32) -> [u32; 3] {
     [(n as u32).div_ceil(size).max(1), 1, 1]
+}
+
+/// Workgroups of a strided kernel (`Kernel::strided`) per core of an emulated GPU.
+const STRIDED_GROUPS_PER_CORE: u32 = 4;
+
+/// The workgroups a kernel is dispatched on a device that runs `parallel_workgroups` at once
+/// (`DeviceFit`; 0 on a real GPU, which gets them all). An emulated GPU starts each workgroup
+/// as a task of its own, and for an element-wise kernel over thousands of workgroups that
+/// start-up costs more than the work: a strided kernel there gets a few per core instead.
+pub fn strided_groups(k: &dyn Kernel, parallel_workgroups: u32) -> [u32; 3] {
+    let [x, y, z] = k.workgroups();
+    if k.strided() && parallel_workgroups != 0 {
+        [x.min(parallel_workgroups * STRIDED_GROUPS_PER_CORE), y, z]
+    } else {
+        [x, y, z]
+    }
 }
 
 macro_rules! wgsl {

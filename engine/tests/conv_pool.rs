@@ -211,6 +211,23 @@ fn pooling_kernels_match_cpu() {
                 size: 3,
                 stride: 1,
             },
+            // More values than an emulated GPU's few workgroups take in one pass of their
+            // grid-stride loop: W2's first pooling (windows that tile the input), and windows
+            // that do not reach the last row.
+            PoolGeom {
+                planes: 512,
+                in_h: 24,
+                in_w: 24,
+                size: 2,
+                stride: 2,
+            },
+            PoolGeom {
+                planes: 40,
+                in_h: 7,
+                in_w: 8,
+                size: 2,
+                stride: 2,
+            },
         ] {
             let mut t = BufferTable::default();
             let input = t.add("in", Elem::F32, g.in_len());

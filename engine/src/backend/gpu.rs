@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use super::Pass;
 use crate::gpu::GpuContext;
-use crate::kernel::{BufId, Kernel, StepScalars};
+use crate::kernel::{strided_groups, BufId, Kernel, StepScalars};
 use crate::plan::Plan;
 
 struct Dispatch {
@@ -334,7 +334,7 @@ fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: u
         pipeline,
         bind_group,
         uniform,
-        groups: k.workgroups(),
+        groups: strided_groups(k, ctx.parallel_workgroups),
         per_step: k.per_step().then_some(index),
     }
 }

@@ -133,6 +133,9 @@ impl Kernel for ActForward {
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.z), (2, self.h)]
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.n, 256)
     }
@@ -155,6 +158,9 @@ impl Kernel for ActBackward {
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.z), (3, self.dh), (4, self.dz)]
+    }
+    fn strided(&self) -> bool {
+        true
     }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.n, 256)

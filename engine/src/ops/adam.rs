@@ -67,6 +67,9 @@ impl Kernel for Adam {
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.m), (4, self.v)]
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.n, 256)
     }

@@ -57,6 +57,9 @@ impl Kernel for Gather {
             (5, self.batch_y),
         ]
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.rows * self.dim, 256)
     }

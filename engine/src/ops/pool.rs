@@ -44,6 +44,10 @@ impl PoolGeom {
             .u("size", self.size as u32)
             .u("stride", self.stride as u32)
     }
+    /// The windows tile the input: each input lies in exactly one.
+    pub fn tiles_input(&self) -> bool {
+        self.stride == self.size && self.in_h % self.size == 0 && self.in_w % self.size == 0
+    }
     /// Input indices of output o's window, row by row.
     fn window(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
         let plane = o / (self.out_h() * self.out_w());
@@ -126,6 +130,9 @@ impl Kernel for PoolForward {
             PoolKind::Avg => vec![(1, self.input), (2, self.output)],
         }
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.g.out_len(), 256)
     }
@@ -140,6 +147,7 @@ impl Kernel for PoolForward {
 impl Kernel for PoolBackward {
     fn shader(&self) -> Shader {
         match self.kind {
+            PoolKind::Max if self.g.tiles_input() => wgsl!("pool.wgsl", "max_backward_tiled"),
             PoolKind::Max => wgsl!("pool.wgsl", "max_backward"),
             PoolKind::Avg => wgsl!("pool.wgsl", "avg_backward"),
         }
@@ -153,8 +161,15 @@ impl Kernel for PoolBackward {
             PoolKind::Avg => vec![(4, self.d_out), (5, self.d_in)],
         }
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
-        groups_1d(self.g.in_len(), 256)
+        if self.kind == PoolKind::Max && self.g.tiles_input() {
+            groups_1d(self.g.out_len(), 256)
+        } else {
+            groups_1d(self.g.in_len(), 256)
+        }
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);

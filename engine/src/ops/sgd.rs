@@ -53,6 +53,9 @@ impl Kernel for Sgd {
     fn bindings(&self) -> Vec<(u32, BufId)> {
         vec![(1, self.grads), (2, self.weights), (3, self.velocity)]
     }
+    fn strided(&self) -> bool {
+        true
+    }
     fn workgroups(&self) -> [u32; 3] {
         groups_1d(self.n, 256)
     }
