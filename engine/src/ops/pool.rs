@@ -46,7 +46,7 @@ impl PoolGeom {
     }
     /// The windows tile the input: each input lies in exactly one.
     pub fn tiles_input(&self) -> bool {
-        self.stride == self.size && self.in_h % self.size == 0 && self.in_w % self.size == 0
+        self.stride == self.size && self.in_h.is_multiple_of(self.size) && self.in_w.is_multiple_of(self.size)
     }
     /// Input indices of output o's window, row by row.
     fn window(&self, o: usize) -> impl Iterator<Item = usize> + '_ {
