@@ -90,20 +90,30 @@ fn window_range(v: u32, out_n: u32) -> vec2<i32> {
     return vec2<i32>(lo, hi);
 }
 
+// The windows that contain input i: its plane, and the output rows and columns [lo, hi] of them.
+struct Windows { plane: u32, rows: vec2<i32>, cols: vec2<i32> }
+
+fn windows_of(i: u32) -> Windows {
+    let at = place(i, p.in_h, p.in_w);
+    return Windows(at.x, window_range(at.y, p.out_h), window_range(at.z, p.out_w));
+}
+
+// Output (oy, ox) of a plane's windows.
+fn window_at(w: Windows, oy: i32, ox: i32) -> u32 {
+    return (w.plane * p.out_h + u32(oy)) * p.out_w + u32(ox);
+}
+
 @compute @workgroup_size(256)
 fn max_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     for (var i = gid.x; i < p.planes * p.in_h * p.in_w; i = i + groups.x * 256u) { max_backward_at(i); }
 }
 
 fn max_backward_at(i: u32) {
-    let at = place(i, p.in_h, p.in_w);
-    let plane = at.x;
-    let ry = window_range(at.y, p.out_h);
-    let rx = window_range(at.z, p.out_w);
+    let w = windows_of(i);
     var s = 0.0;
-    for (var oy = ry.x; oy <= ry.y; oy = oy + 1) {
-        for (var ox = rx.x; ox <= rx.y; ox = ox + 1) {
-            let o = (plane * p.out_h + u32(oy)) * p.out_w + u32(ox);
+    for (var oy = w.rows.x; oy <= w.rows.y; oy = oy + 1) {
+        for (var ox = w.cols.x; ox <= w.cols.y; ox = ox + 1) {
+            let o = window_at(w, oy, ox);
             if (argmax_in[o] == i) { s = s + d_out[o]; }
         }
     }
@@ -137,15 +147,10 @@ fn avg_backward(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 }
 
 fn avg_backward_at(i: u32) {
-    let at = place(i, p.in_h, p.in_w);
-    let plane = at.x;
-    let ry = window_range(at.y, p.out_h);
-    let rx = window_range(at.z, p.out_w);
+    let w = windows_of(i);
     var s = 0.0;
-    for (var oy = ry.x; oy <= ry.y; oy = oy + 1) {
-        for (var ox = rx.x; ox <= rx.y; ox = ox + 1) {
-            s = s + d_out[(plane * p.out_h + u32(oy)) * p.out_w + u32(ox)];
-        }
+    for (var oy = w.rows.x; oy <= w.rows.y; oy = oy + 1) {
+        for (var ox = w.cols.x; ox <= w.cols.y; ox = ox + 1) { s = s + d_out[window_at(w, oy, ox)]; }
     }
     d_in[i] = s / f32(p.size * p.size);
 }
