@@ -4,7 +4,8 @@
 //   avg_forward:  out = mean of the window
 //   max_backward: dIn[i] = Σ over windows whose argmax is i of dOut   (docs/theory.md §1.2: routed to the arg-max only)
 //   avg_backward: dIn[i] = Σ over windows containing i of dOut / size²
-// Backward passes gather (one invocation per input element) rather than scatter, so no atomics.
+// Backward passes gather (one invocation per input element) rather than scatter, so no atomics;
+// only max_backward_tiled, where every input lies in exactly one window, writes window by window.
 // Each entry point walks its values in a grid-stride loop (every (workgroups · 256)-th from its
 // own): an emulated GPU gets only a few workgroups (`Kernel::strided`), a real GPU one value each.
 

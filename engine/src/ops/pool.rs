@@ -144,10 +144,18 @@ impl Kernel for PoolForward {
     }
 }
 
+impl PoolBackward {
+    /// Max pooling over windows that tile the input: one invocation per window
+    /// (`max_backward_tiled`) rather than one per input.
+    fn by_window(&self) -> bool {
+        self.kind == PoolKind::Max && self.g.tiles_input()
+    }
+}
+
 impl Kernel for PoolBackward {
     fn shader(&self) -> Shader {
         match self.kind {
-            PoolKind::Max if self.g.tiles_input() => wgsl!("pool.wgsl", "max_backward_tiled"),
+            PoolKind::Max if self.by_window() => wgsl!("pool.wgsl", "max_backward_tiled"),
             PoolKind::Max => wgsl!("pool.wgsl", "max_backward"),
             PoolKind::Avg => wgsl!("pool.wgsl", "avg_backward"),
         }
@@ -165,7 +173,7 @@ impl Kernel for PoolBackward {
         true
     }
     fn workgroups(&self) -> [u32; 3] {
-        if self.kind == PoolKind::Max && self.g.tiles_input() {
+        if self.by_window() {
             groups_1d(self.g.out_len(), 256)
         } else {
             groups_1d(self.g.in_len(), 256)
