@@ -168,6 +168,18 @@ fn store_block(s: Sel, r0: u32, c0: u32, acc: ptr<function, array<vec4<f32>, 16>
 
 fn store_block_row(s: Sel, row: u32, c0: u32, lo: vec4<f32>, hi: vec4<f32>, one: f32) {
     if (row >= s.m) { return; }
+    if (!SECOND && !EPILOGUE && c0 + 8u <= s.n) {
+        let at = s.c_off + row * s.n + c0;
+        c[at] = lo.x;
+        c[at + 1u] = lo.y;
+        c[at + 2u] = lo.z;
+        c[at + 3u] = lo.w;
+        c[at + 4u] = hi.x;
+        c[at + 5u] = hi.y;
+        c[at + 6u] = hi.z;
+        c[at + 7u] = hi.w;
+        return;
+    }
     for (var j = 0u; j < 8u; j = j + 1u) {
         let col = c0 + j;
         let v = select(hi[j % 4u], lo[j % 4u], j < 4u);

@@ -72,14 +72,25 @@ fn sum_and_store_quad(q: u32, lane: u32) {
         quad_sum_bytes(s, a_mine, b_lo, b_hi, &top, &bottom, &ones);
     } else {
         let k_second = select(0u, s.k, SECOND && s.second);
-        for (var k = 0u; k < s.k - k_second; k = k + 1u) {
-            quad_add(&top, &bottom, &ones, a4(a_mine + k * s.a_cs),
-                     b4(b_lo + k * s.b_rs), b4(b_hi + k * s.b_rs));
+        let k_first = s.k - k_second;
+        for (var k = 0u; k + 4u <= k_first; k = k + 4u) {
+            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
+            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 1u);
+            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 2u);
+            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 3u);
+        }
+        for (var k = k_first / 4u * 4u; k < k_first; k = k + 1u) {
+            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
         }
         if (SECOND) {
-            for (var k = 0u; k < k_second; k = k + 1u) {
-                quad_add(&top, &bottom, &ones, a4(a_mine + k * s.a_cs),
-                         b2_4(b_lo + k * s.b_rs), b2_4(b_hi + k * s.b_rs));
+            for (var k = 0u; k + 4u <= k_second; k = k + 4u) {
+                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
+                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 1u);
+                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 2u);
+                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 3u);
+            }
+            for (var k = k_second / 4u * 4u; k < k_second; k = k + 1u) {
+                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
             }
         }
     }
@@ -99,13 +110,34 @@ fn quad_sum_bytes(s: Sel, a_mine: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>,
     let k_words = word_steps(s, s.k);
     for (var k = 0u; k < k_words; k = k + 4u) {
         let w = row_words(a_mine, k);
-        for (var j = 0u; j < 4u; j = j + 1u) {
-            let kb = (k + j) * s.b_rs;
-            quad_add(top, bottom, ones, word_bytes(w, j), b4(b_lo + kb), b4(b_hi + kb));
-        }
+        let kb = k * s.b_rs;
+        quad_add(top, bottom, ones, word_bytes(w, 0u), b4(b_lo + kb), b4(b_hi + kb));
+        let kb1 = kb + s.b_rs;
+        quad_add(top, bottom, ones, word_bytes(w, 1u), b4(b_lo + kb1), b4(b_hi + kb1));
+        let kb2 = kb1 + s.b_rs;
+        quad_add(top, bottom, ones, word_bytes(w, 2u), b4(b_lo + kb2), b4(b_hi + kb2));
+        let kb3 = kb2 + s.b_rs;
+        quad_add(top, bottom, ones, word_bytes(w, 3u), b4(b_lo + kb3), b4(b_hi + kb3));
     }
     for (var k = k_words; k < s.k; k = k + 1u) {
         quad_add(top, bottom, ones, bytes4(a_mine + k * s.a_cs), b4(b_lo + k * s.b_rs),
                  b4(b_hi + k * s.b_rs));
     }
+}
+
+// Step k of the first product (B) and of the second (`b2`).
+fn quad_step(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
+             bottom: ptr<function, array<vec4<f32>, 16>>,
+             ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>, b_lo: vec4<u32>,
+             b_hi: vec4<u32>, k: u32) {
+    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), b4(b_lo + k * s.b_rs),
+             b4(b_hi + k * s.b_rs));
+}
+
+fn quad_step2(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
+              bottom: ptr<function, array<vec4<f32>, 16>>,
+              ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>, b_lo: vec4<u32>,
+              b_hi: vec4<u32>, k: u32) {
+    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), b2_4(b_lo + k * s.b_rs),
+             b2_4(b_hi + k * s.b_rs));
 }
