@@ -13,6 +13,10 @@
 
 const QUAD_GROUP: u32 = 16u; // invocations per workgroup
 
+// The first product's B is the gathered batch, read from the data set's bytes (a weight
+// gradient dW = dZᵀ · X; `Product::b_gathered`).
+override GATHER_B: bool = false;
+
 // Quad blocks (16 rows × 32 columns) numbered across both products, column blocks slowest, as
 // `main_block`'s.
 @compute @workgroup_size(16)
@@ -72,7 +76,11 @@ fn sum_and_store_quad(q: u32, lane: u32) {
         quad_sum_bytes(s, a_mine, b_lo, b_hi, &top, &bottom, &ones);
     } else {
         let k_second = select(0u, s.k, SECOND && s.second);
-        let k_first = s.k - k_second;
+        var k_first = s.k - k_second;
+        if (GATHER_B && !second) {
+            quad_sum_b_bytes(s, a_mine, c0, &top, &bottom, &ones);
+            k_first = 0u;
+        }
         for (var k = 0u; k + 4u <= k_first; k = k + 4u) {
             quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
             quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 1u);
@@ -140,4 +148,38 @@ fn quad_step2(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
               b_hi: vec4<u32>, k: u32) {
     quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), b2_4(b_lo + k * s.b_rs),
              b2_4(b_hi + k * s.b_rs));
+}
+
+// B's steps k from the data set's bytes (`GATHER_B`): row k of B is the data set's row
+// indices[k], and the lane's eight columns are two words of it, as `byte_of` reads them.
+fn quad_sum_b_bytes(s: Sel, a_mine: vec4<u32>, c0: u32,
+                    top: ptr<function, array<vec4<f32>, 16>>,
+                    bottom: ptr<function, array<vec4<f32>, 16>>,
+                    ones: ptr<function, array<vec4<f32>, 4>>) {
+    let col_word = (s.b_off + c0) / 4u;
+    let row_words = s.b_rs / 4u;
+    for (var k = 0u; k + 4u <= s.k; k = k + 4u) {
+        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k);
+        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 1u);
+        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 2u);
+        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 3u);
+    }
+    for (var k = s.k / 4u * 4u; k < s.k; k = k + 1u) {
+        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k);
+    }
+}
+
+fn quad_b_bytes_step(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
+                     bottom: ptr<function, array<vec4<f32>, 16>>,
+                     ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>,
+                     col_word: u32, row_words: u32, k: u32) {
+    let at = indices[k] * row_words + col_word;
+    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), word_floats(data_bytes[at]),
+             word_floats(data_bytes[at + 1u]));
+}
+
+// A word's four bytes as features, byte / 255 (`byte_of`'s values).
+fn word_floats(w: u32) -> vec4<f32> {
+    let bytes = (vec4<u32>(w) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
+    return vec4<f32>(bytes) / 255.0;
 }

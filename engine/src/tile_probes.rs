@@ -83,6 +83,7 @@ impl Probes {
                     out: t.add("c", Elem::F32, m * n),
                     dims: MatmulDims::row_major(m, n, k),
                     gathered: true,
+                    b_gathered: false,
                     bias: None,
                     epilogue: Epilogue::None,
                     ones: None,

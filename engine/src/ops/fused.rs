@@ -55,6 +55,11 @@ pub struct Product {
     /// A's row r is the data set's row indices[r] (the first layer's forward, A the batch): the
     /// product reads the data set and stores those rows into A's buffer as it goes.
     pub gathered: bool,
+    /// B is the batch that a gathered product stores (`gathered`, above), each row k of B the
+    /// data set's row indices[k], bytes four to a word: a weight gradient dW = dZᵀ · X. The quads
+    /// (first product only) read those words instead of the stored floats, two words for a
+    /// lane's eight columns where the floats take eight reads; the same values, byte / 255.
+    pub b_gathered: bool,
     /// Z += b[bias + col], the bias read from B's buffer (the forward's parameters).
     pub bias: Option<usize>,
     pub epilogue: Epilogue,
@@ -273,6 +278,7 @@ impl Kernel for FusedMatmul {
             (true, false) => u.data,
             (false, _) => f.a,
         };
+        let reads_data = f.gathered || f.b_gathered;
         let c2 = match (&self.second, f.gathered) {
             (Some(s), _) => s.out,
             (None, true) => f.a,
@@ -285,10 +291,10 @@ impl Kernel for FusedMatmul {
             (4, aux),
             (5, self.second.map_or(u.unused_f32, |s| s.b)),
             (6, c2),
-            (7, if f.gathered { u.indices } else { u.unused_u32 }),
+            (7, if reads_data { u.indices } else { u.unused_u32 }),
             (
                 8,
-                if f.gathered && u.packed {
+                if reads_data && u.packed {
                     u.data
                 } else {
                     u.unused_u32
@@ -326,7 +332,7 @@ impl Kernel for FusedMatmul {
             Some(k) if kinds.all(|other| other == k) => k.code() as f64,
             _ => ANY_KIND,
         };
-        vec![
+        let mut constants = vec![
             ("KIND", kind),
             ("GATHER", self.first.gathered as u8 as f64),
             ("ONES", any(&|p| p.ones.is_some())),
@@ -335,7 +341,13 @@ impl Kernel for FusedMatmul {
                 "EPILOGUE",
                 any(&|p| p.bias.is_some() || p.epilogue != Epilogue::None),
             ),
-        ]
+        ];
+        // Only the quads read B from the data set (the others read the stored batch).
+        if self.quads {
+            let b_bytes = self.first.b_gathered && self.buffers.packed;
+            constants.push(("GATHER_B", b_bytes as u8 as f64));
+        }
+        constants
     }
 
     fn fit_device(&mut self, fit: DeviceFit) {

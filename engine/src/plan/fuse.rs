@@ -59,12 +59,25 @@ impl Fuser<'_> {
     fn product(&self, m: &Matmul) -> Product {
         // Only the first reader gathers: it stores the batch for the others.
         let gathered = self.pending_gather.is_some() && self.gather.is_some_and(|g| m.a == g.batch_x);
+        // B's rows whole rows of the batch, starting on a word of the data set's bytes.
+        let d = m.dims;
+        let b_gathered = self.gather.is_some_and(|g| {
+            g.packed
+                && m.b == g.batch_x
+                && d.b_cs == 1
+                && d.batch <= 1
+                && d.b_rs == g.dim
+                && d.b_off + d.n <= g.dim
+                && d.b_off % 4 == 0
+                && g.dim % 4 == 0
+        });
         Product {
             a: m.a,
             b: m.b,
             out: m.c,
-            dims: m.dims,
+            dims: d,
             gathered,
+            b_gathered,
             bias: None,
             epilogue: Epilogue::None,
             ones: None,

@@ -44,6 +44,16 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
             },
         ),
         (
+            // An odd batch: the quads' loops over k end on steps of their own, and the rows of
+            // the batch's last quad run past it.
+            "W1's layers on a batch of 27 (bytes gathered)",
+            TrainConfig {
+                data: images.clone(),
+                batch: 27,
+                ..engine::bench::w1()
+            },
+        ),
+        (
             "tanh MLP, Adam, f32 data",
             TrainConfig {
                 data: toy(ToyKind::Spiral),
