@@ -21,7 +21,17 @@ override MODE: u32 = 255u;
 // emulated GPU gets only a few workgroups, `Kernel::strided`; a real GPU one parameter each).
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    for (var i = gid.x; i < p.n; i = i + groups.x * 256u) { update(i); }
+    // Four parameters a pass: an emulated GPU pays for each pass of a loop (its values are
+    // merged under the lanes' mask), not only for the work in it.
+    let stride = groups.x * 256u;
+    var i = gid.x;
+    for (; i + 3u * stride < p.n; i = i + 4u * stride) {
+        update(i);
+        update(i + stride);
+        update(i + 2u * stride);
+        update(i + 3u * stride);
+    }
+    for (; i < p.n; i = i + stride) { update(i); }
 }
 
 fn update(i: u32) {
