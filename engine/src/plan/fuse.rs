@@ -68,8 +68,8 @@ impl Fuser<'_> {
                 && d.batch <= 1
                 && d.b_rs == g.dim
                 && d.b_off + d.n <= g.dim
-                && d.b_off % 4 == 0
-                && g.dim % 4 == 0
+                && d.b_off.is_multiple_of(4)
+                && g.dim.is_multiple_of(4)
         });
         Product {
             a: m.a,
