@@ -168,6 +168,8 @@ fn store_block(s: Sel, r0: u32, c0: u32, acc: ptr<function, array<vec4<f32>, 16>
 
 fn store_block_row(s: Sel, row: u32, c0: u32, lo: vec4<f32>, hi: vec4<f32>, one: f32) {
     if (row >= s.m) { return; }
+    // A plain product's row inside the matrix: eight writes, none of the per-value loop's tests
+    // (an emulator runs every test of that loop for every value, masked).
     if (!SECOND && !EPILOGUE && c0 + 8u <= s.n) {
         let at = s.c_off + row * s.n + c0;
         c[at] = lo.x;

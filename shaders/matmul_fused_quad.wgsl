@@ -6,6 +6,10 @@
 // (`quadBroadcast`, a shuffle within one vector). Each step of k then reads 4 + 8 values per
 // lane for 128 multiply-adds, where a lone 8 × 8 block reads 16 for 64.
 //
+// The loops over k take four steps a pass: an emulator merges every value a loop carries (the
+// quad's 36 vectors of sums) under the lanes' mask at each pass, which cost as much as the
+// multiply-adds when a pass took one step.
+//
 // A quad is four consecutive invocations (every emulator lays a one-dimensional workgroup's
 // invocations onto its lanes in order). Every lane of a quad runs the same loops: the quad's
 // block, its product and k are the quad's, and columns past the matrix read its last one and are
