@@ -80,30 +80,14 @@ fn sum_and_store_quad(q: u32, lane: u32) {
         quad_sum_bytes(s, a_mine, b_lo, b_hi, &top, &bottom, &ones);
     } else {
         let k_second = select(0u, s.k, SECOND && s.second);
-        var k_first = s.k - k_second;
+        let reads = QuadReads(a_mine, b_lo, b_hi, (s.b_off + c0) / 4u, s.b_rs / 4u);
+        var source = FROM_B;
         if (GATHER_B && !second) {
-            quad_sum_b_bytes(s, a_mine, c0, &top, &bottom, &ones);
-            k_first = 0u;
+            source = FROM_DATA;
         }
-        for (var k = 0u; k + 4u <= k_first; k = k + 4u) {
-            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
-            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 1u);
-            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 2u);
-            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 3u);
-        }
-        for (var k = k_first / 4u * 4u; k < k_first; k = k + 1u) {
-            quad_step(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
-        }
+        quad_sum(s, reads, source, s.k - k_second, &top, &bottom, &ones);
         if (SECOND) {
-            for (var k = 0u; k + 4u <= k_second; k = k + 4u) {
-                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
-                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 1u);
-                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 2u);
-                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k + 3u);
-            }
-            for (var k = k_second / 4u * 4u; k < k_second; k = k + 1u) {
-                quad_step2(s, &top, &bottom, &ones, a_mine, b_lo, b_hi, k);
-            }
+            quad_sum(s, reads, FROM_B2, k_second, &top, &bottom, &ones);
         }
     }
     if (GATHER && s.gather == 1u && local / row_blocks == 0u) {
@@ -137,49 +121,48 @@ fn quad_sum_bytes(s: Sel, a_mine: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>,
     }
 }
 
-// Step k of the first product (B) and of the second (`b2`).
-fn quad_step(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
+// Where a lane's operands start: its four rows of A, its eight columns of B (two sets of four
+// offsets), and, for B read from the data set's words (`FROM_DATA`), the columns' first word
+// within a row and the words in a row.
+struct QuadReads { a: vec4<u32>, b_lo: vec4<u32>, b_hi: vec4<u32>, col_word: u32, row_words: u32 }
+
+// Where B's values come from: its own buffer, the second product's, or the data set's bytes
+// (row k of B is the data set's row indices[k]; the gathered batch of a weight gradient).
+const FROM_B: u32 = 0u;
+const FROM_B2: u32 = 1u;
+const FROM_DATA: u32 = 2u;
+
+// Steps 0 .. k_end of k, four a pass, then the rest one by one. `source` is the same for every
+// step, so each pass reads from one place.
+fn quad_sum(s: Sel, r: QuadReads, source: u32, k_end: u32,
+            top: ptr<function, array<vec4<f32>, 16>>,
+            bottom: ptr<function, array<vec4<f32>, 16>>,
+            ones: ptr<function, array<vec4<f32>, 4>>) {
+    for (var k = 0u; k + 4u <= k_end; k = k + 4u) {
+        quad_step(s, r, source, k, top, bottom, ones);
+        quad_step(s, r, source, k + 1u, top, bottom, ones);
+        quad_step(s, r, source, k + 2u, top, bottom, ones);
+        quad_step(s, r, source, k + 3u, top, bottom, ones);
+    }
+    for (var k = k_end / 4u * 4u; k < k_end; k = k + 1u) {
+        quad_step(s, r, source, k, top, bottom, ones);
+    }
+}
+
+fn quad_step(s: Sel, r: QuadReads, source: u32, k: u32,
+             top: ptr<function, array<vec4<f32>, 16>>,
              bottom: ptr<function, array<vec4<f32>, 16>>,
-             ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>, b_lo: vec4<u32>,
-             b_hi: vec4<u32>, k: u32) {
-    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), b4(b_lo + k * s.b_rs),
-             b4(b_hi + k * s.b_rs));
-}
-
-fn quad_step2(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
-              bottom: ptr<function, array<vec4<f32>, 16>>,
-              ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>, b_lo: vec4<u32>,
-              b_hi: vec4<u32>, k: u32) {
-    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), b2_4(b_lo + k * s.b_rs),
-             b2_4(b_hi + k * s.b_rs));
-}
-
-// B's steps k from the data set's bytes (`GATHER_B`): row k of B is the data set's row
-// indices[k], and the lane's eight columns are two words of it, as `byte_of` reads them.
-fn quad_sum_b_bytes(s: Sel, a_mine: vec4<u32>, c0: u32,
-                    top: ptr<function, array<vec4<f32>, 16>>,
-                    bottom: ptr<function, array<vec4<f32>, 16>>,
-                    ones: ptr<function, array<vec4<f32>, 4>>) {
-    let col_word = (s.b_off + c0) / 4u;
-    let row_words = s.b_rs / 4u;
-    for (var k = 0u; k + 4u <= s.k; k = k + 4u) {
-        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k);
-        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 1u);
-        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 2u);
-        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k + 3u);
+             ones: ptr<function, array<vec4<f32>, 4>>) {
+    let a_k = a4(r.a + k * s.a_cs);
+    if (source == FROM_DATA) {
+        let at = indices[k] * r.row_words + r.col_word;
+        quad_add(top, bottom, ones, a_k, word_floats(data_bytes[at]),
+                 word_floats(data_bytes[at + 1u]));
+    } else if (source == FROM_B2) {
+        quad_add(top, bottom, ones, a_k, b2_4(r.b_lo + k * s.b_rs), b2_4(r.b_hi + k * s.b_rs));
+    } else {
+        quad_add(top, bottom, ones, a_k, b4(r.b_lo + k * s.b_rs), b4(r.b_hi + k * s.b_rs));
     }
-    for (var k = s.k / 4u * 4u; k < s.k; k = k + 1u) {
-        quad_b_bytes_step(s, top, bottom, ones, a_mine, col_word, row_words, k);
-    }
-}
-
-fn quad_b_bytes_step(s: Sel, top: ptr<function, array<vec4<f32>, 16>>,
-                     bottom: ptr<function, array<vec4<f32>, 16>>,
-                     ones: ptr<function, array<vec4<f32>, 4>>, a_mine: vec4<u32>,
-                     col_word: u32, row_words: u32, k: u32) {
-    let at = indices[k] * row_words + col_word;
-    quad_add(top, bottom, ones, a4(a_mine + k * s.a_cs), word_floats(data_bytes[at]),
-             word_floats(data_bytes[at + 1u]));
 }
 
 // A word's four bytes as features, byte / 255 (`byte_of`'s values).
