@@ -165,8 +165,7 @@ fn quad_step(s: Sel, r: QuadReads, source: u32, k: u32,
     }
 }
 
-// A word's four bytes as features, byte / 255 (`byte_of`'s values).
+// A word's four bytes as features (`byte_of`, byte / 255).
 fn word_floats(w: u32) -> vec4<f32> {
-    let bytes = (vec4<u32>(w) >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u);
-    return vec4<f32>(bytes) / 255.0;
+    return vec4<f32>(byte_of(w, 0u), byte_of(w, 1u), byte_of(w, 2u), byte_of(w, 3u));
 }
