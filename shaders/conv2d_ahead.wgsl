@@ -1,8 +1,11 @@
 // The three GEMMs of `conv2d.wgsl` (forward, weight gradient, input gradient) for real GPUs:
-// tiles of 64 positions × 16 filters in workgroup memory, 256 invocations a workgroup, each
-// summing a column of four values and fetching ahead (as `matmul_tile_split_ahead.wgsl` does for
-// products): each reads its 4 values of the next slice of A and its 1 of B into registers before
-// the multiply-adds of the current slice, and writes them to workgroup memory only after. W2's
+// tiles of ROWS positions × COLS filters in workgroup memory (64 × 16, or 128 × 8 for a GEMM of
+// at most 8 columns, where 16 would leave half of every tile on columns that do not exist: COLS
+// comes from `conv_cols_16.wgsl` or `conv_cols_8.wgsl`, chosen per device by the autotune), 256
+// invocations a workgroup, each summing a column of four values and fetching ahead (as
+// `matmul_tile_split_ahead.wgsl` does for products): each reads its values of the next slice of
+// A and B into registers before the multiply-adds of the current slice, and writes them to
+// workgroup memory only after. W2's
 // GEMMs have a tile or two per multiprocessor: with 64 invocations a tile, each writing every
 // value to workgroup memory as soon as it was read, a multiprocessor had two warps and nothing
 // to hide their waits behind. Every value of C is the same sum in the same order as
@@ -10,13 +13,21 @@
 // Put after `conv2d.wgsl`, whose bindings and helpers it uses; a GPU emulated on the processor
 // runs `conv2d.wgsl`'s own blocks, without workgroup memory.
 
-// tile_a[k][i]: four consecutive rows (4i..4i+3) of the 64-row operand at step k;
-// tile_b[k][j]: four consecutive filters (4j..4j+3) of the 16-filter operand at step k.
-var<workgroup> tile_a: array<array<vec4<f32>, 16>, 16>;
-var<workgroup> tile_b: array<array<vec4<f32>, 4>, 16>;
+// Rows of C per tile (1,024 values a tile either way); invocations along the rows, each summing
+// four; vec4s of A each invocation copies a slice (16 steps of k: ROWS × 16 values over 256);
+// invocations that copy one value of B each (16 × COLS of them).
+const ROWS: u32 = 1024u / COLS;
+const ROW_INVOCATIONS: u32 = 256u / COLS;
+const A_SETS: u32 = 16u / COLS;
+const B_COPIERS: u32 = 16u * COLS;
 
-// Tiles of 64 rows: workgroup y takes every row_groups-th (on a real GPU, one each).
-fn row_tiles(rows: u32) -> u32 { return (rows + 63u) / 64u; }
+// tile_a[k][i]: four consecutive rows (4i..4i+3) of the ROWS-row operand at step k;
+// tile_b[k][j]: four consecutive filters (4j..4j+3) of the COLS-filter operand at step k.
+var<workgroup> tile_a: array<array<vec4<f32>, ROWS / 4u>, 16>;
+var<workgroup> tile_b: array<array<vec4<f32>, COLS / 4u>, 16>;
+
+// Tiles of ROWS rows: workgroup y takes every row_groups-th (on a real GPU, one each).
+fn row_tiles(rows: u32) -> u32 { return (rows + ROWS - 1u) / ROWS; }
 
 // in[b, c, y, x], zero in the padding (coordinates outside the image).
 fn input_at(b: u32, c: u32, y: i32, x: i32) -> f32 {
@@ -93,11 +104,15 @@ fn a_four(kind: u32, r: Row, q0: u32, end: u32) -> vec4<f32> {
     return vec4<f32>(v0, v1, v2, v3);
 }
 
-// Invocation `flat` copies row flat % 64 of A's slice, steps 4h .. 4h + 3 (h = flat / 64), and B's
-// value at step flat / 16, column flat % 16.
-fn put_a_four(flat: u32, v: vec4<f32>) {
-    let e = 4u * (flat / 64u);
-    let i = (flat % 64u) / 4u;
+// The first of the slice's steps that invocation `flat` copies of A (its row is flat % ROWS).
+fn a_first(flat: u32) -> u32 { return 4u * A_SETS * (flat / ROWS); }
+
+// Invocation `flat` copies row flat % ROWS of A's slice, steps a_first .. + 4·A_SETS − 1 (set s
+// being the four from a_first + 4s), and, if flat < B_COPIERS, B's value at step flat / COLS,
+// column flat % COLS.
+fn put_a_four(flat: u32, s: u32, v: vec4<f32>) {
+    let e = a_first(flat) + 4u * s;
+    let i = (flat % ROWS) / 4u;
     let l = flat % 4u;
     tile_a[e][i][l] = v.x;
     tile_a[e + 1u][i][l] = v.y;
@@ -106,8 +121,9 @@ fn put_a_four(flat: u32, v: vec4<f32>) {
 }
 
 fn put_b_one(flat: u32, v: f32) {
-    let j = flat % 16u;
-    tile_b[flat / 16u][j / 4u][j % 4u] = v;
+    if (flat >= B_COPIERS) { return; }
+    let j = flat % COLS;
+    tile_b[flat / COLS][j / 4u][j % 4u] = v;
 }
 
 // B at step q, column col0 + j: the forward's W[col0 + j, q]; the input gradient's
@@ -135,24 +151,27 @@ fn multiply_column(acc: ptr<function, vec4<f32>>, i: u32, j: u32) {
     }
 }
 
-// The 64 × 16 tile at column col0 of a GEMM summed over steps start .. end of k, fetching ahead;
-// `r` is the row the invocation copies. Returns C at rows 4·lid.y .. + 3, column lid.x. In the
-// weight gradient the invocations of the first row also sum B's column into `bias` (dOut's sum
-// over the positions, the bias gradient). Every invocation must call it (barriers).
+// The ROWS × COLS tile at column col0 of a GEMM summed over steps start .. end of k, fetching
+// ahead; `r` is the row the invocation copies. Returns C at rows 4·lid.y .. + 3, column lid.x.
+// In the weight gradient the invocations of the first row also sum B's column into `bias`
+// (dOut's sum over the positions, the bias gradient). Every invocation must call it (barriers).
 fn gemm_ahead(kind: u32, r: Row, col0: u32, start: u32, end: u32, lid: vec3<u32>,
               bias: ptr<function, f32>) -> vec4<f32> {
-    let flat = lid.y * 16u + lid.x;
-    let quarter = 4u * (flat / 64u);
-    var a = a_four(kind, r, start + quarter, end);
-    var b = b_value(kind, col0, start + flat / 16u, end, flat % 16u);
+    let flat = lid.y * COLS + lid.x;
+    let first = a_first(flat);
+    var a: array<vec4<f32>, A_SETS>;
+    for (var s = 0u; s < A_SETS; s = s + 1u) { a[s] = a_four(kind, r, start + first + 4u * s, end); }
+    var b = b_value(kind, col0, start + flat / COLS, end, flat % COLS);
     var acc = vec4<f32>(0.0);
     for (var k0 = start; k0 < end; k0 = k0 + 16u) {
-        put_a_four(flat, a);
+        for (var s = 0u; s < A_SETS; s = s + 1u) { put_a_four(flat, s, a[s]); }
         put_b_one(flat, b);
         workgroupBarrier();
         if (k0 + 16u < end) {
-            a = a_four(kind, r, k0 + 16u + quarter, end);
-            b = b_value(kind, col0, k0 + 16u + flat / 16u, end, flat % 16u);
+            for (var s = 0u; s < A_SETS; s = s + 1u) {
+                a[s] = a_four(kind, r, k0 + 16u + first + 4u * s, end);
+            }
+            b = b_value(kind, col0, k0 + 16u + flat / COLS, end, flat % COLS);
         }
         multiply_column(&acc, lid.y, lid.x);
         if (kind == WEIGHT_GRAD && lid.y == 0u) {
@@ -165,20 +184,20 @@ fn gemm_ahead(kind: u32, r: Row, col0: u32, start: u32, end: u32, lid: vec3<u32>
     return acc;
 }
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(COLS, ROW_INVOCATIONS)
 fn forward_ahead(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     if (wg.z >= p.live) { return; }
     enter_point(wg.z);
-    let copy = (lid.y * 16u + lid.x) % 64u;
+    let copy = (lid.y * COLS + lid.x) % ROWS;
     var unused = 0.0;
     for (var t = wg.y; t < row_tiles(positions()); t = t + p.row_groups) {
-        let row0 = t * 64u;
-        let f = wg.x * 16u + lid.x;
+        let row0 = t * ROWS;
+        let f = wg.x * COLS + lid.x;
         let mine = row0 + copy;
         let pix = mine % out_plane();
         let r = Row(mine / out_plane(), i32((pix / p.out_w) * p.stride) - i32(p.pad),
                     i32((pix % p.out_w) * p.stride) - i32(p.pad), mine < positions());
-        let acc = gemm_ahead(FORWARD, r, wg.x * 16u, 0u, patch_len(), lid, &unused);
+        let acc = gemm_ahead(FORWARD, r, wg.x * COLS, 0u, patch_len(), lid, &unused);
         let at = row0 + lid.y * 4u;
         store_forward_one(at, f, acc.x);
         store_forward_one(at + 1u, f, acc.y);
@@ -194,22 +213,22 @@ fn store_forward_one(r: u32, f: u32, v: f32) {
     output[at] = v + weights[w_base + p.b_off + f];
 }
 
-// As conv2d.wgsl's backward_weight: kernel elements q0 .. q0 + 63 × filters f0 .. f0 + 15 summed
-// over the positions of chunk wg.z into its slot of `partials`.
-@compute @workgroup_size(16, 16)
+// As conv2d.wgsl's backward_weight: kernel elements q0 .. q0 + ROWS − 1 × filters f0 .. f0 +
+// COLS − 1 summed over the positions of chunk wg.z into its slot of `partials`.
+@compute @workgroup_size(COLS, ROW_INVOCATIONS)
 fn backward_weight_ahead(@builtin(workgroup_id) wg: vec3<u32>,
                          @builtin(local_invocation_id) lid: vec3<u32>) {
-    let q0 = wg.y * 64u;
+    let q0 = wg.y * ROWS;
     let first = wg.z * p.chunk;
     let last = min(first + p.chunk, positions());
-    let mine = q0 + (lid.y * 16u + lid.x) % 64u;
+    let mine = q0 + (lid.y * COLS + lid.x) % ROWS;
     let r = Row(mine / (p.k_h * p.k_w), i32((mine / p.k_w) % p.k_h) - i32(p.pad),
                 i32(mine % p.k_w) - i32(p.pad), mine < patch_len());
     var bias = 0.0;
-    let acc = gemm_ahead(WEIGHT_GRAD, r, wg.x * 16u, first, last, lid, &bias);
+    let acc = gemm_ahead(WEIGHT_GRAD, r, wg.x * COLS, first, last, lid, &bias);
     let slot = wg.z * (weight_len() + p.out_c);
     let q = q0 + lid.y * 4u;
-    let f = wg.x * 16u + lid.x;
+    let f = wg.x * COLS + lid.x;
     store_partial_one(slot, q, f, acc.x);
     store_partial_one(slot, q + 1u, f, acc.y);
     store_partial_one(slot, q + 2u, f, acc.z);
@@ -222,21 +241,21 @@ fn store_partial_one(slot: u32, q: u32, f: u32, v: f32) {
     if (q < patch_len() && f < p.out_c) { partials[slot + f * patch_len() + q] = v; }
 }
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(COLS, ROW_INVOCATIONS)
 fn backward_input_ahead(@builtin(workgroup_id) wg: vec3<u32>,
                         @builtin(local_invocation_id) lid: vec3<u32>) {
     let plane = p.in_h * p.in_w;
     let rows = p.batch * plane;
-    let copy = (lid.y * 16u + lid.x) % 64u;
+    let copy = (lid.y * COLS + lid.x) % ROWS;
     var unused = 0.0;
     for (var t = wg.y; t < row_tiles(rows); t = t + p.row_groups) {
-        let row0 = t * 64u;
+        let row0 = t * ROWS;
         let mine = row0 + copy;
         let r = Row(mine / plane, i32((mine % plane) / p.in_w + p.pad), i32(mine % p.in_w + p.pad),
                     mine < rows);
-        let acc = gemm_ahead(INPUT_GRAD, r, wg.x * 16u, 0u, p.out_c * p.k_h * p.k_w, lid, &unused);
+        let acc = gemm_ahead(INPUT_GRAD, r, wg.x * COLS, 0u, p.out_c * p.k_h * p.k_w, lid, &unused);
         let at = row0 + lid.y * 4u;
-        let c = wg.x * 16u + lid.x;
+        let c = wg.x * COLS + lid.x;
         store_input_grad_one(at, c, acc.x);
         store_input_grad_one(at + 1u, c, acc.y);
         store_input_grad_one(at + 2u, c, acc.z);

@@ -16,9 +16,9 @@ use engine::tiles::{autotune, TilePlan, Tuning};
 use crate::frame::now_ms;
 
 /// The storage key for this adapter's choice (the version changes when the candidates do: v4
-/// added the convolutions' chunks, v5 their cap of 512).
+/// added the convolutions' chunks, v5 their cap of 512, v6 their narrow tiles).
 fn key(ctx: &GpuContext) -> String {
-    format!("lab-tiles-v5:{}", ctx.adapter.label())
+    format!("lab-tiles-v6:{}", ctx.adapter.label())
 }
 
 fn storage() -> Option<web_sys::Storage> {

@@ -5,11 +5,15 @@
 //! shapes with more invocations copying (on an H100, before the split shape fetched ahead, 32 × 32
 //! with k split four ways ran it in half the time of plain 32 × 32, which a plain product of the
 //! same size hardly showed). On a real GPU the autotune also times the convolutions' weight
-//! gradients, W2's two, under each cap on their chunks.
+//! gradients, W2's two, under each cap on their chunks, and then all of W2's convolution GEMMs
+//! in wide and in narrow tiles.
 
 use crate::backend::Backend;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};
-use crate::ops::conv2d::{Conv2dBackwardReduce, Conv2dBackwardWeight, ConvGeom, GRAD_CHUNK};
+use crate::ops::conv2d::{
+    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, GRAD_CHUNK,
+    ROW_GROUPS,
+};
 use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
@@ -53,6 +57,12 @@ pub enum Probes {
     /// chunks: convolution i's input at 4i, output gradient at 4i + 1, gradients at 4i + 2 and
     /// partial sums at 4i + 3. The chunks follow the context's cap (`TilePlan::conv_chunks`).
     ConvGradients,
+    /// Every GEMM of `CONV_PROBES` that a training step runs: each convolution's forward and
+    /// weight gradient (with its reduce), and the second one's input gradient. Convolution i's
+    /// input at 6i, weights at 6i + 1, output at 6i + 2, output gradient at 6i + 3, partial sums
+    /// at 6i + 4 and gradients at 6i + 5; the second's input gradient at 12. The tiles follow the
+    /// context's plan (`TilePlan::conv_narrow`).
+    Convolutions,
 }
 
 impl Probes {
@@ -125,6 +135,7 @@ impl Probes {
                             g,
                             chunk: GRAD_CHUNK,
                             fetch_ahead: false,
+                            narrow: false,
                         }));
                         kernels.push(Box::new(Conv2dBackwardReduce {
                             partials,
@@ -132,6 +143,25 @@ impl Probes {
                             g,
                             chunk: GRAD_CHUNK,
                         }));
+                    }
+                }
+            }
+            Probes::Convolutions => {
+                for (i, g) in CONV_PROBES.into_iter().enumerate() {
+                    let input = t.add("input", Elem::F32, g.in_len());
+                    let params = t.add("params", Elem::F32, g.partial_len());
+                    let output = t.add("output", Elem::F32, g.out_len());
+                    let d_out = t.add("d_out", Elem::F32, g.out_len());
+                    let partials = t.add("partials", Elem::F32, g.chunk_slots() * g.partial_len());
+                    let grads = t.add("grads", Elem::F32, g.partial_len());
+                    let d_in = (i == 1).then(|| t.add("d_in", Elem::F32, g.in_len()));
+                    for _ in 0..repeats {
+                        conv_step(
+                            &mut kernels,
+                            g,
+                            [input, params, output, d_out, partials, grads],
+                            d_in,
+                        );
                     }
                 }
             }
@@ -165,6 +195,55 @@ impl Probes {
                     b.write_f32(BufId(4 * i + 1), &vec![0.25; g.out_len()]);
                 }
             }
+            Probes::Convolutions => {
+                for (i, g) in CONV_PROBES.iter().enumerate() {
+                    b.write_f32(BufId(6 * i), &vec![0.5; g.in_len()]);
+                    b.write_f32(BufId(6 * i + 1), &vec![0.125; g.partial_len()]);
+                    b.write_f32(BufId(6 * i + 3), &vec![0.25; g.out_len()]);
+                }
+            }
         }
+    }
+}
+
+/// One convolution's GEMMs as a training step runs them: forward, weight gradient and its
+/// reduce, and the input gradient where there is one. Buffers: input, weights (and bias), output,
+/// output gradient, partial sums, gradients. `fit_device` sets the device's tiles and chunks.
+fn conv_step(kernels: &mut Vec<Box<dyn Kernel>>, g: ConvGeom, bufs: [BufId; 6], d_in: Option<BufId>) {
+    let [input, params, output, d_out, partials, grads] = bufs;
+    kernels.push(Box::new(Conv2dForward {
+        input,
+        params,
+        output,
+        g,
+        points: Default::default(),
+        input_shared: false,
+        row_groups: ROW_GROUPS,
+        narrow: false,
+    }));
+    kernels.push(Box::new(Conv2dBackwardWeight {
+        input,
+        d_out,
+        partials,
+        g,
+        chunk: GRAD_CHUNK,
+        fetch_ahead: false,
+        narrow: false,
+    }));
+    kernels.push(Box::new(Conv2dBackwardReduce {
+        partials,
+        grads,
+        g,
+        chunk: GRAD_CHUNK,
+    }));
+    if let Some(d_in) = d_in {
+        kernels.push(Box::new(Conv2dBackwardInput {
+            params,
+            d_out,
+            d_in,
+            g,
+            row_groups: ROW_GROUPS,
+            narrow: false,
+        }));
     }
 }

@@ -17,7 +17,8 @@ use serde::Serialize;
 mod autotune;
 
 pub use autotune::{
-    autotune, time_conv_chunks, ConvTiming, TileTiming, Tuning, LARGE_PROBES, MEDIUM_PROBES, SMALL_PROBES,
+    autotune, time_conv_chunks, time_conv_tiles, ConvTileTiming, ConvTiming, TileTiming, Tuning,
+    LARGE_PROBES, MEDIUM_PROBES, SMALL_PROBES,
 };
 
 /// A product kernel's tiling (`shaders/matmul_tile.wgsl` with `tiles_64.wgsl` or
@@ -95,8 +96,9 @@ pub const CONV_CHUNK_CAPS: [u32; 4] = [8, 32, 128, 512];
 pub const DEFAULT_CONV_CHUNKS: u32 = 128;
 
 /// The tiles a device uses by a product's size: small, medium (`MEDIUM_FLOPS`) and large
-/// (`LARGE_FLOPS`) products, and small products that gather their rows from the data set; and
-/// the most chunks a convolution's weight gradient is split into on a real GPU.
+/// (`LARGE_FLOPS`) products, and small products that gather their rows from the data set; and,
+/// on a real GPU, the most chunks a convolution's weight gradient is split into and the tiles
+/// of its GEMMs of at most 8 columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct TilePlan {
     pub small: TileShape,
@@ -105,6 +107,9 @@ pub struct TilePlan {
     pub gathered: TileShape,
     /// One of `CONV_CHUNK_CAPS`.
     pub conv_chunks: u32,
+    /// The convolutions' GEMMs of at most 8 columns run tiles of 128 × 8 rather than 64 × 16
+    /// (`ops::conv2d`'s `narrow`).
+    pub conv_narrow: bool,
 }
 
 impl Default for TilePlan {
@@ -122,6 +127,7 @@ impl TilePlan {
             large: tiles,
             gathered: tiles,
             conv_chunks: DEFAULT_CONV_CHUNKS,
+            conv_narrow: false,
         }
     }
 
@@ -147,7 +153,8 @@ impl TilePlan {
 
     /// "64"; "64/128" (small products' shape / the larger ones'); "32/64/128" (small / medium /
     /// large); or "32/64/128/32k4" (… / gathered, where it is not the small products'); then
-    /// "/c32" where the convolutions' cap on chunks is not the default: URLs, the CLI, the cache.
+    /// "/c32" where the convolutions' cap on chunks is not the default, and "/n" where their
+    /// narrow GEMMs take narrow tiles: URLs, the CLI, the cache.
     pub fn code(&self) -> String {
         let [s, m, l, g] = [self.small, self.medium, self.large, self.gathered].map(TileShape::code);
         let shapes = if g != s {
@@ -159,14 +166,20 @@ impl TilePlan {
         } else {
             format!("{s}/{m}/{l}")
         };
-        if self.conv_chunks == DEFAULT_CONV_CHUNKS {
-            shapes
+        let chunks = if self.conv_chunks == DEFAULT_CONV_CHUNKS {
+            String::new()
         } else {
-            format!("{shapes}/c{}", self.conv_chunks)
-        }
+            format!("/c{}", self.conv_chunks)
+        };
+        let narrow = if self.conv_narrow { "/n" } else { "" };
+        format!("{shapes}{chunks}{narrow}")
     }
 
     pub fn parse(code: &str) -> Option<TilePlan> {
+        let (code, conv_narrow) = match code.strip_suffix("/n") {
+            Some(rest) => (rest, true),
+            None => (code, false),
+        };
         let (code, conv_chunks) = match code.rsplit_once("/c") {
             Some((shapes, cap)) => (shapes, cap.parse().ok().filter(|c| CONV_CHUNK_CAPS.contains(c))?),
             None => (code, DEFAULT_CONV_CHUNKS),
@@ -185,22 +198,24 @@ impl TilePlan {
             large,
             gathered,
             conv_chunks,
+            conv_narrow,
         })
     }
 
     /// "64×64", "64×64 (larger products 128×128)" or "32×32 (medium products 64×64, large
     /// 128×128)", then "; gathered 32×32 k÷4" where that differs, then ", convolutions'
-    /// weight gradients in at most 32 chunks" where that is not the default.
+    /// weight gradients in at most 32 chunks" where that is not the default, then ",
+    /// convolutions' GEMMs of ≤ 8 columns in 128×8 tiles" where they are.
     pub fn label(&self) -> String {
-        let shapes = self.shapes_label();
-        if self.conv_chunks == DEFAULT_CONV_CHUNKS {
-            shapes
-        } else {
-            format!(
-                "{shapes}, convolutions' weight gradients in at most {} chunks",
-                self.conv_chunks
-            )
+        let mut label = self.shapes_label();
+        if self.conv_chunks != DEFAULT_CONV_CHUNKS {
+            let cap = self.conv_chunks;
+            label += &format!(", convolutions' weight gradients in at most {cap} chunks");
         }
+        if self.conv_narrow {
+            label += ", convolutions' GEMMs of ≤ 8 columns in 128×8 tiles";
+        }
+        label
     }
 
     fn shapes_label(&self) -> String {

@@ -7,7 +7,7 @@ use common::{assert_close, gpu, gpu_as_real, random, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};
 use engine::ops::conv2d::*;
 use engine::ops::pool::*;
-use engine::tiles::{TilePlan, CONV_CHUNK_CAPS};
+use engine::tiles::{TilePlan, CONV_CHUNK_CAPS, DEFAULT_CONV_CHUNKS};
 
 fn geoms() -> Vec<ConvGeom> {
     let g = |batch, in_c, in_h, in_w, out_c, k, stride, pad| ConvGeom {
@@ -36,21 +36,41 @@ fn geoms() -> Vec<ConvGeom> {
 }
 
 /// On the emulated GPU's sizes and on a real GPU's (every tile its own workgroup, gradient chunks
-/// of at least 128 positions), under every cap on the chunks that the autotune may choose.
+/// of at least 128 positions), under every cap on the chunks that the autotune may choose, and
+/// with the narrow tiles (128 × 8) for the GEMMs of at most 8 columns (every geometry here has
+/// some) under two of them. The narrow tiles sum every value in the same order as the wide ones,
+/// so they give the same values to the bit.
 #[test]
 fn conv2d_kernels_match_cpu() {
     conv2d_kernels_match_cpu_on(&gpu());
     let real = gpu_as_real();
+    let mut wide = Vec::new();
     for cap in CONV_CHUNK_CAPS {
         real.tiles.set(TilePlan {
             conv_chunks: cap,
             ..TilePlan::default()
         });
-        conv2d_kernels_match_cpu_on(&real);
+        wide.push(conv2d_kernels_match_cpu_on(&real));
+    }
+    for (cap, at) in [(DEFAULT_CONV_CHUNKS, 2), (8, 0)] {
+        assert_eq!(CONV_CHUNK_CAPS[at], cap);
+        real.tiles.set(TilePlan {
+            conv_chunks: cap,
+            conv_narrow: true,
+            ..TilePlan::default()
+        });
+        let narrow = conv2d_kernels_match_cpu_on(&real);
+        assert!(
+            narrow == wide[at],
+            "narrow tiles at {cap} chunks differ from wide ones"
+        );
     }
 }
 
-fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
+/// Every geometry's forward, gradients and input gradient from the GPU, after checking each
+/// against the CPU twins.
+fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) -> Vec<Vec<f32>> {
+    let mut gpu_values = Vec::new();
     for g in geoms() {
         let n_params = g.b_off + g.out_c;
         let mut t = BufferTable::default();
@@ -80,6 +100,7 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     points: Default::default(),
                     input_shared: false,
                     row_groups: ROW_GROUPS,
+                    narrow: false,
                 }),
                 Box::new(Conv2dBackwardWeight {
                     input,
@@ -88,6 +109,7 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     g,
                     chunk: GRAD_CHUNK,
                     fetch_ahead: false,
+                    narrow: false,
                 }),
                 Box::new(Conv2dBackwardReduce {
                     partials,
@@ -101,6 +123,7 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     d_in,
                     g,
                     row_groups: ROW_GROUPS,
+                    narrow: false,
                 }),
             ]
         };
@@ -115,8 +138,10 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
         let tol = 1e-5 * (g.patch_len().max(g.batch * g.out_h() * g.out_w()) as f32).sqrt();
         for (name, (gpu, cpu)) in ["forward", "weight+bias grads", "input grads"].iter().zip(&out) {
             assert_close(&format!("conv {g:?} {name}"), gpu, cpu, tol, 1e-4);
+            gpu_values.push(gpu.clone());
         }
     }
+    gpu_values
 }
 
 /// The forward pass of several weight vectors at once (the landscape's points): each point's
@@ -155,6 +180,7 @@ fn conv2d_forward_of_several_points_matches_each_point_alone() {
                         points: engine::kernel::Points::new(points, stride),
                         input_shared,
                         row_groups: ROW_GROUPS,
+                        narrow: false,
                     })]
                 },
                 StepScalars::default(),

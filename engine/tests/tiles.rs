@@ -10,8 +10,8 @@ use engine::bench::native_now_ms;
 use engine::kernel::{BufId, DeviceFit, Kernel};
 use engine::ops::matmul::{Matmul, MatmulDims};
 use engine::tiles::{
-    autotune, time_conv_chunks, TilePlan, TileShape, TileTiming, CONV_CHUNK_CAPS, DEFAULT_CONV_CHUNKS,
-    LARGE_FLOPS, MEDIUM_FLOPS,
+    autotune, time_conv_chunks, time_conv_tiles, TilePlan, TileShape, TileTiming, CONV_CHUNK_CAPS,
+    DEFAULT_CONV_CHUNKS, LARGE_FLOPS, MEDIUM_FLOPS,
 };
 
 fn fastest(timings: &[TileTiming]) -> TileShape {
@@ -37,6 +37,8 @@ fn autotune_times_every_candidate_and_keeps_the_fastest_of_each_class() {
     // Nor are the convolutions' chunks timed there: an emulated GPU sums fixed chunks.
     assert!(tuning.conv.is_empty());
     assert_eq!(tuning.best.conv_chunks, DEFAULT_CONV_CHUNKS);
+    // Nor their tiles: an emulated GPU runs blocks without workgroup memory.
+    assert!(tuning.conv_tiles.is_empty() && !tuning.best.conv_narrow);
     assert_eq!(tuning.best.large, tuning.best.medium);
     assert_eq!(ctx.tiles.get(), tuning.best);
     let summary = tuning.summary();
@@ -149,6 +151,23 @@ fn tile_plans_parse_their_own_codes_only() {
     assert_eq!(plain_capped.code(), "64/c8");
     assert_eq!(TilePlan::parse("64/c8"), Some(plain_capped));
     assert_eq!(TilePlan::parse("64/c128"), Some(TilePlan::default()));
+    let narrow = TilePlan {
+        conv_narrow: true,
+        ..plain_capped
+    };
+    assert_eq!(narrow.code(), "64/c8/n");
+    assert_eq!(TilePlan::parse("64/c8/n"), Some(narrow));
+    assert_eq!(
+        narrow.label(),
+        "64×64, convolutions' weight gradients in at most 8 chunks, convolutions' GEMMs of ≤ 8 \
+         columns in 128×8 tiles"
+    );
+    let narrow_only = TilePlan {
+        conv_narrow: true,
+        ..TilePlan::default()
+    };
+    assert_eq!(narrow_only.code(), "64/n");
+    assert_eq!(TilePlan::parse("64/n"), Some(narrow_only));
     for bad in [
         "48",
         "64/",
@@ -161,6 +180,10 @@ fn tile_plans_parse_their_own_codes_only() {
         "64/c",
         "64/c7",
         "64/c32/c8",
+        "n",
+        "64/n/c8",
+        "64/n/n",
+        "64/N",
     ] {
         assert_eq!(TilePlan::parse(bad), None, "{bad}");
     }
@@ -182,6 +205,24 @@ fn every_cap_on_the_convolutions_chunks_is_timed() {
     eprintln!("{timings:?}");
     let caps: Vec<u32> = timings.iter().map(|t| t.chunks).collect();
     assert_eq!(caps, CONV_CHUNK_CAPS.to_vec());
+    assert!(timings.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
+    assert_eq!(ctx.tiles.get(), kept);
+}
+
+/// On a real GPU the autotune times W2's convolutions in wide tiles and in narrow ones where they
+/// fit (here lavapipe, told it is a real GPU); the context keeps its plan meanwhile.
+#[test]
+fn the_convolutions_are_timed_in_wide_and_in_narrow_tiles() {
+    let ctx = gpu_as_real();
+    let kept = TilePlan {
+        conv_chunks: 32,
+        ..TilePlan::default()
+    };
+    ctx.tiles.set(kept);
+    let timings = pollster::block_on(time_conv_tiles(&ctx, 1, &native_now_ms)).unwrap();
+    eprintln!("{timings:?}");
+    let narrow: Vec<bool> = timings.iter().map(|t| t.narrow).collect();
+    assert_eq!(narrow, [false, true]);
     assert!(timings.iter().all(|t| t.ms.is_finite() && t.ms > 0.0));
     assert_eq!(ctx.tiles.get(), kept);
 }

@@ -197,21 +197,30 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         for k in lists.into_iter().flatten().chain(&plan.train) {
             // Each kernel as every tile shape makes it (the product kernels' shaders differ), on a
             // real GPU and on an emulated one (the split shape's two loops), with subgroups or
-            // without (the quads).
-            let fits = TileShape::ALL
-                .into_iter()
-                .flat_map(|t| [(t, 0, false), (t, 2, false), (t, 2, true)]);
-            for (tiles, parallel_workgroups, subgroups) in fits {
+            // without (the quads), and on a real GPU with the convolutions' narrow tiles.
+            let fits = TileShape::ALL.into_iter().flat_map(|t| {
+                [
+                    (t, 0, false, false),
+                    (t, 0, false, true),
+                    (t, 2, false, false),
+                    (t, 2, true, false),
+                ]
+            });
+            for (tiles, parallel_workgroups, subgroups, conv_narrow) in fits {
                 let mut k = k.boxed_copy();
                 k.fit_device(DeviceFit {
                     parallel_workgroups,
-                    tiles: TilePlan::uniform(tiles),
+                    tiles: TilePlan {
+                        conv_narrow,
+                        ..TilePlan::uniform(tiles)
+                    },
                     subgroups,
                 });
                 seen.insert(k.name());
                 let shader = k.shader();
-                // Another shape's product names its module apart ("matmul_small"), not a file.
-                if tiles == TileShape::default() {
+                // Another shape's product names its module apart ("matmul_small"), not a file;
+                // so do the convolutions' narrow tiles ("conv2d_ahead_narrow").
+                if tiles == TileShape::default() && !conv_narrow {
                     used.insert(shader.file.trim_end_matches(".wgsl").to_string());
                 }
                 sources.push(shader.source);

@@ -93,6 +93,7 @@ pub(super) fn conv_backward(
         g,
         chunk: GRAD_CHUNK,
         fetch_ahead: false,
+        narrow: false,
     }));
     ops.push(Box::new(Conv2dBackwardReduce {
         partials,
@@ -107,6 +108,7 @@ pub(super) fn conv_backward(
             d_in,
             g,
             row_groups: ROW_GROUPS,
+            narrow: false,
         }));
     }
 }

@@ -96,6 +96,7 @@ pub(super) fn forward(
                 points,
                 input_shared,
                 row_groups: ROW_GROUPS,
+                narrow: false,
             })),
             Layer::Pool { kind, .. } => {
                 let g = pool_geom(l, copies * rows);
@@ -164,6 +165,7 @@ pub(super) fn forward(
                         points,
                         input_shared: source == input,
                         row_groups: ROW_GROUPS,
+                        narrow: false,
                     }));
                 }
                 ops.push(Box::new(Add {

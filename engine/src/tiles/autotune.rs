@@ -1,5 +1,6 @@
 //! The autotune: every tile shape timed on this device for each class of products (see the
-//! parent module), and on a real GPU every cap on the convolutions' weight gradient chunks.
+//! parent module), and on a real GPU every cap on the convolutions' weight gradient chunks, then
+//! their GEMMs of at most 8 columns in wide and in narrow tiles.
 
 use std::rc::Rc;
 
@@ -29,6 +30,27 @@ pub struct ConvTiming {
     pub ms: f64,
 }
 
+/// The convolutions' time in wide tiles everywhere or narrow ones where they fit
+/// (`tile_probes::Probes::Convolutions`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConvTileTiming {
+    /// `TilePlan::conv_narrow`.
+    pub narrow: bool,
+    /// Milliseconds for one pass over the probes (the fastest of the rounds).
+    pub ms: f64,
+}
+
+impl ConvTileTiming {
+    /// "128×8" or "64×16": the narrow GEMMs' tiles.
+    fn label(&self) -> &'static str {
+        if self.narrow {
+            "128×8"
+        } else {
+            "64×16"
+        }
+    }
+}
+
 /// What `autotune` measured on this device, and the fastest candidate of each class.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tuning {
@@ -43,6 +65,9 @@ pub struct Tuning {
     /// Every cap on the convolutions' chunks (`CONV_CHUNK_CAPS`); none on an emulated GPU, which
     /// sums fixed chunks (`ops::conv2d::GRAD_CHUNK`).
     pub conv: Vec<ConvTiming>,
+    /// The convolutions in wide and in narrow tiles (`time_conv_tiles`); none on an emulated GPU,
+    /// which runs blocks without workgroup memory.
+    pub conv_tiles: Vec<ConvTileTiming>,
 }
 
 impl Tuning {
@@ -83,10 +108,24 @@ impl Tuning {
             .filter(|t| t.chunks != best)
             .map(|t| format!("{} chunks {:.2}", t.chunks, t.ms))
             .collect();
-        format!(
+        let chunks = format!(
             "{products}; convolutions' weight gradients in at most {best} chunks ({:.2} ms; {})",
             chosen.ms,
             others.join(", ")
+        );
+        let narrow = self.best.conv_narrow;
+        let (Some(tiles), Some(other)) = (
+            self.conv_tiles.iter().find(|t| t.narrow == narrow),
+            self.conv_tiles.iter().find(|t| t.narrow != narrow),
+        ) else {
+            return chunks;
+        };
+        format!(
+            "{chunks}; their GEMMs of ≤ 8 columns in {} tiles ({:.2} ms; {} {:.2})",
+            tiles.label(),
+            tiles.ms,
+            other.label(),
+            other.ms
         )
     }
 }
@@ -125,6 +164,20 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
     } else {
         time_conv_chunks(ctx, repeats, now_ms).await?
     };
+    let conv_chunks = conv
+        .iter()
+        .min_by(|a, b| a.ms.total_cmp(&b.ms))
+        .map_or(DEFAULT_CONV_CHUNKS, |t| t.chunks);
+    let conv_tiles = if ctx.emulated() {
+        Vec::new()
+    } else {
+        // The tiles timed on the chunks just chosen.
+        ctx.tiles.set(TilePlan {
+            conv_chunks,
+            ..ctx.tiles.get()
+        });
+        time_conv_tiles(ctx, repeats, now_ms).await?
+    };
     let fastest = |timings: &[TileTiming]| {
         timings
             .iter()
@@ -141,10 +194,11 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
             fastest(&large)
         },
         gathered: fastest(&gathered),
-        conv_chunks: conv
+        conv_chunks,
+        conv_narrow: conv_tiles
             .iter()
             .min_by(|a, b| a.ms.total_cmp(&b.ms))
-            .map_or(DEFAULT_CONV_CHUNKS, |t| t.chunks),
+            .is_some_and(|t| t.narrow),
     };
     ctx.tiles.set(best);
     Ok(Tuning {
@@ -154,6 +208,7 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         large,
         gathered,
         conv,
+        conv_tiles,
     })
 }
 
@@ -174,27 +229,62 @@ async fn time_class(
 }
 
 /// Every cap on the convolutions' chunks timed on W2's weight gradients, each pass `repeats`
-/// times over them. The kernels take the cap from the context as their backend is built, so the
-/// context holds each cap while its backend is built, and its own plan again after each.
+/// times over them; the context keeps its plan (see `time_plans`).
 pub async fn time_conv_chunks(
     ctx: &Rc<GpuContext>,
     repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<ConvTiming>, Error> {
     let before = ctx.tiles.get();
+    let plans = CONV_CHUNK_CAPS.map(|conv_chunks| TilePlan {
+        conv_chunks,
+        ..before
+    });
+    let ms = time_plans(ctx, &plans, Probes::ConvGradients, repeats, now_ms).await?;
+    let timings = CONV_CHUNK_CAPS.into_iter().zip(ms);
+    Ok(timings.map(|(chunks, ms)| ConvTiming { chunks, ms }).collect())
+}
+
+/// W2's convolutions (every GEMM a training step runs) timed in wide tiles everywhere and in
+/// narrow ones where they fit (`TilePlan::conv_narrow`), on the context's cap on the chunks, each
+/// pass `repeats` times over them; the context keeps its plan, as in `time_conv_chunks`.
+pub async fn time_conv_tiles(
+    ctx: &Rc<GpuContext>,
+    repeats: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Vec<ConvTileTiming>, Error> {
+    let before = ctx.tiles.get();
+    let narrow = [false, true];
+    let plans = narrow.map(|conv_narrow| TilePlan {
+        conv_narrow,
+        ..before
+    });
+    let ms = time_plans(ctx, &plans, Probes::Convolutions, repeats, now_ms).await?;
+    let timings = narrow.into_iter().zip(ms);
+    Ok(timings
+        .map(|(narrow, ms)| ConvTileTiming { narrow, ms })
+        .collect())
+}
+
+/// The fastest pass over `probes` under each plan. The kernels take their plan from the context
+/// as their backend is built, so the context holds each plan while its backend is built, and
+/// its own plan again after each.
+async fn time_plans(
+    ctx: &Rc<GpuContext>,
+    plans: &[TilePlan],
+    probes: Probes,
+    repeats: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Vec<f64>, Error> {
+    let before = ctx.tiles.get();
     let mut backends = Vec::new();
-    for chunks in CONV_CHUNK_CAPS {
-        ctx.tiles.set(TilePlan {
-            conv_chunks: chunks,
-            ..before
-        });
-        let built = probe_backend(ctx, Probes::ConvGradients, repeats, TileShape::Medium).await;
+    for &plan in plans {
+        ctx.tiles.set(plan);
+        let built = probe_backend(ctx, probes, repeats, TileShape::Medium).await;
         ctx.tiles.set(before);
         backends.push(built?);
     }
-    let ms = fastest_passes(&mut backends, now_ms).await?;
-    let timings = CONV_CHUNK_CAPS.into_iter().zip(ms);
-    Ok(timings.map(|(chunks, ms)| ConvTiming { chunks, ms }).collect())
+    fastest_passes(&mut backends, now_ms).await
 }
 
 /// The probes built on `tiles` with their inputs written, after an untimed first pass (it

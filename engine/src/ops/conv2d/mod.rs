@@ -39,6 +39,8 @@ pub struct Conv2dForward {
     pub input_shared: bool,
     /// Workgroups along the rows at most (`ROW_GROUPS`, or `u32::MAX` on a real GPU).
     pub row_groups: u32,
+    /// The real GPU's narrow tiles (see `narrow`): set by `fit_device`.
+    pub narrow: bool,
 }
 
 impl Conv2dForward {
@@ -62,6 +64,8 @@ pub struct Conv2dBackwardWeight {
     pub chunk: usize,
     /// The real GPU's loop (`shaders/conv2d_ahead.wgsl`, see `fetches_ahead`): set by `fit_device`.
     pub fetch_ahead: bool,
+    /// As `Conv2dForward::narrow`.
+    pub narrow: bool,
 }
 
 /// Sums the chunks of `partials` into the weight and bias gradients.
@@ -82,6 +86,8 @@ pub struct Conv2dBackwardInput {
     pub g: ConvGeom,
     /// As `Conv2dForward::row_groups`.
     pub row_groups: u32,
+    /// As `Conv2dForward::narrow`.
+    pub narrow: bool,
 }
 
 /// At most `cap` workgroups along the rows; they loop over the rest.
@@ -107,10 +113,50 @@ fn fetches_ahead(row_groups: u32) -> bool {
     row_groups == u32::MAX
 }
 
-/// Workgroups of 64 rows × 16 filters on a real GPU (`shaders/conv2d_ahead.wgsl`), else of
-/// 64 blocks of 8 rows × 8 filters (`shaders/conv2d.wgsl`).
-fn tiles(filters: usize, rows: usize, chunks: usize, ahead: bool) -> [u32; 3] {
-    let (cols, rows_per_group) = if ahead { (16, 64) } else { (BLOCK, GROUP * BLOCK) };
+/// Columns of a GEMM that the narrow tiles fit.
+const NARROW_COLS: usize = 8;
+
+/// Whether a GEMM of `cols` columns (filters, or input channels in the input gradient) runs the
+/// narrow tiles on this device, 128 rows × 8 columns (`shaders/conv_cols_8.wgsl`) rather than
+/// 64 × 16: on a real GPU whose plan says so (`TilePlan::conv_narrow`, timed per device), where
+/// it has at most 8 columns. The wide tile would spend half its multiply-adds and copies on
+/// columns past the GEMM's; the narrow one makes half the workgroups, which a GPU with more
+/// cores than W2's tiles may not want.
+fn narrow(fit: DeviceFit, cols: usize) -> bool {
+    fit.real_gpu() && fit.tiles.conv_narrow && cols <= NARROW_COLS
+}
+
+/// The real GPU's loop (`shaders/conv2d_ahead.wgsl`) at `$entry` with the wide or the narrow
+/// tiles (`narrow`), the narrow named apart ("conv2d_ahead_narrow") so it gets its own module.
+macro_rules! ahead_shader {
+    ($narrow:expr, $entry:literal) => {
+        if $narrow {
+            Shader {
+                file: "conv2d_ahead_narrow.wgsl",
+                ..wgsl_with!(
+                    ["block_fns.wgsl", "conv2d.wgsl", "conv_cols_8.wgsl"],
+                    "conv2d_ahead.wgsl",
+                    $entry
+                )
+            }
+        } else {
+            wgsl_with!(
+                ["block_fns.wgsl", "conv2d.wgsl", "conv_cols_16.wgsl"],
+                "conv2d_ahead.wgsl",
+                $entry
+            )
+        }
+    };
+}
+
+/// Workgroups of 64 rows × 16 filters (or 128 × 8, `narrow`) on a real GPU
+/// (`shaders/conv2d_ahead.wgsl`), else of 64 blocks of 8 rows × 8 filters (`shaders/conv2d.wgsl`).
+fn tiles(filters: usize, rows: usize, chunks: usize, ahead: bool, narrow: bool) -> [u32; 3] {
+    let (cols, rows_per_group) = match (ahead, narrow) {
+        (true, false) => (16, 64),
+        (true, true) => (NARROW_COLS, 128),
+        (false, _) => (BLOCK, GROUP * BLOCK),
+    };
     [
         filters.div_ceil(cols).max(1) as u32,
         rows.div_ceil(rows_per_group).max(1) as u32,
@@ -124,11 +170,7 @@ impl Kernel for Conv2dForward {
     }
     fn shader(&self) -> Shader {
         if fetches_ahead(self.row_groups) {
-            wgsl_with!(
-                ["block_fns.wgsl", "conv2d.wgsl"],
-                "conv2d_ahead.wgsl",
-                "forward_ahead"
-            )
+            ahead_shader!(self.narrow, "forward_ahead")
         } else {
             wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "forward")
         }
@@ -146,6 +188,7 @@ impl Kernel for Conv2dForward {
     }
     fn fit_device(&mut self, fit: DeviceFit) {
         self.row_groups = row_cap(fit);
+        self.narrow = narrow(fit, self.g.out_c);
     }
     fn per_step(&self) -> bool {
         self.points.n() > 1
@@ -162,7 +205,7 @@ impl Kernel for Conv2dForward {
         let points = self.points.n();
         let ahead = fetches_ahead(self.row_groups);
         row_groups(
-            tiles(self.g.out_c, self.g.positions(), points, ahead),
+            tiles(self.g.out_c, self.g.positions(), points, ahead, self.narrow),
             self.row_groups,
         )
     }
@@ -185,11 +228,7 @@ impl Kernel for Conv2dBackwardWeight {
     }
     fn shader(&self) -> Shader {
         if self.fetch_ahead {
-            wgsl_with!(
-                ["block_fns.wgsl", "conv2d.wgsl"],
-                "conv2d_ahead.wgsl",
-                "backward_weight_ahead"
-            )
+            ahead_shader!(self.narrow, "backward_weight_ahead")
         } else {
             wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_weight")
         }
@@ -200,6 +239,7 @@ impl Kernel for Conv2dBackwardWeight {
     fn fit_device(&mut self, fit: DeviceFit) {
         self.chunk = self.g.grad_chunk(fit);
         self.fetch_ahead = fit.real_gpu();
+        self.narrow = narrow(fit, self.g.out_c);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         let mut b = vec![(1, self.input), (4, self.d_out), (7, self.partials)];
@@ -212,7 +252,7 @@ impl Kernel for Conv2dBackwardWeight {
     fn workgroups(&self) -> [u32; 3] {
         let chunks = self.g.chunks(self.chunk);
         if self.fetch_ahead {
-            tiles(self.g.out_c, self.g.patch_len(), chunks, true)
+            tiles(self.g.out_c, self.g.patch_len(), chunks, true, self.narrow)
         } else {
             // One invocation per chunk and block of 8 kernel elements × 8 filters.
             let blocks = self.g.patch_len().div_ceil(BLOCK) * self.g.out_c.div_ceil(BLOCK);
@@ -275,11 +315,7 @@ impl Kernel for Conv2dBackwardInput {
     }
     fn shader(&self) -> Shader {
         if fetches_ahead(self.row_groups) {
-            wgsl_with!(
-                ["block_fns.wgsl", "conv2d.wgsl"],
-                "conv2d_ahead.wgsl",
-                "backward_input_ahead"
-            )
+            ahead_shader!(self.narrow, "backward_input_ahead")
         } else {
             wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_input")
         }
@@ -289,6 +325,7 @@ impl Kernel for Conv2dBackwardInput {
     }
     fn fit_device(&mut self, fit: DeviceFit) {
         self.row_groups = row_cap(fit);
+        self.narrow = narrow(fit, self.g.in_c);
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         let mut b = vec![(2, self.params), (4, self.d_out), (5, self.d_in)];
@@ -301,7 +338,7 @@ impl Kernel for Conv2dBackwardInput {
     fn workgroups(&self) -> [u32; 3] {
         let rows = self.g.batch * self.g.in_h * self.g.in_w;
         let ahead = fetches_ahead(self.row_groups);
-        row_groups(tiles(self.g.in_c, rows, 1, ahead), self.row_groups)
+        row_groups(tiles(self.g.in_c, rows, 1, ahead, self.narrow), self.row_groups)
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_in = bufs.take_f32(self.d_in);

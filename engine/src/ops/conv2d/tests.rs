@@ -52,3 +52,88 @@ fn fast_twins_match_the_definitions() {
         close(&fast, &slow, "input gradient");
     }
 }
+
+/// On a real GPU whose plan asks for narrow tiles, a GEMM of at most 8 columns runs 128 × 8
+/// tiles and a wider one keeps 64 × 16; on an emulated GPU every GEMM keeps its blocks.
+#[test]
+fn narrow_tiles_only_for_gemms_of_at_most_8_columns_on_a_real_gpu() {
+    let lenet = |in_c, side, out_c| ConvGeom {
+        batch: 64,
+        in_c,
+        in_h: side,
+        in_w: side,
+        out_c,
+        k_h: 5,
+        k_w: 5,
+        stride: 1,
+        pad: 0,
+        w_off: 0,
+        b_off: out_c * in_c * 25,
+    };
+    let (first, second) = (lenet(1, 28, 8), lenet(8, 12, 16));
+    let b = BufId(0);
+    let forward = |g| Conv2dForward {
+        input: b,
+        params: b,
+        output: b,
+        g,
+        points: Points::default(),
+        input_shared: false,
+        row_groups: ROW_GROUPS,
+        narrow: false,
+    };
+    let input_grad = |g| Conv2dBackwardInput {
+        params: b,
+        d_out: b,
+        d_in: b,
+        g,
+        row_groups: ROW_GROUPS,
+        narrow: false,
+    };
+    let fit = |parallel_workgroups, conv_narrow| DeviceFit {
+        parallel_workgroups,
+        tiles: crate::tiles::TilePlan {
+            conv_narrow,
+            ..Default::default()
+        },
+        subgroups: false,
+    };
+    let fitted = |mut k: Box<dyn Kernel>, f: DeviceFit| {
+        k.fit_device(f);
+        (
+            k.workgroups(),
+            k.shader().source.contains("const COLS: u32 = 8u;"),
+        )
+    };
+    // 64 · 24 · 24 = 36,864 positions by 8 filters: one column of 288 tiles of 128 rows.
+    let narrow = fit(0, true);
+    assert_eq!(fitted(Box::new(forward(first)), narrow), ([1, 288, 1], true));
+    // The second convolution's 16 filters keep the wide tiles: 64 · 8 · 8 = 4,096 positions.
+    assert_eq!(fitted(Box::new(forward(second)), narrow), ([1, 64, 1], false));
+    // Its input gradient has 8 columns (input channels) over 64 · 12 · 12 = 9,216 pixels.
+    assert_eq!(fitted(Box::new(input_grad(second)), narrow), ([1, 72, 1], true));
+    assert_eq!(
+        fitted(Box::new(input_grad(second)), fit(0, false)),
+        ([1, 144, 1], false)
+    );
+    let weight_grad = Conv2dBackwardWeight {
+        input: b,
+        d_out: b,
+        partials: b,
+        g: first,
+        chunk: GRAD_CHUNK,
+        fetch_ahead: false,
+        narrow: false,
+    };
+    // 25 kernel elements by 8 filters: one tile, in as many chunks as the default cap makes.
+    let chunks = first.chunks(first.grad_chunk(narrow)) as u32;
+    assert_eq!(
+        fitted(Box::new(weight_grad.clone()), narrow),
+        ([1, 1, chunks], true)
+    );
+    // An emulated GPU (a few workgroups at once) runs its blocks whatever the plan says.
+    let (_, uses_narrow) = fitted(Box::new(forward(first)), fit(8, true));
+    assert!(!uses_narrow);
+    let (_, uses_narrow) = fitted(Box::new(weight_grad), fit(8, true));
+    assert!(!uses_narrow);
+}
