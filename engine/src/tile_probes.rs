@@ -10,10 +10,7 @@
 
 use crate::backend::Backend;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel};
-use crate::ops::conv2d::{
-    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, GRAD_CHUNK,
-    ROW_GROUPS,
-};
+use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom};
 use crate::ops::fused::{Epilogue, FusedBuffers, FusedMatmul, Product};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::plan::Plan;
@@ -127,22 +124,17 @@ impl Probes {
                     let d_out = t.add("d_out", Elem::F32, g.out_len());
                     let grads = t.add("grads", Elem::F32, g.partial_len());
                     let partials = t.add("partials", Elem::F32, g.chunk_slots() * g.partial_len());
+                    let buffers = BackwardBuffers {
+                        input,
+                        d_out,
+                        d_in: None,
+                        // Read only by an input gradient, which this probe has none of.
+                        params: input,
+                        partials,
+                        grads,
+                    };
                     for _ in 0..repeats {
-                        kernels.push(Box::new(Conv2dBackwardWeight {
-                            input,
-                            d_out,
-                            partials,
-                            g,
-                            chunk: GRAD_CHUNK,
-                            fetch_ahead: false,
-                            narrow: false,
-                        }));
-                        kernels.push(Box::new(Conv2dBackwardReduce {
-                            partials,
-                            grads,
-                            g,
-                            chunk: GRAD_CHUNK,
-                        }));
+                        kernels.extend(backward_kernels(g, buffers));
                     }
                 }
             }
@@ -155,13 +147,17 @@ impl Probes {
                     let partials = t.add("partials", Elem::F32, g.chunk_slots() * g.partial_len());
                     let grads = t.add("grads", Elem::F32, g.partial_len());
                     let d_in = (i == 1).then(|| t.add("d_in", Elem::F32, g.in_len()));
+                    let buffers = BackwardBuffers {
+                        input,
+                        d_out,
+                        d_in,
+                        params,
+                        partials,
+                        grads,
+                    };
                     for _ in 0..repeats {
-                        conv_step(
-                            &mut kernels,
-                            g,
-                            [input, params, output, d_out, partials, grads],
-                            d_in,
-                        );
+                        kernels.push(Box::new(Conv2dForward::single(input, params, output, g)));
+                        kernels.extend(backward_kernels(g, buffers));
                     }
                 }
             }
@@ -203,47 +199,5 @@ impl Probes {
                 }
             }
         }
-    }
-}
-
-/// One convolution's GEMMs as a training step runs them: forward, weight gradient and its
-/// reduce, and the input gradient where there is one. Buffers: input, weights (and bias), output,
-/// output gradient, partial sums, gradients. `fit_device` sets the device's tiles and chunks.
-fn conv_step(kernels: &mut Vec<Box<dyn Kernel>>, g: ConvGeom, bufs: [BufId; 6], d_in: Option<BufId>) {
-    let [input, params, output, d_out, partials, grads] = bufs;
-    kernels.push(Box::new(Conv2dForward {
-        input,
-        params,
-        output,
-        g,
-        points: Default::default(),
-        input_shared: false,
-        row_groups: ROW_GROUPS,
-        narrow: false,
-    }));
-    kernels.push(Box::new(Conv2dBackwardWeight {
-        input,
-        d_out,
-        partials,
-        g,
-        chunk: GRAD_CHUNK,
-        fetch_ahead: false,
-        narrow: false,
-    }));
-    kernels.push(Box::new(Conv2dBackwardReduce {
-        partials,
-        grads,
-        g,
-        chunk: GRAD_CHUNK,
-    }));
-    if let Some(d_in) = d_in {
-        kernels.push(Box::new(Conv2dBackwardInput {
-            params,
-            d_out,
-            d_in,
-            g,
-            row_groups: ROW_GROUPS,
-            narrow: false,
-        }));
     }
 }

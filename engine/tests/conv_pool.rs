@@ -90,42 +90,19 @@ fn conv2d_kernels_match_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) -> Ve
             Init::F32(vec![0.0; n_params]),
             Init::F32(vec![0.0; g.chunk_slots() * g.partial_len()]),
         ];
+        let buffers = BackwardBuffers {
+            input,
+            d_out,
+            d_in: Some(d_in),
+            params,
+            partials,
+            grads,
+        };
         let kernels = || -> Vec<Box<dyn Kernel>> {
-            vec![
-                Box::new(Conv2dForward {
-                    input,
-                    params,
-                    output,
-                    g,
-                    points: Default::default(),
-                    input_shared: false,
-                    row_groups: ROW_GROUPS,
-                    narrow: false,
-                }),
-                Box::new(Conv2dBackwardWeight {
-                    input,
-                    d_out,
-                    partials,
-                    g,
-                    chunk: GRAD_CHUNK,
-                    fetch_ahead: false,
-                    narrow: false,
-                }),
-                Box::new(Conv2dBackwardReduce {
-                    partials,
-                    grads,
-                    g,
-                    chunk: GRAD_CHUNK,
-                }),
-                Box::new(Conv2dBackwardInput {
-                    params,
-                    d_out,
-                    d_in,
-                    g,
-                    row_groups: ROW_GROUPS,
-                    narrow: false,
-                }),
-            ]
+            let mut step: Vec<Box<dyn Kernel>> =
+                vec![Box::new(Conv2dForward::single(input, params, output, g))];
+            step.extend(backward_kernels(g, buffers));
+            step
         };
         let out = run_multi(
             ctx,

@@ -86,31 +86,15 @@ pub(super) fn conv_backward(
     (params, grads): (BufId, BufId),
 ) {
     let partials = t.add(partials_name, Elem::F32, g.chunk_slots() * g.partial_len());
-    ops.push(Box::new(Conv2dBackwardWeight {
+    let buffers = BackwardBuffers {
         input,
         d_out,
-        partials,
-        g,
-        chunk: GRAD_CHUNK,
-        fetch_ahead: false,
-        narrow: false,
-    }));
-    ops.push(Box::new(Conv2dBackwardReduce {
+        d_in,
+        params,
         partials,
         grads,
-        g,
-        chunk: GRAD_CHUNK,
-    }));
-    if let Some(d_in) = d_in {
-        ops.push(Box::new(Conv2dBackwardInput {
-            params,
-            d_out,
-            d_in,
-            g,
-            row_groups: ROW_GROUPS,
-            narrow: false,
-        }));
-    }
+    };
+    ops.extend(backward_kernels(g, buffers));
 }
 
 /// Whether backward computes the gradient of layer `i`'s input: only when some layer below it

@@ -8,10 +8,7 @@ use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::add::Add;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
-use crate::ops::conv2d::{
-    Conv2dBackwardInput, Conv2dBackwardReduce, Conv2dBackwardWeight, Conv2dForward, ConvGeom, GRAD_CHUNK,
-    ROW_GROUPS,
-};
+use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom, ROW_GROUPS};
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
 use crate::ops::matmul::{Matmul, MatmulDims};

@@ -4,9 +4,11 @@ use crate::kernel::{
     groups_1d, wgsl_with, BufId, CpuBuffers, DeviceFit, Kernel, Points, Shader, StepScalars, Words,
 };
 
+mod build;
 mod cpu;
 mod geom;
 
+pub use build::{backward_kernels, BackwardBuffers};
 pub use geom::{ConvGeom, GRAD_CHUNK};
 
 pub use cpu::{

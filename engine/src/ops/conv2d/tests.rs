@@ -57,31 +57,10 @@ fn fast_twins_match_the_definitions() {
 /// tiles and a wider one keeps 64 × 16; on an emulated GPU every GEMM keeps its blocks.
 #[test]
 fn narrow_tiles_only_for_gemms_of_at_most_8_columns_on_a_real_gpu() {
-    let lenet = |in_c, side, out_c| ConvGeom {
-        batch: 64,
-        in_c,
-        in_h: side,
-        in_w: side,
-        out_c,
-        k_h: 5,
-        k_w: 5,
-        stride: 1,
-        pad: 0,
-        w_off: 0,
-        b_off: out_c * in_c * 25,
-    };
-    let (first, second) = (lenet(1, 28, 8), lenet(8, 12, 16));
+    // W2's convolutions.
+    let [first, second] = crate::tile_probes::CONV_PROBES;
     let b = BufId(0);
-    let forward = |g| Conv2dForward {
-        input: b,
-        params: b,
-        output: b,
-        g,
-        points: Points::default(),
-        input_shared: false,
-        row_groups: ROW_GROUPS,
-        narrow: false,
-    };
+    let forward = |g| Conv2dForward::single(b, b, b, g);
     let input_grad = |g| Conv2dBackwardInput {
         params: b,
         d_out: b,
