@@ -164,26 +164,13 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
     } else {
         time_conv_chunks(ctx, repeats, now_ms).await?
     };
-    let conv_chunks = conv
-        .iter()
-        .min_by(|a, b| a.ms.total_cmp(&b.ms))
-        .map_or(DEFAULT_CONV_CHUNKS, |t| t.chunks);
+    let conv_chunks = quickest(&conv, |t| t.ms).map_or(DEFAULT_CONV_CHUNKS, |t| t.chunks);
     let conv_tiles = if ctx.emulated() {
         Vec::new()
     } else {
-        // The tiles timed on the chunks just chosen.
-        ctx.tiles.set(TilePlan {
-            conv_chunks,
-            ..ctx.tiles.get()
-        });
-        time_conv_tiles(ctx, repeats, now_ms).await?
+        time_conv_tiles(ctx, conv_chunks, repeats, now_ms).await?
     };
-    let fastest = |timings: &[TileTiming]| {
-        timings
-            .iter()
-            .min_by(|a, b| a.ms.total_cmp(&b.ms))
-            .map_or(TileShape::Medium, |t| t.tiles)
-    };
+    let fastest = |timings: &[TileTiming]| quickest(timings, |t| t.ms).map_or(TileShape::Medium, |t| t.tiles);
     let medium_best = fastest(&medium);
     let best = TilePlan {
         small: fastest(&small),
@@ -195,10 +182,7 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         },
         gathered: fastest(&gathered),
         conv_chunks,
-        conv_narrow: conv_tiles
-            .iter()
-            .min_by(|a, b| a.ms.total_cmp(&b.ms))
-            .is_some_and(|t| t.narrow),
+        conv_narrow: quickest(&conv_tiles, |t| t.ms).is_some_and(|t| t.narrow),
     };
     ctx.tiles.set(best);
     Ok(Tuning {
@@ -210,6 +194,11 @@ pub async fn autotune(ctx: &Rc<GpuContext>, now_ms: &dyn Fn() -> f64) -> Result<
         conv,
         conv_tiles,
     })
+}
+
+/// The candidate that took the fewest milliseconds, if any was timed.
+fn quickest<T>(timings: &[T], ms: impl Fn(&T) -> f64) -> Option<&T> {
+    timings.iter().min_by(|a, b| ms(a).total_cmp(&ms(b)))
 }
 
 /// Every candidate's fastest pass over `probes`, each product `repeats` times a pass.
@@ -246,16 +235,19 @@ pub async fn time_conv_chunks(
 }
 
 /// W2's convolutions (every GEMM a training step runs) timed in wide tiles everywhere and in
-/// narrow ones where they fit (`TilePlan::conv_narrow`), on the context's cap on the chunks, each
-/// pass `repeats` times over them; the context keeps its plan, as in `time_conv_chunks`.
+/// narrow ones where they fit (`TilePlan::conv_narrow`), their weight gradients split into at
+/// most `conv_chunks` chunks, each pass `repeats` times over them; the context keeps its plan,
+/// as in `time_conv_chunks`.
 pub async fn time_conv_tiles(
     ctx: &Rc<GpuContext>,
+    conv_chunks: u32,
     repeats: usize,
     now_ms: &dyn Fn() -> f64,
 ) -> Result<Vec<ConvTileTiming>, Error> {
     let before = ctx.tiles.get();
     let narrow = [false, true];
     let plans = narrow.map(|conv_narrow| TilePlan {
+        conv_chunks,
         conv_narrow,
         ..before
     });
