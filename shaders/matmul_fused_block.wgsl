@@ -73,7 +73,7 @@ fn sum_and_store_block(t: u32) {
         keep_rows(s, rows_lo, a_lo);
         keep_rows(s, rows_hi, a_hi);
     }
-    store_block(s, r0, c0, &acc, ones_lo, ones_hi);
+    store_block(s, r0, c0, &acc, ones_lo, ones_hi, 0u);
 }
 
 // Where four rows of A start: through the batch's indices when gathered (in bytes when packed).
@@ -153,17 +153,18 @@ fn keep_rows(s: Sel, rows: vec4<u32>, at: vec4<u32>) {
 }
 
 // C's block through the epilogue (`store_value`); column n takes the bias gradient. Eight calls
-// because the accumulators take only constant indices.
+// because the accumulators take only constant indices. Sum i belongs to row r0 + (i ^ flip): 0
+// for a block, the lane's number within its quad for a quad's (`quad_rows`).
 fn store_block(s: Sel, r0: u32, c0: u32, acc: ptr<function, array<vec4<f32>, 16>>,
-               ones_lo: vec4<f32>, ones_hi: vec4<f32>) {
-    store_block_row(s, r0, c0, (*acc)[0], (*acc)[1], ones_lo.x);
-    store_block_row(s, r0 + 1u, c0, (*acc)[2], (*acc)[3], ones_lo.y);
-    store_block_row(s, r0 + 2u, c0, (*acc)[4], (*acc)[5], ones_lo.z);
-    store_block_row(s, r0 + 3u, c0, (*acc)[6], (*acc)[7], ones_lo.w);
-    store_block_row(s, r0 + 4u, c0, (*acc)[8], (*acc)[9], ones_hi.x);
-    store_block_row(s, r0 + 5u, c0, (*acc)[10], (*acc)[11], ones_hi.y);
-    store_block_row(s, r0 + 6u, c0, (*acc)[12], (*acc)[13], ones_hi.z);
-    store_block_row(s, r0 + 7u, c0, (*acc)[14], (*acc)[15], ones_hi.w);
+               ones_lo: vec4<f32>, ones_hi: vec4<f32>, flip: u32) {
+    store_block_row(s, r0 + flip, c0, (*acc)[0], (*acc)[1], ones_lo.x);
+    store_block_row(s, r0 + (1u ^ flip), c0, (*acc)[2], (*acc)[3], ones_lo.y);
+    store_block_row(s, r0 + (2u ^ flip), c0, (*acc)[4], (*acc)[5], ones_lo.z);
+    store_block_row(s, r0 + (3u ^ flip), c0, (*acc)[6], (*acc)[7], ones_lo.w);
+    store_block_row(s, r0 + (4u ^ flip), c0, (*acc)[8], (*acc)[9], ones_hi.x);
+    store_block_row(s, r0 + (5u ^ flip), c0, (*acc)[10], (*acc)[11], ones_hi.y);
+    store_block_row(s, r0 + (6u ^ flip), c0, (*acc)[12], (*acc)[13], ones_hi.z);
+    store_block_row(s, r0 + (7u ^ flip), c0, (*acc)[14], (*acc)[15], ones_hi.w);
 }
 
 fn store_block_row(s: Sel, row: u32, c0: u32, lo: vec4<f32>, hi: vec4<f32>, one: f32) {

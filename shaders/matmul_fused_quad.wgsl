@@ -3,7 +3,7 @@
 // An emulator reads storage lane by lane, and that read, not the multiply-add, is what a block
 // costs there; a quad's lanes sum the same 16 rows of C, each over its own 8 columns, so each
 // lane reads 4 of the 16 rows' values and takes the other 12 from its neighbours
-// (`quadBroadcast`, a shuffle within one vector). Each step of k then reads 4 + 8 values per
+// (`quadSwapX`, `quadSwapY`, `quadSwapDiagonal`: shuffles within one vector). Each step of k then reads 4 + 8 values per
 // lane for 128 multiply-adds, where a lone 8 × 8 block reads 16 for 64.
 //
 // The loops over k take four steps a pass: an emulator merges every value a loop carries (the
@@ -32,13 +32,17 @@ fn main_quad(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // The 16 rows of a step of k from the quad's lanes: lane l holds rows l, l + 4, l + 8, l + 12.
+// Lane l takes its neighbours' through the quad's swaps, so it holds them in its own order:
+// component c of `r0` is row l ^ c (of `r4`, 4 + (l ^ c); …), and its sums' rows are permuted
+// the same way (`store_block`'s `flip`). A swap is one shuffle of the vector; a broadcast from a
+// lane chosen by number cost an emulator several operations a component.
 struct QuadRows { r0: vec4<f32>, r4: vec4<f32>, r8: vec4<f32>, r12: vec4<f32> }
 
 fn quad_rows(mine: vec4<f32>) -> QuadRows {
-    let x0 = quadBroadcast(mine, 0u);
-    let x1 = quadBroadcast(mine, 1u);
-    let x2 = quadBroadcast(mine, 2u);
-    let x3 = quadBroadcast(mine, 3u);
+    let x0 = mine;
+    let x1 = quadSwapX(mine);
+    let x2 = quadSwapY(mine);
+    let x3 = quadSwapDiagonal(mine);
     return QuadRows(vec4<f32>(x0.x, x1.x, x2.x, x3.x), vec4<f32>(x0.y, x1.y, x2.y, x3.y),
                     vec4<f32>(x0.z, x1.z, x2.z, x3.z), vec4<f32>(x0.w, x1.w, x2.w, x3.w));
 }
@@ -93,8 +97,8 @@ fn sum_and_store_quad(q: u32, lane: u32) {
     if (GATHER && s.gather == 1u && local / row_blocks == 0u) {
         keep_rows(s, mine, a_mine);
     }
-    store_block(s, r0, c0, &top, ones[0], ones[1]);
-    store_block(s, r0 + 8u, c0, &bottom, ones[2], ones[3]);
+    store_block(s, r0, c0, &top, ones[0], ones[1], lane);
+    store_block(s, r0 + 8u, c0, &bottom, ones[2], ones[3], lane);
 }
 
 // The gathered product from the data set's bytes, as `sum_bytes`: where rows are whole words,
