@@ -2,9 +2,9 @@
 // (whose helpers this file uses), but the four lanes of a quad share their block's rows of A.
 // An emulator reads storage lane by lane, and that read, not the multiply-add, is what a block
 // costs there; a quad's lanes sum the same 16 rows of C, each over its own 8 columns, so each
-// lane reads 4 of the 16 rows' values and takes the other 12 from its neighbours
-// (`quadSwapX`, `quadSwapY`, `quadSwapDiagonal`: shuffles within one vector). Each step of k then reads 4 + 8 values per
-// lane for 128 multiply-adds, where a lone 8 × 8 block reads 16 for 64.
+// lane reads 4 of the 16 rows' values and takes the other 12 from its neighbours (`quadSwapX`,
+// `quadSwapY`, `quadSwapDiagonal`: shuffles within one vector). Each step of k then reads 4 + 8
+// values per lane for 128 multiply-adds, where a lone 8 × 8 block reads 16 for 64.
 //
 // The loops over k take four steps a pass: an emulator merges every value a loop carries (the
 // quad's 36 vectors of sums) under the lanes' mask at each pass, which cost as much as the
