@@ -5,7 +5,7 @@
 // messages break nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -16,9 +16,9 @@ test('landing page: every lab in two sentences with its link', async () => {
   try {
     await page.goto(`${server.url}labs`);
     await page.locator(byId('home')).waitFor();
-    assert.equal(await page.locator(`${byId('home')} article`).count(), 9);
-    for (const name of ['Playground', 'Optimizers', 'Loss landscape', 'Data-parallel cluster', 'Vision', 'Precision', 'Memory and parallelism']) {
-      assert.equal(await page.locator(byId(`home-${name}`)).count(), 1, name);
+    assert.equal(await page.locator(`${byId('home')} article`).count(), LABS.length);
+    for (const { title } of LABS) {
+      assert.equal(await page.locator(byId(`home-${title}`)).count(), 1, title);
     }
     await page.click(byId('home-Vision'));
     await page.waitForURL(/\/vision$/);

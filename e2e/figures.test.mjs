@@ -3,13 +3,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, until } from './harness.mjs';
+import { serve, launch, byId, text, until, ROUTES as LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
-const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'parallelism', 'bench'];
 
 async function download(page, id) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);

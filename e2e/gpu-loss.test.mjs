@@ -3,7 +3,7 @@
 // run on WebGPU that loses its device says so and is done again on the CPU path.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, until } from './harness.mjs';
+import { serve, launch, byId, text, until, ROUTES } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -12,7 +12,7 @@ after(async () => { await server.close(); });
 test('every lab can lose its GPU on purpose', async () => {
   const { browser, page } = await launch({ webgpu: true });
   try {
-    for (const lab of ['', 'labs', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'bench']) {
+    for (const lab of [...ROUTES, 'labs']) {
       await page.goto(`${server.url}${lab}`);
       await page.waitForFunction(() => typeof window.__labLoseGpu === 'function', null, { timeout: 30_000 });
     }

@@ -1,6 +1,7 @@
 // Shared by the end-to-end tests: serves dist/ on 127.0.0.1 and starts Debian's chromium headless
 // through playwright-core, with or without WebGPU (SwiftShader).
 import http from 'node:http';
+import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -10,6 +11,12 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..');
 const require = createRequire(path.join(root, 'tools', 'package.json'));
 const { chromium } = require('playwright-core');
+
+/** Every lab, from the one registry (`state/labs.json`): `{ id, route, nav, title, summary,
+ *  prefix }`, the playground's route "". Lists of labs in the tests come from here. */
+export const LABS = JSON.parse(fs.readFileSync(path.join(root, 'state', 'labs.json'), 'utf8')).labs;
+/** Every lab's route, the playground's "" first. */
+export const ROUTES = LABS.map((l) => l.route);
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -48,15 +55,41 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true } = {}) {
   });
 }
 
-/** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter). */
+// Under `node --test` each file is its own process: it starts one Chromium per set of flags and
+// gives every test a fresh context (its own storage, service workers and downloads), which costs
+// a fraction of a browser start. Scripts run directly (widths.mjs, the figures) get their own
+// browser, closed by their `browser.close()`.
+const underTestRunner = Boolean(process.env.NODE_TEST_CONTEXT);
+const browsers = new Map();
+if (underTestRunner) {
+  after(async () => {
+    for (const b of browsers.values()) await (await b).close();
+    browsers.clear();
+  });
+}
+
+/** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter).
+ *  `browser.close()` ends what this call opened. */
 export async function launch({ webgpu, extraArgs = [] }) {
   const args = [
     '--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs,
   ];
   if (webgpu) args.push('--enable-unsafe-webgpu');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const start = () => chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  let browser;
+  let context;
+  if (underTestRunner) {
+    const key = JSON.stringify(args);
+    if (!browsers.has(key)) browsers.set(key, start());
+    const shared = await browsers.get(key);
+    context = await shared.newContext({ viewport: { width: 1280, height: 800 } });
+    browser = { close: () => context.close() };
+  } else {
+    browser = await start();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  }
+  const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -1,31 +1,33 @@
-// Every name a lab lets an instructor hide (`<name>_hide=true`, listed in the README from its settings table) takes
+// Every name a lab lets an instructor hide (`<name>_hide=true`, listed in the book from its settings table) takes
 // its control or chart off the page: one reactive mechanism for every lab, driven by the settings.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { serve, launch, byId, root } from './harness.mjs';
+import { serve, launch, byId, root, LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-/// Each lab's hideable names, as the README lists them (`state/tests/settings_tables.rs` checks
-/// that list against the labs' settings tables).
+/// Each lab's hideable names, as the instructors' chapter of the book lists them
+/// (`state/tests/settings_tables.rs` checks that list against the labs' settings tables).
 function controls(lab) {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const readme = fs.readFileSync(path.join(root, 'docs/book/src/instructor/link-lock-embed.md'), 'utf8');
   const line = readme.split('\n').find((l) => l.startsWith(`| ${lab} |`));
   return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
 }
 
-// A third entry: the query under which every control applies (the precision lab's custom run's
-// formats show only when the runs include it).
-const LABS = [['optimizers', 'opt'], ['scaling', 'scale'], ['cluster', 'cl'], ['vision', 'vision'], ['bench', 'bench'], ['landscape', 'land'], ['precision', 'prec', 'runs=fp32,custom'], ['parallelism', 'par']];
+// Every lab but the playground (whose controls have their own test ids, tested in
+// playground.test.mjs), with its test-id prefix, and where needed the query under which every
+// control applies (the precision lab's custom run's formats show only when the runs include it).
+const APPLIES = { precision: 'runs=fp32,custom' };
+const HIDING = LABS.filter((l) => l.id !== 'playground').map((l) => [l.route, l.prefix, APPLIES[l.id]]);
 
 test('every hideable control of every lab hides, and shows again without the flag', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    for (const [lab, prefix, applies] of LABS) {
+    for (const [lab, prefix, applies] of HIDING) {
       const names = controls(lab);
       await page.goto(`${server.url}${lab}?${names.map((n) => `${n}_hide=true`).join('&')}`);
       await page.locator(byId(`${prefix}-share`)).waitFor({ state: 'attached', timeout: 30_000 });

@@ -2,13 +2,14 @@
 // can reach, no trap), focus is visible, and the optimizer map moves its start with arrow keys.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, screenshot } from './harness.mjs';
+import { serve, launch, byId, screenshot, ROUTES } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
-const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'bench', 'labs'];
+// Every lab (the registry's routes) and the list of labs.
+const LABS = [...ROUTES, 'labs'];
 const CONTROLS = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
 
 test('Tab reaches every control of every lab', async () => {

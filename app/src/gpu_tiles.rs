@@ -1,5 +1,5 @@
 //! The product kernels' tile shapes for this browser's GPU: timed once per adapter
-//! (`engine::tiles::autotune`, small, medium and large products apart) and remembered in the browser
+//! (`engine::autotune::autotune`, small, medium and large products apart) and remembered in the browser
 //! (`localStorage`), so later visits start on the faster tiles at once; a real GPU also times the
 //! caps on the convolutions' weight gradient chunks. An emulated GPU
 //! (SwiftShader, lavapipe: no real GPU) keeps 64 × 64 tiles untimed: they were the faster there
@@ -10,8 +10,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use engine::autotune::{autotune, Tuning};
 use engine::gpu::GpuContext;
-use engine::tiles::{autotune, TilePlan, Tuning};
+use engine::tiles::TilePlan;
 
 use crate::frame::now_ms;
 

@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use serde::Serialize;
 
+use lab_state::registry;
+
 use crate::browser;
 use crate::share::hidden;
 
@@ -14,39 +16,49 @@ pub fn lab_header(title: &'static str, tagline: &'static str) -> impl IntoView {
             <h1>{format!("Training Lab · {title}")}</h1>
             <p class="tagline">{tagline}</p>
             {labs_nav()}
+            {guide_link()}
         </header>
     }
 }
 
-/// Every lab, the same on every page; the page's own is marked as the current one.
-const LABS: [(&str, &str); 10] = [
-    ("labs", "all labs"),
-    ("./", "playground"),
-    ("optimizers", "optimizers"),
-    ("landscape", "loss landscape"),
-    ("scaling", "batch size and learning rate"),
-    ("cluster", "data-parallel cluster"),
-    ("vision", "vision (CNNs on images)"),
-    ("precision", "precision (fp16, bf16, FP8)"),
-    ("parallelism", "memory and parallelism"),
-    ("bench", "benchmark"),
-];
-
-fn labs_nav() -> impl IntoView {
-    let here = web_sys::window()
+/// The last part of the page's path: a lab's route ("" for the playground), wherever the site is
+/// hosted (a course may serve it under a sub-path).
+fn route_here() -> String {
+    let path = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
-    let here = here
-        .trim_end_matches('/')
+    path.trim_end_matches('/')
         .rsplit('/')
         .next()
         .unwrap_or("")
-        .to_string();
+        .to_string()
+}
+
+/// The book's chapter on this page's lab (`book/student/<lab>.html`, built from `docs/book` into
+/// the site), or the book's start on a page that is not a lab. Relative, like every link here, so
+/// it works under a sub-path.
+pub fn guide_href(route: &str) -> String {
+    registry::by_route(route).map_or_else(|| "book/index.html".into(), |lab| lab.chapter())
+}
+
+/// "Guide to this lab": the lab's chapter of the book (what it shows, what to try, the theory).
+pub fn guide_link() -> impl IntoView {
+    let href = guide_href(&route_here());
+    view! {
+        <a class="guide" href=href data-testid="guide-link"
+            title="what this lab shows, what to try, and the theory beside it">"guide to this lab"</a>
+    }
+}
+
+fn labs_nav() -> impl IntoView {
+    let here = route_here();
+    let labs = registry::labs()
+        .iter()
+        .map(|lab| (lab.href(), lab.nav.as_str(), lab.route == here));
+    let links = std::iter::once(("labs", "all labs", here == "labs")).chain(labs);
     view! {
         <nav class="labs" aria-label="the labs">
-            {LABS.map(|(href, label)| {
-                let current = href.trim_end_matches('/').trim_start_matches("./") == here
-                    || (href == "./" && here.is_empty());
+            {links.map(|(href, label, current)| {
                 view! { <a href=href aria-current=current.then_some("page")>{label}</a> }
             }).collect_view()}
         </nav>
@@ -60,48 +72,48 @@ pub trait Record: Serialize + Clone + Send + Sync + 'static {
     fn runs(&self) -> usize;
 }
 
-impl Record for engine::cluster_run::ClusterRecord {
+impl Record for lab_sims::cluster_run::ClusterRecord {
     fn csv(&self) -> String {
-        engine::cluster_run::ClusterRecord::csv(self)
+        lab_sims::cluster_run::ClusterRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        Ok(engine::cluster_run::ClusterRecord::from_json(text)?)
+        Ok(lab_sims::cluster_run::ClusterRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()
     }
 }
 
-impl Record for engine::scaling::SweepRecord {
+impl Record for lab_sims::scaling::SweepRecord {
     fn csv(&self) -> String {
-        engine::scaling::SweepRecord::csv(self)
+        lab_sims::scaling::SweepRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        Ok(engine::scaling::SweepRecord::from_json(text)?)
+        Ok(lab_sims::scaling::SweepRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()
     }
 }
 
-impl Record for engine::parallelism::record::ParallelismRecord {
+impl Record for lab_sims::parallelism::record::ParallelismRecord {
     fn csv(&self) -> String {
-        engine::parallelism::record::ParallelismRecord::csv(self)
+        lab_sims::parallelism::record::ParallelismRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        Ok(engine::parallelism::record::ParallelismRecord::from_json(text)?)
+        Ok(lab_sims::parallelism::record::ParallelismRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()
     }
 }
 
-impl Record for engine::precision::PrecisionRecord {
+impl Record for lab_sims::precision_run::PrecisionRecord {
     fn csv(&self) -> String {
-        engine::precision::PrecisionRecord::csv(self)
+        lab_sims::precision_run::PrecisionRecord::csv(self)
     }
     fn from_json(text: &str) -> Result<Self, String> {
-        Ok(engine::precision::PrecisionRecord::from_json(text)?)
+        Ok(lab_sims::precision_run::PrecisionRecord::from_json(text)?)
     }
     fn runs(&self) -> usize {
         self.runs.len()

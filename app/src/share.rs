@@ -59,17 +59,7 @@ fn hidden_names<S: LabState>(state: &S) -> Vec<String> {
 
 /// The test-id prefix of each lab's controls.
 fn test_prefix(lab: &str) -> &'static str {
-    match lab {
-        "optimizers" => "opt",
-        "scaling" => "scale",
-        "cluster" => "cl",
-        "vision" => "vision",
-        "landscape" => "land",
-        "bench" => "bench",
-        "precision" => "prec",
-        "parallelism" => "par",
-        _ => "lab",
-    }
+    lab_state::registry::by_id(lab).map_or("lab", |l| l.prefix.as_str())
 }
 
 /// Copies text to the clipboard where the browser allows it (a secure page, a user's click).

@@ -60,12 +60,61 @@ pub enum Error {
     NoEvaluationData,
 }
 
-impl From<crate::train::TrainError> for Error {
-    fn from(e: crate::train::TrainError) -> Self {
-        match e {
-            crate::train::TrainError::Diverged { step } => Error::Diverged { step },
-            crate::train::TrainError::Device(e) => e,
+/// Why a training chunk stopped (`train::Trainer::train`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrainError {
+    /// The loss became NaN or infinite at this step; training stops there.
+    Diverged {
+        step: u64,
+    },
+    Device(Error),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::Diverged { step } => write!(
+                f,
+                "training diverged at step {step}: the loss became NaN or infinite. Lower the learning rate and reset."
+            ),
+            TrainError::Device(e) => write!(f, "device error: {e}"),
         }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+impl From<TrainError> for Error {
+    fn from(e: TrainError) -> Self {
+        match e {
+            TrainError::Diverged { step } => Error::Diverged { step },
+            TrainError::Device(e) => e,
+        }
+    }
+}
+
+/// Why a model spec does not compile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("the input shape has a zero dimension")]
+    ZeroInput,
+    #[error("the last layer must output at least one value")]
+    NoOutput,
+    #[error("the model has no layer with parameters")]
+    NoParameters,
+    /// Layers are numbered from 1, as a student counts them in a layer line.
+    #[error("layer {number} ({layer}): {why}")]
+    Layer {
+        number: usize,
+        layer: String,
+        why: String,
+    },
+}
+
+/// A model that does not compile is a setting that cannot train.
+impl From<ModelError> for Error {
+    fn from(e: ModelError) -> Self {
+        Error::Config(e.to_string())
     }
 }
 

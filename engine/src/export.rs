@@ -337,7 +337,7 @@ impl ModelExport {
     /// outputs) before anything of the model's size is built: a junk file may declare a layer
     /// of 20,000 units and carry no weights at all.
     pub fn check_sizes(&self, classes: usize) -> Result<(), Error> {
-        let compiled = self.config.spec(classes).compile().map_err(Error::Config)?;
+        let compiled = self.config.spec(classes).compile().map_err(Error::from)?;
         let saved: usize = self.parameters.iter().map(|t| t.values.len()).sum();
         if saved != compiled.n_params {
             return Err(Error::Mismatch(format!(

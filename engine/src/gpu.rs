@@ -42,7 +42,7 @@ pub struct GpuContext {
     /// has). Kernels with much work per workgroup loop over their tiles beyond this count.
     pub parallel_workgroups: u32,
     /// The matrix products' tile shapes on this device: 64 × 64 for every product until
-    /// `tiles::autotune` (or the page's cache of its answer for this adapter) sets others.
+    /// `autotune::autotune` (or the page's cache of its answer for this adapter) sets others.
     pub tiles: std::cell::Cell<TilePlan>,
     /// Whether kernels may use subgroup operations: the device was opened with them, where the
     /// adapter offers subgroups of exactly 4 lanes (setting it false keeps the blocks).

@@ -4,39 +4,29 @@
 //! lists the kernels of one training step, and a [`backend::Backend`] runs that list on the GPU
 //! or the CPU. [`train::Trainer`] drives a session and streams its metrics.
 
+pub mod autotune;
 pub mod backend;
-pub mod bench;
-pub mod cluster;
-pub mod cluster_run;
 pub mod collectives;
-pub mod compress;
-pub mod curvature;
 pub mod data;
 pub mod error;
 pub mod export;
 pub mod gpu;
-pub mod hessian;
 pub mod inspect;
 pub mod kernel;
-pub mod landscape;
 pub mod model;
-pub mod noise_scale;
 pub mod ops;
 pub mod optim;
 pub mod parallel;
-pub mod parallelism;
 pub mod plan;
 pub mod precision;
 pub mod readback;
 pub mod rng;
-pub mod scaling;
 pub mod series;
-pub mod surfaces;
 pub mod table;
 pub mod tile_probes;
 pub mod tiles;
-pub mod timeline;
 pub mod train;
+pub mod workloads;
 
 /// Grid of points covering the data square, row by row from the top (y = +extent) — the inputs of
 /// a decision-boundary heatmap of `size × size` cells.

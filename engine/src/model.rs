@@ -4,6 +4,7 @@
 //! Tensors are NCHW; a sample's features are its [C, H, W] values in that order, so a dense layer
 //! after a convolution reads them flattened without any copy (`Flatten` only renames the shape).
 
+pub use crate::error::ModelError;
 use serde::{Deserialize, Serialize};
 
 use crate::ops::activation::Activation;
@@ -217,9 +218,9 @@ impl ModelSpec {
 
     /// Checks every shape and lays the parameters out; residual blocks are flattened into their
     /// start (`SkipFrom`), their layers and their end (`SkipAdd`).
-    pub fn compile(&self) -> Result<Compiled, String> {
+    pub fn compile(&self) -> Result<Compiled, ModelError> {
         if self.input.contains(&0) {
-            return Err("the input shape has a zero dimension".into());
+            return Err(ModelError::ZeroInput);
         }
         let mut c = Compiled {
             layers: Vec::new(),
@@ -229,10 +230,10 @@ impl ModelSpec {
         compile_layers(&self.layers, self.input, &mut c)?;
         // One output is a regression model; classifiers are checked against their data's classes.
         if c.classes() < 1 {
-            return Err("the last layer must output at least one value".into());
+            return Err(ModelError::NoOutput);
         }
         if c.n_params == 0 {
-            return Err("the model has no layer with parameters".into());
+            return Err(ModelError::NoParameters);
         }
         Ok(c)
     }
@@ -282,11 +283,21 @@ impl ModelSpec {
 }
 
 /// Appends `layers` compiled from input `shape` to `c`; the output shape.
-fn compile_layers(layers: &[Layer], mut shape: [usize; 3], c: &mut Compiled) -> Result<[usize; 3], String> {
+fn compile_layers(
+    layers: &[Layer],
+    mut shape: [usize; 3],
+    c: &mut Compiled,
+) -> Result<[usize; 3], ModelError> {
     for layer in layers {
         let i = c.layers.len();
         let [ch, h, w] = shape;
-        let bad = |msg: String| Err(format!("layer {} ({layer:?}): {msg}", i + 1));
+        let bad = |why: String| {
+            Err(ModelError::Layer {
+                number: i + 1,
+                layer: format!("{layer:?}"),
+                why,
+            })
+        };
         if let Layer::Residual { layers, projection } = layer {
             if layers.is_empty() {
                 return bad("a residual block needs at least one layer".into());

@@ -1,4 +1,4 @@
-//! The products `tiles::autotune` times each tile shape on: plain products of given sizes, and
+//! The products `autotune::autotune` times each tile shape on: plain products of given sizes, and
 //! the first layer's forward product as a training step runs it, gathering its rows from the
 //! data set through the batch's indices (`shaders/matmul_fused.wgsl`). The gathered product
 //! is timed apart because its copy into workgroup memory, two dependent reads a value, favours

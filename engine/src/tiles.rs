@@ -14,13 +14,6 @@
 
 use serde::Serialize;
 
-mod autotune;
-
-pub use autotune::{
-    autotune, time_conv_chunks, time_conv_tiles, ConvTileTiming, ConvTiming, TileTiming, Tuning,
-    LARGE_PROBES, MEDIUM_PROBES, SMALL_PROBES,
-};
-
 /// A product kernel's tiling (`shaders/matmul_tile.wgsl` with `tiles_64.wgsl` or
 /// `tiles_128.wgsl`, or `shaders/matmul_tile_small.wgsl` with `tiles_32.wgsl`; every shape copies
 /// into workgroup memory with `matmul_tile_copy.wgsl`).

@@ -6,7 +6,7 @@ use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 use engine::train::{ModelConfig, TrainConfig, Trainer};
 
-mod common;
+use crate::common;
 
 fn relu() -> Layer {
     Layer::Activation {

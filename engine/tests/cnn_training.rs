@@ -2,7 +2,7 @@
 //! give the same loss curve, the loss falls, and backprop through conv and pool matches finite
 //! differences. Needs `public/data` (setup prepares it).
 
-mod common;
+use crate::common;
 
 use common::conv_relu_pool;
 

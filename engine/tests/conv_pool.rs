@@ -1,7 +1,7 @@
 //! Convolution and pooling: GPU kernels against their CPU twins (odd sizes, strides, padding,
 //! channels), and the CPU twins' backward passes against finite differences of L = Σ out · R.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, gpu, gpu_as_real, random, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};

@@ -2,7 +2,7 @@
 //! from the formulas in docs/theory.md §1 (no engine code), and compare the loss and, by central finite
 //! differences in f64, every exported gradient.
 
-mod common;
+use crate::common;
 
 use engine::export::{export_first_step, StepExport};
 use engine::model::Layer;

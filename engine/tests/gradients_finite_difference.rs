@@ -2,7 +2,7 @@
 //! (dense layers, bias, activation, softmax cross-entropy all take part), on the CPU twins and on
 //! the GPU kernels.
 
-mod common;
+use crate::common;
 
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::ops::activation::Activation;

@@ -3,7 +3,7 @@
 //! step: the same losses and weights run after run, to float rounding (the logits are the sum of
 //! the shards' parts, and each weight's gradient involves only its own shard).
 
-mod common;
+use crate::common;
 
 use common::{assert_close, mnist, unsplit_run};
 use engine::ops::activation::Activation;
@@ -19,7 +19,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
     let (images, _, _) = mnist(256, 0);
     let w1 = TrainConfig {
         data: images,
-        ..engine::bench::w1()
+        ..engine::workloads::w1()
     };
     vec![
         ("W1", w1.clone()),

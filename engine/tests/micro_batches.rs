@@ -8,7 +8,7 @@ use engine::ops::pool::PoolKind;
 use engine::optim::Optimizer;
 use engine::train::{ModelConfig, TrainConfig, Trainer};
 
-mod common;
+use crate::common;
 
 fn cnn(batch_norm: bool, batch: usize, data: engine::train::DataConfig) -> TrainConfig {
     let mut layers = common::conv_relu_pool(4, 3, 1, 1, PoolKind::Max).to_vec();

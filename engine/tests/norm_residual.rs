@@ -5,7 +5,7 @@
 //! identity, so the model equals the one without it; and a CNN with them trains alike on the GPU
 //! and the CPU.
 
-mod common;
+use crate::common;
 
 use engine::data::Dataset;
 use engine::model::{Layer, BN_MOMENTUM};

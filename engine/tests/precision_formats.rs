@@ -2,7 +2,7 @@
 //! and bf16 against the `half` crate, stochastic rounding's mean, and the WGSL kernel against its
 //! CPU twin bit for bit.
 
-mod common;
+use crate::common;
 
 use common::{gpu, run_both, Init};
 use engine::kernel::{BufferTable, Elem, StepScalars};

@@ -2,7 +2,7 @@
 //! model (probabilities, every layer, the weights) one more, and the numbers are the same as
 //! reading each buffer on its own.
 
-mod common;
+use crate::common;
 
 use engine::data::toy::{ToyConfig, ToyKind};
 use engine::train::{DataConfig, TrainConfig, Trainer};

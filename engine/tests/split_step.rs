@@ -3,7 +3,7 @@
 //! losses and weights run after run, to float rounding (the mean of equal shares' mean gradients
 //! is the batch's mean gradient). Batch norm and dropout, which see the whole batch, refuse.
 
-mod common;
+use crate::common;
 
 use common::{conv_relu_pool, mnist, unsplit_run};
 use engine::data::toy::{ToyConfig, ToyKind};
@@ -32,7 +32,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
             "W1 on 256 images",
             TrainConfig {
                 data: images.clone(),
-                ..engine::bench::w1()
+                ..engine::workloads::w1()
             },
         ),
         (

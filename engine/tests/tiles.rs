@@ -3,16 +3,14 @@
 //! the kernels by their size; the tile plans' words round-trip (the browser caches the choice by
 //! its code).
 
-mod common;
+use crate::common;
 
 use common::{gpu, gpu_as_real};
-use engine::bench::native_now_ms;
+use engine::autotune::{autotune, time_conv_chunks, time_conv_tiles, TileTiming};
 use engine::kernel::{BufId, DeviceFit, Kernel};
 use engine::ops::matmul::{Matmul, MatmulDims};
-use engine::tiles::{
-    autotune, time_conv_chunks, time_conv_tiles, TilePlan, TileShape, TileTiming, CONV_CHUNK_CAPS,
-    DEFAULT_CONV_CHUNKS, LARGE_FLOPS, MEDIUM_FLOPS,
-};
+use engine::tiles::{TilePlan, TileShape, CONV_CHUNK_CAPS, DEFAULT_CONV_CHUNKS, LARGE_FLOPS, MEDIUM_FLOPS};
+use engine::workloads::native_now_ms;
 
 fn fastest(timings: &[TileTiming]) -> TileShape {
     timings.iter().min_by(|a, b| a.ms.total_cmp(&b.ms)).unwrap().tiles

@@ -1,6 +1,6 @@
 //! A whole training run on the GPU against the same run on the CPU twins.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use engine::data::toy::{ToyConfig, ToyKind};

@@ -15,6 +15,7 @@ pub mod parallelism;
 pub mod playground;
 pub mod precision;
 pub mod query;
+pub mod registry;
 pub mod scaling;
 pub mod table;
 pub mod vision;

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use engine::optim::Optimizer;
-use engine::surfaces::Surface;
+use lab_sims::surfaces::Surface;
 
 use crate::lab::{clamp, nearest, one_of, LabState};
 use crate::table::{field, hide_field, no_check, Setting, Table};

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use engine::collectives::Link;
 use engine::ops::activation::Activation;
 use engine::optim::{Decay, Optimizer, Schedule as LrSchedule};
-use engine::parallelism::layout::{Layout, Machine};
-use engine::parallelism::pipeline::Schedule;
-use engine::parallelism::zero::Stage;
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
+use lab_sims::parallelism::layout::{Layout, Machine};
+use lab_sims::parallelism::pipeline::Schedule;
+use lab_sims::parallelism::zero::Stage;
 
 use crate::lab::LabState;
 use crate::table::{field, hide_field, ranged, text, Setting, Table};
@@ -160,7 +160,7 @@ impl ParallelismLab {
         Machine {
             memory: (self.memory * 1e6) as u64,
             flops_per_second: self.gflops * 1e9,
-            step_overhead: engine::cluster::DEFAULT_STEP_OVERHEAD,
+            step_overhead: lab_sims::cluster::DEFAULT_STEP_OVERHEAD,
             link: Link::preset(link).expect("a preset"),
         }
     }
@@ -292,7 +292,7 @@ impl Table for ParallelismLab {
 
 /// The lesson in words: which layouts fit the device, and how the trained ones compare with the
 /// first.
-pub fn verdict(record: &engine::parallelism::record::ParallelismRecord) -> Vec<String> {
+pub fn verdict(record: &lab_sims::parallelism::record::ParallelismRecord) -> Vec<String> {
     let mb = |b: u64| b as f64 / 1e6;
     let budget = mb(record.machine.memory);
     let mut out = Vec::new();

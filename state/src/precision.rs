@@ -133,7 +133,7 @@ impl PrecisionLab {
     /// The config every run shares, in fp32.
     pub fn base(&self) -> TrainConfig {
         let w = if self.net == Net::Cnn { "W2" } else { "W1" };
-        let workload = engine::bench::WORKLOADS
+        let workload = lab_sims::bench::WORKLOADS
             .iter()
             .find(|x| x.name == w)
             .expect("the benchmark's workloads");
@@ -230,7 +230,7 @@ impl Table for PrecisionLab {
 }
 
 /// The lesson in words, from the runs measured: each reduced run against the fp32 run.
-pub fn verdict(record: &engine::precision::PrecisionRecord) -> Vec<String> {
+pub fn verdict(record: &lab_sims::precision_run::PrecisionRecord) -> Vec<String> {
     let Some(fp32) = record.fp32().and_then(|r| r.test_accuracy) else {
         return vec!["Add fp32 to the runs: the others are measured against it.".into()];
     };

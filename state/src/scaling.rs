@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use engine::optim::Optimizer;
-use engine::scaling::{Rule, Sweep, Target};
+use lab_sims::scaling::{Rule, Sweep, Target};
 
 use crate::lab::LabState;
 use crate::landscape::{Data, Landscape, Network};

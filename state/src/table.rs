@@ -107,6 +107,18 @@ pub fn check<S: Table>(s: &mut S, notices: &mut Vec<String>) {
     }
 }
 
+/// Whether `s` is within its table's ranges as it stands: the notice a link or file with these
+/// values would get, if any. A control that writes a value asks this, so its range is the
+/// table's and is written once.
+pub fn refusal<S: Table>(s: &S) -> Option<String> {
+    let mut checked = s.clone();
+    let mut notices = Vec::new();
+    for row in S::SETTINGS {
+        (row.check)(&mut checked, &mut notices);
+    }
+    notices.into_iter().next()
+}
+
 /// Only what differs from the defaults, so links stay short; then the hidden controls. A row is
 /// compared with what reading the rows before it leaves (a network brings its own defaults).
 pub fn to_query<S: Table>(s: &S) -> String {

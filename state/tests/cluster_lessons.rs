@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use engine::cluster::Cluster;
-use engine::cluster_run::train_to_target;
-use engine::scaling::Target;
 use engine::train::Trainer;
+use lab_sims::cluster::Cluster;
+use lab_sims::cluster_run::train_to_target;
+use lab_sims::scaling::Target;
 use lab_state::cluster::ClusterLab;
 
 fn test_accuracy(lab: &ClusterLab) -> f32 {

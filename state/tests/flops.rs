@@ -4,8 +4,8 @@
 //! the layer whose input is the data.
 
 use engine::data::Dataset;
-use engine::timeline::Work;
 use engine::train::{ModelConfig, TrainConfig, Trainer};
+use lab_sims::timeline::Work;
 use lab_state::cluster::ClusterLab;
 use lab_state::landscape::{Data, Landscape, Network};
 use lab_state::layers::{parse, PRESETS};

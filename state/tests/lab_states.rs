@@ -56,7 +56,7 @@ fn every_lab_round_trips_through_the_url_and_json() {
         batches: "16, 64".into(),
         base_lr: 0.05,
         lr_factors: "0.5, 1, 2".into(),
-        rule: engine::scaling::Rule::Linear,
+        rule: lab_sims::scaling::Rule::Linear,
         target_accuracy: true,
         target: 0.8,
         hide: ["batches".to_string(), "base-batch".to_string()].into(),

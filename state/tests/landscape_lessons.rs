@@ -8,9 +8,9 @@
 use std::path::PathBuf;
 
 use engine::data::Dataset;
-use engine::hessian::top_eigenvalue_over;
-use engine::landscape::{sharpness, train_to_loss, SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS};
 use engine::train::{DataConfig, Trainer};
+use lab_sims::hessian::top_eigenvalue_over;
+use lab_sims::landscape::{sharpness, train_to_loss, SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS};
 use lab_state::lab::LabState;
 use lab_state::landscape::{keskar_setting, sharpness_verdict, Landscape, IMAGE_EVAL};
 
@@ -105,8 +105,8 @@ fn in_keskar_et_al_s_setting_the_large_batch_is_sharper() {
 /// directions; the twin's slice is the less convex (docs/theory.md §4.6), and it trains worse.
 #[test]
 fn without_skips_the_resnets_slice_is_less_convex() {
-    use engine::curvature::slice_convexity;
-    use engine::landscape::{filter_normalized_direction, slice};
+    use lab_sims::curvature::slice_convexity;
+    use lab_sims::landscape::{filter_normalized_direction, slice};
     let (lab, notices) = Landscape::from_query("net=resnet&data=mnist");
     assert!(notices.is_empty(), "{notices:?}");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
@@ -140,7 +140,7 @@ fn without_skips_the_resnets_slice_is_less_convex() {
         }))
         .unwrap();
         let c = slice_convexity(&grid, lab.res, 1.0);
-        let loss = pollster::block_on(engine::landscape::loss_at(&mut t, &w, &eval)).unwrap();
+        let loss = pollster::block_on(lab_sims::landscape::loss_at(&mut t, &w, &eval)).unwrap();
         eprintln!(
             "{}: {} steps, loss {loss:.3}, non-convexity {:.3} (share {:.2}), {:.0} s",
             run.label,

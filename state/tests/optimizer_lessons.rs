@@ -2,7 +2,7 @@
 //! surface's default rate descends over 100 steps without diverging (docs/theory.md §3), and
 //! switching surface restores those rates (Goh's optimum for the quadratic does not carry over).
 
-use engine::surfaces::{race, Racer, Surface};
+use lab_sims::surfaces::{race, Racer, Surface};
 use lab_state::optimizers::{default_rates, OptimizersLab, RACERS, SURFACES};
 
 #[test]

@@ -4,8 +4,8 @@
 //! then diminishing returns
 //! (Shallue et al. 2018; docs/theory.md §5.2). A run that makes no progress is stopped as stalled.
 
-use engine::scaling::{run, RunResult, Sweep, STALL_CHECKS};
 use engine::train::{DataConfig, Trainer};
+use lab_sims::scaling::{run, RunResult, Sweep, STALL_CHECKS};
 use lab_state::scaling::ScalingLab;
 
 fn sweep_runs(sweep: &Sweep) -> Vec<RunResult> {

@@ -1,5 +1,5 @@
 //! Each lab's settings table is the whole truth about its settings: one row per field of its
-//! settings file, keys and hideable names unique, every hideable name listed in the README (the
+//! settings file, keys and hideable names unique, every hideable name listed in the book (the
 //! e2e hiding test reads that list and hides each one), and free text checked when a link or
 //! file loads, not first when Run is pressed.
 
@@ -15,16 +15,19 @@ use lab_state::scaling::ScalingLab;
 use lab_state::table::fields_of;
 use lab_state::vision::VisionLab;
 
+/// The book's chapter for instructors, where the hideable names are listed for them.
+const CHAPTER: &str = "docs/book/src/instructor/link-lock-embed.md";
+
 fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap()
+    std::fs::read_to_string(format!("{}/../{CHAPTER}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
-/// The README's line for a lab in its table of hideable names: `| <lab> | `a`, `b`, … |`.
+/// The chapter's line for a lab in its table of hideable names: `| <lab> | `a`, `b`, … |`.
 fn readme_names(readme: &str, lab: &str) -> Vec<String> {
     let line = readme
         .lines()
         .find(|l| l.starts_with(&format!("| {lab} |")))
-        .unwrap_or_else(|| panic!("the README has no line '| {lab} | …' of hideable names"));
+        .unwrap_or_else(|| panic!("{CHAPTER} has no line '| {lab} | …' of hideable names"));
     line.split('`').skip(1).step_by(2).map(str::to_string).collect()
 }
 
@@ -63,7 +66,7 @@ fn check_table<S: LabState>(readme: &str) {
     assert_eq!(
         readme_names(readme, S::LAB),
         controls,
-        "the README lists {}'s hideable names as the table does; expected\n{expected}",
+        "the book lists {}'s hideable names as the table does; expected\n{expected}",
         S::LAB
     );
 }
@@ -159,4 +162,29 @@ fn out_of_range_numbers_and_long_values_are_noticed_briefly() {
     let text = format!(r#"{{"lab":"scaling","version":2,"batches":"{long}","{long}":1}}"#);
     let (_, notices) = ScalingLab::from_json(&text).unwrap();
     assert!(notices.iter().all(|n| n.len() < 400), "{notices:?}");
+}
+
+/// A control's range is its table row's (`table::refusal`), so a number typed into the page and
+/// the same number in a link are judged alike (the vision lab's epochs and the cluster's update
+/// budget once had narrower ranges on the page than in their tables).
+#[test]
+fn controls_take_their_ranges_from_the_table() {
+    use lab_state::table::refusal;
+    let vision = |epochs| VisionLab {
+        epochs,
+        ..VisionLab::default()
+    };
+    assert_eq!(refusal(&vision(100)), None);
+    assert_eq!(refusal(&vision(1)), None);
+    let why = refusal(&vision(101)).expect("101 epochs are beyond the table's range");
+    assert!(why.starts_with("epochs=101 is outside 1–100"), "{why}");
+    assert!(refusal(&vision(0)).is_some());
+    let cluster = |max_steps| ClusterLab {
+        max_steps,
+        ..ClusterLab::default()
+    };
+    assert_eq!(refusal(&cluster(100_000)), None);
+    assert!(refusal(&cluster(100_001)).is_some());
+    assert_eq!(refusal(&ClusterLab::default()), None);
+    assert_eq!(refusal(&VisionLab::default()), None);
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::bench::BenchResult;
+use lab_sims::bench::BenchResult;
 
 fn row(label: &'static str, value: String) -> impl IntoView {
     view! { <tr><th>{label}</th><td>{value}</td></tr> }
@@ -66,7 +66,7 @@ pub fn kernels_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
 /// Readbacks a live lab's frame awaits now, against the earlier version: two for a chunk's
 /// metrics (loss and accuracy apart), and for a view one for the probabilities, one for the test
 /// set, one per layer and one for the weights.
-fn readbacks(r: &engine::bench::BenchResult) -> String {
+fn readbacks(r: &lab_sims::bench::BenchResult) -> String {
     if r.readbacks_per_chunk == 0.0 {
         return "none: the CPU path reads memory directly".into();
     }

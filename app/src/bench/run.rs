@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use engine::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
 use engine::tiles::TilePlan;
 use engine::train::Trainer;
+use lab_sims::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
 
 use crate::cpu_team::Cores;
 
@@ -120,7 +120,7 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
         ));
     }
     frame::next_frame().await; // let the status paint before the CPU path blocks
-    let mut r = engine::bench::run_with(
+    let mut r = lab_sims::bench::run_with(
         &mut trainer,
         &mut cores,
         test.as_ref(),

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::cluster_run::ClusterRecord;
+use lab_sims::cluster_run::ClusterRecord;
 
 use super::{curve, draw_runs, Canvases, Settings};
 use crate::browser;

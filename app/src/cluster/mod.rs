@@ -1,6 +1,6 @@
 //! The cluster lab (`/cluster`): simulated data-parallel workers train one model through real
 //! allreduce schedules, charged by the α-β-γ cost model (docs/theory.md §6). The animation, the
-//! timeline, the curves and the runs all come from the engine's schedules (`engine::cluster`,
+//! timeline, the curves and the runs all come from the engine's schedules (`lab_sims::cluster`,
 //! `engine::collectives`); this page only chooses and draws. `page` lays it out; `animation`,
 //! `settings_panel`, `exports` and `runs` are its parts.
 
@@ -13,9 +13,9 @@ mod settings_panel;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::cluster::{scaling_curve, ClusterConfig, Consistency, ScalingPoint};
-use engine::cluster_run::{ClusterRecord, ClusterRun};
 use engine::collectives::{Algorithm, Link};
+use lab_sims::cluster::{scaling_curve, ClusterConfig, Consistency, ScalingPoint};
+use lab_sims::cluster_run::{ClusterRecord, ClusterRun};
 
 use crate::draw::cluster::{self as charts, Metric};
 

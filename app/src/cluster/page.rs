@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use engine::cluster_run::ClusterRecord;
-use engine::scaling::STALL_CHECKS;
+use lab_sims::cluster_run::ClusterRecord;
+use lab_sims::scaling::STALL_CHECKS;
 
 use super::animation::animation_figure;
 use super::exports::exports;

@@ -5,11 +5,11 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
-use engine::cluster::{Cluster, Consistency};
-use engine::cluster_run::{train_to_target, ClusterRecord};
-use engine::compress::Compression;
-use engine::scaling::Target;
 use engine::train::Trainer;
+use lab_sims::cluster::{Cluster, Consistency};
+use lab_sims::cluster_run::{train_to_target, ClusterRecord};
+use lab_sims::compress::Compression;
+use lab_sims::scaling::Target;
 
 use super::{charts, curve, draw_runs, Canvases, Settings, ALGORITHMS};
 use crate::fetch;

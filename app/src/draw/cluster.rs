@@ -4,9 +4,9 @@
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use engine::cluster::ScalingPoint;
-use engine::cluster_run::ClusterRun;
-use engine::timeline::{Phase, Segment};
+use lab_sims::cluster::ScalingPoint;
+use lab_sims::cluster_run::ClusterRun;
+use lab_sims::timeline::{Phase, Segment};
 
 use super::context;
 use super::legend::{self, Key};

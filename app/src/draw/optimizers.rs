@@ -1,7 +1,7 @@
 //! The optimizer lab's pictures: the surface's contours, each optimizer's path over them, and
 //! the losses side by side.
 
-use engine::surfaces::{Path, Surface};
+use lab_sims::surfaces::{Path, Surface};
 
 use super::{context, css};
 

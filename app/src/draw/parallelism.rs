@@ -5,11 +5,11 @@
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use engine::parallelism::layout::step_curve;
-use engine::parallelism::layout_run::LayoutRun;
-use engine::parallelism::pipeline::{Pass, Timeline};
-use engine::parallelism::profile::DeviceBytes;
-use engine::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::layout::step_curve;
+use lab_sims::parallelism::layout_run::LayoutRun;
+use lab_sims::parallelism::pipeline::{Pass, Timeline};
+use lab_sims::parallelism::profile::DeviceBytes;
+use lab_sims::parallelism::record::ParallelismRecord;
 
 use super::legend::{self, Key};
 use super::scaling::{area, color};
@@ -248,7 +248,7 @@ pub fn pipeline(canvas: HtmlCanvasElement, timeline: Option<&Timeline>, shown: O
         )));
     }
     let wide = t.micro <= 16;
-    let mut order: Vec<&engine::parallelism::pipeline::Slot> = t.slots.iter().collect();
+    let mut order: Vec<&lab_sims::parallelism::pipeline::Slot> = t.slots.iter().collect();
     order.sort_by(|a, b| a.start.total_cmp(&b.start).then(a.stage.cmp(&b.stage)));
     let k = shown.unwrap_or(order.len()).min(order.len());
     if k < order.len() {
@@ -334,7 +334,7 @@ pub fn remat_trade(canvas: HtmlCanvasElement, record: &ParallelismRecord, chosen
     let rows = record.config.batch;
     let n = p.layers.len().max(1);
     let forward = p.flops_per_row(0..n).0 * rows as f64;
-    let points: Vec<(usize, f64, f64)> = engine::parallelism::remat::trade(p, rows)
+    let points: Vec<(usize, f64, f64)> = lab_sims::parallelism::remat::trade(p, rows)
         .into_iter()
         .map(|(k, peak, rerun)| (k, 100.0 * rerun / forward.max(1.0), mb(peak)))
         .collect();

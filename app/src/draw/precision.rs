@@ -4,7 +4,8 @@
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use engine::precision::{Check, Format, PrecisionRun, HISTOGRAM_LOWEST};
+use engine::precision::Format;
+use lab_sims::precision_run::{Check, PrecisionRun, HISTOGRAM_LOWEST};
 
 use super::legend::{self, Key};
 use super::scaling::{area, color};

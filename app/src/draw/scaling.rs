@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use engine::scaling::{RunResult, Sweep};
+use lab_sims::scaling::{RunResult, Sweep};
 
 use super::legend::{self, Key};
 use super::value_color;
@@ -218,8 +218,8 @@ pub fn heatmap(canvas: HtmlCanvasElement, sweep: &Sweep, runs: &[RunResult]) {
     let xs = batch_range(runs.iter().map(|r| r.batch));
     let ys = log_range(runs.iter().map(|r| r.learning_rate), 1.6);
     let rules = [
-        (engine::scaling::Rule::Linear, "linear rule", BLUE),
-        (engine::scaling::Rule::Sqrt, "square-root rule", ORANGE),
+        (lab_sims::scaling::Rule::Linear, "linear rule", BLUE),
+        (lab_sims::scaling::Rule::Sqrt, "square-root rule", ORANGE),
     ];
     let keys: Vec<Key> = rules.iter().map(|r| Key::line(r.1, r.2)).collect();
     let plot = legend::below(&root, &keys);

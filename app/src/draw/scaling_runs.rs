@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use engine::scaling::{raw_b_simple, RunResult};
+use lab_sims::scaling::{raw_b_simple, RunResult};
 
 use super::legend::{self, Key};
 use super::scaling::*;

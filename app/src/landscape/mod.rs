@@ -4,7 +4,7 @@
 //! 2-D slice through the trained weights (in the plane of the training trajectory, or along two
 //! filter-normalized random directions) as a contour map and as a shaded surface. With a second
 //! batch size both are trained and mapped side by side on one colour scale: flat vs sharp.
-//! Settings live in the URL. The math is the engine's (`engine::landscape`); every loss is
+//! Settings live in the URL. The math is the engine's (`lab_sims::landscape`); every loss is
 //! evaluated by the trainer's forward kernels on the chosen backend.
 //! `page` lays it out, `runs` trains and maps.
 
@@ -32,7 +32,7 @@ struct Mapped {
     line_train: Vec<f32>,
     line_test: Vec<f32>,
     summary: String,
-    /// How convex the slice is (`engine::curvature`).
+    /// How convex the slice is (`lab_sims::curvature`).
     convexity_text: String,
     nonconvexity: f32,
     /// The top Hessian eigenvalue, and how it was found.

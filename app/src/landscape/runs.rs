@@ -8,12 +8,12 @@ use leptos::prelude::*;
 
 use engine::data::Dataset;
 use engine::gpu::GpuContext;
-use engine::hessian::top_eigenvalue_over;
-use engine::landscape::{
+use engine::train::Trainer;
+use lab_sims::hessian::top_eigenvalue_over;
+use lab_sims::landscape::{
     filter_normalized_direction, interpolate, sharpness, slice, train_to_loss, trajectory_plane,
     SHARPNESS_DIRECTIONS, SHARPNESS_RADIUS,
 };
-use engine::train::Trainer;
 use lab_state::landscape::{Landscape, Plane, Run};
 
 use super::{redraw, Mapped, PanelCanvases};
@@ -141,7 +141,7 @@ async fn run_one(
         }
     })
     .await?;
-    let convexity = engine::curvature::slice_convexity(&grid, res, span);
+    let convexity = lab_sims::curvature::slice_convexity(&grid, res, span);
     status.set(format!(
         "{name}: sharpness along {SHARPNESS_DIRECTIONS} directions…"
     ));

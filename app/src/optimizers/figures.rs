@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::surfaces::{predicted_rate, Surface};
+use lab_sims::surfaces::{predicted_rate, Surface};
 use lab_state::optimizers::OptimizersLab;
 
 use super::race::{Canvases, Outcome};

@@ -1,12 +1,12 @@
 //! The optimizer lab (`/optimizers`): pick a 2-D surface, start every chosen optimizer from the
 //! same point (click the plot to move it), and watch their paths over the contours and their
 //! losses side by side. On the quadratic, Goh's theory (optimal step and momentum, predicted
-//! rates) sits beside the measured rates. The math is the engine's (`engine::surfaces`); every
+//! rates) sits beside the measured rates. The math is the engine's (`lab_sims::surfaces`); every
 //! change of the settings races again, animated by one task (`race::animator`).
 
 use leptos::prelude::*;
 
-use engine::surfaces::{momentum_theory, Surface};
+use lab_sims::surfaces::{momentum_theory, Surface};
 use lab_state::optimizers::OptimizersLab;
 
 use crate::share::hidden;

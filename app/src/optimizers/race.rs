@@ -5,7 +5,7 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::surfaces::{measured_rate, race, Path, Racer};
+use lab_sims::surfaces::{measured_rate, race, Path, Racer};
 use lab_state::optimizers::{OptimizersLab, RACERS};
 
 use crate::draw::optimizers::{draw_contours, draw_losses, draw_paths};

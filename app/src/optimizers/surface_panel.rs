@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::surfaces::Surface;
+use lab_sims::surfaces::Surface;
 use lab_state::optimizers::{OptimizersLab, KAPPAS, NOISES, STEPS, SURFACES};
 
 use crate::share::hidden;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::surfaces::{momentum_theory, Surface};
+use lab_sims::surfaces::{momentum_theory, Surface};
 use lab_state::optimizers::OptimizersLab;
 
 use crate::share::hidden;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::record::ParallelismRecord;
 
 use super::Canvases;
 use crate::frame::{next_frame, now_ms};

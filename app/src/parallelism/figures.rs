@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use engine::parallelism::layout::Estimate;
-use engine::parallelism::layout_run::LayoutRun;
-use engine::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::layout::Estimate;
+use lab_sims::parallelism::layout_run::LayoutRun;
+use lab_sims::parallelism::record::ParallelismRecord;
 use lab_state::parallelism::ParallelismLab as Settings;
 
 use super::Canvases;
@@ -73,8 +73,8 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
 
 /// Data parallelism and ZeRO's three stages on the ZeRO run's workers (4 without one).
 fn zero_table(r: &ParallelismRecord) -> impl IntoView {
-    use engine::parallelism::layout::{estimate, Layout};
-    use engine::parallelism::zero::Stage;
+    use lab_sims::parallelism::layout::{estimate, Layout};
+    use lab_sims::parallelism::zero::Stage;
     let workers = r
         .estimates
         .iter()

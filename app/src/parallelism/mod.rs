@@ -1,7 +1,7 @@
 //! The memory and parallelism lab (`/parallelism`): a deep MLP that does not fit one simulated
 //! device, made to fit by checkpointing, ZeRO and a pipeline (and the fastest layout a device
 //! budget allows), each trained for real on the same batches (docs/theory.md §8). The layouts'
-//! bytes, times and training are the engine's (`engine::parallelism`); `page` lays the lab out,
+//! bytes, times and training are the engine's (`lab_sims::parallelism`); `page` lays the lab out,
 //! `run` trains, `figures` shows.
 
 mod animation;
@@ -12,8 +12,8 @@ mod run;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::parallelism::layout::step_curve;
-use engine::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::layout::step_curve;
+use lab_sims::parallelism::record::ParallelismRecord;
 
 use crate::draw::parallelism as charts;
 
@@ -64,7 +64,7 @@ fn tables(record: &ParallelismRecord, segment: usize) {
                 .map(move |(i, (what, bytes))| [name.to_string(), i.to_string(), what, bytes.to_string()])
         });
     set_table("par-step", csv("step,event,after,activation_bytes", curve));
-    let trade = engine::parallelism::remat::trade(&record.profile, rows)
+    let trade = lab_sims::parallelism::remat::trade(&record.profile, rows)
         .into_iter()
         .map(|(k, peak, rerun)| [k.to_string(), peak.to_string(), rerun.to_string()]);
     set_table(

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use engine::collectives::Link;
-use engine::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::record::ParallelismRecord;
 use lab_state::parallelism::{ParallelismLab as Settings, PipeSchedule};
 
 use super::run::run_all;

@@ -6,12 +6,12 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
-use engine::parallelism::layout::{estimate, search};
-use engine::parallelism::layout_run::{self, weight_gap, Devices};
-use engine::parallelism::profile::Profile;
-use engine::parallelism::record::ParallelismRecord;
-use engine::parallelism::tensor_block::first_block;
 use engine::train::Trainer;
+use lab_sims::parallelism::layout::{estimate, search};
+use lab_sims::parallelism::layout_run::{self, weight_gap, Devices};
+use lab_sims::parallelism::profile::Profile;
+use lab_sims::parallelism::record::ParallelismRecord;
+use lab_sims::parallelism::tensor_block::first_block;
 use lab_state::parallelism::ParallelismLab as Settings;
 
 use super::{redraw, Canvases};
@@ -52,7 +52,8 @@ pub async fn run_all(
     let estimates = layouts
         .iter()
         .map(|(_, l)| estimate(l, &profile, s.batch, &machine))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
     record.set(Some(ParallelismRecord {
         config: config.clone(),
         steps: s.steps,
@@ -101,7 +102,7 @@ pub async fn run_all(
                     record.with_untracked(|rec| {
                         if let Some(rec) = rec {
                             let mut shown = rec.clone();
-                            shown.runs.push(engine::parallelism::layout_run::LayoutRun {
+                            shown.runs.push(lab_sims::parallelism::layout_run::LayoutRun {
                                 label: label.clone(),
                                 layout: *layout,
                                 losses: losses.to_vec(),

@@ -62,14 +62,20 @@ pub fn App() -> impl IntoView {
             <p class="tagline">"Train a neural network in your browser and watch it learn."</p>
             <nav class="labs" aria-label="other labs">
                 <a href="labs" data-testid="nav-labs">"all labs"</a>
-                <a href="optimizers" data-testid="nav-optimizers">"optimizers"</a>
-                <a href=move || landscape_link(&state.get()) data-testid="nav-landscape"
-                    title="train this network and map its loss landscape">"loss landscape of this network"</a>
-                <a href="scaling" data-testid="nav-scaling">"batch size and learning rate"</a>
-                <a href="cluster" data-testid="nav-cluster">"data-parallel cluster"</a>
-                <a href="vision" data-testid="nav-vision">"vision (CNNs on images)"</a>
-                <a href="bench" data-testid="nav-bench">"benchmark"</a>
+                {lab_state::registry::labs().iter().filter(|lab| lab.id != "playground").map(|lab| {
+                    let id = lab.id.as_str();
+                    if id == "landscape" {
+                        // This network's landscape: the link carries the playground's model.
+                        view! {
+                            <a href=move || landscape_link(&state.get()) data-testid="nav-landscape"
+                                title="train this network and map its loss landscape">"loss landscape of this network"</a>
+                        }.into_any()
+                    } else {
+                        view! { <a href=lab.href() data-testid=format!("nav-{id}")>{lab.nav.as_str()}</a> }.into_any()
+                    }
+                }).collect_view()}
             </nav>
+            {crate::layout::guide_link()}
             <span class="backend" data-testid="backend" title="where the training runs now">
                 // Where the model trains now, not merely whether WebGPU exists: "auto" often
                 // picks the CPU for small networks.

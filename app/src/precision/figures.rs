@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::precision::{PrecisionRecord, PrecisionRun};
+use lab_sims::precision_run::{PrecisionRecord, PrecisionRun};
 
 use super::Canvases;
 

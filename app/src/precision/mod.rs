@@ -10,7 +10,7 @@ mod run;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::precision::{PrecisionRecord, PrecisionRun};
+use lab_sims::precision_run::{PrecisionRecord, PrecisionRun};
 
 use crate::draw::precision as charts;
 

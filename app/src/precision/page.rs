@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 
-use engine::precision::{Format, PrecisionRecord, Rounding, ALL};
+use engine::precision::{Format, Rounding, ALL};
+use lab_sims::precision_run::PrecisionRecord;
 use lab_state::precision::{Net, PrecisionLab as Settings, Scaling};
 
 use super::run::run_all;

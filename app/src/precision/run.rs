@@ -4,8 +4,8 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
-use engine::precision::PrecisionRecord;
 use engine::train::{TrainConfig, Trainer};
+use lab_sims::precision_run::PrecisionRecord;
 
 use super::{redraw, Canvases};
 use crate::fetch;
@@ -58,7 +58,7 @@ pub async fn run_all(
         let r = crate::gpu::with_fallback(&mut gpu, async |gpu| {
             let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1).await?;
             let every = (steps / CHECKS).max(1);
-            let r = engine::precision::run(
+            let r = lab_sims::precision_run::run(
                 &mut t,
                 name,
                 (steps, CHUNK, every),

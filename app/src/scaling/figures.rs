@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use engine::scaling::SweepRecord;
+use lab_sims::scaling::SweepRecord;
 
 use super::Canvases;
 

@@ -1,7 +1,7 @@
 //! The batch-size and learning-rate scaling lab (`/scaling`): a sweep trains one run per batch
 //! size (and learning-rate factor) from the same initial weights until a target, one after another
 //! on the chosen backend, and lays the results beside the published rules (docs/theory.md §5). The
-//! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`engine::scaling`).
+//! math — rules, warmup, steps-to-target, the noise scale — is the engine's (`lab_sims::scaling`).
 //! `page` lays it out, `run` trains the sweep.
 
 mod figures;
@@ -11,7 +11,7 @@ mod run;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use engine::scaling::{raw_b_simple, RunResult, SweepRecord};
+use lab_sims::scaling::{raw_b_simple, RunResult, SweepRecord};
 
 use crate::draw::scaling as charts;
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use engine::scaling::{Rule, SweepRecord};
+use lab_sims::scaling::{Rule, SweepRecord};
 use lab_state::landscape::Network;
 use lab_state::scaling::ScalingLab as Settings;
 

@@ -4,8 +4,8 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 
-use engine::scaling::{run, Sweep, SweepRecord};
 use engine::train::Trainer;
+use lab_sims::scaling::{run, Sweep, SweepRecord};
 
 use super::{redraw, Canvases};
 use crate::fetch;

@@ -6,22 +6,9 @@ pub mod gpu;
 use crate::error::Error;
 use crate::kernel::{BufId, StepScalars};
 
+pub use crate::plan::Pass;
 pub use cpu::CpuBackend;
 pub use gpu::GpuBackend;
-
-/// Which kernel list of the plan to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// A whole training step.
-    Train,
-    /// The training step without the update: loss and gradients at the current weights.
-    Gradient,
-    /// The optimizer's kernels alone, on the gradient buffer as it is (written by the host).
-    Update,
-    Predict,
-    /// The loss at one point of a landscape plane (the step's slot picks the point).
-    Evaluate,
-}
 
 /// How long one kernel of a pass took.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

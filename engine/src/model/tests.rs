@@ -94,9 +94,16 @@ fn impossible_models_are_refused_with_the_layer_named() {
     }
     .compile()
     .unwrap_err();
-    assert!(err.starts_with("layer 1"), "{err}");
-    assert!(ModelSpec::mlp(2, &[0], 2, Activation::Relu).compile().is_err());
-    assert!(ModelSpec::mlp(2, &[], 0, Activation::Relu).compile().is_err());
+    assert!(matches!(err, ModelError::Layer { number: 1, .. }), "{err:?}");
+    assert!(err.to_string().starts_with("layer 1"), "{err}");
+    assert!(matches!(
+        ModelSpec::mlp(2, &[0], 2, Activation::Relu).compile(),
+        Err(ModelError::Layer { number: 1, .. })
+    ));
+    assert_eq!(
+        ModelSpec::mlp(2, &[], 0, Activation::Relu).compile().unwrap_err(),
+        ModelError::NoOutput
+    );
     assert!(
         ModelSpec::mlp(2, &[], 1, Activation::Relu).compile().is_ok(),
         "regression: one output"

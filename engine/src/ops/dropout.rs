@@ -3,14 +3,7 @@
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
 /// The shader's hash (lowbias32).
-pub fn hash(v: u32) -> u32 {
-    let mut h = v;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x7feb_352d);
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x846c_a68b);
-    h ^ (h >> 16)
-}
+pub use crate::rng::lowbias32 as hash;
 
 /// Whether value `i` survives at `step` (the same for the forward and the backward pass).
 pub fn kept(seed: u32, step: u32, i: u32, keep: f32) -> bool {

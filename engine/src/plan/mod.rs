@@ -43,6 +43,20 @@ use loss::{evaluation, loss_kernel};
 use rounding::{round, Store};
 use steps::{backward, forward};
 
+/// Which kernel list of the plan to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// A whole training step.
+    Train,
+    /// The training step without the update: loss and gradients at the current weights.
+    Gradient,
+    /// The optimizer's kernels alone, on the gradient buffer as it is (written by the host).
+    Update,
+    Predict,
+    /// The loss at one point of a landscape plane (the step's slot picks the point).
+    Evaluate,
+}
+
 pub struct Plan {
     pub table: BufferTable,
     /// Forward, loss, backward, then the optimizer's kernels from `optimizer_start` on: the
@@ -151,8 +165,7 @@ impl Plan {
     }
 
     /// The kernels `pass` runs, in order.
-    pub fn kernels(&self, pass: crate::backend::Pass) -> &[Box<dyn Kernel>] {
-        use crate::backend::Pass;
+    pub fn kernels(&self, pass: Pass) -> &[Box<dyn Kernel>] {
         let (list, start) = self.step_list();
         match pass {
             Pass::Train => list,

@@ -161,7 +161,7 @@ fn pow2(n: i32) -> f32 {
 
 /// The noise of value `i` of a tensor at a step, identical in `shaders/quantize.wgsl`.
 pub fn noise(seed: u32, i: u32) -> u32 {
-    use crate::ops::dropout::hash;
+    use crate::rng::lowbias32 as hash;
     hash(hash(seed) ^ i)
 }
 

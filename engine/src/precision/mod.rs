@@ -1,10 +1,9 @@
 //! Reduced-precision training (docs/theory.md §7): number formats emulated by rounding fp32
-//! values, which tensors a step keeps in which format, and loss scaling.
+//! values, which tensors a step keeps in which format, and loss scaling. The lab's runs of one
+//! network in several formats are `precision_run`'s.
 
 mod format;
 mod policy;
-mod record;
-mod run;
 mod scaler;
 mod stats;
 
@@ -13,7 +12,5 @@ pub use policy::{
     tensor_bytes, LossScaling, Precision, Preset, TensorBytes, TensorFormats, DYNAMIC_INITIAL,
     DYNAMIC_INTERVAL, PRESETS,
 };
-pub use record::PrecisionRecord;
-pub use run::{run, Check, PrecisionRun, HISTOGRAM_HIGHEST, HISTOGRAM_LOWEST};
 pub use scaler::{LossScaler, ScaleEvent};
 pub use stats::{exponent, exponent_histogram, lost_updates, range_shares, ExponentHistogram, RangeShares};

@@ -204,7 +204,7 @@ impl TrainConfig {
                 "input features are computed from 2-D points: this data is not 2-D".into(),
             ));
         }
-        self.spec(10).compile().map(|_| ()).map_err(Error::Config)
+        self.spec(10).compile().map(|_| ()).map_err(Error::from)
     }
 
     /// "MLP" or "layers", for messages.

@@ -124,7 +124,7 @@ impl Trainer {
     pub fn hidden_shard(&self, n: usize, i: usize) -> Result<(TrainConfig, HiddenShard), Error> {
         let config = self.hidden_shard_config(n, i);
         let classes = self.compiled.classes();
-        let compiled = config.spec(classes).compile().map_err(Error::Config)?;
+        let compiled = config.spec(classes).compile().map_err(Error::from)?;
         let shard = HiddenShard::new(&self.compiled, &compiled, n, i)?;
         Ok((config, shard))
     }

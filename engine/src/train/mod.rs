@@ -112,7 +112,7 @@ impl Trainer {
             )));
         }
         let spec = config.spec(data.classes);
-        let compiled = spec.compile().map_err(Error::Config)?;
+        let compiled = spec.compile().map_err(Error::from)?;
         if compiled.classes() < data.classes {
             return Err(Error::Mismatch(format!(
                 "the model scores {} classes, the data has {}",

@@ -7,7 +7,7 @@ use crate::gpu::GpuContext;
 use crate::plan::{Loss, Plan, PlanConfig};
 
 impl Trainer {
-    /// The product kernels' tile shape on a GPU (`tiles::autotune`); None on the CPU path.
+    /// The product kernels' tile shape on a GPU (`autotune::autotune`); None on the CPU path.
     pub fn tiles(&self) -> Option<crate::tiles::TilePlan> {
         self.backend.tiles()
     }
@@ -17,7 +17,7 @@ impl Trainer {
     /// buffers are made: the pipelines wait in the context's cache for the trainer.
     pub fn warm_pipelines(ctx: &GpuContext, config: &TrainConfig, classes: usize) -> Result<usize, Error> {
         let spec = config.spec(classes);
-        let compiled = spec.compile().map_err(Error::Config)?;
+        let compiled = spec.compile().map_err(Error::from)?;
         let plan = Plan::new(&PlanConfig {
             data_packed: matches!(config.data, DataConfig::Images(_)) && config.features.is_empty(),
             regression: config.loss == Loss::Mse && classes == 1,

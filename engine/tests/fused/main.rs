@@ -3,8 +3,7 @@
 //! those kernels; within float rounding on the GPU), W1 in at most 6 dispatches, and each fused
 //! GPU kernel against its CPU twin at odd sizes, with every workgroup cap.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{assert_close, gpu, gpu_as_real, mnist, random, run_multi, Init};
 use engine::data::toy::{ToyConfig, ToyKind};
@@ -40,7 +39,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
             TrainConfig {
                 data: images.clone(),
                 batch: 64,
-                ..engine::bench::w1()
+                ..engine::workloads::w1()
             },
         ),
         (
@@ -50,7 +49,7 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
             TrainConfig {
                 data: images.clone(),
                 batch: 27,
-                ..engine::bench::w1()
+                ..engine::workloads::w1()
             },
         ),
         (
@@ -227,7 +226,7 @@ fn w1_trains_in_six_dispatches_a_step() {
     let (images, _, _) = mnist(256, 0);
     let config = TrainConfig {
         data: images,
-        ..engine::bench::w1()
+        ..engine::workloads::w1()
     };
     let mut t = trainer(&config, None);
     assert_eq!(t.dispatches_per_step(), 6);
@@ -268,8 +267,8 @@ fn the_quads_match_on_swiftshader() {
             "--exact",
             "--test-threads=1",
             "--nocapture",
-            "the_quads_run_here",
-            "the_fused_step_matches_the_teaching_step_on_the_gpu",
+            "fused::the_quads_run_here",
+            "fused::the_fused_step_matches_the_teaching_step_on_the_gpu",
         ])
         .output()
         .unwrap();

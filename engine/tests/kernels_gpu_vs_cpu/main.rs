@@ -1,8 +1,7 @@
 //! Every kernel against its CPU twin, at odd sizes (1, 3, 17, 1000) and with transposed strides.
 //! Runs on whatever adapter wgpu finds: Mesa's lavapipe in CI.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::{assert_close, gpu, gpu_as_real, random, run_both, run_multi, Init};
 use engine::kernel::{BufferTable, Elem, Points, StepScalars};

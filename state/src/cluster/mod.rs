@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use engine::cluster::{ClusterConfig, Consistency, Scaling};
 use engine::collectives::{Algorithm, Link, Topology};
-use engine::compress::Compression;
 use engine::optim::Optimizer;
-use engine::timeline::Work;
 use engine::train::TrainConfig;
+use lab_sims::cluster::{ClusterConfig, Consistency, Scaling};
+use lab_sims::compress::Compression;
+use lab_sims::timeline::Work;
 
 use crate::lab::LabState;
 
@@ -178,7 +178,7 @@ impl ClusterLab {
             straggler: self.straggler.max(1.0),
             flops_per_second: self.gflops * 1e9,
             overlap: self.overlap,
-            step_overhead_seconds: engine::cluster::DEFAULT_STEP_OVERHEAD,
+            step_overhead_seconds: lab_sims::cluster::DEFAULT_STEP_OVERHEAD,
         })
     }
 
@@ -221,7 +221,9 @@ impl ClusterLab {
     pub fn work(&self) -> Result<Work, String> {
         let config = self.train_config(1);
         let classes = if self.data.is_images() { 10 } else { 2 };
-        Ok(Work::of(&config.spec(classes).compile()?))
+        Ok(Work::of(
+            &config.spec(classes).compile().map_err(|e| e.to_string())?,
+        ))
     }
 
     pub fn study(&self) -> Result<Vec<usize>, String> {

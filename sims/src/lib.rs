@@ -1,0 +1,19 @@
+//! The labs' studies and simulations, built on the engine's compute core: a simulated
+//! data-parallel cluster and its allreduce costs, gradient compression, the loss landscape and
+//! Hessian, batch-size scaling and the gradient noise scale, memory and parallelism layouts,
+//! precision runs, optimizer surfaces, iteration timelines, and the benchmark workloads. The
+//! engine knows none of these; they reach it only through its public API.
+
+pub mod bench;
+pub mod cluster;
+pub mod cluster_run;
+pub mod compress;
+pub mod curvature;
+pub mod hessian;
+pub mod landscape;
+pub mod noise_scale;
+pub mod parallelism;
+pub mod precision_run;
+pub mod scaling;
+pub mod surfaces;
+pub mod timeline;

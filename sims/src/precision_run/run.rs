@@ -1,0 +1,195 @@
+//! One reduced-precision run as the precision lab shows it: its losses, how it ended, the loss
+//! scale over time, and now and then what its formats did to the gradients and the updates
+//! (docs/theory.md §7.4). Runs built from the same config but for their precision train on the
+//! same batches from the same weights, so they compare step by step.
+
+use serde::{Deserialize, Serialize};
+
+use engine::data::Dataset;
+use engine::error::Error;
+use engine::precision::{
+    exponent_histogram, lost_updates, range_shares, tensor_bytes, ExponentHistogram, Format, LossScaling,
+    Precision, RangeShares, ScaleEvent, TensorBytes,
+};
+use engine::train::{TrainError, Trainer};
+
+/// The exponents the histograms span: fp32's subnormals aside, every value a gradient takes.
+pub const HISTOGRAM_LOWEST: i32 = -40;
+pub const HISTOGRAM_HIGHEST: i32 = 20;
+
+/// What the formats did at one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub step: u64,
+    /// The loss scale the step ran at.
+    pub scale: f32,
+    /// The step overflowed and the dynamic scaler skipped it.
+    pub skipped: bool,
+    /// The share of weights with a gradient whose stored value did not move (None: skipped).
+    pub lost_updates: Option<f64>,
+    /// Where the stored weight gradients (× the scale) fall in the gradients' format.
+    pub gradient_shares: RangeShares,
+    /// The stored weight gradients' exponents, per layer with weights.
+    pub histograms: Vec<ExponentHistogram>,
+    /// Accuracy on the training samples the run is measured on, after the step.
+    #[serde(default)]
+    pub accuracy: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrecisionRun {
+    pub label: String,
+    pub precision: Precision,
+    pub losses: Vec<f32>,
+    /// The step at which the loss became NaN or infinite.
+    pub diverged_at: Option<u64>,
+    pub train_accuracy: f32,
+    pub test_accuracy: Option<f32>,
+    pub skipped_steps: u64,
+    /// Each step's scale under the dynamic scaler (empty otherwise).
+    pub scale_events: Vec<ScaleEvent>,
+    pub final_scale: f32,
+    pub checks: Vec<Check>,
+    pub bytes: TensorBytes,
+}
+
+/// Values kept for backward in one step: every layer's output for the batch.
+pub fn activation_values(trainer: &Trainer) -> usize {
+    let per_sample: usize = trainer.compiled.layers.iter().map(|l| l.out_len()).sum();
+    per_sample * trainer.config.batch
+}
+
+/// Trains `steps` steps in calls of at most `chunk`, with a check every `check_every` steps (and
+/// at the last); `progress(run so far)` is awaited after each call (a page draws it live) and
+/// stops the run by giving false.
+/// A run that diverges ends there, its losses up to the step before.
+pub async fn run<F: std::future::Future<Output = bool>>(
+    trainer: &mut Trainer,
+    label: &str,
+    (steps, chunk, check_every): (usize, usize, usize),
+    (train_eval, test): (&Dataset, Option<&Dataset>),
+    mut progress: impl FnMut(&PrecisionRun) -> F,
+) -> Result<PrecisionRun, Error> {
+    let precision = trainer.config.precision;
+    let mut out = PrecisionRun {
+        label: label.into(),
+        precision,
+        losses: Vec::new(),
+        diverged_at: None,
+        train_accuracy: 0.0,
+        test_accuracy: None,
+        skipped_steps: 0,
+        scale_events: Vec::new(),
+        final_scale: trainer.loss_scale(),
+        checks: Vec::new(),
+        bytes: tensor_bytes(
+            &precision,
+            trainer.compiled.n_params,
+            activation_values(trainer),
+            trainer.config.optimizer.state_vectors(),
+        ),
+    };
+    let check_every = check_every.max(1);
+    while out.losses.len() < steps {
+        let done = out.losses.len();
+        let to_check = check_every - done % check_every;
+        let n = (steps - done).min(chunk.max(1)).min(to_check);
+        // The step before a check trains alone: its weights before and after are compared.
+        let at_check = n == to_check || done + n == steps;
+        let result = if at_check {
+            match train_steps(trainer, &mut out, n - 1).await {
+                Ok(()) => check_step(trainer, &mut out, train_eval).await,
+                e => e,
+            }
+        } else {
+            train_steps(trainer, &mut out, n).await
+        };
+        match result {
+            Ok(()) => {}
+            Err(TrainError::Diverged { step }) => {
+                out.diverged_at = Some(step);
+                break;
+            }
+            Err(TrainError::Device(e)) => return Err(e),
+        }
+        if !progress(&out).await {
+            break;
+        }
+    }
+    out.skipped_steps = trainer.skipped_steps();
+    out.scale_events = trainer.scale_events().to_vec();
+    out.final_scale = trainer.loss_scale();
+    if out.diverged_at.is_none() {
+        out.train_accuracy = trainer.evaluate(train_eval).await?.1;
+        if let Some(test) = test {
+            out.test_accuracy = Some(trainer.evaluate(test).await?.1);
+        }
+    }
+    Ok(out)
+}
+
+/// `n` steps (none for 0), their losses kept.
+async fn train_steps(trainer: &mut Trainer, out: &mut PrecisionRun, n: usize) -> Result<(), TrainError> {
+    if n > 0 {
+        let m = trainer.train(n).await?;
+        out.losses.extend(m.iter().map(|m| m.loss));
+    }
+    Ok(())
+}
+
+/// One step, then what its formats did.
+async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Dataset) -> Result<(), TrainError> {
+    let scale = trainer.loss_scale();
+    let before = trainer.params().await.map_err(TrainError::Device)?;
+    train_steps(trainer, out, 1).await?;
+    let after = trainer.params().await.map_err(TrainError::Device)?;
+    let grads = trainer.last_gradients().await.map_err(TrainError::Device)?;
+    let skipped = trainer
+        .scale_events()
+        .last()
+        .is_some_and(|e| e.step == trainer.step() && e.overflow);
+    // A skipped step's gradients were never unscaled: they are stored as they are.
+    let stored_scale = if skipped { 1.0 } else { scale };
+    let precision = trainer.config.precision;
+    let histograms = trainer
+        .compiled
+        .layers
+        .iter()
+        .filter(|l| l.has_params())
+        .map(|l| {
+            let end = l.b_off + l.out_shape[0];
+            let stored: Vec<f32> = grads[l.w_off..end].iter().map(|g| g * stored_scale).collect();
+            exponent_histogram(&stored, HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST)
+        })
+        .collect();
+    let accuracy = trainer.evaluate(eval).await.map_err(TrainError::Device)?.1;
+    out.checks.push(Check {
+        step: trainer.step(),
+        scale,
+        skipped,
+        lost_updates: (!skipped).then(|| lost_updates(&before, &after, &grads)),
+        gradient_shares: range_shares(&grads, stored_scale, precision.gradients),
+        histograms,
+        accuracy,
+    });
+    Ok(())
+}
+
+impl PrecisionRun {
+    /// The loss scale at each step: the dynamic scaler's record, else the fixed scale.
+    pub fn scale_at(&self, step: u64) -> f32 {
+        match self.precision.loss_scaling {
+            LossScaling::Dynamic { .. } => self
+                .scale_events
+                .iter()
+                .find(|e| e.step == step)
+                .map_or(self.final_scale, |e| e.scale),
+            other => other.initial(),
+        }
+    }
+
+    /// The format the gradients are stored in (their histogram's range).
+    pub fn gradient_format(&self) -> Format {
+        self.precision.gradients
+    }
+}

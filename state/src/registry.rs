@@ -1,0 +1,110 @@
+//! The one registry of labs (`state/labs.json`): every list of labs — the navigation, `/labs`,
+//! the guide links, the test-id prefixes, the browser tests' lists — is read from it, and
+//! `state/tests/registry.rs` fails when a lab is missing from a list kept by hand elsewhere (the
+//! embed script's routes, the README, the book).
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::lab::LabState;
+
+/// One lab as the registry lists it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct Lab {
+    /// The lab's name in settings files (`LabState::LAB`), embeds (`data-lab`) and the book's
+    /// chapter file (`book/student/<id>.html`).
+    pub id: String,
+    /// The path under the site's root ("" for the playground, which keeps `/`).
+    pub route: String,
+    /// Its label in the navigation bar.
+    pub nav: String,
+    /// Its name on `/labs`.
+    pub title: String,
+    /// Two sentences on `/labs`.
+    pub summary: String,
+    /// The prefix of its controls' test ids (`<prefix>-share`); its hideable names are the ids
+    /// without it.
+    pub prefix: String,
+}
+
+impl Lab {
+    /// The relative link to the lab ("./" for the playground), as the site's links are written
+    /// so that they work under a sub-path.
+    pub fn href(&self) -> &str {
+        if self.route.is_empty() {
+            "./"
+        } else {
+            &self.route
+        }
+    }
+
+    /// The lab's chapter of the book, relative to the site's root.
+    pub fn chapter(&self) -> String {
+        format!("book/student/{}.html", self.id)
+    }
+
+    /// The names `<name>_hide=true` hides, from the lab's settings table.
+    pub fn hideable(&self) -> Vec<&'static str> {
+        self.settings().map(|t| t.hideable).unwrap_or_default()
+    }
+
+    /// The lab's settings table, as far as the lists of labs need it.
+    pub fn settings(&self) -> Option<SettingsTable> {
+        fn of<S: LabState>() -> Option<SettingsTable> {
+            Some(SettingsTable {
+                lab: S::LAB,
+                hideable: S::controls(),
+            })
+        }
+        match self.id.as_str() {
+            "playground" => of::<crate::playground::Playground>(),
+            "optimizers" => of::<crate::optimizers::OptimizersLab>(),
+            "landscape" => of::<crate::landscape::Landscape>(),
+            "scaling" => of::<crate::scaling::ScalingLab>(),
+            "cluster" => of::<crate::cluster::ClusterLab>(),
+            "vision" => of::<crate::vision::VisionLab>(),
+            "precision" => of::<crate::precision::PrecisionLab>(),
+            "parallelism" => of::<crate::parallelism::ParallelismLab>(),
+            "bench" => of::<crate::bench::BenchLab>(),
+            _ => None,
+        }
+    }
+}
+
+/// What the registry reads of a lab's settings table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsTable {
+    /// The lab's name in its settings files (`LabState::LAB`).
+    pub lab: &'static str,
+    /// Every name `<name>_hide=true` may hide, in the table's order.
+    pub hideable: Vec<&'static str>,
+}
+
+#[derive(Deserialize)]
+struct Registry {
+    labs: Vec<Lab>,
+}
+
+/// Every lab, in the order the navigation lists them.
+pub fn labs() -> &'static [Lab] {
+    static LABS: OnceLock<Vec<Lab>> = OnceLock::new();
+    LABS.get_or_init(|| {
+        // Checked by the native tests, so a bad edit fails there before any page loads.
+        serde_json::from_str::<Registry>(include_str!("../labs.json"))
+            .expect("state/labs.json is the registry of labs")
+            .labs
+    })
+}
+
+/// The lab served at `route` (the last part of the page's path; "" or "index.html" for the
+/// playground).
+pub fn by_route(route: &str) -> Option<&'static Lab> {
+    let route = if route == "index.html" { "" } else { route };
+    labs().iter().find(|l| l.route == route)
+}
+
+/// The lab named `id`.
+pub fn by_id(id: &str) -> Option<&'static Lab> {
+    labs().iter().find(|l| l.id == id)
+}

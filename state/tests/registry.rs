@@ -1,0 +1,95 @@
+//! The registry of labs (`state/labs.json`) is the whole list: every lab has a settings table
+//! under its own name, and no list kept by hand outside the registry — the embed script's routes,
+//! the README's table of labs, the book's chapters and its table of hideable names — misses one.
+
+use std::collections::BTreeSet;
+
+use lab_state::registry::{by_id, by_route, labs};
+
+fn read(path: &str) -> String {
+    let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn every_lab_is_unique_and_has_its_settings_table() {
+    let all = labs();
+    assert!(all.len() >= 9, "the registry lists every lab");
+    for key in [
+        |l: &lab_state::registry::Lab| l.id.clone(),
+        |l: &lab_state::registry::Lab| l.route.clone(),
+        |l: &lab_state::registry::Lab| l.prefix.clone(),
+        |l: &lab_state::registry::Lab| l.nav.clone(),
+    ] {
+        let names: BTreeSet<String> = all.iter().map(key).collect();
+        assert_eq!(names.len(), all.len(), "a name twice in the registry");
+    }
+    for lab in all {
+        let table = lab
+            .settings()
+            .unwrap_or_else(|| panic!("{}: no settings table", lab.id));
+        assert_eq!(table.lab, lab.id, "the settings files call the lab by its id");
+        assert!(!table.hideable.is_empty(), "{}: hideable names", lab.id);
+        assert!(!lab.summary.is_empty() && !lab.title.is_empty());
+        assert_eq!(by_id(&lab.id), Some(lab));
+        assert_eq!(by_route(&lab.route), Some(lab));
+    }
+    assert_eq!(by_route("index.html").map(|l| l.id.as_str()), Some("playground"));
+    assert_eq!(by_route("labs"), None);
+}
+
+#[test]
+fn the_embed_script_routes_every_lab() {
+    let embed = read("public/embed.js");
+    let line = embed
+        .lines()
+        .find(|l| l.trim_start().starts_with("const routes = {"))
+        .expect("embed.js has its routes");
+    for lab in labs() {
+        let entry = format!("{}: '{}'", lab.id, lab.route);
+        assert!(line.contains(&entry), "embed.js routes {entry}");
+    }
+}
+
+#[test]
+fn the_readme_and_the_book_have_every_lab() {
+    let readme = read("README.md");
+    let summary = read("docs/book/src/SUMMARY.md");
+    let hiding = read("docs/book/src/instructor/link-lock-embed.md");
+    for lab in labs() {
+        let route = format!("| `/{}` |", lab.route);
+        assert!(readme.contains(&route), "the README's table of labs has {route}");
+        let chapter = format!("(student/{}.md)", lab.id);
+        assert!(summary.contains(&chapter), "the book's contents list {chapter}");
+        read(&format!("docs/book/src/student/{}.md", lab.id));
+        let row = format!("| {} | ", lab.id);
+        assert!(
+            hiding.contains(&row),
+            "the instructors' chapter lists {}'s hideable names",
+            lab.id
+        );
+    }
+}
+
+#[test]
+fn no_browser_test_keeps_its_own_list_of_labs() {
+    // The e2e files take their lists from the registry (`e2e/harness.mjs` exports LABS); a list of
+    // routes written out by hand is how labs went missing before.
+    let dir = format!("{}/../e2e", env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            let t = line.trim_start();
+            let listed = labs()
+                .iter()
+                .filter(|l| !l.route.is_empty() && t.contains(&format!("'{}'", l.route)))
+                .count();
+            assert!(
+                listed < 4,
+                "{}: a hand-kept list of labs; use LABS from harness.mjs:\n{line}",
+                path.display()
+            );
+        }
+    }
+}
