@@ -53,6 +53,17 @@ impl Rng {
     }
 }
 
+/// The shaders' hash (lowbias32): dropout's masks and stochastic rounding's noise, the same
+/// bits on the GPU and the CPU.
+pub fn lowbias32(v: u32) -> u32 {
+    let mut h = v;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x7feb_352d);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x846c_a68b);
+    h ^ (h >> 16)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,15 +91,4 @@ mod tests {
         assert_eq!(s, (0..100).collect::<Vec<_>>());
         assert_ne!(v, s);
     }
-}
-
-/// The shaders' hash (lowbias32): dropout's masks and stochastic rounding's noise, the same
-/// bits on the GPU and the CPU.
-pub fn lowbias32(v: u32) -> u32 {
-    let mut h = v;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x7feb_352d);
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x846c_a68b);
-    h ^ (h >> 16)
 }
