@@ -110,6 +110,12 @@ export async function screenshot(page, name) {
   return file;
 }
 
+/** Waits until the page has laid out and painted what it has: two animation frames (resize
+ *  observers and the first paint run in between), instead of a fixed sleep. */
+export async function settle(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 /** Polls `fn` until it returns a truthy value or `ms` pass. */
 export async function until(fn, ms, what) {
   const end = Date.now() + ms;

@@ -3,7 +3,7 @@
 // in view (the sticky run bar) after scrolling to the bottom.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, ROUTES as LABS } from './harness.mjs';
+import { serve, launch, settle, ROUTES as LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -29,13 +29,13 @@ test('every lab fits every width, its run button always in view', async () => {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${server.url}${lab}`);
         await page.locator('[data-lab-start="true"]').waitFor({ timeout: 30_000 });
-        await page.waitForTimeout(300);
+        await settle(page);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
         if (overflow > 0) problems.push(`/${lab} at ${width}: scrolls sideways by ${overflow} px`);
         const atTop = await runInView(page);
         if (atTop !== true) problems.push(`/${lab} at ${width}, page top: run button ${atTop}`);
         await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-        await page.waitForTimeout(200);
+        await settle(page);
         const atEnd = await runInView(page);
         if (atEnd !== true) problems.push(`/${lab} at ${width}, page end: run button ${atEnd}`);
       }
