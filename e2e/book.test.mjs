@@ -8,13 +8,16 @@ let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-test('the book is served at /book/ with its three parts', async () => {
+test('the book is served at /book/ with its three parts and the theory', async () => {
   const res = await fetch(`${server.url}book/`);
   assert.equal(res.status, 200);
   const html = await res.text();
-  for (const part of ['For students', 'For instructors', 'For contributors', 'Theory reference']) {
-    assert.ok(html.includes(part), `the book's contents list ${part}`);
+  for (const part of ['For students', 'For instructors', 'For contributors']) {
+    assert.ok(html.includes(part), `the book's start names ${part}`);
   }
+  const theory = await fetch(`${server.url}book/theory.html`);
+  assert.equal(theory.status, 200);
+  assert.ok((await theory.text()).includes('Theory reference'), 'docs/theory.md is in the book');
 });
 
 test("every lab's guide link opens its chapter of the book", async () => {

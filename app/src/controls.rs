@@ -5,7 +5,7 @@ use leptos::prelude::*;
 /// A labelled text input bound to one field of a page's settings: `put` parses and checks the
 /// text into a copy of the settings; a value it refuses leaves the settings as they were and says
 /// so in `error`.
-pub fn number_input<S: lab_state::table::Table + Send + Sync>(
+pub fn number_input<S: Clone + Send + Sync + 'static>(
     settings: RwSignal<S>,
     error: RwSignal<Option<String>>,
     label: &'static str,
@@ -18,16 +18,7 @@ pub fn number_input<S: lab_state::table::Table + Send + Sync>(
             <input data-testid=id prop:value=move || settings.with(get) on:change=move |ev| {
                 let v = event_target_value(&ev);
                 let mut next = settings.get_untracked();
-                // The settings table's range decides (`table::refusal`), as it does for a link.
-                let refused = if put(&mut next, &v) {
-                    lab_state::table::refusal(&next).map(|why| why.split(": using").next().unwrap_or_default().to_string())
-                } else {
-                    Some(format!("'{v}' is not valid"))
-                };
-                match refused {
-                    None => { settings.set(next); error.set(None); }
-                    Some(why) => error.set(Some(format!("{label}: {why} (kept the last value)"))),
-                }
+                if put(&mut next, &v) { settings.set(next); error.set(None); } else { error.set(Some(format!("{label}: '{v}' is not valid (kept the last value)"))); }
             }/>
         </label>
     }
@@ -38,7 +29,7 @@ type Get<S> = fn(&S) -> String;
 type Put<S> = fn(&mut S, &str) -> bool;
 
 /// `number_input` bound to a page's settings and error banner, for a page's many number fields.
-pub fn numbers<S: lab_state::table::Table + Send + Sync>(
+pub fn numbers<S: Clone + Send + Sync + 'static>(
     settings: RwSignal<S>,
     error: RwSignal<Option<String>>,
 ) -> impl Fn(&'static str, &'static str, Get<S>, Put<S>) -> AnyView + Copy {

@@ -49,7 +49,7 @@ pub fn settings_panel(
                 {crate::controls::optimizer_select(settings, "cl-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number("Learning rate", "cl-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
                 {number("Target accuracy (checked on 1,000 training images)", "cl-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=1.0).contains(x)).map(|x| s.target = x).is_some())}
-                {number("Update budget per run", "cl-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().map(|x| s.max_steps = x).is_some())}
+                {number("Update budget per run", "cl-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().map(|x| s.max_steps = x).is_some() && lab_state::table::refusal(s).is_none())}
                 <h2>"Workers"</h2>
                 {number("Workers (1–64)", "cl-workers", |s| s.workers.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=64).contains(x)).map(|x| s.workers = x).is_some())}
                 <label class:hidden=hidden("scaling")>"Scaling"
