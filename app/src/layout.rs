@@ -37,7 +37,7 @@ fn route_here() -> String {
 /// The book's chapter on this page's lab (`book/student/<lab>.html`, built from `docs/book` into
 /// the site), or the book's start on a page that is not a lab. Relative, like every link here, so
 /// it works under a sub-path.
-pub fn guide_href(route: &str) -> String {
+fn guide_href(route: &str) -> String {
     registry::by_route(route).map_or_else(|| "book/index.html".into(), |lab| lab.chapter())
 }
 

@@ -44,11 +44,6 @@ impl Lab {
         format!("book/student/{}.html", self.id)
     }
 
-    /// The names `<name>_hide=true` hides, from the lab's settings table.
-    pub fn hideable(&self) -> Vec<&'static str> {
-        self.settings().map(|t| t.hideable).unwrap_or_default()
-    }
-
     /// The lab's settings table, as far as the lists of labs need it.
     pub fn settings(&self) -> Option<SettingsTable> {
         fn of<S: LabState>() -> Option<SettingsTable> {
