@@ -105,7 +105,7 @@ test('landscape lab: a CNN on MNIST (CPU path), a playground network, bad URL va
   }
 });
 
-test("landscape lab: Li et al.'s skips — a ResNet and its twin without skips, side by side, the lesson with the button's setting (CPU path)", async () => {
+test("landscape lab: Li et al.'s skips — the button's setting, a ResNet and its twin without skips side by side (CPU path, small budget)", async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
     await page.goto(`${server.url}landscape`);
@@ -113,20 +113,26 @@ test("landscape lab: Li et al.'s skips — a ResNet and its twin without skips, 
     assert.match(page.url(), /net=resnet/);
     assert.ok(await page.locator(byId('land-compare')).isHidden(), 'no batch comparison for the ResNet');
     assert.equal(await page.inputValue(byId('land-network')), 'resnet');
+    assert.equal(await page.inputValue(byId('land-epochs')), '2', "the lesson's 125 steps: 2 epochs of 2,000 images at batch 32");
+    // The science (without skips the slice is the less convex, by more than 1.3×, with these
+    // defaults) is asserted natively: state/tests/landscape_lessons.rs trains the same two
+    // networks. Here a small budget checks that the page runs both and shows what it measured.
+    await page.goto(`${page.url()}&epochs=1&batch=256&res=3`);
     const started = Date.now();
     await page.click(byId('land-run'));
-    await done(page, 'the two ResNets', 600_000);
-    console.log(`two ResNet-26 maps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    await done(page, 'the two ResNets', 300_000);
+    console.log(`two small ResNet-26 maps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     assert.equal(await text(page, 'land-status'), 'done');
     const summary = await text(page, 'land-summary');
     console.log(summary);
-    assert.match(summary, /with skips, batch 32, 125 steps .*non-convexity of the slice [\d.]+/);
-    assert.match(summary, /without skips, batch 32, 125 steps/);
+    assert.match(summary, /with skips, batch 256, 7 steps .*non-convexity of the slice [\d.]+/);
+    assert.match(summary, /without skips, batch 256, 7 steps/);
     const metric = async (name) => Number(await page.locator(`[data-metric="${name}"]`).getAttribute('data-metric-value'));
     const [skips, plain] = [await metric('nonconvexity-skips'), await metric('nonconvexity-plain')];
-    // The lesson (Li et al. 2018, Fig. 5): without skips the slice is the less convex.
-    assert.ok(plain > 1.3 * skips, `non-convexity ${skips} with skips, ${plain} without`);
-    assert.match(await text(page, 'land-verdict'), /^Non-convexity [\d.]+ with skips, [\d.]+ without: the slice without skips is the less convex/);
+    assert.ok(skips >= 0 && skips <= 1 && plain >= 0 && plain <= 1, `non-convexity is a share: ${skips}, ${plain}`);
+    const verdict = await text(page, 'land-verdict');
+    assert.ok(verdict.startsWith(`Non-convexity ${skips.toFixed(3)} with skips, ${plain.toFixed(3)} without: `), verdict);
+    assert.match(verdict, plain > skips ? /the slice without skips is the less convex/ : /the slice with skips is the less convex/);
     await screenshot(page, 'landscape-skips.png');
     assert.deepEqual(errors, [], 'no page errors');
   } finally {

@@ -1,9 +1,13 @@
 // End-to-end: the course. Every lesson listed in public/lessons/course.json is opened as a student
 // would (lesson.html?id=…): for each section a prediction is locked in, the embedded lab runs with
-// the lesson's locked settings on the CPU path, and the reveal's measured outcome must be the one
-// the lesson's "why" explains (its `claim`): the text's answers hold because the lab measured them.
-// Then the course page shows the progress and the predictions beside the results, and a bad
-// lesson id gives a message.
+// the lesson's locked settings on the CPU path, and the reveal shows the lab's measurement, judged
+// against the choices as the lesson file defines them, and the student's prediction against it.
+// Where the run takes a minute or less the measured outcome must also be the one the lesson's
+// "why" explains (its `claim`). The longer lessons' claims are asserted natively, by state/tests
+// (every_playground_lesson_section_measures_its_claim, landscape_lessons,
+// every_layout_of_the_defaults_learns_as_the_plain_run_does), so here they run on a small budget
+// that checks the page's wiring: the measure, the reveal and the verdict. Then the course page
+// shows the progress and the predictions beside the results, and a bad lesson id gives a message.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
@@ -16,6 +20,38 @@ after(async () => { await server.close(); });
 
 const course = JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', 'course.json'), 'utf8'));
 const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', `${id}.json`), 'utf8'));
+
+/** The small budgets of the lessons whose claims the native tests assert: settings appended to
+ *  each section's link, a step to measure at instead of the lesson's, a measure that a short run
+ *  can take. */
+const SMALL = {
+  'playground-features': { readyStep: 100 },
+  'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
+  // Seven steps leave a 3 × 3 slice with no curving down, and a ratio of zeros never reveals:
+  // the small run measures the difference instead.
+  'landscape-skips': { state: '&epochs=1&batch=256&res=3', expr: '{nonconvexity-plain} - {nonconvexity-skips}' },
+  'parallelism-fits': { state: '&steps=20' },
+};
+
+/** The lesson as served to the page: with its small budget where it has one. */
+function served(id) {
+  const l = lesson(id);
+  const small = SMALL[id];
+  if (!small) return l;
+  for (const s of l.sections) {
+    if (small.state) s.state = `${s.state || ''}${small.state}`;
+    if (small.readyStep) s.measure.ready = { ...s.measure.ready, min: small.readyStep };
+    if (small.expr) s.measure.expr = small.expr;
+  }
+  return l;
+}
+
+/** The choice a measured number falls in, as the lesson file bounds them (min inclusive, max
+ *  exclusive), or -1. */
+function choiceOf(section, value) {
+  return section.predict.choices.findIndex((c) => !c.otherwise && c.is === undefined
+    && (c.min === undefined || value >= c.min) && (c.max === undefined || value < c.max));
+}
 
 test('every lesson file is complete: a question, choices, a claim among them, a measure, a why', () => {
   for (const id of course.lessons) {
@@ -32,11 +68,12 @@ test('every lesson file is complete: a question, choices, a claim among them, a 
 
 for (const id of course.lessons) {
   test(`lesson ${id}: each reveal shows what the lab measured, and it is what the lesson explains`, async () => {
-    const l = lesson(id);
+    const l = served(id);
     // No WebGPU: the CPU path a student without a GPU gets, and the slowest first result.
     const { browser, page, errors } = await launch({ webgpu: false });
     await page.setViewportSize({ width: 1000, height: 900 });
     try {
+      if (SMALL[id]) await page.route(`**/lessons/${id}.json`, (route) => route.fulfill({ json: l }));
       await page.goto(`${server.url}lesson.html?id=${id}`);
       await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
       for (let i = 0; i < l.sections.length; i++) {
@@ -52,10 +89,22 @@ for (const id of course.lessons) {
         const seconds = (Date.now() - started) / 1000;
         const reveal = page.locator(byId(`reveal-${i}`));
         const outcome = Number(await reveal.getAttribute('data-outcome'));
+        const raw = await reveal.getAttribute('data-measured');
         const measured = await text(page, `measured-${i}`);
-        console.log(`${id} §${i + 1} "${s.heading}": measured ${measured} → "${s.predict.choices[outcome]?.text}" after ${seconds.toFixed(1)} s`);
-        assert.equal(outcome, s.claim, `${id} §${i + 1}: the lab measured ${measured}, "${s.predict.choices[outcome]?.text}", not the claimed "${s.predict.choices[s.claim].text}"`);
-        assert.match(await text(page, `verdict-${i}`), /^✗/, 'the guess was not the answer, and the page says so');
+        const small = SMALL[id] ? ' (small budget)' : '';
+        console.log(`${id} §${i + 1} "${s.heading}"${small}: measured ${measured} → "${s.predict.choices[outcome]?.text}" after ${seconds.toFixed(1)} s`);
+        // The reveal judges the measurement by the lesson's own bounds, and shows it as measured.
+        const value = s.measure.text ? raw : Number(raw);
+        if (!s.measure.text) {
+          assert.ok(Number.isFinite(value), `${id} §${i + 1}: a number was measured (${raw})`);
+          const unit = s.measure.unit ? ` ${s.measure.unit}` : '';
+          assert.equal(measured, `${value.toFixed(s.measure.digits ?? 2)}${unit}`);
+          assert.equal(outcome, choiceOf(s, value), `${id} §${i + 1}: ${raw} falls in choice ${choiceOf(s, value)}`);
+        }
+        if (!SMALL[id]) {
+          assert.equal(outcome, s.claim, `${id} §${i + 1}: the lab measured ${measured}, "${s.predict.choices[outcome]?.text}", not the claimed "${s.predict.choices[s.claim].text}"`);
+        }
+        assert.match(await text(page, `verdict-${i}`), outcome === guess ? /^✓/ : /^✗/, 'the verdict judges the prediction against what was measured');
       }
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 1000 px');
       await screenshot(page, `lesson-${id}.png`);

@@ -1,8 +1,10 @@
-// End-to-end: the memory and parallelism lab's lesson on the CPU path. With the defaults a
-// 12-layer MLP needs more memory than one simulated 8 MB device has; checkpointing, ZeRO-3 on four
-// workers and a 4-stage pipeline each fit, and each, trained for real on the same MNIST batches,
-// reaches the plain run's accuracy with weights that agree to rounding (checkpointing: bit for
-// bit). Then its files, a reload, a bad input, and the best layout of a device budget.
+// End-to-end: the memory and parallelism lab's page on the CPU path, on short runs. With the
+// defaults a 12-layer MLP needs more memory than one simulated 8 MB device has; checkpointing,
+// ZeRO-3 on four workers and a 4-stage pipeline each fit, and each, trained on the same MNIST
+// batches, reaches the plain run's accuracy with weights that agree to rounding (checkpointing:
+// bit for bit). That the plain run learns (above 85 % over the lab's 500 steps) and the lesson's
+// accuracies are asserted natively (state/tests/parallelism_lab.rs); the memory figures do not
+// depend on the steps. Then its files, a reload, a bad input, and the best layout of a budget.
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ const metric = (page, name, attr = 'data-metric-value') => page.getAttribute(`[d
 test('parallelism lab: a model that does not fit one device fits three ways, each training to the same accuracy', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    await page.goto(`${server.url}parallelism`);
+    await page.goto(`${server.url}parallelism?steps=40`);
     const t0 = Date.now();
     await page.click(byId('par-run'));
     await until(async () => /^(done|failed)/.test(await text(page, 'par-status')), 600_000, 'the four layouts');
@@ -29,7 +31,7 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
 
     assert.equal(await metric(page, 'peak-plain', 'data-fits'), 'false', 'plain does not fit one device');
     const plain = Number(await metric(page, 'acc-plain'));
-    assert.ok(plain > 0.85, `the network learns: ${plain}`);
+    assert.ok(plain > 0.3, `the network learns in 40 steps: ${plain}`);
     for (const way of ['checkpoint', 'zero', 'pipeline']) {
       assert.equal(await metric(page, `peak-${way}`, 'data-fits'), 'true', `${way} fits`);
       const a = Number(await metric(page, `acc-${way}`));
@@ -86,12 +88,12 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     await until(async () => /fastest.*kept/.test(await text(page, 'par-error')), 10_000, 'the refusal of fastest');
 
     // The best layout of 8 devices with 2 MB each: found, fits, trains.
-    await page.goto(`${server.url}parallelism?runs=best&memory=2&steps=100`);
+    await page.goto(`${server.url}parallelism?runs=best&memory=2&steps=60`);
     await page.click(byId('par-run'));
     await until(async () => /^(done|failed)/.test(await text(page, 'par-status')), 300_000, 'the best layout');
     console.log((await text(page, 'par-table')).replace(/\s+/g, ' '));
     assert.equal(await metric(page, 'peak-best', 'data-fits'), 'true');
-    assert.ok(Number(await metric(page, "acc-best")) > 0.6);
+    assert.ok(Number(await metric(page, "acc-best")) > 0.3);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

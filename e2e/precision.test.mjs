@@ -1,7 +1,9 @@
-// End-to-end: the precision lab's lessons on the CPU path. With the defaults, five runs on the
-// same MNIST batches: naive fp16 diverges, mixed fp16 and bf16 land within a point of fp32, bf16
-// without loss scaling, the dynamic scaler moves; its files, a reload, a bad input; then with SGD
-// at η = 0.001 an fp16 master loses updates and falls behind while mixed fp16 keeps up.
+// End-to-end: the precision lab's page on the CPU path, on short runs. The lesson's science with
+// the defaults (naive fp16 diverges, mixed fp16, bf16 and fp8 land within a point of fp32; with
+// SGD at η = 0.001 an fp16 master loses updates and falls behind) is asserted natively through
+// the lab's own configs and run loop (state/tests/precision_lab.rs). Here: the five runs' table,
+// their metrics and verdict, bf16 without loss scaling, the files, a reload, a bad input; then SGD,
+// where an fp16 master loses its updates from the first steps and an fp32 master keeps them.
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,10 +15,10 @@ after(async () => { await server.close(); });
 
 const metric = (page, name, attr = 'data-metric-value') => page.getAttribute(`[data-metric="${name}"]`, attr);
 
-test('precision lab: with the defaults naive fp16 fails where mixed precision and bf16 match fp32; with SGD an fp16 master loses updates', async () => {
+test('precision lab: five short runs, their table, verdict and files; with SGD an fp16 master loses updates', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    await page.goto(`${server.url}precision`);
+    await page.goto(`${server.url}precision?steps=60`);
     const t0 = Date.now();
     await page.click(byId('prec-run'));
     await until(async () => /^(done|failed)/.test(await text(page, 'prec-status')), 600_000, 'the five runs');
@@ -26,17 +28,14 @@ test('precision lab: with the defaults naive fp16 fails where mixed precision an
     console.log((await text(page, 'prec-table')).replace(/\s+/g, ' '));
     assert.equal(await page.locator(`${byId('prec-table')} tr`).count(), 1 + 5);
 
-    const diverged = await metric(page, 'acc-fp16', 'data-diverged');
-    assert.ok(Number(diverged) > 0, `naive fp16 diverges (at step ${diverged})`);
-    const fp32 = Number(await metric(page, 'acc-fp32'));
-    assert.ok(fp32 > 0.85, `fp32 learns: ${fp32}`);
-    for (const run of ['mixed-fp16', 'mixed-bf16', 'fp8']) {
-      const a = Number(await metric(page, `acc-${run}`));
-      assert.ok(Math.abs(a - fp32) < 0.01, `${run}: ${a} within a point of fp32 ${fp32}`);
+    for (const run of ['fp32', 'fp16', 'mixed-fp16', 'mixed-bf16', 'fp8']) {
+      const a = await metric(page, `acc-${run}`);
+      const diverged = await metric(page, `acc-${run}`, 'data-diverged');
+      assert.ok(diverged || (Number(a) >= 0 && Number(a) <= 1), `${run}: an accuracy (${a}) or the step it diverged at (${diverged})`);
     }
+    assert.ok(Number(await metric(page, 'acc-fp32')) > 0.5, 'fp32 learns in 60 steps');
     assert.equal(await metric(page, 'scale-mixed-bf16'), '1', 'bf16 runs without loss scaling');
-    assert.notEqual(await metric(page, 'scale-mixed-fp16'), '65536', 'the dynamic scale moved from 2^16');
-    assert.match(await text(page, 'prec-verdict'), /fp16: diverged at step \d+ \(its optimizer state is fp16/);
+    assert.match(await text(page, 'prec-verdict'), /mixed-fp16/);
     await screenshot(page, 'precision-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('prec-export-csv'))]);
@@ -50,7 +49,7 @@ test('precision lab: with the defaults naive fp16 fails where mixed precision an
     assert.equal(JSON.parse(record).runs.length, 5);
 
     // A fresh page shows the finished runs from their JSON, without training; a bad file keeps them.
-    await page.goto(`${server.url}precision`);
+    await page.goto(`${server.url}precision?steps=60`);
     const load = (name, body) => page.locator(byId('prec-load')).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
     await load('precision-results.json', record);
     await until(async () => /loaded precision-results.json: 5 runs/.test(await text(page, 'prec-status')), 10_000, 'the reload');
@@ -64,8 +63,8 @@ test('precision lab: with the defaults naive fp16 fails where mixed precision an
     await page.dispatchEvent(byId('prec-runs'), 'change');
     await until(async () => /fp17.*kept/.test(await text(page, 'prec-error')), 10_000, 'the refusal of fp17');
 
-    // SGD at η = 0.001: naive fp16 trains but loses updates to its fp16 master and falls behind;
-    // mixed fp16's fp32 master keeps them.
+    // SGD at η = 0.001: naive fp16 loses updates to its fp16 master; mixed fp16's fp32 master
+    // keeps them (that it then falls behind is asserted natively over the lab's 1,000 steps).
     await page.selectOption(byId('prec-optimizer'), '0');
     for (const [id, v] of [['prec-lr', '0.001'], ['prec-runs', 'fp32, fp16, mixed-fp16']]) {
       await page.fill(byId(id), v);
@@ -74,13 +73,9 @@ test('precision lab: with the defaults naive fp16 fails where mixed precision an
     await page.click(byId('prec-run'));
     await until(async () => /^(done|failed)/.test(await text(page, 'prec-status')), 600_000, 'the SGD runs');
     console.log((await text(page, 'prec-table')).replace(/\s+/g, ' '));
-    const sgd32 = Number(await metric(page, 'acc-fp32'));
-    const sgd16 = Number(await metric(page, 'acc-fp16'));
     const lost16 = Number(await metric(page, 'lost-fp16'));
-    assert.ok(sgd16 < sgd32 - 0.05, `an fp16 master falls behind: ${sgd16} against ${sgd32}`);
     assert.ok(lost16 > 0.3, `an fp16 master loses updates: ${lost16}`);
     assert.ok(Number(await metric(page, 'lost-mixed-fp16')) < 0.01, 'an fp32 master keeps them');
-    assert.ok(Math.abs(Number(await metric(page, 'acc-mixed-fp16')) - sgd32) < 0.01);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -36,7 +36,7 @@ stage "native tests (engine, state, display, command line, burn reference)" \
 stage "app build for the browser tests (trunk, e2e profile)" \
   trunk build --cargo-profile e2e --dist dist
 stage "browser end-to-end tests (headless chromium)" \
-  node --test --test-reporter=spec --test-concurrency=1 e2e/
+  node --test --test-reporter=spec --test-concurrency=2 e2e/
 
 say "stage times (s):"
 for s in "${stages[@]}"; do printf '  %-72s %5s\n' "${s%%|*}" "${s##*|}"; done

@@ -94,6 +94,14 @@ impl Default for PrecisionLab {
     }
 }
 
+/// How the lab trains each run, shared by the page and the native test that asserts its lesson
+/// (state/tests/precision_lab.rs), so both measure the same thing: steps per call to the trainer
+/// (a run that diverges keeps the losses of the calls before), checks of the formats per run
+/// (histograms, lost updates), and the training images the training accuracy is measured on.
+pub const RUN_CHUNK: usize = 16;
+pub const RUN_CHECKS: usize = 10;
+pub const TRAIN_EVAL: usize = 2000;
+
 /// The run names in `text`, or why not.
 pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
     let known: Vec<&str> = engine::precision::PRESETS

@@ -69,8 +69,14 @@ fn compare(lab: &Landscape) -> (Vec<(usize, f32, f32)>, Vec<f32>) {
 
 #[test]
 fn the_defaults_compare_at_equal_loss_and_say_which_is_sharper() {
-    let lab = Landscape::default();
-    let (m, _) = compare(&lab);
+    // The course's sharpness lesson locks the defaults (its first two sections).
+    let sections = crate::lessons::sections("landscape-sharpness");
+    let (lab, notices) = Landscape::from_query(&sections[0].state);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(lab.batches(), Landscape::default().batches());
+    let (m, lambda) = compare(&lab);
+    sections[0].assert_claim("landscape-sharpness", f64::from(m[1].1 / m[0].1));
+    sections[1].assert_claim("landscape-sharpness", f64::from(lambda[1] / lambda[0]));
     let verdict = sharpness_verdict(m[0], m[1], lab.target);
     eprintln!("{verdict}");
     let (sharper, flatter) = if m[1].1 > m[0].1 {
@@ -87,8 +93,16 @@ fn the_defaults_compare_at_equal_loss_and_say_which_is_sharper() {
 
 #[test]
 fn in_keskar_et_al_s_setting_the_large_batch_is_sharper() {
-    let lab = keskar_setting();
+    let section = &crate::lessons::sections("landscape-sharpness")[2];
+    let (lab, notices) = Landscape::from_query(&section.state);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(
+        lab.to_config(16),
+        keskar_setting().to_config(16),
+        "the lesson locks Keskar et al.'s setting"
+    );
     let (m, lambda) = compare(&lab);
+    section.assert_claim("landscape-sharpness", f64::from(m[1].1 / m[0].1));
     let verdict = sharpness_verdict(m[0], m[1], lab.target);
     eprintln!("{verdict}");
     assert!(
@@ -107,7 +121,17 @@ fn in_keskar_et_al_s_setting_the_large_batch_is_sharper() {
 fn without_skips_the_resnets_slice_is_less_convex() {
     use lab_sims::curvature::slice_convexity;
     use lab_sims::landscape::{filter_normalized_direction, slice};
-    let (lab, notices) = Landscape::from_query("net=resnet&data=mnist");
+    let section = &crate::lessons::sections("landscape-skips")[0];
+    let (lab, notices) = Landscape::from_query(&section.state);
+    let plain = Landscape::from_query("net=resnet&data=mnist").0;
+    assert_eq!(
+        Landscape {
+            hide: plain.hide.clone(),
+            ..lab.clone()
+        },
+        plain,
+        "the lesson locks the button's setting"
+    );
     assert!(notices.is_empty(), "{notices:?}");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
     let mut measured = Vec::new();
@@ -151,10 +175,7 @@ fn without_skips_the_resnets_slice_is_less_convex() {
         );
         measured.push((c.nonconvexity, loss));
     }
-    assert!(
-        measured[1].0 > 1.3 * measured[0].0,
-        "non-convexity with, without skips: {measured:?}"
-    );
+    section.assert_claim("landscape-skips", f64::from(measured[1].0 / measured[0].0));
     assert!(
         measured[1].1 > measured[0].1,
         "the twin without skips trains worse: {measured:?}"

@@ -11,12 +11,7 @@ use super::{redraw, Canvases};
 use crate::fetch;
 use crate::frame::next_frame;
 
-/// Steps per call to the trainer: a run that diverges keeps the losses of the calls before.
-const CHUNK: usize = 16;
-/// Checks of the formats per run (histograms, lost updates).
-const CHECKS: usize = 10;
-/// Training images the training accuracy is measured on.
-const TRAIN_EVAL: usize = 2000;
+use lab_state::precision::{RUN_CHECKS as CHECKS, RUN_CHUNK as CHUNK, TRAIN_EVAL};
 
 pub async fn run_all(
     runs: Vec<(String, TrainConfig)>,

@@ -1,0 +1,83 @@
+//! The course's lessons as the native tests read them (public/lessons/<id>.json): a section's
+//! link, what it measures, and the range its claimed choice spans, so a lesson's text and the
+//! test that backs it cannot drift apart.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// One section of a lesson file.
+pub struct Section {
+    /// The lab's settings as the lesson locks them (a query string).
+    pub state: String,
+    /// The measure: a metric's name, or an expression such as `{a} - {b}`.
+    pub measure: Value,
+    /// The claimed choice's bounds (min inclusive, max exclusive), as public/lesson.js reads them.
+    pub claim: (Option<f64>, Option<f64>),
+    pub heading: String,
+}
+
+/// The sections of lesson `id`.
+pub fn sections(id: &str) -> Vec<Section> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../public/lessons/{id}.json"));
+    let lesson: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    lesson["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let claimed = &s["predict"]["choices"][s["claim"].as_u64().unwrap() as usize];
+            Section {
+                state: s["state"].as_str().unwrap_or("").to_string(),
+                measure: s["measure"].clone(),
+                claim: (claimed["min"].as_f64(), claimed["max"].as_f64()),
+                heading: s["heading"].as_str().unwrap().to_string(),
+            }
+        })
+        .collect()
+}
+
+impl Section {
+    /// Whether `value` falls in the claimed choice.
+    pub fn holds(&self, value: f64) -> bool {
+        self.claim.0.is_none_or(|min| value >= min) && self.claim.1.is_none_or(|max| value < max)
+    }
+
+    /// The measure over `metrics` (name → value): a metric, or `{a} - {b}` / `{a} / {b}`, with an
+    /// optional leading factor (`100 * ({a} - {b})`).
+    pub fn measure(&self, metric: impl Fn(&str) -> f64) -> f64 {
+        if let Some(name) = self.measure["metric"].as_str() {
+            return metric(name);
+        }
+        let expr = self.measure["expr"].as_str().expect("a metric or an expression");
+        let names: Vec<&str> = expr
+            .split('{')
+            .skip(1)
+            .map(|part| part.split('}').next().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{expr}: the native runner reads two metrics");
+        let (a, b) = (metric(names[0]), metric(names[1]));
+        let factor = match expr.split_once(" * (") {
+            Some((n, _)) => n.trim().parse::<f64>().expect("a numeric factor"),
+            None => 1.0,
+        };
+        if expr.contains(" - ") {
+            factor * (a - b)
+        } else if expr.contains(" / ") {
+            factor * (a / b)
+        } else {
+            panic!("{expr}: an operator the native runner does not read")
+        }
+    }
+
+    /// Asserts that `value`, measured natively, is the claimed choice.
+    pub fn assert_claim(&self, lesson: &str, value: f64) {
+        eprintln!("{lesson} \"{}\": measured {value:.4}", self.heading);
+        assert!(
+            self.holds(value),
+            "{lesson} \"{}\": measured {value}, outside the claimed {:?}",
+            self.heading,
+            self.claim
+        );
+    }
+}

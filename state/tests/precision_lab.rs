@@ -1,0 +1,106 @@
+//! The precision lab's lesson with its defaults, natively, through the lab's own configs and run
+//! loop (`PrecisionLab::configs`, `lab_sims::precision_run::run` with the page's chunk and
+//! checks): naive fp16 diverges while mixed fp16, bf16 and fp8 land within a point of fp32; and
+//! with SGD at η = 0.001 an fp16 master loses updates and falls behind where an fp32 master keeps
+//! up (docs/theory.md §7). The browser test then checks the page's wiring on a short run.
+//! Needs `public/data` (setup).
+
+use std::path::PathBuf;
+
+use engine::train::Trainer;
+use lab_sims::precision_run::{run, PrecisionRecord};
+use lab_state::lab::LabState;
+use lab_state::precision::{verdict, PrecisionLab, RUN_CHECKS, RUN_CHUNK, TRAIN_EVAL};
+use pollster::block_on;
+
+/// Every run of `lab`, one after another on the same batches, as the page trains them.
+fn record(lab: &PrecisionLab) -> PrecisionRecord {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let runs = lab.configs().unwrap();
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+    let (train, test) = runs[0].1.data.load(read).unwrap();
+    let test = test.expect("MNIST has a test set");
+    let train_eval = train.head(TRAIN_EVAL.min(train.len()));
+    let every = (lab.steps / RUN_CHECKS).max(1);
+    let mut record = PrecisionRecord {
+        base: runs[0].1.clone(),
+        steps: lab.steps,
+        runs: Vec::new(),
+    };
+    for (name, config) in runs {
+        let mut t = block_on(Trainer::with_data(config, train.clone(), None, 1)).unwrap();
+        let r = block_on(run(
+            &mut t,
+            &name,
+            (lab.steps, RUN_CHUNK, every),
+            (&train_eval, Some(&test)),
+            |_| async { true },
+        ))
+        .unwrap();
+        record.runs.push(r);
+    }
+    record
+}
+
+fn accuracy(record: &PrecisionRecord, name: &str) -> f32 {
+    let r = record.runs.iter().find(|r| r.label == name).unwrap();
+    r.test_accuracy.unwrap()
+}
+
+fn lost(record: &PrecisionRecord, name: &str) -> f64 {
+    let r = record.runs.iter().find(|r| r.label == name).unwrap();
+    r.checks.last().and_then(|c| c.lost_updates).unwrap()
+}
+
+#[test]
+fn with_the_defaults_naive_fp16_fails_where_the_others_match_fp32() {
+    let record = record(&PrecisionLab::default());
+    for r in &record.runs {
+        eprintln!(
+            "{}: test accuracy {:?}, diverged at {:?}, scale {}",
+            r.label, r.test_accuracy, r.diverged_at, r.final_scale
+        );
+    }
+    let fp16 = record.runs.iter().find(|r| r.label == "fp16").unwrap();
+    assert!(fp16.diverged_at.is_some(), "naive fp16 diverges");
+    let fp32 = accuracy(&record, "fp32");
+    assert!(fp32 > 0.85, "fp32 learns: {fp32}");
+    for name in ["mixed-fp16", "mixed-bf16", "fp8"] {
+        let a = accuracy(&record, name);
+        assert!(
+            (a - fp32).abs() < 0.01,
+            "{name}: {a} within a point of fp32 {fp32}"
+        );
+    }
+    let scale = |name: &str| record.runs.iter().find(|r| r.label == name).unwrap().final_scale;
+    assert_eq!(scale("mixed-bf16"), 1.0, "bf16 runs without loss scaling");
+    assert_ne!(scale("mixed-fp16"), 65536.0, "the dynamic scale moved from 2^16");
+    let said = verdict(&record).join(" ");
+    assert!(said.contains("fp16: diverged at step"), "{said}");
+}
+
+#[test]
+fn with_sgd_an_fp16_master_loses_updates_and_falls_behind() {
+    let (lab, notices) = PrecisionLab::from_query("optimizer=sgd&lr=0.001&runs=fp32,fp16,mixed-fp16");
+    assert!(notices.is_empty(), "{notices:?}");
+    let record = record(&lab);
+    let (fp32, fp16, mixed) = (
+        accuracy(&record, "fp32"),
+        accuracy(&record, "fp16"),
+        accuracy(&record, "mixed-fp16"),
+    );
+    eprintln!(
+        "SGD: fp32 {fp32}, fp16 {fp16} ({} lost), mixed {mixed}",
+        lost(&record, "fp16")
+    );
+    assert!(
+        fp16 < fp32 - 0.05,
+        "an fp16 master falls behind: {fp16} against {fp32}"
+    );
+    assert!(lost(&record, "fp16") > 0.3, "an fp16 master loses updates");
+    assert!(lost(&record, "mixed-fp16") < 0.01, "an fp32 master keeps them");
+    assert!(
+        (mixed - fp32).abs() < 0.01,
+        "mixed {mixed} keeps up with fp32 {fp32}"
+    );
+}
