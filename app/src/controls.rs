@@ -1,11 +1,13 @@
 //! Form controls the labs share.
 
+use lab_state::table::{self, Table};
 use leptos::prelude::*;
 
-/// A labelled text input bound to one field of a page's settings: `put` parses and checks the
-/// text into a copy of the settings; a value it refuses leaves the settings as they were and says
-/// so in `error`.
-pub fn number_input<S: Clone + Send + Sync + 'static>(
+/// A labelled text input bound to one field of a page's settings: `put` parses the text into a
+/// copy of the settings, which the settings table then checks (`table::refusal`), so a control's
+/// range is written once, in its table; a value either refuses leaves the settings as they were
+/// and says why in `error`.
+pub fn number_input<S: Table + Send + Sync>(
     settings: RwSignal<S>,
     error: RwSignal<Option<String>>,
     label: &'static str,
@@ -18,7 +20,13 @@ pub fn number_input<S: Clone + Send + Sync + 'static>(
             <input data-testid=id prop:value=move || settings.with(get) on:change=move |ev| {
                 let v = event_target_value(&ev);
                 let mut next = settings.get_untracked();
-                if put(&mut next, &v) { settings.set(next); error.set(None); } else { error.set(Some(format!("{label}: '{v}' is not valid (kept the last value)"))); }
+                // The range is the settings table's: a value it refuses is refused here with its
+                // reason, and the last good value kept.
+                let refused = if put(&mut next, &v) { table::refusal(&next) } else { Some("not a number".into()) };
+                match refused {
+                    None => { settings.set(next); error.set(None); }
+                    Some(why) => error.set(Some(format!("{label}: '{v}' is not valid ({why}; kept the last value)"))),
+                }
             }/>
         </label>
     }
@@ -29,7 +37,7 @@ type Get<S> = fn(&S) -> String;
 type Put<S> = fn(&mut S, &str) -> bool;
 
 /// `number_input` bound to a page's settings and error banner, for a page's many number fields.
-pub fn numbers<S: Clone + Send + Sync + 'static>(
+pub fn numbers<S: Table + Send + Sync>(
     settings: RwSignal<S>,
     error: RwSignal<Option<String>>,
 ) -> impl Fn(&'static str, &'static str, Get<S>, Put<S>) -> AnyView + Copy {

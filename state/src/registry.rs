@@ -26,6 +26,36 @@ pub struct Lab {
     /// The prefix of its controls' test ids (`<prefix>-share`); its hideable names are the ids
     /// without it.
     pub prefix: String,
+    /// The metrics it publishes (its `data-metric` names, which lessons measure and embedding
+    /// pages receive), `{…}` standing for a part that varies (`acc-{run}`: `acc-fp32`).
+    pub metrics: Vec<String>,
+}
+
+impl Lab {
+    /// Whether `name` is one of the metrics the lab publishes.
+    pub fn publishes(&self, name: &str) -> bool {
+        self.metrics.iter().any(|pattern| matches_pattern(pattern, name))
+    }
+}
+
+/// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`.
+fn matches_pattern(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('{') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            let after = rest.split_once('}').map_or("", |(_, after)| after);
+            // The varying part takes at least one character, then the rest must match.
+            (1..=tail.len()).any(|n| {
+                let (part, remaining) = tail.split_at(n);
+                part.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && matches_pattern(after, remaining)
+            })
+        }
+    }
 }
 
 impl Lab {

@@ -107,16 +107,23 @@ pub fn check<S: Table>(s: &mut S, notices: &mut Vec<String>) {
     }
 }
 
-/// Whether `s` is within its table's ranges as it stands: the notice a link or file with these
-/// values would get, if any. A control that writes a value asks this, so its range is the
-/// table's and is written once.
+/// Whether `s` is within its table's ranges as it stands: the reason a link or file with these
+/// values would get a notice, if any ("epochs=500 is outside 1–200"), without what the link would
+/// use instead: a control that asks keeps its last good value. A control that writes a value asks
+/// this, so its range is the table's and is written once.
 pub fn refusal<S: Table>(s: &S) -> Option<String> {
     let mut checked = s.clone();
     let mut notices = Vec::new();
     for row in S::SETTINGS {
         (row.check)(&mut checked, &mut notices);
     }
-    notices.into_iter().next()
+    let first = notices.into_iter().next()?;
+    let reason = [": using ", "; using "]
+        .iter()
+        .filter_map(|tail| first.find(tail))
+        .min()
+        .map_or(first.as_str(), |at| &first[..at]);
+    Some(reason.to_string())
 }
 
 /// Only what differs from the defaults, so links stay short; then the hidden controls. A row is

@@ -93,3 +93,99 @@ fn no_browser_test_keeps_its_own_list_of_labs() {
         }
     }
 }
+
+/// Every metric a lesson measures or waits for is one its lab publishes, by the registry.
+#[test]
+fn every_lesson_measures_metrics_its_lab_publishes() {
+    let course: serde_json::Value = serde_json::from_str(&read("public/lessons/course.json")).unwrap();
+    for id in course["lessons"].as_array().unwrap() {
+        let id = id.as_str().unwrap();
+        let lesson: serde_json::Value =
+            serde_json::from_str(&read(&format!("public/lessons/{id}.json"))).unwrap();
+        let lab = by_id(lesson["lab"].as_str().unwrap()).unwrap_or_else(|| panic!("{id}: no such lab"));
+        for section in lesson["sections"].as_array().unwrap() {
+            let m = &section["measure"];
+            let mut names: Vec<String> = ["metric", "text"]
+                .iter()
+                .filter_map(|k| m[*k].as_str().map(String::from))
+                .collect();
+            names.extend(m["ready"]["metric"].as_str().map(String::from));
+            if let Some(expr) = m["expr"].as_str() {
+                names.extend(
+                    expr.split('{')
+                        .skip(1)
+                        .map(|p| p.split('}').next().unwrap().to_string()),
+                );
+            }
+            assert!(!names.is_empty(), "{id}: a section measures nothing");
+            for name in names {
+                assert!(
+                    lab.publishes(&name),
+                    "{id}: the {} lab publishes no metric {name}",
+                    lab.id
+                );
+            }
+        }
+    }
+}
+
+/// The registry's metrics are the lab's `data-metric` names in its folder of the app, both ways:
+/// each listed one is written there, and each written there is listed.
+#[test]
+fn each_lab_publishes_the_metrics_the_registry_lists() {
+    fn sources(dir: &std::path::Path, out: &mut String) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push_str(&std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    for lab in labs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../app/src")
+            .join(&lab.id);
+        let mut text = String::new();
+        sources(&dir, &mut text);
+        // What the folder writes: a literal name, or the fixed start of a formatted one.
+        let mut written = Vec::new();
+        for part in text.split("data-metric=").skip(1) {
+            let part = part.trim_start();
+            let start = ["format!(\"", "plot_text::names::metric_name(\"", "\""]
+                .iter()
+                .find_map(|p| part.strip_prefix(p).map(|rest| (*p == "\"", rest)));
+            let Some((literal, rest)) = start else { continue };
+            let end = rest.find(['"', '{']).unwrap_or(rest.len());
+            written.push((literal && rest[end..].starts_with('"'), rest[..end].to_string()));
+        }
+        for (whole, name) in &written {
+            let listed = if *whole {
+                lab.publishes(name)
+            } else {
+                lab.metrics.iter().any(|p| p.starts_with(name.as_str()))
+            };
+            assert!(
+                listed,
+                "{}: app/src/{} publishes {name}…, which the registry does not list",
+                lab.id, lab.id
+            );
+        }
+        for pattern in &lab.metrics {
+            let head = pattern.split('{').next().unwrap();
+            let found = written.iter().any(|(whole, name)| {
+                if *whole {
+                    name == pattern
+                } else {
+                    head.starts_with(name.as_str()) || name.starts_with(head.trim_end_matches('-'))
+                }
+            });
+            assert!(
+                found,
+                "{}: the registry lists {pattern}, which app/src/{} does not publish",
+                lab.id, lab.id
+            );
+        }
+    }
+}

@@ -177,7 +177,10 @@ fn controls_take_their_ranges_from_the_table() {
     assert_eq!(refusal(&vision(100)), None);
     assert_eq!(refusal(&vision(1)), None);
     let why = refusal(&vision(101)).expect("101 epochs are beyond the table's range");
-    assert!(why.starts_with("epochs=101 is outside 1–100"), "{why}");
+    assert_eq!(
+        why, "epochs=101 is outside 1–100",
+        "the reason, not what a link would use instead"
+    );
     assert!(refusal(&vision(0)).is_some());
     let cluster = |max_steps| ClusterLab {
         max_steps,
@@ -187,4 +190,36 @@ fn controls_take_their_ranges_from_the_table() {
     assert!(refusal(&cluster(100_001)).is_some());
     assert_eq!(refusal(&ClusterLab::default()), None);
     assert_eq!(refusal(&VisionLab::default()), None);
+}
+
+/// The pages' number fields restate no range: `controls::number_input` asks the table, and no
+/// field's parser filters by a range of its own (`(1..=200).contains(x)`).
+#[test]
+fn no_number_field_restates_its_range() {
+    fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, line) in text.lines().enumerate() {
+                    let ranged = line.contains("..=") && line.contains(".contains(");
+                    if ranged && (line.contains("event_target_value") || line.contains("number")) {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../app/src"),
+        &mut found,
+    );
+    assert!(
+        found.is_empty(),
+        "ranges restated outside the settings tables:\n{}",
+        found.join("\n")
+    );
 }

@@ -35,6 +35,18 @@ pub fn settings_panel(
     webgpu: RwSignal<lab_state::playground::BackendChoice>,
 ) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
+    // A typed value is kept only if the settings table takes it (its range is written there once).
+    let checked = move |f: &dyn Fn(&mut Landscape), what: &str| {
+        let mut next = state.get_untracked();
+        f(&mut next);
+        match lab_state::table::refusal(&next) {
+            None => {
+                state.set(next);
+                notices.set(vec![]);
+            }
+            Some(why) => notices.set(vec![format!("{what}: {why} (kept the last one)")]),
+        }
+    };
     let is_playground = move || state.with(|s| s.network == Network::Playground);
     // The ResNet compares itself without skips, not another batch.
     let hide_compare = hidden("compare");
@@ -83,22 +95,22 @@ pub fn settings_panel(
             </select>
         </label>
         <label class:hidden=hidden("target")>"Train to a training loss of (0: all the epochs)"
-            <input type="number" min="0" max="10" step="0.05" data-testid="land-target"
+            <input type="number" step="0.05" data-testid="land-target"
                 prop:value=move || state.with(|s| s.target.to_string())
                 on:change=move |ev| {
                     match event_target_value(&ev).parse::<f32>() {
-                        Ok(t) if (0.0..=10.0).contains(&t) => { set(&|s| s.target = t); notices.set(vec![]); }
-                        _ => notices.set(vec!["target loss: a number from 0 to 10 (kept the last one)".into()]),
+                        Ok(t) => checked(&|s| s.target = t, "target loss"),
+                        Err(_) => notices.set(vec!["target loss: not a number (kept the last one)".into()]),
                     }
                 }/>
         </label>
         <label class:hidden=hidden("epochs")>"Epochs (at most)"
-            <input type="number" min="1" max="200" data-testid="land-epochs"
+            <input type="number" data-testid="land-epochs"
                 prop:value=move || state.with(|s| s.epochs.to_string())
                 on:change=move |ev| {
                     match event_target_value(&ev).parse::<usize>() {
-                        Ok(e) if (1..=200).contains(&e) => { set(&|s| s.epochs = e); notices.set(vec![]); }
-                        _ => notices.set(vec!["epochs: a whole number from 1 to 200 (kept the last one)".into()]),
+                        Ok(e) => checked(&|s| s.epochs = e, "epochs"),
+                        Err(_) => notices.set(vec!["epochs: not a whole number (kept the last one)".into()]),
                     }
                 }/>
         </label>

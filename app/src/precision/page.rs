@@ -112,9 +112,9 @@ pub fn PrecisionPage() -> impl IntoView {
                 {crate::controls::image_set_select(settings, "prec-data", |s| &s.data, |s, d| s.data = d)}
                 {crate::controls::optimizer_select(settings, "prec-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
                 {number_input("Learning rate", "prec-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
-                {number_input("Batch", "prec-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=1024).contains(x)).map(|x| s.batch = x).is_some())}
-                {number_input("Steps per run", "prec-steps", |s| s.steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=20_000).contains(x)).map(|x| s.steps = x).is_some())}
-                {number_input("Training images", "prec-images", |s| s.images.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (100..=60_000).contains(x)).map(|x| s.images = x).is_some())}
+                {number_input("Batch", "prec-batch", |s| s.batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.batch = x).is_some())}
+                {number_input("Steps per run", "prec-steps", |s| s.steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.steps = x).is_some())}
+                {number_input("Training images", "prec-images", |s| s.images.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.images = x).is_some())}
                 {number_input("Runs (fp32, fp16, mixed-fp16, mixed-bf16, fp8, custom)", "prec-runs", |s| s.runs.clone(), |s, v| lab_state::precision::parse_runs(v).map(|_| s.runs = v.into()).is_ok())}
                 <fieldset class:hidden=move || !custom() data-testid="prec-custom">
                     <legend>"The custom run: each tensor's format"</legend>

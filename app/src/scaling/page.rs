@@ -105,7 +105,7 @@ pub fn ScalingPage() -> impl IntoView {
                     </select>
                 </label>
                 {number_input("Learning-rate factors (a heatmap when several)", "scale-factors", |s| s.lr_factors.clone(), |s, v| { s.lr_factors = v.into(); true })}
-                {number_input("Warmup (epochs, 0 = none)", "scale-warmup", |s| s.warmup_epochs.to_string(), |s, v| v.parse().ok().filter(|x: &f32| (0.0..=100.0).contains(x)).map(|x| s.warmup_epochs = x).is_some())}
+                {number_input("Warmup (epochs, 0 = none)", "scale-warmup", |s| s.warmup_epochs.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.warmup_epochs = x).is_some())}
                 <label class:hidden=hidden("target-kind")>"Target"
                     <select data-testid="scale-target-kind" on:change=move |ev| {
                         let acc = event_target_value(&ev) == "accuracy";
@@ -116,7 +116,7 @@ pub fn ScalingPage() -> impl IntoView {
                     </select>
                 </label>
                 {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite() && *x > 0.0).map(|x| s.target = x).is_some())}
-                {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse().ok().filter(|x: &usize| (1..=100_000).contains(x)).map(|x| s.max_steps = x).is_some())}
+                {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.max_steps = x).is_some())}
                 {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
                 {crate::controls::backend_select("scale-backend", webgpu)}
                 {record_files(
