@@ -20,7 +20,7 @@ pub fn raise(message: String) {
 }
 
 #[component]
-pub fn ErrorBanner(error: RwSignal<Option<String>>, id: &'static str) -> impl IntoView {
+pub fn ErrorBanner(error: RwSignal<Option<String>>, #[prop(into)] id: String) -> impl IntoView {
     CURRENT.with(|c| c.set(Some(error)));
     view! {
         <div class="banner" role="alert" class:hidden=move || error.with(Option::is_none)>

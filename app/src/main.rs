@@ -23,6 +23,7 @@ mod optimizers;
 mod parallelism;
 mod playground;
 mod precision;
+mod recorded;
 mod scaling;
 mod session;
 mod share;

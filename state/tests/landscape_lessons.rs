@@ -22,16 +22,12 @@ fn compare(lab: &Landscape) -> (Vec<(usize, f32, f32)>, Vec<f32>) {
         .into_iter()
         .map(|batch| {
             let config = lab.to_config(batch);
-            let (train, rows): (Dataset, usize) = match &config.data {
-                DataConfig::Toy(toy) => {
-                    let (train, test) = toy.generate().split(toy.test_fraction, toy.seed);
-                    let rows = train.len().min(test.len());
-                    (train, rows)
-                }
-                _ => {
-                    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-                    (config.data.load(read).unwrap().0, IMAGE_EVAL)
-                }
+            // The data as the page loads it (`fetch::data`: the config's own split of its points).
+            let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+            let (train, test) = config.data.load(read).unwrap();
+            let rows = match &config.data {
+                DataConfig::Toy(_) => train.len().min(test.as_ref().map_or(train.len(), Dataset::len)),
+                _ => IMAGE_EVAL,
             };
             let eval = train.head(rows);
             let mut t =

@@ -1,8 +1,6 @@
 //! The cluster's training runs: which runs the buttons ask for, and running them one after
 //! another, drawing as they go.
 
-use std::cell::Cell;
-
 use leptos::prelude::*;
 
 use engine::train::Trainer;
@@ -13,7 +11,7 @@ use lab_sims::scaling::Target;
 
 use super::{charts, curve, draw_runs, Canvases, Settings, ALGORITHMS};
 use crate::fetch;
-use crate::frame::next_frame;
+use crate::recorded::Run;
 
 /// What to train: (label, workers, algorithm index, compression, forced synchronous) per run.
 pub type Plan = Vec<(String, usize, usize, Compression, bool)>;
@@ -68,80 +66,54 @@ pub async fn run_all(
     s: &Settings,
     plan: Plan,
     study: bool,
-    webgpu: bool,
-    status: RwSignal<String>,
-    progress: RwSignal<f64>,
-    cancel: &Cell<bool>,
-    record: RwSignal<Option<ClusterRecord>>,
+    run: Run<ClusterRecord>,
     canvases: Canvases,
 ) -> Result<(), String> {
-    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
-    status.set("loading data…".into());
+    let mut gpu = run.gpu().await;
+    run.status.set("loading data…".into());
     let (train, test) = fetch::data(&s.train_config(1)).await?;
     let target = Target::Accuracy(s.target);
-    let mut kept = record.get_untracked().map(|r| r.runs).unwrap_or_default();
+    let mut kept = run.record.get_untracked().map(|r| r.runs).unwrap_or_default();
     // A new Train replaces the runs of the last Train; a study replaces the last study.
     kept.retain(|r| r.label.starts_with("study") != study);
-    record.set(Some(ClusterRecord::new(
+    run.record.set(Some(ClusterRecord::new(
         target,
         kept,
         curve(s).unwrap_or_default(),
     )));
     let total = plan.len();
-    for (k, (label, workers, i, compression, sync)) in plan.into_iter().enumerate() {
-        if cancel.get() {
-            break;
-        }
-        status.set(format!(
-            "run {} of {total}: {label}, on {}…",
-            k + 1,
-            crate::gpu::runs_on(&gpu)
-        ));
-        let mut config = s.config(workers, i)?;
-        if sync {
-            config.consistency = Consistency::Synchronous;
-        }
-        config.compression = compression;
-        let share = 1.0 / total as f64;
-        let pacer = crate::frame::Pacer::new();
-        // A lost GPU: this run again, on the CPU path.
-        let (run, cluster) = crate::gpu::with_fallback(&mut gpu, async |gpu| {
-            let mut trainer = Trainer::with_data(s.train_config(workers), train.clone(), gpu, 1).await?;
-            let mut cluster = Cluster::new(config.clone(), &trainer.compiled, trainer.config.batch);
-            let run = train_to_target(
+    run.each(
+        &mut gpu,
+        &plan,
+        |(label, ..)| format!("{label},"),
+        async |k, (label, workers, i, compression, sync), gpu, pacer| {
+            let mut config = s.config(*workers, *i)?;
+            if *sync {
+                config.consistency = Consistency::Synchronous;
+            }
+            config.compression = *compression;
+            let mut trainer = Trainer::with_data(s.train_config(*workers), train.clone(), gpu, 1).await?;
+            let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
+            let trained = train_to_target(
                 label.clone(),
                 &mut cluster,
                 &mut trainer,
                 target,
                 s.max_steps,
                 Some(&test),
-                |done, max| {
-                    progress.set(share * (k as f64 + done as f64 / max as f64));
-                    pacer.go_on(cancel)
-                },
+                |done, max| run.go_on(pacer, (k, total, done as f64 / max.max(1) as f64)),
             )
             .await?;
-            Ok((run, cluster))
-        })
-        .await?;
-        if matches!(cluster.config.consistency, Consistency::Asynchronous { .. }) {
-            if let Some(c) = canvases.timeline.get_untracked() {
-                let title = format!("first updates of {}", run.label);
-                charts::timeline(&c, &cluster.trace, workers, &title);
+            if matches!(cluster.config.consistency, Consistency::Asynchronous { .. }) {
+                if let Some(c) = canvases.timeline.get_untracked() {
+                    let title = format!("first updates of {}", trained.label);
+                    charts::timeline(&c, &cluster.trace, *workers, &title);
+                }
             }
-        }
-        record.update(|r| {
-            if let Some(r) = r {
-                r.runs.push(run);
-            }
-        });
-        record.with_untracked(|r| {
-            if let Some(r) = r {
-                draw_runs(&canvases, s, r);
-            }
-        });
-        next_frame().await;
-    }
-    progress.set(1.0);
-    Ok(())
+            Ok(trained)
+        },
+        |r, trained| r.runs.push(trained),
+        |r| draw_runs(&canvases, s, r),
+    )
+    .await
 }

@@ -2,12 +2,10 @@
 //! estimate, then each layout trained on the same batches from the same weights, one after
 //! another, the charts redrawn as they go.
 
-use std::cell::Cell;
-
 use leptos::prelude::*;
 
 use engine::train::Trainer;
-use lab_sims::parallelism::layout::{estimate, search};
+use lab_sims::parallelism::layout::{estimate, search, Layout};
 use lab_sims::parallelism::layout_run::{self, weight_gap, Devices};
 use lab_sims::parallelism::profile::Profile;
 use lab_sims::parallelism::record::ParallelismRecord;
@@ -17,17 +15,21 @@ use lab_state::parallelism::ParallelismLab as Settings;
 use super::{redraw, Canvases};
 use crate::fetch;
 use crate::frame::next_frame;
+use crate::recorded::Run;
 
-pub async fn run_all(
-    s: Settings,
-    webgpu: bool,
-    (status, progress): (RwSignal<String>, RwSignal<f64>),
-    cancel: &Cell<bool>,
-    record: RwSignal<Option<ParallelismRecord>>,
-    canvases: Canvases,
-) -> Result<(), String> {
+/// A layout's name in the table: the layout's own, after the name asked for when they differ
+/// ("best: ZeRO-3 ×8").
+fn label_of(way: &str, layout: &Layout) -> String {
+    match layout.label() {
+        l if l == *way => l,
+        l => format!("{way}: {l}"),
+    }
+}
+
+pub async fn run_all(s: Settings, run: Run<ParallelismRecord>, canvases: Canvases) -> Result<(), String> {
+    let (status, record) = (run.status, run.record);
     let ways = s.ways()?;
-    let mut gpu = crate::gpu::gpu_if(webgpu, status).await;
+    let mut gpu = run.gpu().await;
     status.set("loading data…".into());
     let config = s.config(s.batch);
     let (train, test) = fetch::data(&config).await?;
@@ -65,26 +67,15 @@ pub async fn run_all(
     }));
     record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
     next_frame().await;
-    let share = 1.0 / layouts.len().max(1) as f64;
     // The first run's weights at the end and after its first step, the others' reference.
     let mut first_weights: Option<(Vec<f32>, Vec<f32>)> = None;
-    for (i, (way, layout)) in layouts.iter().enumerate() {
-        if cancel.get() {
-            break;
-        }
-        let label = match layout.label() {
-            l if l == *way => l,
-            l => format!("{way}: {l}"),
-        };
-        status.set(format!(
-            "layout {} of {}: {label}, {} steps on {}…",
-            i + 1,
-            layouts.len(),
-            s.steps,
-            crate::gpu::runs_on(&gpu)
-        ));
-        let pacer = crate::frame::Pacer::new();
-        let (mut run, weights, after_first) = crate::gpu::with_fallback(&mut gpu, async |gpu| {
+    let n = layouts.len();
+    run.each(
+        &mut gpu,
+        &layouts,
+        |(way, layout)| format!("{}, {} steps", label_of(way, layout), s.steps),
+        async |i, (way, layout), gpu, pacer| {
+            let label = label_of(way, layout);
             let mut whole = Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 1).await?;
             let rows = layout.micro_rows(s.batch).unwrap_or(s.batch);
             let mut part = if rows < s.batch {
@@ -97,9 +88,8 @@ pub async fn run_all(
                 part: part.as_mut(),
             };
             let live = |losses: &[f32]| {
-                progress.set(share * (i as f64 + losses.len() as f64 / s.steps.max(1) as f64));
                 if losses.len().is_multiple_of(20) {
-                    record.with_untracked(|rec| {
+                    run.record.with_untracked(|rec| {
                         if let Some(rec) = rec {
                             let mut shown = rec.clone();
                             shown.runs.push(lab_sims::parallelism::layout_run::LayoutRun {
@@ -115,30 +105,27 @@ pub async fn run_all(
                         }
                     });
                 }
-                pacer.go_on(cancel)
+                run.go_on(pacer, (i, n, losses.len() as f64 / s.steps.max(1) as f64))
             };
-            Ok(layout_run::train(label.clone(), *layout, devices, s.steps, Some(&test), live).await?)
-        })
-        .await?;
-        match &first_weights {
-            Some((w0, f0)) => {
-                run.weight_gap = Some(weight_gap(&weights, w0));
-                run.first_step_gap = Some(weight_gap(&after_first, f0));
+            let (mut trained, weights, after_first) =
+                layout_run::train(label.clone(), *layout, devices, s.steps, Some(&test), live).await?;
+            match &first_weights {
+                Some((w0, f0)) => {
+                    trained.weight_gap = Some(weight_gap(&weights, w0));
+                    trained.first_step_gap = Some(weight_gap(&after_first, f0));
+                }
+                None => {
+                    trained.weight_gap = Some(0.0);
+                    trained.first_step_gap = Some(0.0);
+                    first_weights = Some((weights, after_first));
+                }
             }
-            None => {
-                run.weight_gap = Some(0.0);
-                run.first_step_gap = Some(0.0);
-                first_weights = Some((weights, after_first));
-            }
-        }
-        record.update(|rec| {
-            if let Some(rec) = rec {
-                rec.runs.push(run);
-            }
-        });
-        record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
-        next_frame().await;
-    }
+            Ok(trained)
+        },
+        |rec, trained| rec.runs.push(trained),
+        |rec| redraw(&canvases, rec, s.segment_length()),
+    )
+    .await?;
     // Tensor parallelism on the first run's trained weights: its first block split over as many
     // devices as the pipeline has stages, on the first test images.
     if let Some((w0, _)) = &first_weights {
@@ -152,6 +139,5 @@ pub async fn run_all(
         });
         record.with_untracked(|r| r.as_ref().map(|r| redraw(&canvases, r, s.segment_length())));
     }
-    progress.set(1.0);
     Ok(())
 }

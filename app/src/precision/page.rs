@@ -8,8 +8,8 @@ use lab_state::precision::{Net, PrecisionLab as Settings, Scaling};
 
 use super::run::run_all;
 use super::{redraw, Canvases};
-use crate::job::{run_bar, Job};
 use crate::layout::{record_files, RecordFiles};
+use crate::recorded::RecordedPage;
 use crate::share::{hidden, hidden_id};
 
 /// A `<select>` of the formats, bound to one field of the custom run.
@@ -35,16 +35,18 @@ fn format_select(
 
 #[component]
 pub fn PrecisionPage() -> impl IntoView {
-    let (settings, notices) = crate::share::url_state::<Settings>();
-    let webgpu = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let job = Job::new(
+    let page = RecordedPage::<Settings, PrecisionRecord>::new(
         "press Run to train every run on the same batches",
-        error,
         "the runs done so far are shown",
     );
-    let (status, running) = (job.status, job.running);
-    let record = RwSignal::new(None::<PrecisionRecord>);
+    let RecordedPage {
+        settings,
+        webgpu,
+        error,
+        record,
+        ..
+    } = page.clone();
+    let (status, running) = (page.job.status, page.job.running);
     let canvases = Canvases {
         curves: NodeRef::new(),
         scale: NodeRef::new(),
@@ -52,34 +54,19 @@ pub fn PrecisionPage() -> impl IntoView {
         inspect: RwSignal::new(String::new()),
     };
     // Choosing the run to inspect redraws what the last runs drew.
-    Effect::new(move |_| {
-        canvases.inspect.track();
-        record.with_untracked(|r| {
-            if let Some(r) = r.as_ref().filter(|r| !r.runs.is_empty()) {
-                redraw(&canvases, r);
-            }
-        });
-    });
+    page.redraw_on(
+        move || canvases.inspect.track(),
+        |r| !r.runs.is_empty(),
+        move |r| redraw(&canvases, r),
+    );
     let go = {
-        let job = job.clone();
+        let page = page.clone();
         move |_| {
             let s = settings.get_untracked();
-            let runs = match s.configs() {
-                Ok(r) => r,
-                Err(e) => return error.set(Some(e)),
-            };
-            let (status, progress) = (job.status, job.progress);
-            job.start(move |cancel| async move {
-                run_all(
-                    runs,
-                    (s.steps, webgpu.get_untracked()),
-                    (status, progress),
-                    &cancel,
-                    record,
-                    canvases,
-                )
-                .await
-            });
+            match s.configs() {
+                Ok(runs) => page.start(move |run| run_all(runs, s.steps, run, canvases)),
+                Err(e) => error.set(Some(e)),
+            }
         }
     };
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
@@ -91,67 +78,63 @@ pub fn PrecisionPage() -> impl IntoView {
                 .any(|n| n == lab_state::precision::CUSTOM)
         })
     };
-    view! {
-        {crate::layout::lab_header("precision", "Train the same network in fp32, fp16, bf16 and FP8, and see why mixed precision keeps an fp32 master copy and scales the loss.")}
-        <crate::banner::ErrorBanner error=error id="prec-error"/>
-        <main class="lab">
-            {run_bar(&job, "prec", view! {
-                <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="prec-run" disabled=move || running.get() on:click=go>"Run"</button>
-            })}
-            <section class="controls" aria-label="settings">
-                <crate::share::StateBar state=settings notices=notices/>
-                <label class:hidden=hidden("net")>"Network"
-                    <select data-testid="prec-net" on:change=move |ev| {
-                        let n = if event_target_value(&ev) == "cnn" { Net::Cnn } else { Net::Mlp };
-                        set(&|s| s.net = n);
+    page.frame(
+        ("precision", "Train the same network in fp32, fp16, bf16 and FP8, and see why mixed precision keeps an fp32 master copy and scales the loss.", "prec"),
+        view! {
+            <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="prec-run" disabled=move || running.get() on:click=go>"Run"</button>
+        },
+        view! {
+            <label class:hidden=hidden("net")>"Network"
+                <select data-testid="prec-net" on:change=move |ev| {
+                    let n = if event_target_value(&ev) == "cnn" { Net::Cnn } else { Net::Mlp };
+                    set(&|s| s.net = n);
+                }>
+                    <option value="mlp" selected=move || settings.with(|s| s.net == Net::Mlp)>"MLP 784-128-10 (ReLU)"</option>
+                    <option value="cnn" selected=move || settings.with(|s| s.net == Net::Cnn)>"CNN: conv 5×5×8, pool, conv 5×5×16, pool, 10 (slower)"</option>
+                </select>
+            </label>
+            {crate::controls::image_set_select(settings, "prec-data", |s| &s.data, |s, d| s.data = d)}
+            {crate::controls::optimizer_select(settings, "prec-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
+            {number_input("Learning rate", "prec-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
+            {number_input("Batch", "prec-batch", |s| s.batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.batch = x).is_some())}
+            {number_input("Steps per run", "prec-steps", |s| s.steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.steps = x).is_some())}
+            {number_input("Training images", "prec-images", |s| s.images.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.images = x).is_some())}
+            {number_input("Runs (fp32, fp16, mixed-fp16, mixed-bf16, fp8, custom)", "prec-runs", |s| s.runs.clone(), |s, v| lab_state::precision::parse_runs(v).map(|_| s.runs = v.into()).is_ok())}
+            <fieldset class:hidden=move || !custom() data-testid="prec-custom">
+                <legend>"The custom run: each tensor's format"</legend>
+                {format_select(settings, "Weights read by forward and backward", "prec-weights", |s| s.weights, |s, f| s.weights = f)}
+                {format_select(settings, "Activations", "prec-activations", |s| s.activations, |s, f| s.activations = f)}
+                {format_select(settings, "Gradients", "prec-gradients", |s| s.gradients, |s, f| s.gradients = f)}
+                {format_select(settings, "Optimizer state", "prec-state", |s| s.state, |s, f| s.state = f)}
+                {format_select(settings, "Master weights", "prec-master", |s| s.master, |s, f| s.master = f)}
+                <label class:hidden=hidden("rounding")>"Rounding"
+                    <select data-testid="prec-rounding" on:change=move |ev| {
+                        let r = if event_target_value(&ev) == "stochastic" { Rounding::Stochastic } else { Rounding::Nearest };
+                        set(&|s| s.rounding = r);
                     }>
-                        <option value="mlp" selected=move || settings.with(|s| s.net == Net::Mlp)>"MLP 784-128-10 (ReLU)"</option>
-                        <option value="cnn" selected=move || settings.with(|s| s.net == Net::Cnn)>"CNN: conv 5×5×8, pool, conv 5×5×16, pool, 10 (slower)"</option>
+                        <option value="nearest" selected=move || settings.with(|s| s.rounding == Rounding::Nearest)>"to nearest (ties to even)"</option>
+                        <option value="stochastic" selected=move || settings.with(|s| s.rounding == Rounding::Stochastic)>"stochastic"</option>
                     </select>
                 </label>
-                {crate::controls::image_set_select(settings, "prec-data", |s| &s.data, |s, d| s.data = d)}
-                {crate::controls::optimizer_select(settings, "prec-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
-                {number_input("Learning rate", "prec-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
-                {number_input("Batch", "prec-batch", |s| s.batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.batch = x).is_some())}
-                {number_input("Steps per run", "prec-steps", |s| s.steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.steps = x).is_some())}
-                {number_input("Training images", "prec-images", |s| s.images.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.images = x).is_some())}
-                {number_input("Runs (fp32, fp16, mixed-fp16, mixed-bf16, fp8, custom)", "prec-runs", |s| s.runs.clone(), |s, v| lab_state::precision::parse_runs(v).map(|_| s.runs = v.into()).is_ok())}
-                <fieldset class:hidden=move || !custom() data-testid="prec-custom">
-                    <legend>"The custom run: each tensor's format"</legend>
-                    {format_select(settings, "Weights read by forward and backward", "prec-weights", |s| s.weights, |s, f| s.weights = f)}
-                    {format_select(settings, "Activations", "prec-activations", |s| s.activations, |s, f| s.activations = f)}
-                    {format_select(settings, "Gradients", "prec-gradients", |s| s.gradients, |s, f| s.gradients = f)}
-                    {format_select(settings, "Optimizer state", "prec-state", |s| s.state, |s, f| s.state = f)}
-                    {format_select(settings, "Master weights", "prec-master", |s| s.master, |s, f| s.master = f)}
-                    <label class:hidden=hidden("rounding")>"Rounding"
-                        <select data-testid="prec-rounding" on:change=move |ev| {
-                            let r = if event_target_value(&ev) == "stochastic" { Rounding::Stochastic } else { Rounding::Nearest };
-                            set(&|s| s.rounding = r);
-                        }>
-                            <option value="nearest" selected=move || settings.with(|s| s.rounding == Rounding::Nearest)>"to nearest (ties to even)"</option>
-                            <option value="stochastic" selected=move || settings.with(|s| s.rounding == Rounding::Stochastic)>"stochastic"</option>
-                        </select>
-                    </label>
-                    <label class:hidden=hidden("scaling")>"Loss scaling"
-                        <select data-testid="prec-scaling" on:change=move |ev| {
-                            let k = match event_target_value(&ev).as_str() { "none" => Scaling::None, "static" => Scaling::Static, _ => Scaling::Dynamic };
-                            set(&|s| s.scaling = k);
-                        }>
-                            <option value="none" selected=move || settings.with(|s| s.scaling == Scaling::None)>"none"</option>
-                            <option value="static" selected=move || settings.with(|s| s.scaling == Scaling::Static)>"static"</option>
-                            <option value="dynamic" selected=move || settings.with(|s| s.scaling == Scaling::Dynamic)>"dynamic (halve on overflow, ×2 every 200 steps)"</option>
-                        </select>
-                    </label>
-                    {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x >= 1.0 && x.log2().fract() == 0.0 && *x <= 2f32.powi(60)).map(|x| s.scale = x).is_some())}
-                </fieldset>
-                {crate::controls::backend_select("prec-backend", webgpu)}
-                {record_files(
-                    RecordFiles { prefix: "prec", name: "precision", csv_label: "results CSV", record, error, status },
-                    (),
-                    move |r| redraw(&canvases, r),
-                )}
-            </section>
-            {super::figures::figures(canvases, record)}
-        </main>
-    }
+                <label class:hidden=hidden("scaling")>"Loss scaling"
+                    <select data-testid="prec-scaling" on:change=move |ev| {
+                        let k = match event_target_value(&ev).as_str() { "none" => Scaling::None, "static" => Scaling::Static, _ => Scaling::Dynamic };
+                        set(&|s| s.scaling = k);
+                    }>
+                        <option value="none" selected=move || settings.with(|s| s.scaling == Scaling::None)>"none"</option>
+                        <option value="static" selected=move || settings.with(|s| s.scaling == Scaling::Static)>"static"</option>
+                        <option value="dynamic" selected=move || settings.with(|s| s.scaling == Scaling::Dynamic)>"dynamic (halve on overflow, ×2 every 200 steps)"</option>
+                    </select>
+                </label>
+                {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x >= 1.0 && x.log2().fract() == 0.0 && *x <= 2f32.powi(60)).map(|x| s.scale = x).is_some())}
+            </fieldset>
+            {crate::controls::backend_select("prec-backend", webgpu)}
+            {record_files(
+                RecordFiles { prefix: "prec", name: "precision", csv_label: "results CSV", record, error, status },
+                (),
+                move |r| redraw(&canvases, r),
+            )}
+        },
+        super::figures::figures(canvases, record),
+    )
 }
