@@ -56,9 +56,9 @@ test('scaling lab: a small sweep on WebGPU, plots, CSV/JSON export, reload, bad 
     await until(async () => /other.json: .*kept/.test(await text(page, 'scale-error')), 10_000, 'the refusal');
     assert.equal(await page.locator(`${byId('scale-table')} tr`).count(), 7, 'the shown sweep is kept');
 
+    // The field asks the settings table, which refuses the text at once and keeps the last list.
     await fill(page, 'scale-batches', '8, banana');
-    await page.click(byId('scale-run'));
-    assert.match(await text(page, 'scale-error'), /'banana' is not a number/);
+    assert.match(await text(page, 'scale-error'), /'banana' is not a number.*kept the last value/);
     await fill(page, 'scale-lr', '-1');
     assert.match(await text(page, 'scale-error'), /not valid/);
     await screenshot(page, 'scaling-reloaded.png');

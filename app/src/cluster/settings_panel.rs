@@ -91,7 +91,7 @@ pub fn settings_panel(
                         {COMPRESSIONS.iter().enumerate().map(|(i, c)| view! { <option value=i.to_string() selected=move || settings.with(|s| s.compression == i)>{*c}</option> }).collect_view()}
                     </select>
                 </label>
-                {number("k: percent of coordinates kept", "cl-percent", |s| s.percent.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && *x <= 100.0).map(|x| s.percent = x).is_some())}
+                {number("k: percent of coordinates kept", "cl-percent", |s| s.percent.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.percent = x).is_some())}
                 <label class:hidden=hidden("bits")>"Quantization bits"
                     <select data-testid="cl-bits" on:change=move |ev| { if let Ok(b) = event_target_value(&ev).parse::<u32>() { set(&|s| s.bits = b) } }>
                         {[8u32, 4, 2, 1].map(|b| view! { <option value=b.to_string() selected=move || settings.with(|s| s.bits == b)>{format!("{b}-bit")}</option> }).collect_view()}

@@ -68,8 +68,8 @@ pub fn ParallelismPage() -> impl IntoView {
             </fieldset>
             <fieldset class="group">
                 <legend>"The simulated devices"</legend>
-                {number_input("Memory per device (MB)", "par-memory", |s| s.memory.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && *x <= 1e6).map(|x| s.memory = x).is_some())}
-                {number_input("Speed (GFLOP/s)", "par-gflops", |s| s.gflops.to_string(), |s, v| v.parse().ok().filter(|x: &f64| *x > 0.0 && *x <= 1e6).map(|x| s.gflops = x).is_some())}
+                {number_input("Memory per device (MB)", "par-memory", |s| s.memory.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.memory = x).is_some())}
+                {number_input("Speed (GFLOP/s)", "par-gflops", |s| s.gflops.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.gflops = x).is_some())}
                 <label class:hidden=hidden("link")>"Link between devices"
                     <select data-testid="par-link" on:change=move |ev| {
                         if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { set(&|s| s.link = i) }
@@ -83,7 +83,7 @@ pub fn ParallelismPage() -> impl IntoView {
             <fieldset class="group">
                 <legend>"The layouts"</legend>
                 {number_input("Runs (plain, checkpoint, zero, pipeline, best)", "par-runs", |s| s.runs.clone(), |s, v| lab_state::parallelism::parse_runs(v).map(|_| s.runs = v.into()).is_ok())}
-                {number_input("Checkpoint every k layers (0: √layers)", "par-segment", |s| s.segment.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x <= 65).map(|x| s.segment = x).is_some())}
+                {number_input("Checkpoint every k layers (0: √layers)", "par-segment", |s| s.segment.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.segment = x).is_some())}
                 <p class="small muted">{move || format!("{} layers: checkpoints every {} layers.", settings.with(|s| s.layers()), segment())}</p>
                 {number_input("ZeRO: data-parallel workers", "par-workers", |s| s.workers.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.workers = x).is_some())}
                 {number_input("ZeRO stage (1 optimizer state, 2 + gradients, 3 + weights)", "par-stage", |s| s.stage.to_string(), |s, v| v.parse::<u8>().ok().map(|x| s.stage = x).is_some())}

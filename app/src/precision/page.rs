@@ -126,7 +126,7 @@ pub fn PrecisionPage() -> impl IntoView {
                         <option value="dynamic" selected=move || settings.with(|s| s.scaling == Scaling::Dynamic)>"dynamic (halve on overflow, ×2 every 200 steps)"</option>
                     </select>
                 </label>
-                {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x >= 1.0 && x.log2().fract() == 0.0 && *x <= 2f32.powi(60)).map(|x| s.scale = x).is_some())}
+                {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.scale = x).is_some())}
             </fieldset>
             {crate::controls::backend_select("prec-backend", webgpu)}
             {record_files(

@@ -73,7 +73,7 @@ pub fn ScalingPage() -> impl IntoView {
             {crate::controls::optimizer_select(settings, "scale-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
             {number_input("Batch sizes", "scale-batches", |s| s.batches.clone(), |s, v| { s.batches = v.into(); true })}
             {number_input("Base learning rate", "scale-lr", |s| s.base_lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.base_lr = x).is_some())}
-            {number_input("at batch", "scale-base-batch", |s| s.base_batch.to_string(), |s, v| v.parse().ok().filter(|x: &usize| *x >= 1).map(|x| s.base_batch = x).is_some())}
+            {number_input("at batch", "scale-base-batch", |s| s.base_batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.base_batch = x).is_some())}
             <label class:hidden=hidden("rule")>"Scaling rule"
                 <select data-testid="scale-rule" on:change=move |ev| {
                     let r = match event_target_value(&ev).as_str() { "linear" => Rule::Linear, "sqrt" => Rule::Sqrt, _ => Rule::None };
@@ -95,7 +95,7 @@ pub fn ScalingPage() -> impl IntoView {
                     <option value="accuracy" selected=move || settings.with(|s| s.target_accuracy)>"training accuracy at least"</option>
                 </select>
             </label>
-            {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite() && *x > 0.0).map(|x| s.target = x).is_some())}
+            {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.target = x).is_some())}
             {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.max_steps = x).is_some())}
             {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
             {crate::controls::backend_select("scale-backend", webgpu)}
