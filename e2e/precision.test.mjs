@@ -1,7 +1,8 @@
 // End-to-end: the precision lab's page on the CPU path, on short runs. The lesson's science with
 // the defaults (naive fp16 diverges, mixed fp16, bf16 and fp8 land within a point of fp32; with
 // SGD at η = 0.001 an fp16 master loses updates and falls behind) is asserted natively through
-// the lab's own configs and run loop (state/tests/precision_lab.rs). Here: the five runs' table,
+// the lab's own configs and run loop (state/tests/precision_lab.rs). Here, on 200 images (each
+// format check measures the accuracy on the training images, which dominates a short run): the five runs' table,
 // their metrics and verdict, bf16 without loss scaling, the files, a reload, a bad input; then SGD,
 // where an fp16 master loses its updates from the first steps and an fp32 master keeps them.
 import fs from 'node:fs';
@@ -18,7 +19,7 @@ const metric = (page, name, attr = 'data-metric-value') => page.getAttribute(`[d
 test('precision lab: five short runs, their table, verdict and files; with SGD an fp16 master loses updates', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    await page.goto(`${server.url}precision?steps=60`);
+    await page.goto(`${server.url}precision?steps=60&images=200`);
     const t0 = Date.now();
     await page.click(byId('prec-run'));
     await until(async () => /^(done|failed)/.test(await text(page, 'prec-status')), 600_000, 'the five runs');
@@ -33,7 +34,7 @@ test('precision lab: five short runs, their table, verdict and files; with SGD a
       const diverged = await metric(page, `acc-${run}`, 'data-diverged');
       assert.ok(diverged || (Number(a) >= 0 && Number(a) <= 1), `${run}: an accuracy (${a}) or the step it diverged at (${diverged})`);
     }
-    assert.ok(Number(await metric(page, 'acc-fp32')) > 0.5, 'fp32 learns in 60 steps');
+    assert.ok(Number(await metric(page, 'acc-fp32')) > 0.3, 'fp32 learns in 60 steps');
     assert.equal(await metric(page, 'scale-mixed-bf16'), '1', 'bf16 runs without loss scaling');
     assert.match(await text(page, 'prec-verdict'), /mixed-fp16/);
     await screenshot(page, 'precision-runs.png');
@@ -49,7 +50,7 @@ test('precision lab: five short runs, their table, verdict and files; with SGD a
     assert.equal(JSON.parse(record).runs.length, 5);
 
     // A fresh page shows the finished runs from their JSON, without training; a bad file keeps them.
-    await page.goto(`${server.url}precision?steps=60`);
+    await page.goto(`${server.url}precision?steps=60&images=200`);
     const load = (name, body) => page.locator(byId('prec-load')).setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(body) });
     await load('precision-results.json', record);
     await until(async () => /loaded precision-results.json: 5 runs/.test(await text(page, 'prec-status')), 10_000, 'the reload');

@@ -27,18 +27,28 @@ fn record(lab: &PrecisionLab) -> PrecisionRecord {
         steps: lab.steps,
         runs: Vec::new(),
     };
-    for (name, config) in runs {
-        let mut t = block_on(Trainer::with_data(config, train.clone(), None, 1)).unwrap();
-        let r = block_on(run(
-            &mut t,
-            &name,
-            (lab.steps, RUN_CHUNK, every),
-            (&train_eval, Some(&test)),
-            |_| async { true },
-        ))
-        .unwrap();
-        record.runs.push(r);
-    }
+    // The runs are independent (each from the same initial weights on the same batches): one
+    // thread each, so a long run does not leave the other core idle at the end of the test run.
+    record.runs = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .map(|(name, config)| {
+                let (train, train_eval, test) = (&train, &train_eval, &test);
+                scope.spawn(move || {
+                    let mut t = block_on(Trainer::with_data(config, train.clone(), None, 1)).unwrap();
+                    block_on(run(
+                        &mut t,
+                        &name,
+                        (lab.steps, RUN_CHUNK, every),
+                        (train_eval, Some(test)),
+                        |_| async { true },
+                    ))
+                    .unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
     record
 }
 
