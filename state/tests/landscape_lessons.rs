@@ -18,49 +18,55 @@ use lab_state::landscape::{keskar_setting, sharpness_verdict, Landscape, IMAGE_E
 /// eigenvalue per batch.
 fn compare(lab: &Landscape) -> (Vec<(usize, f32, f32)>, Vec<f32>) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
-    lab.batches()
-        .into_iter()
-        .map(|batch| {
-            let config = lab.to_config(batch);
-            // The data as the page loads it (`fetch::data`: the config's own split of its points).
-            let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-            let (train, test) = config.data.load(read).unwrap();
-            let rows = match &config.data {
-                DataConfig::Toy(_) => train.len().min(test.as_ref().map_or(train.len(), Dataset::len)),
-                _ => IMAGE_EVAL,
-            };
-            let eval = train.head(rows);
-            let mut t =
-                pollster::block_on(Trainer::with_evaluation(config, train.clone(), None, 1, rows)).unwrap();
-            let budget = lab.epochs * train.len() / batch;
-            let run = pollster::block_on(train_to_loss(&mut t, &eval, lab.target, budget, |_| async {
-                true
-            }))
-            .unwrap();
-            assert!(
-                run.reached,
-                "batch {batch}: loss {} after {} steps",
-                run.loss, run.steps
-            );
-            assert!(run.checkpoints.len() >= 2 && run.checkpoints.len() <= 62);
-            let sharp = pollster::block_on(sharpness(
-                &mut t,
-                &eval,
-                (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
-                || async {},
-            ))
-            .unwrap();
-            let started = std::time::Instant::now();
-            let w = pollster::block_on(t.params()).unwrap();
-            let top =
-                pollster::block_on(top_eigenvalue_over(&t.config, &eval, &w, None, 7, || async {})).unwrap();
-            eprintln!(
+    // The batches train independently: one thread each, so the test run's cores stay busy.
+    let measure = |batch: usize| {
+        let config = lab.to_config(batch);
+        // The data as the page loads it (`fetch::data`: the config's own split of its points).
+        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+        let (train, test) = config.data.load(read).unwrap();
+        let rows = match &config.data {
+            DataConfig::Toy(_) => train.len().min(test.as_ref().map_or(train.len(), Dataset::len)),
+            _ => IMAGE_EVAL,
+        };
+        let eval = train.head(rows);
+        let mut t =
+            pollster::block_on(Trainer::with_evaluation(config, train.clone(), None, 1, rows)).unwrap();
+        let budget = lab.epochs * train.len() / batch;
+        let run = pollster::block_on(train_to_loss(&mut t, &eval, lab.target, budget, |_| async {
+            true
+        }))
+        .unwrap();
+        assert!(
+            run.reached,
+            "batch {batch}: loss {} after {} steps",
+            run.loss, run.steps
+        );
+        assert!(run.checkpoints.len() >= 2 && run.checkpoints.len() <= 62);
+        let sharp = pollster::block_on(sharpness(
+            &mut t,
+            &eval,
+            (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
+            || async {},
+        ))
+        .unwrap();
+        let started = std::time::Instant::now();
+        let w = pollster::block_on(t.params()).unwrap();
+        let top =
+            pollster::block_on(top_eigenvalue_over(&t.config, &eval, &w, None, 7, || async {})).unwrap();
+        eprintln!(
                 "batch {batch}: {} steps, loss {:.3}, sharpness {sharp:.4}, λ_max {:.4} ({} products over {} samples, {:.1} s)",
                 run.steps, run.loss, top.eigenvalue, top.iterations, top.samples, started.elapsed().as_secs_f32()
             );
-            ((batch, sharp, run.loss), top.eigenvalue)
-        })
-        .unzip()
+        ((batch, sharp, run.loss), top.eigenvalue)
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = lab
+            .batches()
+            .into_iter()
+            .map(|b| scope.spawn(move || measure(b)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).unzip()
+    })
 }
 
 #[test]
@@ -130,8 +136,8 @@ fn without_skips_the_resnets_slice_is_less_convex() {
     );
     assert!(notices.is_empty(), "{notices:?}");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
-    let mut measured = Vec::new();
-    for run in lab.runs() {
+    // The two networks train independently: one thread each.
+    let map = |run: &lab_state::landscape::Run| {
         let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
         let train = run.config.data.load(read).unwrap().0;
         let rows = lab.image_eval_rows();
@@ -169,8 +175,13 @@ fn without_skips_the_resnets_slice_is_less_convex() {
             c.nonconvex_share,
             started.elapsed().as_secs_f32()
         );
-        measured.push((c.nonconvexity, loss));
-    }
+        (c.nonconvexity, loss)
+    };
+    let runs = lab.runs();
+    let measured: Vec<(f32, f32)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs.iter().map(|run| scope.spawn(|| map(run))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
     section.assert_claim("landscape-skips", f64::from(measured[1].0 / measured[0].0));
     assert!(
         measured[1].1 > measured[0].1,
