@@ -5,8 +5,6 @@
 //! batch's minimum is the sharper, as they report, by the mean rise and by the top Hessian
 //! eigenvalue alike. Needs `public/data` (setup) for the second.
 
-use std::path::PathBuf;
-
 use engine::data::Dataset;
 use engine::train::{DataConfig, Trainer};
 use lab_sims::hessian::top_eigenvalue_over;
@@ -17,13 +15,11 @@ use lab_state::landscape::{keskar_setting, sharpness_verdict, Landscape, IMAGE_E
 /// Trains each batch of `lab` to its target; (batch, sharpness, loss) and the top Hessian
 /// eigenvalue per batch.
 fn compare(lab: &Landscape) -> (Vec<(usize, f32, f32)>, Vec<f32>) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
     // The batches train independently: one thread each, so the test run's cores stay busy.
     let measure = |batch: usize| {
         let config = lab.to_config(batch);
         // The data as the page loads it (`fetch::data`: the config's own split of its points).
-        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-        let (train, test) = config.data.load(read).unwrap();
+        let (train, test) = config.data.load(crate::lessons::read_data).unwrap();
         let rows = match &config.data {
             DataConfig::Toy(_) => train.len().min(test.as_ref().map_or(train.len(), Dataset::len)),
             _ => IMAGE_EVAL,
@@ -135,11 +131,9 @@ fn without_skips_the_resnets_slice_is_less_convex() {
         "the lesson locks the button's setting"
     );
     assert!(notices.is_empty(), "{notices:?}");
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
     // The two networks train independently: one thread each.
     let map = |run: &lab_state::landscape::Run| {
-        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-        let train = run.config.data.load(read).unwrap().0;
+        let train = run.config.data.load(crate::lessons::read_data).unwrap().0;
         let rows = lab.image_eval_rows();
         let eval = train.head(rows);
         let started = std::time::Instant::now();

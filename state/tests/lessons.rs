@@ -6,6 +6,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// A file of the site's `public/data` (made by setup), as the page fetches it: the reader the
+/// engine's `DataConfig::load` takes.
+pub fn read_data(name: &str) -> Result<Vec<u8>, String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"))
+}
+
 /// One section of a lesson file.
 pub struct Section {
     /// The lab's settings as the lesson locks them (a query string).

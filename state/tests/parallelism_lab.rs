@@ -5,8 +5,6 @@
 //! the pipeline's accuracy against the plain run's within its claimed range. The browser test
 //! then checks the page's wiring on a short run. Needs `public/data` (setup).
 
-use std::path::PathBuf;
-
 use engine::train::Trainer;
 use lab_sims::parallelism::layout_run::{train, Devices};
 use lab_state::lab::LabState;
@@ -15,10 +13,8 @@ use pollster::block_on;
 
 /// Each named layout of `lab` trained as the page trains it: its test accuracy.
 fn accuracies(lab: &ParallelismLab) -> Vec<(String, f32)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
     let config = lab.config(lab.batch);
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-    let (train_set, test) = config.data.load(read).unwrap();
+    let (train_set, test) = config.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("MNIST has a test set");
     lab.ways()
         .unwrap()

@@ -5,8 +5,6 @@
 //! up (docs/theory.md §7). The browser test then checks the page's wiring on a short run.
 //! Needs `public/data` (setup).
 
-use std::path::PathBuf;
-
 use engine::train::Trainer;
 use lab_sims::precision_run::{run, PrecisionRecord};
 use lab_state::lab::LabState;
@@ -15,10 +13,8 @@ use pollster::block_on;
 
 /// Every run of `lab`, one after another on the same batches, as the page trains them.
 fn record(lab: &PrecisionLab) -> PrecisionRecord {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
     let runs = lab.configs().unwrap();
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"));
-    let (train, test) = runs[0].1.data.load(read).unwrap();
+    let (train, test) = runs[0].1.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("MNIST has a test set");
     let train_eval = train.head(TRAIN_EVAL.min(train.len()));
     let every = (lab.steps / RUN_CHECKS).max(1);
