@@ -121,18 +121,16 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     const remembered = (await run('auto')).tiles;
     assert.ok(remembered.startsWith(`${small}×${small}`) && remembered.endsWith('(remembered for this GPU)'), remembered);
     if (small !== large) assert.match(remembered, new RegExp(`larger products ${large}×${large}`));
-    // Every shape sums each value in the same order, but for the split one, whose four partial
-    // sums round differently: the same losses, only the time differs.
+    // A shape the link names is used and said so, and changes only the time: the split shape's
+    // four partial sums round differently, within 1e-4. (That every shape computes every product
+    // as the CPU twin does is the native test's: engine/tests/kernels_gpu_vs_cpu.)
     const runs = {};
-    for (const t of ['32', '128', '32k4', '64']) {
+    for (const t of ['32k4', '64']) {
       runs[t] = await run(t);
       const label = t === '32k4' ? '32×32 k÷4' : `${t}×${t}`;
       assert.ok(runs[t].tiles.startsWith(`${label} (set by the page: tiles=${t})`), runs[t].tiles);
     }
     runs['32k4'].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-4 * (1 + l), `32k4: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
-    for (const t of ['32', '128']) {
-      runs[t].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-5 * (1 + l), `${t}: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
-    }
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

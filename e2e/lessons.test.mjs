@@ -23,13 +23,28 @@ const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'les
 
 /** The small budgets of the lessons whose claims the native tests assert: settings appended to
  *  each section's link, a step to measure at instead of the lesson's, a measure that a short run
- *  can take. */
+ *  can take, and what the embedded lab must show beside the reveal (`shows`, given the lab's
+ *  frame and the measured metrics; the page's own test then need not train the same run). */
 const SMALL = {
   'playground-features': { readyStep: 100 },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
   // Seven steps leave a 3 × 3 slice with no curving down, and a ratio of zeros never reveals:
   // the small run measures the difference instead.
-  'landscape-skips': { state: '&epochs=1&batch=256&res=3', expr: '{nonconvexity-plain} - {nonconvexity-skips}' },
+  'landscape-skips': {
+    state: '&epochs=1&batch=256&res=3',
+    expr: '{nonconvexity-plain} - {nonconvexity-skips}',
+    shows: async (lab) => {
+      const metric = async (name) => Number(await lab.locator(`[data-metric="${name}"]`).getAttribute('data-metric-value'));
+      const [skips, plain] = [await metric('nonconvexity-skips'), await metric('nonconvexity-plain')];
+      assert.ok(skips >= 0 && skips <= 1 && plain >= 0 && plain <= 1, `non-convexity is a share: ${skips}, ${plain}`);
+      const summary = await lab.locator(byId('land-summary')).textContent();
+      assert.match(summary, /with skips, batch 256, 7 steps .*non-convexity of the slice [\d.]+/);
+      assert.match(summary, /without skips, batch 256, 7 steps/);
+      const verdict = await lab.locator(byId('land-verdict')).textContent();
+      assert.ok(verdict.startsWith(`Non-convexity ${skips.toFixed(3)} with skips, ${plain.toFixed(3)} without: `), verdict);
+      assert.match(verdict, plain > skips ? /the slice without skips is the less convex/ : /the slice with skips is the less convex/);
+    },
+  },
   'parallelism-fits': { state: '&steps=20' },
 };
 
@@ -105,6 +120,7 @@ for (const id of course.lessons) {
           assert.equal(outcome, s.claim, `${id} §${i + 1}: the lab measured ${measured}, "${s.predict.choices[outcome]?.text}", not the claimed "${s.predict.choices[s.claim].text}"`);
         }
         assert.match(await text(page, `verdict-${i}`), outcome === guess ? /^✓/ : /^✗/, 'the verdict judges the prediction against what was measured');
+        if (SMALL[id]?.shows) await SMALL[id].shows(page.frameLocator(`${byId(`lab-${i}`)} iframe`));
       }
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 1000 px');
       await screenshot(page, `lesson-${id}.png`);

@@ -16,31 +16,42 @@ fn accuracies(lab: &ParallelismLab) -> Vec<(String, f32)> {
     let config = lab.config(lab.batch);
     let (train_set, test) = config.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("MNIST has a test set");
-    lab.ways()
-        .unwrap()
-        .into_iter()
-        .map(|way| {
-            let layout = lab.layout(&way).expect("a named layout");
-            let mut whole = block_on(Trainer::with_data(config.clone(), train_set.clone(), None, 1)).unwrap();
-            let rows = layout.micro_rows(lab.batch).unwrap_or(lab.batch);
-            let mut part = (rows < lab.batch)
-                .then(|| block_on(Trainer::with_data(lab.config(rows), train_set.clone(), None, 1)).unwrap());
-            let devices = Devices {
-                whole: &mut whole,
-                part: part.as_mut(),
-            };
-            let (run, _, _) = block_on(train(
-                way.clone(),
-                layout,
-                devices,
-                lab.steps,
-                Some(&test),
-                |_| async { true },
-            ))
-            .unwrap();
-            (way, run.test_accuracy.unwrap())
-        })
-        .collect()
+    // The layouts are independent runs from the same initial weights on the same batches: one
+    // thread each, so the longest does not leave the other core idle at the end of the test run.
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = lab
+            .ways()
+            .unwrap()
+            .into_iter()
+            .map(|way| {
+                let (config, train_set, test) = (&config, &train_set, &test);
+                scope.spawn(move || {
+                    let layout = lab.layout(&way).expect("a named layout");
+                    let mut whole =
+                        block_on(Trainer::with_data(config.clone(), train_set.clone(), None, 1)).unwrap();
+                    let rows = layout.micro_rows(lab.batch).unwrap_or(lab.batch);
+                    let mut part = (rows < lab.batch).then(|| {
+                        block_on(Trainer::with_data(lab.config(rows), train_set.clone(), None, 1)).unwrap()
+                    });
+                    let devices = Devices {
+                        whole: &mut whole,
+                        part: part.as_mut(),
+                    };
+                    let (run, _, _) = block_on(train(
+                        way.clone(),
+                        layout,
+                        devices,
+                        lab.steps,
+                        Some(test),
+                        |_| async { true },
+                    ))
+                    .unwrap();
+                    (way, run.test_accuracy.unwrap())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
 }
 
 #[test]

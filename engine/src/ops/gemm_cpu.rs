@@ -23,16 +23,34 @@ pub fn gemm(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
     // a page fault per 4 KiB, which small-batch training (many products per step) feels.
     PACKED.with(|cell| {
         let (a_panels, b_panels) = &mut *cell.borrow_mut();
-        pack(a_panels, d.m, k, MR, |row, kk| {
-            a[d.a_off + row * d.a_rs + kk * d.a_cs]
-        });
+        pack(
+            a_panels,
+            a,
+            Lines {
+                count: d.m,
+                off: d.a_off,
+                stride: d.a_rs,
+                k_stride: d.a_cs,
+            },
+            k,
+            MR,
+        );
         // A row-major B whose width is whole panels is read in place when A is short (a small
         // batch): packing it would cost as much as the product. Same sums, same order.
         let in_place = d.b_cs == 1 && d.n.is_multiple_of(NR) && d.m <= MC;
         if !in_place {
-            pack(b_panels, d.n, k, NR, |col, kk| {
-                b[d.b_off + kk * d.b_rs + col * d.b_cs]
-            });
+            pack(
+                b_panels,
+                b,
+                Lines {
+                    count: d.n,
+                    off: d.b_off,
+                    stride: d.b_cs,
+                    k_stride: d.b_rs,
+                },
+                k,
+                NR,
+            );
         }
         // Cache blocking: a group of MC rows of A stays in the L2 cache while each B panel (k × 8
         // values, L1-sized) is used against every A panel of the group.
@@ -57,19 +75,47 @@ thread_local! {
     static PACKED: std::cell::RefCell<(Vec<f32>, Vec<f32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Packs `lines` lines (rows of A or columns of B) into `out` as panels of `width` lines, each
-/// panel k-major: panel[kk · width + i] = line i's k-th value (zero past the last line). The
-/// `i` loop is innermost so a row-major B is read along its rows.
-fn pack(out: &mut Vec<f32>, lines: usize, k: usize, width: usize, at: impl Fn(usize, usize) -> f32) {
-    let panels = lines.div_ceil(width);
+/// The lines a product packs (rows of A or columns of B) in their source: `count` lines, line i's
+/// k-th value at `off + i·stride + kk·k_stride`.
+struct Lines {
+    count: usize,
+    off: usize,
+    stride: usize,
+    k_stride: usize,
+}
+
+/// Packs `lines` into `out` as panels of `width` lines, each panel k-major: panel[kk · width + i]
+/// = line i's k-th value (zero past the last line). Pure data movement, so the product sums the
+/// same values in the same order whichever path copies them; the two common layouts copy whole
+/// runs, bounds checked once per run, not once per value.
+fn pack(out: &mut Vec<f32>, src: &[f32], lines: Lines, k: usize, width: usize) {
+    let panels = lines.count.div_ceil(width);
     out.clear();
     out.resize(panels * k.max(1) * width, 0.0);
     for p in 0..panels {
         let panel = &mut out[p * k * width..(p + 1) * k * width];
-        let filled = width.min(lines - p * width);
-        for kk in 0..k {
+        let filled = width.min(lines.count - p * width);
+        let first = lines.off + p * width * lines.stride;
+        if lines.stride == 1 {
+            // Adjacent lines adjacent in memory (a column-major A, a row-major B): each k-th row
+            // of the panel is one contiguous run.
+            for (kk, row) in panel.chunks_exact_mut(width).enumerate() {
+                let at = first + kk * lines.k_stride;
+                row[..filled].copy_from_slice(&src[at..at + filled]);
+            }
+        } else if lines.k_stride == 1 {
+            // Each line contiguous along k (a row-major A, a transposed B): read a line at a time.
             for i in 0..filled {
-                panel[kk * width + i] = at(p * width + i, kk);
+                let line = &src[first + i * lines.stride..][..k];
+                for (kk, &v) in line.iter().enumerate() {
+                    panel[kk * width + i] = v;
+                }
+            }
+        } else {
+            for kk in 0..k {
+                for i in 0..filled {
+                    panel[kk * width + i] = src[first + i * lines.stride + kk * lines.k_stride];
+                }
             }
         }
     }

@@ -84,10 +84,11 @@ impl Kernel for Quantize {
         if let Some(src) = self.src {
             x[range.clone()].copy_from_slice(&bufs.f32(src)[range.clone()]);
         }
+        let stochastic = self.rounding == Rounding::Stochastic;
         for (i, v) in x[range].iter_mut().enumerate() {
-            *v = self
-                .format
-                .round(*v * factor, self.rounding, noise(seed, i as u32));
+            // Nearest rounding draws no noise: the hash would be most of the cost of a value.
+            let n = if stochastic { noise(seed, i as u32) } else { 0 };
+            *v = self.format.round(*v * factor, self.rounding, n);
         }
         bufs.put_f32(self.x, x);
     }

@@ -52,6 +52,7 @@ pub struct Spec {
 pub const ALL: [Format; 5] = [Format::F32, Format::F16, Format::Bf16, Format::E4m3, Format::E5m2];
 
 impl Format {
+    #[inline]
     pub fn spec(self) -> Spec {
         let spec = |mantissa, emin, max, saturates, bytes| Spec {
             mantissa,
@@ -101,7 +102,9 @@ impl Format {
     }
 
     /// `x` rounded to this format (`noise` draws the stochastic rounding's threshold; any value
-    /// for `Rounding::Nearest`).
+    /// for `Rounding::Nearest`). Inlined: it runs for every value of every rounded tensor, and
+    /// in a loop the format's constants are then read once.
+    #[inline(always)]
     pub fn round(self, x: f32, rounding: Rounding, noise: u32) -> f32 {
         let s = self.spec();
         let bits = x.to_bits();
@@ -142,7 +145,7 @@ impl Format {
                     let threshold = ((noise >> 8) + 1) as f32 / 16_777_216.0;
                     below + if t - below >= threshold { 1.0 } else { 0.0 }
                 } else {
-                    t.round_ties_even()
+                    round_half_even(t)
                 };
                 let r = k * pow2(e - m);
                 if r > s.max {
@@ -152,6 +155,17 @@ impl Format {
             }
         }
     }
+}
+
+/// `t` rounded to the nearest integer, ties to even, for 0 ≤ t < 2²³: adding 2²³ leaves no bits
+/// below the units, so the addition itself rounds (IEEE's default mode), and subtracting it back is
+/// exact. `f32::round_ties_even` is a call into libm on x86-64 without SSE4.1, and this runs for
+/// every value of every rounded tensor.
+#[inline(always)]
+fn round_half_even(t: f32) -> f32 {
+    const SHIFT: f32 = 8_388_608.0; // 2^23
+    debug_assert!((0.0..SHIFT).contains(&t));
+    (t + SHIFT) - SHIFT
 }
 
 /// 2^n as an f32, n in [−126, 127].
@@ -170,7 +184,10 @@ pub fn round_slice(values: &mut [f32], format: Format, rounding: Rounding, seed:
     if format == Format::F32 {
         return;
     }
+    let stochastic = rounding == Rounding::Stochastic;
     for (i, v) in values.iter_mut().enumerate() {
-        *v = format.round(*v, rounding, noise(seed, i as u32));
+        // Nearest rounding draws no noise: the hash is most of the cost of a value.
+        let n = if stochastic { noise(seed, i as u32) } else { 0 };
+        *v = format.round(*v, rounding, n);
     }
 }
