@@ -120,6 +120,9 @@ for (const id of course.lessons) {
           assert.equal(outcome, s.claim, `${id} §${i + 1}: the lab measured ${measured}, "${s.predict.choices[outcome]?.text}", not the claimed "${s.predict.choices[s.claim].text}"`);
         }
         assert.match(await text(page, `verdict-${i}`), outcome === guess ? /^✓/ : /^✗/, 'the verdict judges the prediction against what was measured');
+        // A run that lands elsewhere than the claim reads that outcome's own why first.
+        const own = outcome >= 0 && outcome !== s.claim ? s.predict.choices[outcome].why : undefined;
+        assert.equal(await page.locator(byId(`why-outcome-${i}`)).count(), own ? 1 : 0, 'the why of the outcome measured');
         if (SMALL[id]?.shows) await SMALL[id].shows(page.frameLocator(`${byId(`lab-${i}`)} iframe`));
       }
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 1000 px');

@@ -152,6 +152,20 @@
         showReveal(section, index, choice, value, k);
       });
     }
+    // A run can land on another choice than the one the lesson explains (another seed, another
+    // backend, a setting changed): its own why comes first, then the lesson's.
+    function explanation(section, k) {
+      const own = k >= 0 && k !== section.claim ? section.predict.choices[k].why : undefined;
+      if (own) {
+        return `<h3>Why this run landed here</h3><div data-testid="why-outcome-${index}">${paragraphs(own)}</div>` +
+          `<h3>What the lesson expected, and why</h3>${paragraphs(section.why)}`;
+      }
+      if (k < 0) {
+        return '<h3>Why</h3><p>The measurement fell outside every choice: the run may have stopped early or diverged; the lab\'s page says how it ended.</p>' +
+          `<h3>What the lesson expected, and why</h3>${paragraphs(section.why)}`;
+      }
+      return `<h3>Why</h3>${paragraphs(section.why)}`;
+    }
     function showReveal(section, index, choice, value, k) {
       const right = k === choice;
       reveal.hidden = false;
@@ -162,7 +176,7 @@
         `<p>You predicted: <b>${inline(section.predict.choices[choice].text)}</b><br>` +
         `The lab measured ${inline(section.measure.label)}: <b data-testid="measured-${index}">${escape(show(section, value))}</b>` +
         ` → <b>${k >= 0 ? inline(section.predict.choices[k].text) : 'none of the choices'}</b></p>` +
-        `<h3>Why</h3>${paragraphs(section.why)}` +
+        explanation(section, k) +
         (section.formula ? `<p class="formula">${inline(section.formula)}</p>` : '');
     }
     form.addEventListener('submit', (e) => {

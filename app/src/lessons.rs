@@ -199,12 +199,12 @@ pub const PRECISION: &[Step] = &[
     step(
         "press Run (five runs of 1,000 steps on MNIST, well under a minute on the CPU path).",
         "fp16 — everything in half precision — diverges within a few steps; mixed fp16, bf16 and FP8 finish within a point of fp32.",
-        "naive fp16 keeps Adam's second moment v ≈ g² in fp16 too: gradients of 10⁻⁴ square to 10⁻⁸, below fp16's smallest value 2⁻²⁴ ≈ 6·10⁻⁸, so v becomes 0 and the step m/(√v + ε) becomes m/ε, enormous. Mixed precision keeps the optimizer state and a master copy of the weights in fp32.",
+        "naive fp16 stores Adam's second moment v = β₂v + (1 − β₂)g² in fp16 too: at the first step a gradient of 10⁻⁴ gives (1 − β₂)g² = 10⁻³ · 10⁻⁸ = 10⁻¹¹, far below fp16's smallest subnormal 2⁻²⁴ ≈ 6·10⁻⁸, so v is stored as 0 (the verdict says for what share of the weights, from your run's first step). Where v̂ is 0 and m̂ is not, the step m̂/(√v̂ + ε) becomes m̂/ε, 10⁸ times m̂: the weights blow up. Mixed precision keeps the optimizer state and a master copy of the weights in fp32.",
     ),
     step(
         "set the optimizer to SGD, the learning rate to 0.001, the runs to fp32, fp16, mixed-fp16, and Run.",
         "now fp16 trains, but slowly: after 1,000 steps it is about 10 points behind fp32, and its row shows a large share of the updates lost; mixed fp16 stays on fp32's curve.",
-        "an update η·g smaller than half the gap between w and its fp16 neighbour rounds back to w: two fp16 numbers whose ratio exceeds 2¹¹ add to the larger one. The fp32 master copy of mixed precision keeps those updates.",
+        "an update η·g under half the gap between w and its fp16 neighbour rounds back to w. With fp16's 11 significant bits, two fp16 numbers whose ratio exceeds 2¹² always add to the larger one, below 2¹¹ never, and between the two it depends on the larger one's mantissa (1.990234375 + 0.00066328 moves; 1.0 + 0.0004 does not). The fp32 master copy of mixed precision keeps those updates.",
     ),
     step(
         "with the defaults, look at the histogram of mixed-fp16.",
@@ -227,12 +227,12 @@ pub const PARALLELISM: &[Step] = &[
     step(
         "compare the modelled step times and the bytes sent in the table.",
         "checkpointing is slower than plain (it re-runs most of the forward), ZeRO-3 is faster (four devices share the batch) but sends 1.5× what data parallelism would, the pipeline is slowest here.",
-        "ZeRO-3 gathers every layer's weights before its forward and again before its backward, then reduce-scatters the gradients: 3(N − 1)/N of the parameters per device per step. The pipeline idles in its bubble, and its first stage holds the 784 × 64 input layer, half the FLOPs: the others wait on it.",
+        "ZeRO-3 gathers every layer's weights before its forward and again before its backward, then reduce-scatters the gradients: 3(N − 1)/N of the parameters per device per step. The pipeline's table line says where its time goes: most of it is the fixed cost per pass (launches, synchronisation; the "fixed cost per pass" setting), which each of its 4 stages pays for each of its 8 micro-batches, where plain pays it once; then the bubble; and its first stage, with the 784 × 64 input layer, holds about 42 % of the FLOPs, so the others wait on it. Set the fixed cost to 0 and the pipeline beats plain.",
     ),
     step(
         "set the schedule to GPipe and Run; then set the micro-batches to 32.",
-        "the pipeline's first device holds more activations under GPipe (all 8 micro-batches at once, against at most 4 under 1F1B); with 32 micro-batches the bubble shrinks.",
-        "GPipe runs every forward before any backward, so stage s keeps all m micro-batches; 1F1B starts each backward as soon as it can. The bubble is (p − 1)/(m + p − 1) for both: more micro-batches fill it.",
+        "the pipeline's first device holds more activations under GPipe (all 8 micro-batches at once, against at most 4 under 1F1B); with 32 micro-batches the bubble shrinks, yet the step grows: four times the passes pay four times the fixed cost.",
+        "GPipe runs every forward before any backward, so stage s keeps all m micro-batches; 1F1B starts each backward as soon as it can. (Huang et al. pair GPipe with re-materialization: each stage keeps only its input per micro-batch and recomputes the rest in backward, which is what makes all m affordable; the lab's GPipe keeps every activation, so the gap you see is the schedule's alone — the checkpointing way shows what recomputing saves.) The bubble is (p − 1)/(m + p − 1) for both: more micro-batches fill it.",
     ),
     step(
         "add best to the runs (and set the memory to 2 MB).",

@@ -87,7 +87,7 @@ pub fn zero(a: &ZeroArgs) -> anyhow::Result<()> {
             serde_json::json!({
                 "stage": stage as u8, "label": stage.label(),
                 "weightsBytes": d.weights, "gradientsBytes": d.gradients, "optimizerBytes": d.optimizer,
-                "totalBytes": d.total(), "sentValuesPerDevice": wire_values(a.params, a.workers, stage),
+                "totalBytes": d.total(), "sentValuesPerDevice": wire_values(a.params, a.workers, stage, 1),
             })
         );
     }

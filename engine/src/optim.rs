@@ -87,6 +87,18 @@ impl Optimizer {
         }
     }
 
+    /// The state vector that keeps a sum or running mean of squared gradients, and what it is
+    /// called (0: `OptimizerState::a`, 1: `b`): the one a reduced format flushes first, since
+    /// (1 − β)g² is far smaller than g.
+    pub fn squared_gradients(&self) -> Option<(usize, &'static str)> {
+        match self {
+            Optimizer::Adam { .. } | Optimizer::AdamW { .. } => Some((1, "Adam's second moment v")),
+            Optimizer::RmsProp { .. } => Some((0, "RMSProp's mean square")),
+            Optimizer::AdaGrad { .. } => Some((0, "AdaGrad's sum of squares")),
+            _ => None,
+        }
+    }
+
     /// Vectors the size of the weights the optimizer keeps besides them: none for SGD, a velocity
     /// or a squared-gradient sum for the one-moment methods (and LARS), Adam's two moments.
     pub fn state_vectors(&self) -> usize {

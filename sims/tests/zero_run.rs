@@ -94,7 +94,7 @@ fn zero_trains_the_weights_data_parallelism_trains_bit_for_bit() {
         }
         // On the wire: the same as the allreduce, 2(N − 1)/N values per parameter and step
         // (a ring's chunks are near-equal, so per worker on average).
-        let want = 6.0 * wire_values(n as f64, workers, Stage::Gradients);
+        let want = 6.0 * wire_values(n as f64, workers, Stage::Gradients, 1);
         assert!(
             (zero.sent - want).abs() < 1e-6 && (dp.sent - want).abs() < 1e-6,
             "{} {} {want}",

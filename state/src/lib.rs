@@ -14,6 +14,7 @@ pub mod palette;
 pub mod parallelism;
 pub mod playground;
 pub mod precision;
+pub mod precision_verdict;
 pub mod query;
 pub mod registry;
 pub mod scaling;

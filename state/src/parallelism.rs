@@ -11,7 +11,7 @@ use engine::collectives::Link;
 use engine::ops::activation::Activation;
 use engine::optim::{Decay, Optimizer, Schedule as LrSchedule};
 use engine::train::{DataConfig, ImageConfig, ModelConfig, TrainConfig};
-use lab_sims::parallelism::layout::{Layout, Machine};
+use lab_sims::parallelism::layout::{estimate, Estimate, Layout, Machine};
 use lab_sims::parallelism::pipeline::Schedule;
 use lab_sims::parallelism::zero::Stage;
 
@@ -58,6 +58,10 @@ pub struct ParallelismLab {
     pub memory: f64,
     /// One device's training speed, GFLOP/s.
     pub gflops: f64,
+    /// Fixed milliseconds each pass of a (micro-)batch costs a device besides its FLOPs (kernel
+    /// launches, synchronisation), half forward and half backward: a pipeline pays it on every
+    /// stage for every micro-batch.
+    pub overhead: f64,
     #[serde(with = "crate::names::link")]
     pub link: usize,
     /// Checkpoint every `segment` layers; 0 picks √(layers).
@@ -92,6 +96,7 @@ impl Default for ParallelismLab {
             images: 10_000,
             memory: 8.0,
             gflops: 100.0,
+            overhead: lab_sims::cluster::DEFAULT_STEP_OVERHEAD * 1e3,
             link: Link::PRESETS.iter().position(|l| *l == "pcie").unwrap_or(0),
             segment: 0,
             workers: 4,
@@ -160,7 +165,7 @@ impl ParallelismLab {
         Machine {
             memory: (self.memory * 1e6) as u64,
             flops_per_second: self.gflops * 1e9,
-            step_overhead: lab_sims::cluster::DEFAULT_STEP_OVERHEAD,
+            step_overhead: self.overhead * 1e-3,
             link: Link::preset(link).expect("a preset"),
         }
     }
@@ -253,6 +258,7 @@ impl Table for ParallelismLab {
             1e6,
             n
         )),
+        ranged!("overhead", overhead, 0.0, 100.0),
         field!("link"),
         ranged!("segment", segment, 0, 65),
         ranged!("workers", workers, 1, 64),
@@ -323,13 +329,40 @@ pub fn verdict(record: &lab_sims::parallelism::record::ParallelismRecord) -> Vec
             None => String::new(),
         };
         out.push(format!(
-            "{} on {} device(s): {fit}, {:.2} ms a step{trained}.",
+            "{} on {} device(s): {fit}, {:.2} ms a step{}{trained}.",
             e.layout.label(),
             e.layout.devices(),
-            e.step_seconds * 1e3
+            e.step_seconds * 1e3,
+            pipeline_breakdown(record, e)
         ));
     }
     out
+}
+
+/// Where a pipeline's step time goes (docs/theory.md §8.1): its bubble, and the share of the
+/// fixed cost per pass, which every stage pays for every micro-batch, shown by the same layout
+/// estimated without it. Empty for a layout without a pipeline.
+fn pipeline_breakdown(record: &lab_sims::parallelism::record::ParallelismRecord, e: &Estimate) -> String {
+    if e.timeline.is_none() || record.machine.step_overhead <= 0.0 {
+        return String::new();
+    }
+    let free = Machine {
+        step_overhead: 0.0,
+        ..record.machine
+    };
+    let Ok(without) = estimate(&e.layout, &record.profile, record.config.batch, &free) else {
+        return String::new();
+    };
+    format!(
+        " (bubble {:.0} %; {:.2} ms of it is the fixed {:.2} ms per pass, paid on each of {} stages \
+         for each of {} micro-batches: without it {:.2} ms)",
+        e.bubble * 100.0,
+        (e.step_seconds - without.step_seconds) * 1e3,
+        record.machine.step_overhead * 1e3,
+        e.layout.stages,
+        e.layout.micro,
+        without.step_seconds * 1e3
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use engine::precision::{Format, LossScaling, Precision, Preset, Rounding, DYNAMI
 use engine::train::{DataConfig, ImageConfig, TrainConfig};
 
 use crate::lab::LabState;
+pub use crate::precision_verdict::verdict;
 use crate::table::{field, hide_field, ranged, text, Setting, Table};
 
 /// The networks offered: the benchmark's two workloads.
@@ -235,51 +236,6 @@ impl Table for PrecisionLab {
     fn relate(&mut self, notices: &mut Vec<String>) {
         crate::lab::batch_within_images(&mut self.batch, self.images, notices);
     }
-}
-
-/// The lesson in words, from the runs measured: each reduced run against the fp32 run.
-pub fn verdict(record: &lab_sims::precision_run::PrecisionRecord) -> Vec<String> {
-    let Some(fp32) = record.fp32().and_then(|r| r.test_accuracy) else {
-        return vec!["Add fp32 to the runs: the others are measured against it.".into()];
-    };
-    let mut out = vec![format!("fp32: {:.1} % test accuracy.", fp32 * 100.0)];
-    for r in record.runs.iter().filter(|r| !r.precision.is_fp32()) {
-        let p = &r.precision;
-        let scaling = match p.loss_scaling {
-            LossScaling::None => "without loss scaling".to_string(),
-            LossScaling::Static { scale } => format!("at a loss scale of 2^{}", scale.log2()),
-            LossScaling::Dynamic { .. } => format!(
-                "its loss scale ending at 2^{}, {} step(s) skipped",
-                r.final_scale.log2(),
-                r.skipped_steps
-            ),
-        };
-        let line = match (r.diverged_at, r.test_accuracy) {
-            (Some(step), _) => {
-                let why = if p.optimizer_state != Format::F32 {
-                    format!(
-                        " (its optimizer state is {}: Adam's second moment g² underflows to 0 and the step m/√v blows up)",
-                        p.optimizer_state.name()
-                    )
-                } else {
-                    String::new()
-                };
-                format!("{}: diverged at step {step}{why}.", r.label)
-            }
-            (None, Some(a)) => {
-                let d = (a - fp32) * 100.0;
-                let how = if d.abs() < 1.0 {
-                    format!("within a point of fp32 ({d:+.1})")
-                } else {
-                    format!("{d:+.1} points against fp32")
-                };
-                format!("{}: {:.1} %, {how}, {scaling}.", r.label, a * 100.0)
-            }
-            (None, None) => format!("{}: stopped before the end.", r.label),
-        };
-        out.push(line);
-    }
-    out
 }
 
 #[cfg(test)]

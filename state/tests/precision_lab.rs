@@ -81,8 +81,20 @@ fn with_the_defaults_naive_fp16_fails_where_the_others_match_fp32() {
     let scale = |name: &str| record.runs.iter().find(|r| r.label == name).unwrap().final_scale;
     assert_eq!(scale("mixed-bf16"), 1.0, "bf16 runs without loss scaling");
     assert_ne!(scale("mixed-fp16"), 65536.0, "the dynamic scale moved from 2^16");
+    // The cause, from the run's own record: at its first step naive fp16 stored Adam's
+    // (1 − β₂)g² as 0 for most weights with a gradient (docs/theory.md §7.4).
+    let first = fp16.checks.first().expect("the first step is checked");
+    let flushed = first.squares_flushed.expect("Adam keeps a second moment");
+    assert_eq!(first.step, 1);
+    assert!(flushed > 0.5, "most of v flushed at step 1: {flushed}");
     let said = verdict(&record).join(" ");
-    assert!(said.contains("fp16: diverged at step"), "{said}");
+    assert!(
+        said.contains("fp16: diverged at step") && said.contains("Adam's second moment v is stored in fp16: at step 1"),
+        "{said}"
+    );
+    // Stored in fp32, mixed precision's v keeps every square.
+    let mixed = record.runs.iter().find(|r| r.label == "mixed-fp16").unwrap();
+    assert_eq!(mixed.checks[0].squares_flushed, Some(0.0));
 }
 
 #[test]
@@ -104,6 +116,9 @@ fn with_sgd_an_fp16_master_loses_updates_and_falls_behind() {
         "an fp16 master falls behind: {fp16} against {fp32}"
     );
     assert!(lost(&record, "fp16") > 0.3, "an fp16 master loses updates");
+    // SGD keeps no squared gradients: nothing of the kind is recorded, or blamed.
+    assert!(record.runs.iter().all(|r| r.checks.iter().all(|c| c.squares_flushed.is_none())));
+    assert!(!verdict(&record).join(" ").contains("second moment"));
     assert!(lost(&record, "mixed-fp16") < 0.01, "an fp32 master keeps them");
     assert!(
         (mixed - fp32).abs() < 0.01,

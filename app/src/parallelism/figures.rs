@@ -141,7 +141,7 @@ pub fn figures(
             <figure>
                 <canvas node_ref=canvases.pipeline data-testid="par-pipeline" data-empty="Press Run: the pipeline's stages over one step." width="420" height="320"></canvas>
                 {super::animation::buttons(canvases, record)}
-                <figcaption>"The pipeline's step: each stage (a device) runs its layers' forward of each micro-batch (blue, numbered) and later its backward (orange); grey is idle, the bubble. The stages run at the slowest stage's pace. With equal stages and free links the bubble is (p − 1)/(m + p − 1) of the time; 1F1B and GPipe idle alike, but 1F1B starts backwards early, so stage s holds at most p − s micro-batches' activations instead of all m."</figcaption>
+                <figcaption>"The pipeline's step: each stage (a device) runs its layers' forward of each micro-batch (blue, numbered) and later its backward (orange); grey is idle, the bubble. The stages run at the slowest stage's pace. With equal stages and free links the bubble is (p − 1)/(m + p − 1) of the time; 1F1B and GPipe idle alike, but 1F1B starts backwards early, so stage s holds at most p − s micro-batches' activations instead of all m. (GPipe as published recomputes each micro-batch's activations in backward, keeping only its input; here it keeps them all, to show the schedule's own cost.)"</figcaption>
             </figure>
             <figure>
                 <table class="results" data-testid="par-tensor">

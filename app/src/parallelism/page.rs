@@ -70,6 +70,7 @@ pub fn ParallelismPage() -> impl IntoView {
                 <legend>"The simulated devices"</legend>
                 {number_input("Memory per device (MB)", "par-memory", |s| s.memory.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.memory = x).is_some())}
                 {number_input("Speed (GFLOP/s)", "par-gflops", |s| s.gflops.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.gflops = x).is_some())}
+                {number_input("Fixed cost per pass (ms)", "par-overhead", |s| s.overhead.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.overhead = x).is_some())}
                 <label class:hidden=hidden("link")>"Link between devices"
                     <select data-testid="par-link" on:change=move |ev| {
                         if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { set(&|s| s.link = i) }

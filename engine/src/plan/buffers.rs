@@ -24,6 +24,10 @@ pub struct HostBuffers {
     pub running: BufId,
     /// How many weight gradients of the last step were ±∞ or NaN (one u32).
     pub nonfinite: BufId,
+    /// The last step's weight gradients as backward summed them in fp32, times the loss scale,
+    /// before they were stored in the gradients' format: what the precision lab counts as
+    /// flushed or overflowed. `grads` itself in an fp32 step, which rounds nothing.
+    pub grads_unrounded: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the

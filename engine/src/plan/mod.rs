@@ -154,6 +154,7 @@ impl Plan {
                 optimizer_b: none,
                 running: none,
                 nonfinite: none,
+                grads_unrounded: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -197,6 +198,11 @@ impl Plan {
         let opt_b = t.add("optimizer.b", Elem::F32, n);
         let running = t.add("norm.running", Elem::F32, model.n_running);
         let nonfinite = t.add("grads.nonfinite", Elem::U32, 1);
+        let grads_unrounded = if cfg.precision.is_fp32() {
+            grads
+        } else {
+            t.add("grads.unrounded", Elem::F32, n)
+        };
         let data_x = if cfg.data_packed {
             t.add("data.x (bytes)", Elem::U32, (cfg.data_rows * inputs).div_ceil(4))
         } else {
@@ -263,7 +269,12 @@ impl Plan {
             (cfg.seed, Store::gradients(precision, cfg.seed)),
         );
         let layers = LayerSpans::new(&fwd, &backward_starts, train.len());
-        rounding::store_gradients(&mut train, precision, cfg.seed, (grads, n, nonfinite));
+        rounding::store_gradients(
+            &mut train,
+            precision,
+            cfg.seed,
+            (grads, n, nonfinite, grads_unrounded),
+        );
         let optimizer_start = train.len();
         rounding::unscale_gradients(&mut train, precision, (grads, n));
         let r = cfg.regularization;
@@ -360,6 +371,7 @@ impl Plan {
                 optimizer_b: opt_b,
                 running,
                 nonfinite,
+                grads_unrounded,
                 data_x,
                 data_y,
                 indices,

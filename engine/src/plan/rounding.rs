@@ -117,17 +117,29 @@ pub(super) fn scale_loss_gradient(
     }
 }
 
-/// After backward: the weight gradients stored in their format, then the count of non-finite
-/// ones (the dynamic scaler's overflow test).
+/// After backward: a copy of the weight gradients as summed in fp32 (`unrounded`, for what the
+/// lab counts as flushed or overflowed), the gradients stored in their format, then the count of
+/// non-finite ones (the dynamic scaler's overflow test).
 pub(super) fn store_gradients(
     ops: &mut KernelList,
     p: &Precision,
     seed: u32,
-    (grads, n, nonfinite): (BufId, usize, BufId),
+    (grads, n, nonfinite, unrounded): (BufId, usize, BufId, BufId),
 ) {
     if p.is_fp32() {
         return; // fp32 gradients do not overflow where fp32 training would not
     }
+    // Rounding to fp32 is a copy.
+    ops.push(Box::new(Quantize {
+        x: unrounded,
+        src: Some(grads),
+        offset: 0,
+        len: n,
+        format: Format::F32,
+        rounding: Rounding::Nearest,
+        scale: Scale::One,
+        stream: 0,
+    }));
     round(Store::gradients(p, seed), ops, grads, n, usize::MAX - 1);
     for clear in [true, false] {
         ops.push(Box::new(CountNonFinite {

@@ -74,8 +74,9 @@ pub enum Preset {
     MixedFp16,
     /// The same with bf16, without loss scaling (Kalamkar et al. 2019).
     MixedBf16,
-    /// E4M3 weights and activations, E5M2 gradients, fp32 master and state, dynamic scaling
-    /// (Micikevicius et al. 2022).
+    /// E4M3 weights and activations, E5M2 gradients, fp32 master and state (the formats of
+    /// Micikevicius et al. 2022), with one global dynamic loss scale in place of their per-tensor
+    /// scaling factors (docs/theory.md §7.2).
     Fp8,
 }
 

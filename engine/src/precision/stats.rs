@@ -59,21 +59,26 @@ pub struct RangeShares {
     pub overflow: f64,
 }
 
-/// The shares of `values` (scaled by `scale`, the loss scale for gradients) in each part of
-/// `format`'s range, judged by what rounding to the format gives: zero, below the smallest
-/// normal, above the largest value (or saturated there).
+/// The shares of the nonzero `values` (scaled by `scale`) in each part of `format`'s range,
+/// judged by what rounding to the format gives: zero, below the smallest normal, above the
+/// largest value (or saturated there). Give it values *before* they were stored in `format`
+/// (for gradients, `Trainer::unrounded_gradients`, already times the loss scale): once rounded,
+/// what flushed is a zero like any other and is not counted. A value already ±∞ or NaN counts
+/// as overflowed.
 pub fn range_shares(values: &[f32], scale: f32, format: Format) -> RangeShares {
     let spec = format.spec();
     let min_normal = format.min_normal() as f32;
     let (mut s, mut n) = (RangeShares::default(), 0u64);
     for &v in values {
         let x = v * scale;
-        if x == 0.0 || !x.is_finite() {
+        if x == 0.0 {
             continue;
         }
         n += 1;
         let r = format.round(x, super::Rounding::Nearest, 0).abs();
-        let bin = if r == 0.0 {
+        let bin = if !x.is_finite() {
+            &mut s.overflow
+        } else if r == 0.0 {
             &mut s.underflow
         } else if !r.is_finite() || (spec.saturates && r == spec.max && x.abs() > spec.max) {
             &mut s.overflow
@@ -93,7 +98,8 @@ pub fn range_shares(values: &[f32], scale: f32, format: Format) -> RangeShares {
 
 /// The share of weights whose gradient was nonzero but whose stored value did not change in a
 /// step: updates rounding erased (|Δw| under half a gap of the weight's format; Micikevicius et
-/// al.'s reason for an fp32 master copy).
+/// al.'s reason for an fp32 master copy). Give it the gradients before rounding
+/// (`Trainer::unrounded_gradients`): a weight whose gradient flushed to zero lost its update too.
 pub fn lost_updates(before: &[f32], after: &[f32], grads: &[f32]) -> f64 {
     let (mut moved, mut lost) = (0u64, 0u64);
     for ((b, a), g) in before.iter().zip(after).zip(grads) {
@@ -133,6 +139,30 @@ mod tests {
         // E4M3 saturates: 1000 counts as overflow, 448 itself does not.
         let s = range_shares(&[1000.0, 448.0], 1.0, Format::E4m3);
         assert_eq!((s.overflow, s.normal), (0.5, 0.5));
+    }
+
+    /// Log-normal magnitudes placed so that about 1 % lie under half fp16's smallest subnormal
+    /// (2⁻²⁵, where rounding to nearest gives zero): the share flushed is the share counted by
+    /// hand against that bound, and about 1 %.
+    #[test]
+    fn log_normal_gradients_flush_the_share_below_half_the_smallest_subnormal() {
+        let mut rng = crate::rng::Rng::new(7);
+        let sigma = 2.0f64;
+        // P(z < −2.326) = 1 %: ln|g| = ln 2⁻²⁵ + 2.326σ puts 1 % below 2⁻²⁵.
+        let mu = (-25.0f64) * std::f64::consts::LN_2 + 2.326 * sigma;
+        let values: Vec<f32> = (0..200_000)
+            .map(|i| {
+                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+                sign * (mu + sigma * rng.normal() as f64).exp() as f32
+            })
+            .collect();
+        let by_hand = values.iter().filter(|v| v.abs() <= 2f32.powi(-25)).count() as f64 / values.len() as f64;
+        let s = range_shares(&values, 1.0, Format::F16);
+        assert!((s.underflow - by_hand).abs() < 1e-9, "{} vs {by_hand}", s.underflow);
+        assert!((s.underflow - 0.01).abs() < 0.002, "about 1 %: {}", s.underflow);
+        // ±∞ before rounding counts as overflowed, not skipped.
+        let s = range_shares(&[1.0, f32::INFINITY], 1.0, Format::F16);
+        assert_eq!((s.normal, s.overflow), (0.5, 0.5));
     }
 
     #[test]

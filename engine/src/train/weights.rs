@@ -70,6 +70,15 @@ impl Trainer {
             .await
     }
 
+    /// The last step's weight gradients as backward summed them in fp32, times the loss scale the
+    /// step ran at, before they were stored in the gradients' format (docs/theory.md §7.4): what
+    /// rounding flushed to zero or overflowed is counted from these. In an fp32 step, the
+    /// gradients themselves (unscaled by the update).
+    pub async fn unrounded_gradients(&self) -> Result<Vec<f32>, Error> {
+        let n = self.compiled.n_params;
+        self.backend.read_f32(self.host.grads_unrounded, n).await
+    }
+
     /// Batch norm's running mean and variance (`Compiled::n_running` values; none without it).
     pub async fn running_stats(&self) -> Result<Vec<f32>, Error> {
         match self.compiled.n_running {

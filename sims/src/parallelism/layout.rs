@@ -302,9 +302,16 @@ pub fn estimate(
     let allreduce = ClusterConfig::new(layout.data, Algorithm::Ring, machine.link)
         .allreduce(largest_stage)
         .0;
-    // ZeRO-3 gathers the weights once more for the backward: 1.5 allreduces' worth.
-    let comm_seconds = allreduce * if layout.zero == Stage::Weights { 1.5 } else { 1.0 };
-    let wire_data = super::zero::wire_values(largest_stage as f64, layout.data, layout.zero) * 4.0;
+    // ZeRO-2 and 3 send their collectives per micro-batch (`zero::wire_values`): the time scales
+    // with the values sent, in allreduces' worth.
+    let values = |stage| super::zero::wire_values(largest_stage as f64, layout.data, stage, layout.micro);
+    let allreduces = if layout.data > 1 {
+        values(layout.zero) / values(Stage::None)
+    } else {
+        1.0
+    };
+    let comm_seconds = allreduce * allreduces;
+    let wire_data = values(layout.zero) * 4.0;
     // A middle stage sends each micro-batch's activations on and their gradient back.
     let wire_pipe = if p > 1 {
         2.0 * layout.micro as f64 * boundary as f64

@@ -94,12 +94,25 @@ fn zero_memory_matches_the_papers_figure() {
 /// Stages 1 and 2 send what data parallelism sends; stage 3 half as much again (§7 of the paper).
 #[test]
 fn zero_traffic_is_the_allreduce_until_stage_three() {
-    let dp = wire_values(1e6, 8, Stage::None);
+    let dp = wire_values(1e6, 8, Stage::None, 1);
     assert_eq!(dp, 2.0 * 7.0 / 8.0 * 1e6);
-    assert_eq!(wire_values(1e6, 8, Stage::Optimizer), dp);
-    assert_eq!(wire_values(1e6, 8, Stage::Gradients), dp);
-    assert_eq!(wire_values(1e6, 8, Stage::Weights), 1.5 * dp);
-    assert_eq!(wire_values(1e6, 1, Stage::Weights), 0.0);
+    assert_eq!(wire_values(1e6, 8, Stage::Optimizer, 1), dp);
+    assert_eq!(wire_values(1e6, 8, Stage::Gradients, 1), dp);
+    assert_eq!(wire_values(1e6, 8, Stage::Weights, 1), 1.5 * dp);
+    assert_eq!(wire_values(1e6, 1, Stage::Weights, 1), 0.0);
+}
+
+/// With m micro-batches (DeepSpeed's schedule): data parallelism and stage 1 still allreduce once;
+/// stage 2 reduce-scatters each micro-batch's gradients, (N − 1)/N · Ψ each, and allgathers the
+/// weights once; stage 3 gathers the weights twice and reduce-scatters once per micro-batch. Hand
+/// counts for N = 8, m = 4, Ψ = 10⁶.
+#[test]
+fn zero_two_and_three_pay_their_collectives_per_micro_batch() {
+    let step = 7.0 / 8.0 * 1e6; // one reduce-scatter or allgather of Ψ on 8 workers
+    assert_eq!(wire_values(1e6, 8, Stage::None, 4), 2.0 * step);
+    assert_eq!(wire_values(1e6, 8, Stage::Optimizer, 4), 2.0 * step);
+    assert_eq!(wire_values(1e6, 8, Stage::Gradients, 4), (4.0 + 1.0) * step);
+    assert_eq!(wire_values(1e6, 8, Stage::Weights, 4), (4.0 * 3.0) * step);
 }
 
 mod tensor_parallel {

@@ -75,12 +75,20 @@ pub fn per_device(bytes: ClassBytes, params: f64, workers: usize, stage: Stage) 
     }
 }
 
-/// Parameters' worth of values each device sends per step with ring collectives. Data
-/// parallelism's allreduce is a reduce-scatter and an allgather, 2(N − 1)/N · Ψ; stages 1 and 2
-/// send the same (each worker reduce-scatters the gradients, updates its shard, allgathers the
-/// weights); stage 3 gathers the weights once more for the backward, 3(N − 1)/N · Ψ (1.5×).
-pub fn wire_values(params: f64, workers: usize, stage: Stage) -> f64 {
-    let n = workers.max(1) as f64;
-    let passes = if stage == Stage::Weights { 3.0 } else { 2.0 };
+/// Parameters' worth of values each device sends per step of `micro` micro-batches with ring
+/// collectives, as DeepSpeed schedules them (docs/theory.md §8.2). Data parallelism and stage 1
+/// accumulate the micro-batches' gradients locally and allreduce once: a reduce-scatter and an
+/// allgather, 2(N − 1)/N · Ψ. Stage 2 keeps only its shard of the gradients, so it reduce-scatters
+/// them after every micro-batch, then allgathers the updated weights once: (m + 1)(N − 1)/N · Ψ.
+/// Stage 3 also keeps only its shard of the weights: every micro-batch gathers them for its forward
+/// and again for its backward, and reduce-scatters its gradients: 3m(N − 1)/N · Ψ. With one
+/// micro-batch stages 1 and 2 send what data parallelism sends and stage 3 1.5× (the paper's §7).
+pub fn wire_values(params: f64, workers: usize, stage: Stage, micro: usize) -> f64 {
+    let (n, m) = (workers.max(1) as f64, micro.max(1) as f64);
+    let passes = match stage {
+        Stage::None | Stage::Optimizer => 2.0,
+        Stage::Gradients => m + 1.0,
+        Stage::Weights => 3.0 * m,
+    };
     passes * (n - 1.0) / n * params
 }

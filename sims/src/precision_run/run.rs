@@ -25,12 +25,20 @@ pub struct Check {
     pub scale: f32,
     /// The step overflowed and the dynamic scaler skipped it.
     pub skipped: bool,
-    /// The share of weights with a gradient whose stored value did not move (None: skipped).
+    /// The share of weights with a gradient (before rounding) whose stored value did not move,
+    /// the flushed gradients' included (None: skipped).
     pub lost_updates: Option<f64>,
-    /// Where the stored weight gradients (× the scale) fall in the gradients' format.
+    /// Where the weight gradients (× the scale) fall in the gradients' format, counted before
+    /// they were rounded to it: the share flushed to zero, kept subnormal, normal, overflowed.
     pub gradient_shares: RangeShares,
     /// The stored weight gradients' exponents, per layer with weights.
     pub histograms: Vec<ExponentHistogram>,
+    /// The share of weights with a nonzero gradient (as the optimizer used it) whose squared-gradient state
+    /// (`Optimizer::squared_gradients`: Adam's v, RMSProp's and AdaGrad's accumulators) was stored
+    /// as 0 after the step: flushed by its format, so the step divides by √0 + ε. None without
+    /// such a state.
+    #[serde(default)]
+    pub squares_flushed: Option<f64>,
     /// Accuracy on the training samples the run is measured on, after the step.
     #[serde(default)]
     pub accuracy: f32,
@@ -92,7 +100,9 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     let check_every = check_every.max(1);
     while out.losses.len() < steps {
         let done = out.losses.len();
-        let to_check = check_every - done % check_every;
+        // The first step is checked too: what a format flushes at once (Adam's (1 − β₂)g² in
+        // fp16) is recorded before a run that diverges in its first steps ends.
+        let to_check = if done == 0 { 1 } else { check_every - done % check_every };
         let n = (steps - done).min(chunk.max(1)).min(to_check);
         // The step before a check trains alone: its weights before and after are compared.
         let at_check = n == to_check || done + n == steps;
@@ -144,6 +154,8 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
     train_steps(trainer, out, 1).await?;
     let after = trainer.params().await.map_err(TrainError::Device)?;
     let grads = trainer.last_gradients().await.map_err(TrainError::Device)?;
+    // Times the scale, before rounding: what flushed or overflowed is counted from these.
+    let unrounded = trainer.unrounded_gradients().await.map_err(TrainError::Device)?;
     let skipped = trainer
         .scale_events()
         .last()
@@ -162,17 +174,45 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
             exponent_histogram(&stored, HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST)
         })
         .collect();
+    let squares_flushed = match trainer.config.optimizer.squared_gradients() {
+        Some((which, _)) if !skipped => {
+            let state = trainer.optimizer_state().await.map_err(TrainError::Device)?;
+            let squares = if which == 0 { &state.a } else { &state.b };
+            // Against the gradient the optimizer squared (rounded, unscaled): a gradient that
+            // itself flushed is counted in `gradient_shares`, not here.
+            Some(flushed_share(squares, &grads))
+        }
+        _ => None,
+    };
     let accuracy = trainer.evaluate(eval).await.map_err(TrainError::Device)?.1;
     out.checks.push(Check {
         step: trainer.step(),
         scale,
         skipped,
-        lost_updates: (!skipped).then(|| lost_updates(&before, &after, &grads)),
-        gradient_shares: range_shares(&grads, stored_scale, precision.gradients),
+        lost_updates: (!skipped).then(|| lost_updates(&before, &after, &unrounded)),
+        gradient_shares: if precision.is_fp32() {
+            range_shares(&grads, stored_scale, precision.gradients)
+        } else {
+            range_shares(&unrounded, 1.0, precision.gradients)
+        },
         histograms,
+        squares_flushed,
         accuracy,
     });
     Ok(())
+}
+
+/// The share of weights with a nonzero gradient whose squared-gradient state is exactly 0: in
+/// exact arithmetic it is at least (1 − β)g² > 0, so a 0 was flushed where it was stored.
+pub fn flushed_share(squares: &[f32], grads: &[f32]) -> f64 {
+    let (mut with_gradient, mut flushed) = (0u64, 0u64);
+    for (s, g) in squares.iter().zip(grads) {
+        if *g != 0.0 && g.is_finite() {
+            with_gradient += 1;
+            flushed += u64::from(*s == 0.0);
+        }
+    }
+    flushed as f64 / with_gradient.max(1) as f64
 }
 
 impl PrecisionRun {

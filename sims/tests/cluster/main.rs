@@ -212,8 +212,8 @@ fn async_sgd_with_one_worker_is_plain_training() {
     );
 }
 
-/// Staleness of the first 200 updates of 4 asynchronous workers, the last 8× slower.
-fn staleness(bound: Option<usize>) -> (Vec<usize>, f32, f32) {
+/// Staleness of the first 200 updates of `workers` asynchronous workers, the last 8× slower.
+fn staleness_of(workers: usize, bound: Option<usize>) -> (Vec<usize>, f32, f32) {
     let mut t = pollster::block_on(Trainer::new(toy(8), None, 1)).unwrap();
     let mut c = new_cluster(
         ClusterConfig {
@@ -221,7 +221,7 @@ fn staleness(bound: Option<usize>) -> (Vec<usize>, f32, f32) {
             straggler: 8.0,
             // Compute-bound, so the straggler's slowness shows.
             flops_per_second: 1e6,
-            ..cluster(4, Algorithm::Ring, Compression::None)
+            ..cluster(workers, Algorithm::Ring, Compression::None)
         },
         &t,
     );
@@ -235,6 +235,22 @@ fn staleness(bound: Option<usize>) -> (Vec<usize>, f32, f32) {
     let early: f32 = reports[..20].iter().map(|r| r.loss).sum::<f32>() / 20.0;
     let late: f32 = reports[180..].iter().map(|r| r.loss).sum::<f32>() / 20.0;
     (reports.iter().map(|r| r.staleness).collect(), early, late)
+}
+
+fn staleness(bound: Option<usize>) -> (Vec<usize>, f32, f32) {
+    staleness_of(4, bound)
+}
+
+/// Staleness counts updates from all workers, the bound iterations (docs/theory.md §6.3): with 8
+/// workers and bound 2, staleness beyond the bound (7 and more) is within the rule, and never
+/// above (p − 1)(2b + 1) = 35.
+#[test]
+fn staleness_counts_updates_and_stays_within_what_the_bound_allows() {
+    let (p, b) = (8, 2);
+    let (s, _, _) = staleness_of(p, Some(b));
+    let max = *s.iter().max().unwrap();
+    assert!(max >= p - 1, "updates from every other worker land meanwhile: {max}");
+    assert!(max <= (p - 1) * (2 * b + 1), "{max}");
 }
 
 #[test]
