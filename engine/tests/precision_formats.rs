@@ -138,6 +138,46 @@ fn fp16_and_bf16_match_the_half_crate() {
     }
 }
 
+/// Swamping (docs/theory.md §7.1): two fp16 values whose ratio exceeds 2¹² add to the larger,
+/// below 2¹¹ they never do, and between it depends on the larger one's mantissa. The sums are
+/// exact in fp32 (the two significands span at most 24 bits here) and rounded to fp16 by the
+/// `half` crate; the engine's rounding of each sum agrees.
+#[test]
+fn swamping_depends_on_the_ratio_and_between_2_11_and_2_12_on_the_mantissa() {
+    let f16 = |x: f32| half::f16::from_f32(x).to_f32();
+    let add = |a: f32, b: f32| {
+        let sum = f16(a + b);
+        assert_eq!(nearest(Format::F16, a + b), sum, "{a} + {b}");
+        sum
+    };
+    // The hand cases: 1.990234375 has the gap 2⁻¹⁰ of [1, 2), and 0.00066328 is over half of it.
+    let b = f16(0.000_663_28);
+    assert_eq!(add(1.990_234_375, b), 1.991_210_937_5, "ratio ≈ 3,000 and not swamped");
+    assert_eq!(add(1.0, f16(0.0004)), 1.0, "ratio ≈ 2,500 and swamped");
+    let (mut swamped_between, mut kept_between) = (0, 0);
+    // Every fp16 mantissa of a in [1, 2) against b's mantissas on a grid, b from 2⁻¹⁴ to 2⁻⁹.
+    for ma in 0..1024u32 {
+        let a = 1.0 + ma as f32 / 1024.0;
+        for e in -14..=-9 {
+            for mb in (0..1024u32).step_by(37) {
+                let b = (1.0 + mb as f32 / 1024.0) * 2f32.powi(e);
+                let ratio = a / b;
+                let swamped = add(a, b) == a;
+                if ratio > 4096.0 {
+                    assert!(swamped, "ratio {ratio} > 2¹²: {a} + {b} should give {a}");
+                } else if ratio < 2048.0 {
+                    assert!(!swamped, "ratio {ratio} < 2¹¹: {a} + {b} should move {a}");
+                } else if swamped {
+                    swamped_between += 1;
+                } else {
+                    kept_between += 1;
+                }
+            }
+        }
+    }
+    assert!(swamped_between > 0 && kept_between > 0, "between 2¹¹ and 2¹² both happen");
+}
+
 /// Stochastic rounding gives one of the two neighbours, up with probability equal to the
 /// distance from the lower one: its mean over many draws is the value itself.
 #[test]

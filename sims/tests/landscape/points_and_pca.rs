@@ -251,6 +251,32 @@ fn trajectory_pca_is_centred_and_matches_an_eigendecomposition() {
     assert!((p.coords[0][0] as f64 - c0).abs() < 1e-4);
 }
 
+/// The baseline the landscape-trajectory lesson gives beside its measured share: a random walk
+/// puts about 6/π² · (1 + ¼) ≈ 76 % of its variance in its first two principal components
+/// (the k-th explains 6/(π²k²) in the limit of many steps and dimensions; Antognini &
+/// Sohl-Dickstein 2018). Here walks of the lesson's length in the toy network's 114 weights,
+/// kept as the lab keeps checkpoints, through the lab's own PCA.
+#[test]
+fn a_random_walk_puts_about_76_percent_in_its_pca_plane() {
+    let (dim, steps, seeds) = (114, 704, 24);
+    let mut shares = Vec::new();
+    for seed in 0..seeds {
+        let mut rng = Rng::new(1000 + seed);
+        let mut w = vec![0.0f32; dim];
+        let mut kept = Checkpoints::new(w.clone());
+        for _ in 0..steps {
+            w.iter_mut().for_each(|v| *v += rng.normal());
+            kept.push(w.clone());
+        }
+        let p = trajectory_plane(&kept.kept, &w);
+        shares.push(f64::from(p.explained[0] + p.explained[1]));
+    }
+    let mean = shares.iter().sum::<f64>() / shares.len() as f64;
+    let limit = 6.0 / std::f64::consts::PI.powi(2) * 1.25;
+    eprintln!("random walks: mean share in the PCA plane {mean:.3} (the limit {limit:.3}), {shares:.2?}");
+    assert!((mean - limit).abs() < 0.04, "{mean} against {limit}");
+}
+
 /// Eigenvalues and eigenvectors (columns) of a symmetric matrix by cyclic Jacobi rotations.
 fn jacobi_eigen(mut a: Vec<Vec<f64>>) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
