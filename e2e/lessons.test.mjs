@@ -77,6 +77,8 @@ test('every lesson file is complete: a question, choices, a claim among them, a 
       assert.ok(s.measure.metric || s.measure.expr || s.measure.text, `${id}: what is measured`);
       assert.ok(Number.isInteger(s.claim) && s.claim >= 0 && s.claim < s.predict.choices.length, `${id}: the claim is a choice`);
       assert.doesNotMatch(s.why, /TBD/, `${id}: the why is written`);
+      // Every outcome the lab can measure is explained, not only the one the lesson expects.
+      s.predict.choices.forEach((c, k) => assert.ok(k === s.claim || (c.why && c.why.length > 40), `${id} "${s.heading}": choice "${c.text}" has its why`));
     }
   }
 });

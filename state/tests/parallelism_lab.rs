@@ -72,3 +72,67 @@ fn every_layout_of_the_defaults_learns_as_the_plain_run_does() {
     let value = section.measure(|name| of(name.trim_start_matches("acc-")));
     section.assert_claim("parallelism-fits", value);
 }
+
+/// Where the pipeline's modelled step goes with the defaults (docs/theory.md §8.1, checked
+/// against hand counts): its first stage is the 784 × 64 input layer alone, about 42 % of the
+/// FLOPs (2·784·64 forward, 2·784·64 for its weight gradient; each 64 × 64 hidden layer 3·2·64·64,
+/// the output 3·2·64·10); most of its step is the fixed cost per pass, which each stage pays for
+/// each micro-batch; without it the pipeline is faster than plain; and from 8 to 32 micro-batches
+/// the bubble shrinks as (p − 1)/(m + p − 1) while the step grows.
+#[test]
+fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
+    use lab_sims::parallelism::layout::{estimate, Machine};
+    use lab_sims::parallelism::profile::Profile;
+    let lab = ParallelismLab::default();
+    let config = lab.config(lab.batch);
+    let (train_set, _) = config.data.load(crate::lessons::read_data).unwrap();
+    let shape = block_on(Trainer::with_data(config, train_set, None, 1)).unwrap();
+    let profile = Profile::of(&shape);
+    let machine = lab.machine();
+    let pipeline = lab.layout("pipeline").unwrap();
+    let with = estimate(&pipeline, &profile, lab.batch, &machine).unwrap();
+    // The first stage's share of the FLOPs, by hand.
+    let (first, hidden, output) = (4.0 * 784.0 * 64.0, 6.0 * 64.0 * 64.0, 6.0 * 64.0 * 10.0);
+    let by_hand = first / (first + 11.0 * hidden + output);
+    let (f, b) = profile.flops_per_row(with.stage_layers[0].clone());
+    let (tf, tb) = profile.flops_per_row(0..profile.layers.len());
+    let share = (f + b) / (tf + tb);
+    eprintln!("first stage: layers {:?}, {share:.3} of the FLOPs (by hand {by_hand:.3})", with.stage_layers[0]);
+    assert!((share - by_hand).abs() < 0.02, "{share} against {by_hand}");
+    assert!((0.40..0.44).contains(&share));
+    // Most of the step is the fixed cost; without it the pipeline beats plain.
+    let free = Machine {
+        step_overhead: 0.0,
+        ..machine
+    };
+    let without = estimate(&pipeline, &profile, lab.batch, &free).unwrap();
+    let plain_free = estimate(&lab.layout("plain").unwrap(), &profile, lab.batch, &free).unwrap();
+    eprintln!(
+        "pipeline {:.2} ms, {:.2} ms without the fixed cost; plain without it {:.2} ms",
+        with.step_seconds * 1e3,
+        without.step_seconds * 1e3,
+        plain_free.step_seconds * 1e3
+    );
+    assert!(with.step_seconds - without.step_seconds > 0.5 * with.step_seconds);
+    assert!(without.step_seconds < plain_free.step_seconds);
+    // 8 → 32 micro-batches: the bubble shrinks to its closed form, the step grows.
+    let more = lab_sims::parallelism::layout::Layout { micro: 32, ..pipeline };
+    let longer = estimate(&more, &profile, lab.batch, &machine).unwrap();
+    let p = pipeline.stages as f64;
+    eprintln!("bubble {:.3} → {:.3}; step {:.2} → {:.2} ms", with.bubble, longer.bubble, with.step_seconds * 1e3, longer.step_seconds * 1e3);
+    assert!(longer.bubble < with.bubble);
+    assert!(longer.bubble >= (p - 1.0) / (32.0 + p - 1.0) - 1e-9, "no less than the equal-stage bubble");
+    assert!(longer.step_seconds > with.step_seconds);
+    // The verdict says so.
+    let record = lab_sims::parallelism::record::ParallelismRecord {
+        config: lab.config(lab.batch),
+        steps: lab.steps,
+        machine,
+        profile,
+        estimates: vec![with],
+        runs: Vec::new(),
+        tensor: Vec::new(),
+    };
+    let said = lab_state::parallelism::verdict(&record).join(" ");
+    assert!(said.contains("of it is the fixed 0.20 ms per pass"), "{said}");
+}
