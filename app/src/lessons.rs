@@ -227,7 +227,7 @@ pub const PARALLELISM: &[Step] = &[
     step(
         "compare the modelled step times and the bytes sent in the table.",
         "checkpointing is slower than plain (it re-runs most of the forward), ZeRO-3 is faster (four devices share the batch) but sends 1.5× what data parallelism would, the pipeline is slowest here.",
-        "ZeRO-3 gathers every layer's weights before its forward and again before its backward, then reduce-scatters the gradients: 3(N − 1)/N of the parameters per device per step. The pipeline's table line says where its time goes: most of it is the fixed cost per pass (launches, synchronisation; the "fixed cost per pass" setting), which each of its 4 stages pays for each of its 8 micro-batches, where plain pays it once; then the bubble; and its first stage, with the 784 × 64 input layer, holds about 42 % of the FLOPs, so the others wait on it. Set the fixed cost to 0 and the pipeline beats plain.",
+        "ZeRO-3 gathers every layer's weights before its forward and again before its backward, then reduce-scatters the gradients: 3(N − 1)/N of the parameters per device per step. The pipeline's table line says where its time goes: most of it is the fixed cost per pass (launches, synchronisation; the “fixed cost per pass” setting), which each of its 4 stages pays for each of its 8 micro-batches, where plain pays it once; then the bubble; and its first stage, with the 784 × 64 input layer, holds about 42 % of the FLOPs, so the others wait on it. Set the fixed cost to 0 and the pipeline beats plain.",
     ),
     step(
         "set the schedule to GPipe and Run; then set the micro-batches to 32.",

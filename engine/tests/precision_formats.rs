@@ -150,9 +150,11 @@ fn swamping_depends_on_the_ratio_and_between_2_11_and_2_12_on_the_mantissa() {
         assert_eq!(nearest(Format::F16, a + b), sum, "{a} + {b}");
         sum
     };
-    // The hand cases: 1.990234375 has the gap 2⁻¹⁰ of [1, 2), and 0.00066328 is over half of it.
+    // The hand cases: 1.990234375 = 1 + 1014/1024 has the gap 2⁻¹⁰ of [1, 2), and 0.00066328 is
+    // over half of it, so the sum rounds up to the next value, 1.9912109375 = 1 + 1015/1024.
     let b = f16(0.000_663_28);
-    assert_eq!(add(1.990_234_375, b), 1.991_210_937_5, "ratio ≈ 3,000 and not swamped");
+    let (a, next) = (1.0 + 1014.0 / 1024.0, 1.0 + 1015.0 / 1024.0);
+    assert_eq!(add(a, b), next, "ratio ≈ 3,000 and not swamped");
     assert_eq!(add(1.0, f16(0.0004)), 1.0, "ratio ≈ 2,500 and swamped");
     let (mut swamped_between, mut kept_between) = (0, 0);
     // Every fp16 mantissa of a in [1, 2) against b's mantissas on a grid, b from 2⁻¹⁴ to 2⁻⁹.
@@ -175,7 +177,10 @@ fn swamping_depends_on_the_ratio_and_between_2_11_and_2_12_on_the_mantissa() {
             }
         }
     }
-    assert!(swamped_between > 0 && kept_between > 0, "between 2¹¹ and 2¹² both happen");
+    assert!(
+        swamped_between > 0 && kept_between > 0,
+        "between 2¹¹ and 2¹² both happen"
+    );
 }
 
 /// Stochastic rounding gives one of the two neighbours, up with probability equal to the

@@ -148,14 +148,17 @@ fn an_fp16_master_loses_small_updates_that_an_fp32_master_keeps() {
     assert!(mixed < 0.01 && fp32 < 0.01, "fp32 master: {mixed}, fp32: {fp32}");
 }
 
-/// What flushed is counted before rounding (docs/theory.md §7.4): in fp16 without loss scaling,
-/// the gradients stored as 0 are exactly those whose fp32 sum lay at or under half fp16's
-/// smallest subnormal (2⁻²⁵, counted by hand), on both backends; the recorded share is theirs,
-/// and such a weight's update counts as lost.
+/// What flushed is counted before rounding (docs/theory.md §7.4): in fp16, the gradients stored
+/// as 0 are exactly those whose scaled fp32 sum lay at or under half fp16's smallest subnormal
+/// (2⁻²⁵, counted by hand), on both backends; the recorded share is theirs, and such a weight's
+/// update counts as lost. This MLP's gradients sit inside fp16's range, so a loss scale of 2⁻¹⁶
+/// pushes part of them under it.
 #[test]
 fn flushed_gradients_are_counted_before_rounding_and_their_updates_as_lost() {
     let mut fp16 = Preset::MixedFp16.precision();
-    fp16.loss_scaling = LossScaling::None;
+    fp16.loss_scaling = LossScaling::Static {
+        scale: 2f32.powi(-16),
+    };
     for gpu in [false, true] {
         let (config, data) = mnist_mlp(fp16, Optimizer::Sgd, 1e-3);
         let mut t = trainer(&config, &data, gpu);
@@ -182,10 +185,17 @@ fn flushed_gradients_are_counted_before_rounding_and_their_updates_as_lost() {
         let after = pollster::block_on(t.params()).unwrap();
         let unrounded = pollster::block_on(t.unrounded_gradients()).unwrap();
         let stored = pollster::block_on(t.last_gradients()).unwrap();
-        let lost_by_flush = unrounded.iter().zip(&stored).filter(|(u, g)| **u != 0.0 && **g == 0.0).count();
+        let lost_by_flush = unrounded
+            .iter()
+            .zip(&stored)
+            .filter(|(u, g)| **u != 0.0 && **g == 0.0)
+            .count();
         let lost = lost_updates(&before, &after, &unrounded);
         let with_gradient = unrounded.iter().filter(|u| **u != 0.0).count();
-        assert!(lost * with_gradient as f64 >= lost_by_flush as f64 - 0.5, "{lost} of {with_gradient} includes {lost_by_flush}");
+        assert!(
+            lost * with_gradient as f64 >= lost_by_flush as f64 - 0.5,
+            "{lost} of {with_gradient} includes {lost_by_flush}"
+        );
     }
 }
 
@@ -212,7 +222,10 @@ fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
     .unwrap();
     assert_eq!(r.losses, want);
     // The first step, then every tenth.
-    assert_eq!(r.checks.iter().map(|c| c.step).collect::<Vec<_>>(), [1, 10, 20, 30]);
+    assert_eq!(
+        r.checks.iter().map(|c| c.step).collect::<Vec<_>>(),
+        [1, 10, 20, 30]
+    );
     // The last check's accuracy is the trained model's on those samples.
     let (_, now) = pollster::block_on(t.evaluate(&head)).unwrap();
     assert_eq!(r.checks[3].accuracy, now);

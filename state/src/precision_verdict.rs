@@ -79,14 +79,16 @@ pub fn divergence_cause(r: &PrecisionRun, optimizer: &Optimizer) -> String {
             check.step
         ))
     };
-    flushed.or_else(overflowed).unwrap_or_else(|| match r.checks.last() {
-        Some(c) => format!(
-            "the loss became ±∞ or NaN; the checks up to step {} recorded no flushed optimizer \
+    flushed
+        .or_else(overflowed)
+        .unwrap_or_else(|| match r.checks.last() {
+            Some(c) => format!(
+                "the loss became ±∞ or NaN; the checks up to step {} recorded no flushed optimizer \
              state and no overflowed gradient, so the cause lies between them",
-            c.step
-        ),
-        None => "the loss became ±∞ or NaN before the first check".into(),
-    })
+                c.step
+            ),
+            None => "the loss became ±∞ or NaN before the first check".into(),
+        })
 }
 
 /// The ε an adaptive optimizer adds to the root of its squared-gradient state.

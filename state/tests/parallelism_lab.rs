@@ -97,7 +97,10 @@ fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
     let (f, b) = profile.flops_per_row(with.stage_layers[0].clone());
     let (tf, tb) = profile.flops_per_row(0..profile.layers.len());
     let share = (f + b) / (tf + tb);
-    eprintln!("first stage: layers {:?}, {share:.3} of the FLOPs (by hand {by_hand:.3})", with.stage_layers[0]);
+    eprintln!(
+        "first stage: layers {:?}, {share:.3} of the FLOPs (by hand {by_hand:.3})",
+        with.stage_layers[0]
+    );
     assert!((share - by_hand).abs() < 0.02, "{share} against {by_hand}");
     assert!((0.40..0.44).contains(&share));
     // Most of the step is the fixed cost; without it the pipeline beats plain.
@@ -116,12 +119,24 @@ fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
     assert!(with.step_seconds - without.step_seconds > 0.5 * with.step_seconds);
     assert!(without.step_seconds < plain_free.step_seconds);
     // 8 → 32 micro-batches: the bubble shrinks to its closed form, the step grows.
-    let more = lab_sims::parallelism::layout::Layout { micro: 32, ..pipeline };
+    let more = lab_sims::parallelism::layout::Layout {
+        micro: 32,
+        ..pipeline
+    };
     let longer = estimate(&more, &profile, lab.batch, &machine).unwrap();
     let p = pipeline.stages as f64;
-    eprintln!("bubble {:.3} → {:.3}; step {:.2} → {:.2} ms", with.bubble, longer.bubble, with.step_seconds * 1e3, longer.step_seconds * 1e3);
+    eprintln!(
+        "bubble {:.3} → {:.3}; step {:.2} → {:.2} ms",
+        with.bubble,
+        longer.bubble,
+        with.step_seconds * 1e3,
+        longer.step_seconds * 1e3
+    );
     assert!(longer.bubble < with.bubble);
-    assert!(longer.bubble >= (p - 1.0) / (32.0 + p - 1.0) - 1e-9, "no less than the equal-stage bubble");
+    assert!(
+        longer.bubble >= (p - 1.0) / (32.0 + p - 1.0) - 1e-9,
+        "no less than the equal-stage bubble"
+    );
     assert!(longer.step_seconds > with.step_seconds);
     // The verdict says so.
     let record = lab_sims::parallelism::record::ParallelismRecord {

@@ -89,7 +89,8 @@ fn with_the_defaults_naive_fp16_fails_where_the_others_match_fp32() {
     assert!(flushed > 0.5, "most of v flushed at step 1: {flushed}");
     let said = verdict(&record).join(" ");
     assert!(
-        said.contains("fp16: diverged at step") && said.contains("Adam's second moment v is stored in fp16: at step 1"),
+        said.contains("fp16: diverged at step")
+            && said.contains("Adam's second moment v is stored in fp16: at step 1"),
         "{said}"
     );
     // Stored in fp32, mixed precision's v keeps every square.
@@ -117,7 +118,10 @@ fn with_sgd_an_fp16_master_loses_updates_and_falls_behind() {
     );
     assert!(lost(&record, "fp16") > 0.3, "an fp16 master loses updates");
     // SGD keeps no squared gradients: nothing of the kind is recorded, or blamed.
-    assert!(record.runs.iter().all(|r| r.checks.iter().all(|c| c.squares_flushed.is_none())));
+    assert!(record
+        .runs
+        .iter()
+        .all(|r| r.checks.iter().all(|c| c.squares_flushed.is_none())));
     assert!(!verdict(&record).join(" ").contains("second moment"));
     assert!(lost(&record, "mixed-fp16") < 0.01, "an fp32 master keeps them");
     assert!(

@@ -156,9 +156,14 @@ mod tests {
                 sign * (mu + sigma * rng.normal() as f64).exp() as f32
             })
             .collect();
-        let by_hand = values.iter().filter(|v| v.abs() <= 2f32.powi(-25)).count() as f64 / values.len() as f64;
+        let by_hand =
+            values.iter().filter(|v| v.abs() <= 2f32.powi(-25)).count() as f64 / values.len() as f64;
         let s = range_shares(&values, 1.0, Format::F16);
-        assert!((s.underflow - by_hand).abs() < 1e-9, "{} vs {by_hand}", s.underflow);
+        assert!(
+            (s.underflow - by_hand).abs() < 1e-9,
+            "{} vs {by_hand}",
+            s.underflow
+        );
         assert!((s.underflow - 0.01).abs() < 0.002, "about 1 %: {}", s.underflow);
         // ±∞ before rounding counts as overflowed, not skipped.
         let s = range_shares(&[1.0, f32::INFINITY], 1.0, Format::F16);

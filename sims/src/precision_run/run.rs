@@ -102,7 +102,11 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         let done = out.losses.len();
         // The first step is checked too: what a format flushes at once (Adam's (1 − β₂)g² in
         // fp16) is recorded before a run that diverges in its first steps ends.
-        let to_check = if done == 0 { 1 } else { check_every - done % check_every };
+        let to_check = if done == 0 {
+            1
+        } else {
+            check_every - done % check_every
+        };
         let n = (steps - done).min(chunk.max(1)).min(to_check);
         // The step before a check trains alone: its weights before and after are compared.
         let at_check = n == to_check || done + n == steps;

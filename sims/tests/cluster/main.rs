@@ -249,7 +249,10 @@ fn staleness_counts_updates_and_stays_within_what_the_bound_allows() {
     let (p, b) = (8, 2);
     let (s, _, _) = staleness_of(p, Some(b));
     let max = *s.iter().max().unwrap();
-    assert!(max >= p - 1, "updates from every other worker land meanwhile: {max}");
+    assert!(
+        max >= p - 1,
+        "updates from every other worker land meanwhile: {max}"
+    );
     assert!(max <= (p - 1) * (2 * b + 1), "{max}");
 }
 
