@@ -74,8 +74,8 @@ impl Default for Landscape {
     fn default() -> Self {
         Self {
             network: Network::Toy,
-            // The circle: at equal training loss its large-batch minimum is the sharper one for
-            // every seed tried (the moons' verdict flips with the seed).
+            // The circle. Which of its minima is the sharper at equal training loss changes with
+            // the seed (docs/theory.md §4.4); the lab reports what it measured.
             data: Data::Toy(ToyKind::Circle),
             playground: Playground::default(),
             // A small and a large batch, each trained to the same training loss: the lesson
