@@ -3,7 +3,7 @@
 //! inverse: where a reduced-precision step stores a tensor, or unscales the gradients.
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
-use crate::precision::{noise, Format, Rounding};
+use crate::precision::{noise, round_scaled_slice, Format, Rounding};
 
 /// What multiplies the values before they are rounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +84,7 @@ impl Kernel for Quantize {
         if let Some(src) = self.src {
             x[range.clone()].copy_from_slice(&bufs.f32(src)[range.clone()]);
         }
-        let stochastic = self.rounding == Rounding::Stochastic;
-        for (i, v) in x[range].iter_mut().enumerate() {
-            // Nearest rounding draws no noise: the hash would be most of the cost of a value.
-            let n = if stochastic { noise(seed, i as u32) } else { 0 };
-            *v = self.format.round(*v * factor, self.rounding, n);
-        }
+        round_scaled_slice(&mut x[range], factor, self.format, self.rounding, seed);
         bufs.put_f32(self.x, x);
     }
 }

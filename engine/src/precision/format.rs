@@ -184,10 +184,16 @@ pub fn round_slice(values: &mut [f32], format: Format, rounding: Rounding, seed:
     if format == Format::F32 {
         return;
     }
+    round_scaled_slice(values, 1.0, format, rounding, seed);
+}
+
+/// Each value times `factor`, rounded to `format` (fp32: only scaled), in one pass; value i takes
+/// `noise(seed, i)`. The CPU twin of `shaders/quantize.wgsl`.
+pub fn round_scaled_slice(values: &mut [f32], factor: f32, format: Format, rounding: Rounding, seed: u32) {
     let stochastic = rounding == Rounding::Stochastic;
     for (i, v) in values.iter_mut().enumerate() {
         // Nearest rounding draws no noise: the hash is most of the cost of a value.
         let n = if stochastic { noise(seed, i as u32) } else { 0 };
-        *v = format.round(*v, rounding, n);
+        *v = format.round(*v * factor, rounding, n);
     }
 }

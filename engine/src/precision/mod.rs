@@ -7,7 +7,7 @@ mod policy;
 mod scaler;
 mod stats;
 
-pub use format::{noise, round_slice, Format, Rounding, Spec, ALL};
+pub use format::{noise, round_scaled_slice, round_slice, Format, Rounding, Spec, ALL};
 pub use policy::{
     tensor_bytes, LossScaling, Precision, Preset, TensorBytes, TensorFormats, DYNAMIC_INITIAL,
     DYNAMIC_INTERVAL, PRESETS,

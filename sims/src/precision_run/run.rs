@@ -194,11 +194,12 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
         scale,
         skipped,
         lost_updates: (!skipped).then(|| lost_updates(&before, &after, &unrounded)),
-        gradient_shares: if precision.is_fp32() {
-            range_shares(&grads, stored_scale, precision.gradients)
-        } else {
-            range_shares(&unrounded, 1.0, precision.gradients)
-        },
+        // An fp32 step keeps no separate copy: its unrounded gradients are `grads`, unscaled.
+        gradient_shares: range_shares(
+            &unrounded,
+            if precision.is_fp32() { stored_scale } else { 1.0 },
+            precision.gradients,
+        ),
         histograms,
         squares_flushed,
         accuracy,
