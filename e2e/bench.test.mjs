@@ -102,7 +102,8 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     };
     // A fresh browser on an emulated GPU (SwiftShader): 64 × 64 tiles, untimed, and its 4-lane
     // subgroups asked for and used by the dense products.
-    assert.equal((await run('auto')).tiles,
+    const first = await run('auto');
+    assert.equal(first.tiles,
       '64×64 (an emulated GPU: 64×64, untimed; dense products as quads of 4 lanes)');
     // Timed now on this device: every candidate's time for small, medium and gathered products
     // (large ones, untimed on an emulated GPU, take the medium's shape), the fastest of each kept …
@@ -122,15 +123,12 @@ test('benchmark page: the GPU tiles are chosen per device, remembered, and chang
     assert.ok(remembered.startsWith(`${small}×${small}`) && remembered.endsWith('(remembered for this GPU)'), remembered);
     if (small !== large) assert.match(remembered, new RegExp(`larger products ${large}×${large}`));
     // A shape the link names is used and said so, and changes only the time: the split shape's
-    // four partial sums round differently, within 1e-4. (That every shape computes every product
-    // as the CPU twin does is the native test's: engine/tests/kernels_gpu_vs_cpu.)
-    const runs = {};
-    for (const t of ['32k4', '64']) {
-      runs[t] = await run(t);
-      const label = t === '32k4' ? '32×32 k÷4' : `${t}×${t}`;
-      assert.ok(runs[t].tiles.startsWith(`${label} (set by the page: tiles=${t})`), runs[t].tiles);
-    }
-    runs['32k4'].losses.forEach((l, i) => assert.ok(Math.abs(l - runs['64'].losses[i]) <= 1e-4 * (1 + l), `32k4: step ${i + 1}: ${l} vs ${runs['64'].losses[i]}`));
+    // four partial sums round differently from the first run's 64 × 64 tiles, within 1e-4. (That
+    // every shape computes every product as the CPU twin does is the native test's:
+    // engine/tests/kernels_gpu_vs_cpu.)
+    const split = await run('32k4');
+    assert.ok(split.tiles.startsWith('32×32 k÷4 (set by the page: tiles=32k4)'), split.tiles);
+    split.losses.forEach((l, i) => assert.ok(Math.abs(l - first.losses[i]) <= 1e-4 * (1 + l), `32k4: step ${i + 1}: ${l} vs ${first.losses[i]}`));
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -37,9 +37,8 @@ pub enum Speed {
 }
 
 impl Speed {
-    /// The default is slow enough for a class to watch the boundary form; the fastest is one
-    /// click away.
-    pub const DEFAULT: Speed = Speed::Steps(5);
+    /// The choices, named; their keys are the settings table's (`state::playground::SPEEDS`).
+    /// The default (5) is slow enough for a class to watch the boundary form.
     pub const CHOICES: [(Speed, &'static str); 4] = [
         (Speed::Steps(1), "slow: 1 step per frame"),
         (Speed::Steps(5), "watchable: 5 steps per frame"),
@@ -139,7 +138,6 @@ pub struct Lab {
     pub state: RwSignal<Playground>,
     pub notices: RwSignal<Vec<String>>,
     pub readouts: Readouts,
-    pub speed: RwSignal<Speed>,
     /// The loss chart's y axis is logarithmic.
     pub log_loss: RwSignal<bool>,
     /// The class a click on the heatmap adds.
@@ -171,7 +169,6 @@ impl Lab {
             state: RwSignal::new(state),
             notices: RwSignal::new(notices),
             readouts: Readouts::new(),
-            speed: RwSignal::new(Speed::DEFAULT),
             log_loss: RwSignal::new(false),
             add_class: RwSignal::new(0),
             heatmap: NodeRef::new(),
@@ -195,6 +192,11 @@ impl Lab {
     /// refusal stays on screen).
     pub fn notify(&self, command: Command) {
         self.session.send(command);
+    }
+
+    /// How fast training runs now (the `speed` setting).
+    pub fn speed(&self) -> Speed {
+        self.state.with_untracked(|s| Speed::parse(&s.speed))
     }
 
     /// Asks the session to do something; it answers on the readouts.

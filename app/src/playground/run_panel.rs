@@ -30,9 +30,10 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
             </div>
             <label class="inline" class:hidden=hidden("speed")>"Speed"
                 <select data-testid="speed-choice" on:change={ let lab = lab.clone(); move |ev| {
-                    lab.speed.set(Speed::parse(&event_target_value(&ev)));
+                    let key = event_target_value(&ev);
+                    lab.update(move |s| s.speed = key);
                 }}>
-                    {Speed::CHOICES.map(|(speed, label)| { let now = lab.speed; view! { <option value=speed.key() selected=move || now.get() == speed>{label}</option> } }).collect_view()}
+                    {Speed::CHOICES.map(|(speed, label)| { let now = lab.state; view! { <option value=speed.key() selected=move || now.with(|s| s.speed == speed.key())>{label}</option> } }).collect_view()}
                 </select>
             </label>
             <dl class="readouts">

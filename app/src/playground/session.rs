@@ -94,7 +94,7 @@ pub async fn own(lab: Rc<Lab>, mut inbox: Inbox<Command>) {
         match command {
             Some(c) => s.handle(c, &mut inbox).await,
             None => {
-                let steps = match s.lab.speed.get_untracked() {
+                let steps = match s.lab.speed() {
                     Speed::Steps(n) => n,
                     Speed::Max => s.steps_per_frame,
                 };

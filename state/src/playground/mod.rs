@@ -80,6 +80,9 @@ pub struct Playground {
     pub decay: String,
     pub decay_steps: u32,
     pub backend: BackendChoice,
+    /// Steps trained per animation frame: `1`, `5`, `25`, or `max` (as many as fit in the
+    /// frame). A lesson that measures after thousands of steps sets `25`.
+    pub speed: String,
     pub show_test: bool,
     /// Controls the instructor hid.
     pub hide: BTreeSet<String>,
@@ -114,11 +117,15 @@ impl Default for Playground {
             decay: "constant".into(),
             decay_steps: 1000,
             backend: BackendChoice::Auto,
+            speed: "5".into(),
             show_test: false,
             hide: BTreeSet::new(),
         }
     }
 }
+
+/// The speeds a link may set (`Playground::speed`), slowest first.
+pub const SPEEDS: [&str; 4] = ["1", "5", "25", "max"];
 
 pub const OPTIMIZERS: [&str; 8] = [
     "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw", "lars",
@@ -189,6 +196,7 @@ impl Playground {
         live.decay = self.decay.clone();
         live.decay_steps = self.decay_steps;
         live.backend = self.backend;
+        live.speed = self.speed.clone();
         live.loss = self.loss;
         live.show_test = self.show_test;
         live.hide = self.hide.clone();

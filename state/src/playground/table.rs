@@ -7,15 +7,14 @@
 use engine::data::features::Feature;
 use engine::data::toy::{ToyKind, MAX_CLASSES};
 
-use super::{from_key, key_of, parse_hidden, Playground, DECAYS, OPTIMIZERS};
+use super::{from_key, key_of, parse_hidden, Playground, DECAYS, OPTIMIZERS, SPEEDS};
 use crate::lab::clamp;
 use crate::table::{hide_field, Setting, Table};
 
 /// Controls that are not settings but can be hidden too.
-pub const OTHER_CONTROLS: [&str; 8] = [
+pub const OTHER_CONTROLS: [&str; 7] = [
     "share",
     "regenerate",
-    "speed",
     "step",
     "export",
     "upload",
@@ -180,6 +179,7 @@ pub const SETTINGS: &[Setting<Playground>] = &[
     // Shown and hidden with the schedule it paces.
     number!("decay_steps", None, decay_steps, 1, 1_000_000),
     named!("backend", backend),
+    listed!("speed", speed, SPEEDS),
     Setting {
         key: "show_test",
         hides: Some("show_test"),

@@ -171,7 +171,7 @@ fn the_settings_table_drives_keys_hiding_and_checks() {
     // What can be hidden: each setting's control (the schedule's pace goes with the schedule),
     // then the controls that are not settings.
     assert_eq!(CONTROLS.len(), 33);
-    assert_eq!(&CONTROLS[CONTROLS.len() - 8..], table::OTHER_CONTROLS);
+    assert_eq!(&CONTROLS[CONTROLS.len() - 7..], table::OTHER_CONTROLS);
     assert!(CONTROLS.contains(&"upload") && CONTROLS.contains(&"seed"));
     assert!(!CONTROLS.contains(&"decay_steps") && CONTROLS.contains(&"decay"));
     // A value from a control is checked by the table, not by a trip through the URL.
