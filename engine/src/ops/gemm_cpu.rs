@@ -103,6 +103,15 @@ fn pack(out: &mut Vec<f32>, src: &[f32], lines: Lines, k: usize, width: usize) {
                 let at = first + kk * lines.k_stride;
                 row[..filled].copy_from_slice(&src[at..at + filled]);
             }
+        } else if lines.k_stride == 1 && filled == width && (width == MR || width == NR) {
+            // Each line contiguous along k (a row-major A, a transposed B), the panel full: read
+            // the panel's lines side by side, so that its rows are written in order.
+            let first_lines = (first, lines.stride);
+            if width == MR {
+                pack_lines::<MR>(panel, src, first_lines, k);
+            } else {
+                pack_lines::<NR>(panel, src, first_lines, k);
+            }
         } else if lines.k_stride == 1 {
             // Each line contiguous along k (a row-major A, a transposed B): read a line at a time.
             for i in 0..filled {
@@ -117,6 +126,18 @@ fn pack(out: &mut Vec<f32>, src: &[f32], lines: Lines, k: usize, width: usize) {
                     panel[kk * width + i] = src[first + i * lines.stride + kk * lines.k_stride];
                 }
             }
+        }
+    }
+}
+
+/// A full panel of `W` lines, each contiguous along k (line i at `first + i·stride`): row kk of
+/// the panel is the lines' k-th values.
+#[inline(always)]
+fn pack_lines<const W: usize>(panel: &mut [f32], src: &[f32], (first, stride): (usize, usize), k: usize) {
+    let lines: [&[f32]; W] = std::array::from_fn(|i| &src[first + i * stride..][..k]);
+    for (kk, row) in panel[..k * W].chunks_exact_mut(W).enumerate() {
+        for (value, line) in row.iter_mut().zip(&lines) {
+            *value = line[kk];
         }
     }
 }

@@ -190,10 +190,57 @@ pub fn round_slice(values: &mut [f32], format: Format, rounding: Rounding, seed:
 /// Each value times `factor`, rounded to `format` (fp32: only scaled), in one pass; value i takes
 /// `noise(seed, i)`. The CPU twin of `shaders/quantize.wgsl`.
 pub fn round_scaled_slice(values: &mut [f32], factor: f32, format: Format, rounding: Rounding, seed: u32) {
-    let stochastic = rounding == Rounding::Stochastic;
-    for (i, v) in values.iter_mut().enumerate() {
-        // Nearest rounding draws no noise: the hash is most of the cost of a value.
-        let n = if stochastic { noise(seed, i as u32) } else { 0 };
-        *v = format.round(*v * factor, rounding, n);
+    if rounding == Rounding::Stochastic {
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = format.round(*v * factor, rounding, noise(seed, i as u32));
+        }
+        return;
     }
+    // Nearest rounding draws no noise (the hash is most of a stochastic value's cost) and runs
+    // branch-free, one loop per format so that its constants fold: the CPU path rounds every
+    // tensor of a reduced-precision step.
+    let each =
+        |values: &mut [f32], round: fn(f32) -> f32| values.iter_mut().for_each(|v| *v = round(*v * factor));
+    match format {
+        Format::F32 => {
+            if factor != 1.0 {
+                values.iter_mut().for_each(|v| *v *= factor);
+            }
+        }
+        Format::Bf16 => each(values, |x| nearest_bf16(x)),
+        Format::F16 => each(values, |x| nearest_by_gap(x, Format::F16.spec())),
+        Format::E4m3 => each(values, |x| nearest_by_gap(x, Format::E4m3.spec())),
+        Format::E5m2 => each(values, |x| nearest_by_gap(x, Format::E5m2.spec())),
+    }
+}
+
+/// `Format::Bf16.round(x, Nearest, _)` without a branch.
+#[inline(always)]
+fn nearest_bf16(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let magnitude = bits & 0x7FFF_FFFF;
+    let rounded = ((magnitude + 0x7FFF + ((magnitude >> 16) & 1)) & 0xFFFF_0000) | (bits & 0x8000_0000);
+    f32::from_bits(if magnitude >= 0x7F80_0000 { bits } else { rounded })
+}
+
+/// `x` rounded to nearest in a format with 2 to 10 mantissa bits, as `Format::round` does, without
+/// a branch: adding C = 2^(e − m + 23), whose units are the gap at x's binade e, rounds x to the
+/// gap (ties to even, IEEE's default mode), and subtracting C back is exact.
+#[inline(always)]
+fn nearest_by_gap(x: f32, s: Spec) -> f32 {
+    let bits = x.to_bits();
+    let sign = bits & 0x8000_0000;
+    let magnitude = bits & 0x7FFF_FFFF;
+    let a = f32::from_bits(magnitude);
+    // Binades above 2·max overflow whatever C gives: clamped so that C stays a finite power.
+    let e = ((magnitude >> 23) as i32 - 127).clamp(s.emin, 64);
+    let c = f32::from_bits(((e - s.mantissa as i32 + 23 + 127) as u32) << 23);
+    let r = (a + c) - c;
+    let overflow = sign | if s.saturates { s.max.to_bits() } else { 0x7F80_0000 };
+    let out = if a >= 2.0 * s.max || r > s.max {
+        overflow
+    } else {
+        sign | r.to_bits()
+    };
+    f32::from_bits(if magnitude > 0x7F80_0000 { bits } else { out })
 }
