@@ -199,18 +199,19 @@ pub fn round_scaled_slice(values: &mut [f32], factor: f32, format: Format, round
     // Nearest rounding draws no noise (the hash is most of a stochastic value's cost) and runs
     // branch-free, one loop per format so that its constants fold: the CPU path rounds every
     // tensor of a reduced-precision step.
-    let each =
-        |values: &mut [f32], round: fn(f32) -> f32| values.iter_mut().for_each(|v| *v = round(*v * factor));
+    fn each(values: &mut [f32], factor: f32, round: impl Fn(f32) -> f32) {
+        values.iter_mut().for_each(|v| *v = round(*v * factor));
+    }
     match format {
         Format::F32 => {
             if factor != 1.0 {
                 values.iter_mut().for_each(|v| *v *= factor);
             }
         }
-        Format::Bf16 => each(values, |x| nearest_bf16(x)),
-        Format::F16 => each(values, |x| nearest_by_gap(x, Format::F16.spec())),
-        Format::E4m3 => each(values, |x| nearest_by_gap(x, Format::E4m3.spec())),
-        Format::E5m2 => each(values, |x| nearest_by_gap(x, Format::E5m2.spec())),
+        Format::Bf16 => each(values, factor, nearest_bf16),
+        Format::F16 => each(values, factor, |x| nearest_by_gap(x, Format::F16.spec())),
+        Format::E4m3 => each(values, factor, |x| nearest_by_gap(x, Format::E4m3.spec())),
+        Format::E5m2 => each(values, factor, |x| nearest_by_gap(x, Format::E5m2.spec())),
     }
 }
 
