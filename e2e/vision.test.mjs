@@ -108,7 +108,12 @@ test('vision lab: a model trained by the lab tool loads and predicts what lab pr
     learning_rate: 0.003, batch: 64, seed: 3,
   }));
   const model = path.join(dir, 'model.json');
-  const lab = (...args) => execFileSync('cargo', ['run', '-q', '-p', 'lab_cli', '--bin', 'lab', '--', ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  // The test command passes the binary its native stage built (LAB_BIN): `cargo run -p` alone
+  // unifies the crates' features differently and would build the engine again.
+  const [command, prefix] = process.env.LAB_BIN
+    ? [process.env.LAB_BIN, []]
+    : ['cargo', ['run', '-q', '-p', 'lab_cli', '--bin', 'lab', '--']];
+  const lab = (...args) => execFileSync(command, [...prefix, ...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   lab('train', '--config', config, '--backend', 'cpu', '--steps', '150', '--save-model', model);
   const expected = JSON.parse(lab('predict', '--model', model, '--count', '1'));
 

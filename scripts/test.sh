@@ -31,6 +31,8 @@ lints() {
 stage "fmt and clippy" lints
 stage "native tests (engine, state, display, command line, burn reference)" \
   cargo test -q --workspace --exclude app
+# The `lab` command line those tests built, for the browser test that trains with it.
+export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
 # The e2e build: the release profile's size optimizations (lto, one codegen unit, wasm-opt) buy
 # nothing for a test and cost minutes; `scripts/run.sh` keeps them.
 stage "app build for the browser tests (trunk, e2e profile)" \
