@@ -1,5 +1,6 @@
 //! Form controls the labs share.
 
+use lab_state::lab::{Backend, RunsOn};
 use lab_state::table::{self, Table};
 use leptos::prelude::*;
 
@@ -114,14 +115,22 @@ pub fn log_toggle(id: &'static str, log: RwSignal<bool>) -> impl IntoView {
     }
 }
 
-/// The backend `<select>` of the labs that train on request: the CPU path, or WebGPU (the CPU
-/// path when the browser has none); hidden with `backend_hide=true`.
-pub fn backend_select(id: &'static str, webgpu: RwSignal<bool>) -> impl IntoView {
+/// The backend `<select>` of the labs that train on request, bound to their `backend` setting:
+/// the CPU path, or WebGPU (the CPU path when the browser has none); hidden with
+/// `backend_hide=true`.
+pub fn backend_select<S: RunsOn + Send + Sync + 'static>(
+    id: &'static str,
+    settings: RwSignal<S>,
+) -> impl IntoView {
+    let on = move |b: Backend| settings.with(|s| s.backend() == b);
     view! {
         <label class:hidden=crate::share::hidden("backend")>"Backend"
-            <select data-testid=id on:change=move |ev| webgpu.set(event_target_value(&ev) == "webgpu")>
-                <option value="cpu" selected=true>"CPU path"</option>
-                <option value="webgpu">"WebGPU (CPU path if missing)"</option>
+            <select data-testid=id on:change=move |ev| {
+                let b = if event_target_value(&ev) == "webgpu" { Backend::Webgpu } else { Backend::Cpu };
+                settings.update(|s| s.set_backend(b));
+            }>
+                <option value="cpu" selected=move || on(Backend::Cpu)>"CPU path"</option>
+                <option value="webgpu" selected=move || on(Backend::Webgpu)>"WebGPU (CPU path if missing)"</option>
             </select>
         </label>
     }

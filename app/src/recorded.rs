@@ -14,7 +14,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use engine::gpu::GpuContext;
-use lab_state::lab::LabState;
+use lab_state::lab::{Backend, LabState, RunsOn};
 
 use crate::frame::{next_frame, Pacer};
 use crate::job::{run_bar, Job};
@@ -24,14 +24,12 @@ use crate::job::{run_bar, Job};
 pub struct RecordedPage<S: Send + Sync + 'static, R: Send + Sync + 'static> {
     pub settings: RwSignal<S>,
     pub notices: RwSignal<Vec<String>>,
-    /// Whether the runs use WebGPU (the backend menu), else the CPU path.
-    pub webgpu: RwSignal<bool>,
     pub error: RwSignal<Option<String>>,
     pub job: Job,
     pub record: RwSignal<Option<R>>,
 }
 
-impl<S: LabState + Send + Sync + 'static, R: Send + Sync + 'static> RecordedPage<S, R> {
+impl<S: LabState + RunsOn + Send + Sync + 'static, R: Send + Sync + 'static> RecordedPage<S, R> {
     /// `idle`: the status before a first run; `kept`: what a cancelled or failed run leaves shown.
     pub fn new(idle: &str, kept: &'static str) -> Self {
         let (settings, notices) = crate::share::url_state::<S>();
@@ -39,7 +37,6 @@ impl<S: LabState + Send + Sync + 'static, R: Send + Sync + 'static> RecordedPage
         Self {
             settings,
             notices,
-            webgpu: RwSignal::new(false),
             error,
             job: Job::new(idle, error, kept),
             record: RwSignal::new(None),
@@ -72,11 +69,11 @@ impl<S: LabState + Send + Sync + 'static, R: Send + Sync + 'static> RecordedPage
     where
         F: Future<Output = Result<(), String>> + 'static,
     {
-        let (status, progress, record, webgpu) =
-            (self.job.status, self.job.progress, self.record, self.webgpu);
+        let (status, progress, record) = (self.job.status, self.job.progress, self.record);
+        let webgpu = self.settings.with_untracked(|s| s.backend() == Backend::Webgpu);
         self.job.start(move |cancel| {
             work(Run {
-                webgpu: webgpu.get_untracked(),
+                webgpu,
                 status,
                 progress,
                 cancel,

@@ -14,6 +14,41 @@ use serde_json::{Map, Value};
 
 use crate::table::{self, fields_of, try_set, Table};
 
+/// Where a lab that trains on request runs: the CPU path (the default, the same on every
+/// machine) or WebGPU (the CPU path where the browser has none). A setting like any other, so a
+/// link or a lesson can pin it and a test can vary it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    #[default]
+    Cpu,
+    Webgpu,
+}
+
+/// The settings of a lab whose runs the scaffold trains (`app/src/recorded.rs`): their backend.
+pub trait RunsOn {
+    fn backend(&self) -> Backend;
+    fn set_backend(&mut self, backend: Backend);
+}
+
+/// `RunsOn` for a settings struct whose backend is its `backend` field.
+macro_rules! runs_on_field {
+    ($lab:ty) => {
+        impl $crate::lab::RunsOn for $lab {
+            fn backend(&self) -> $crate::lab::Backend {
+                self.backend
+            }
+            fn set_backend(&mut self, backend: $crate::lab::Backend) {
+                self.backend = backend;
+            }
+        }
+    };
+}
+pub(crate) use runs_on_field;
+
+/// The largest seed a link may set (the engine's generators take 32 bits).
+pub const MAX_SEED: u64 = u32::MAX as u64;
+
 pub trait LabState: Table + PartialEq {
     /// The lab's route name ("optimizers"), written into its JSON files.
     const LAB: &'static str;

@@ -77,6 +77,10 @@ pub struct ParallelismLab {
     pub devices: usize,
     /// The layouts to train: names from `WAYS`, separated by commas.
     pub runs: String,
+    /// The seed of the weights' initialization and the batches' order (the data keep theirs).
+    pub seed: u64,
+    /// Where the runs train (the CPU path by default).
+    pub backend: crate::lab::Backend,
     pub hide: BTreeSet<String>,
 }
 
@@ -106,6 +110,8 @@ impl Default for ParallelismLab {
             schedule: PipeSchedule::OneFOneB,
             devices: 8,
             runs: "plain, checkpoint, zero, pipeline".into(),
+            seed: 1,
+            backend: crate::lab::Backend::Cpu,
             hide: BTreeSet::new(),
         }
     }
@@ -143,6 +149,7 @@ impl ParallelismLab {
             },
             batch,
             shuffle: true,
+            seed: self.seed,
             ..Default::default()
         }
     }
@@ -268,9 +275,10 @@ impl Table for ParallelismLab {
         field!("schedule"),
         ranged!("devices", devices, 1, 64),
         text!("runs", Some("runs"), runs, 80, parse_runs),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
+        field!("backend"),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &[
-        "backend",
         "run",
         "cancel",
         "export-csv",
@@ -380,3 +388,5 @@ mod tests {
         assert!(parse_runs("plain, fast").unwrap_err().contains("fast"));
     }
 }
+
+crate::lab::runs_on_field!(ParallelismLab);

@@ -63,6 +63,10 @@ pub struct PrecisionLab {
     pub scaling: Scaling,
     /// The static scale, or the dynamic scaler's first.
     pub scale: f32,
+    /// The seed of the weights' initialization and the batches' order (the data keep theirs).
+    pub seed: u64,
+    /// Where the runs train (the CPU path by default).
+    pub backend: crate::lab::Backend,
     pub hide: BTreeSet<String>,
 }
 
@@ -90,6 +94,8 @@ impl Default for PrecisionLab {
             rounding: Rounding::Nearest,
             scaling: Scaling::Dynamic,
             scale: 65536.0,
+            seed: 1,
+            backend: crate::lab::Backend::Cpu,
             hide: BTreeSet::new(),
         }
     }
@@ -156,6 +162,7 @@ impl PrecisionLab {
             learning_rate: self.lr,
             batch: self.batch,
             shuffle: true,
+            seed: self.seed,
             ..(workload.config)()
         }
     }
@@ -218,9 +225,10 @@ impl Table for PrecisionLab {
         field!("rounding"),
         field!("scaling"),
         field!("scale", check_scale),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
+        field!("backend"),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &[
-        "backend",
         "run",
         "cancel",
         "inspect",
@@ -263,3 +271,5 @@ mod tests {
         assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
     }
 }
+
+crate::lab::runs_on_field!(PrecisionLab);

@@ -32,6 +32,10 @@ pub struct ScalingLab {
     pub max_steps: usize,
     pub noise_every: usize,
     /// Controls an instructor hid.
+    /// The seed of the weights' initialization and the batches' order (the data keep theirs).
+    pub seed: u64,
+    /// Where the runs train (the CPU path by default).
+    pub backend: crate::lab::Backend,
     pub hide: BTreeSet<String>,
 }
 
@@ -53,6 +57,8 @@ impl Default for ScalingLab {
             target: 0.05,
             max_steps: 3000,
             noise_every: 25,
+            seed: 1,
+            backend: crate::lab::Backend::Cpu,
             hide: BTreeSet::new(),
         }
     }
@@ -99,6 +105,7 @@ impl ScalingLab {
         };
         let base = engine::train::TrainConfig {
             optimizer,
+            seed: self.seed,
             ..shape.to_config(self.base_batch)
         };
         Ok(Sweep {
@@ -149,9 +156,10 @@ impl Table for ScalingLab {
         ranged!("target", target, 0.0, 10.0),
         ranged!("max_steps", Some("max-steps"), max_steps, 1, 100_000),
         ranged!("noise_every", Some("noise-every"), noise_every, 0, 10_000),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
+        field!("backend"),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &[
-        "backend",
         "run",
         "cancel",
         "export-csv",
@@ -182,3 +190,5 @@ impl Table for ScalingLab {
         }
     }
 }
+
+crate::lab::runs_on_field!(ScalingLab);

@@ -22,6 +22,8 @@ pub struct Section {
     /// The claimed choice's bounds (min inclusive, max exclusive), as public/lesson.js reads them.
     pub claim: (Option<f64>, Option<f64>),
     pub heading: String,
+    /// The claim's explanation, as the reveal shows it.
+    pub why: String,
 }
 
 /// The sections of lesson `id`.
@@ -39,6 +41,7 @@ pub fn sections(id: &str) -> Vec<Section> {
                 measure: s["measure"].clone(),
                 claim: (claimed["min"].as_f64(), claimed["max"].as_f64()),
                 heading: s["heading"].as_str().unwrap().to_string(),
+                why: s["why"].as_str().unwrap_or("").to_string(),
             }
         })
         .collect()

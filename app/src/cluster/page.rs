@@ -22,7 +22,6 @@ pub fn ClusterPage() -> impl IntoView {
     );
     let RecordedPage {
         settings,
-        webgpu,
         error,
         record,
         ..
@@ -71,7 +70,7 @@ pub fn ClusterPage() -> impl IntoView {
             <button class:hidden=hidden("run-study") data-testid="cl-run-study" disabled=move || running.get() on:click=go_study>"Time to accuracy"</button>
         },
         view! {
-            {settings_panel(settings, error, webgpu)}
+            {settings_panel(settings, error)}
             {exports(settings, record, error, page.job.status, canvases)}
         },
         view! {

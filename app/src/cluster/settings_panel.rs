@@ -9,11 +9,7 @@ use lab_state::cluster::COMPRESSIONS;
 use super::{link_label, Settings, ALGORITHMS};
 use crate::share::hidden;
 
-pub fn settings_panel(
-    settings: RwSignal<Settings>,
-    error: RwSignal<Option<String>>,
-    webgpu: RwSignal<bool>,
-) -> impl IntoView {
+pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<String>>) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
     let number = crate::controls::numbers(settings, error);
     let check = move |label: &'static str,
@@ -101,7 +97,8 @@ pub fn settings_panel(
                     {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
                 </Show>
                 <p class="small muted" data-testid="cl-compression-note">{move || settings.with(|s| s.compression_note().unwrap_or_default())}</p>
-                {crate::controls::backend_select("cl-backend", webgpu)}
+                {number("Seed (the weights' start, the batches' order)", "cl-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
+                {crate::controls::backend_select("cl-backend", settings)}
                 {number("Worker counts for time to accuracy", "cl-study", |s| s.study.clone(), |s, v| { s.study = v.into(); true })}
     }
 }

@@ -15,7 +15,6 @@ use crate::share::hidden;
 pub fn LandscapePage() -> impl IntoView {
     let (state, notices) = crate::share::url_state::<Landscape>();
     let error = RwSignal::new(None::<String>);
-    let webgpu = RwSignal::new(lab_state::playground::BackendChoice::Auto);
     let job = Job::new("press Train and map", error, "what was done so far is shown");
     let running = job.running;
     let mapped = RwSignal::new(Vec::<Mapped>::new());
@@ -28,16 +27,7 @@ pub fn LandscapePage() -> impl IntoView {
             let (status, progress) = (job.status, job.progress);
             job.start(move |cancel| async move {
                 mapped.set(Vec::new());
-                run_all(
-                    &s,
-                    webgpu.get_untracked(),
-                    status,
-                    progress,
-                    &cancel,
-                    mapped,
-                    panels,
-                )
-                .await
+                run_all(&s, s.backend, status, progress, &cancel, mapped, panels).await
             });
         }
     };
@@ -51,7 +41,7 @@ pub fn LandscapePage() -> impl IntoView {
             })}
             <section class="controls" aria-label="settings">
                 <crate::share::StateBar state=state notices=notices/>
-                {super::settings_panel::settings_panel(state, notices, webgpu)}
+                {super::settings_panel::settings_panel(state, notices)}
                 <ul class="muted small" data-testid="land-summary">
                     {move || mapped.get().into_iter().map(|m| view! {
                         <li>

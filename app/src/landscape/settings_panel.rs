@@ -29,11 +29,7 @@ fn set_data(s: &mut Landscape, d: Data) {
     }
 }
 
-pub fn settings_panel(
-    state: RwSignal<Landscape>,
-    notices: RwSignal<Vec<String>>,
-    webgpu: RwSignal<lab_state::playground::BackendChoice>,
-) -> impl IntoView {
+pub fn settings_panel(state: RwSignal<Landscape>, notices: RwSignal<Vec<String>>) -> impl IntoView {
     let set = move |f: &dyn Fn(&mut Landscape)| state.update(|s| f(s));
     // A typed value is kept only if the settings table takes it (its range is written there once).
     let checked = move |f: &dyn Fn(&mut Landscape), what: &str| {
@@ -134,15 +130,28 @@ pub fn settings_panel(
             </select>
         </label>
         <label class:hidden=hidden("backend")>"Backend"
-            <select data-testid="land-backend" on:change=move |ev| webgpu.set(match event_target_value(&ev).as_str() {
-                "webgpu" => BackendChoice::Webgpu,
-                "cpu" => BackendChoice::Cpu,
-                _ => BackendChoice::Auto,
-            })>
-                <option value="auto" selected=true>"auto (the faster, timed on this model)"</option>
-                <option value="webgpu">"WebGPU (CPU path if missing)"</option>
-                <option value="cpu">"CPU path"</option>
+            <select data-testid="land-backend" on:change=move |ev| {
+                let b = match event_target_value(&ev).as_str() {
+                    "webgpu" => BackendChoice::Webgpu,
+                    "cpu" => BackendChoice::Cpu,
+                    _ => BackendChoice::Auto,
+                };
+                set(&|s| s.backend = b);
+            }>
+                <option value="auto" selected=move || state.with(|s| s.backend == BackendChoice::Auto)>"auto (the faster, timed on this model)"</option>
+                <option value="webgpu" selected=move || state.with(|s| s.backend == BackendChoice::Webgpu)>"WebGPU (CPU path if missing)"</option>
+                <option value="cpu" selected=move || state.with(|s| s.backend == BackendChoice::Cpu)>"CPU path"</option>
             </select>
+        </label>
+        <label class:hidden=hidden("seed")>"Seed (the weights' start and the batches' order)"
+            <input type="number" data-testid="land-seed"
+                prop:value=move || state.with(|s| s.seed.to_string())
+                on:change=move |ev| {
+                    match event_target_value(&ev).parse::<u64>() {
+                        Ok(v) => checked(&|s| s.seed = v, "seed"),
+                        Err(_) => notices.set(vec!["seed: not a whole number (kept the last one)".into()]),
+                    }
+                }/>
         </label>
     }
 }

@@ -21,7 +21,6 @@ pub fn ParallelismPage() -> impl IntoView {
     );
     let RecordedPage {
         settings,
-        webgpu,
         error,
         record,
         ..
@@ -101,7 +100,8 @@ pub fn ParallelismPage() -> impl IntoView {
                 </label>
                 {number_input("Best layout: devices at most", "par-devices", |s| s.devices.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.devices = x).is_some())}
             </fieldset>
-            {crate::controls::backend_select("par-backend", webgpu)}
+            {number_input("Seed (the weights' start, the batches' order)", "par-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
+            {crate::controls::backend_select("par-backend", settings)}
             {record_files(
                 RecordFiles { prefix: "par", name: "parallelism", csv_label: "results CSV", record, error, status: page.job.status },
                 (),

@@ -41,7 +41,6 @@ pub fn PrecisionPage() -> impl IntoView {
     );
     let RecordedPage {
         settings,
-        webgpu,
         error,
         record,
         ..
@@ -128,7 +127,8 @@ pub fn PrecisionPage() -> impl IntoView {
                 </label>
                 {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.scale = x).is_some())}
             </fieldset>
-            {crate::controls::backend_select("prec-backend", webgpu)}
+            {number_input("Seed (the weights' start, the batches' order)", "prec-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
+            {crate::controls::backend_select("prec-backend", settings)}
             {record_files(
                 RecordFiles { prefix: "prec", name: "precision", csv_label: "results CSV", record, error, status },
                 (),

@@ -21,7 +21,6 @@ pub fn ScalingPage() -> impl IntoView {
     );
     let RecordedPage {
         settings,
-        webgpu,
         error,
         record,
         ..
@@ -98,7 +97,8 @@ pub fn ScalingPage() -> impl IntoView {
             {number_input("Target value", "scale-target", |s| s.target.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.target = x).is_some())}
             {number_input("Step budget per run", "scale-max-steps", |s| s.max_steps.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.max_steps = x).is_some())}
             {number_input("Noise scale every N steps (0 = off)", "scale-noise-every", |s| s.noise_every.to_string(), |s, v| v.parse().map(|x| s.noise_every = x).is_ok())}
-            {crate::controls::backend_select("scale-backend", webgpu)}
+            {number_input("Seed (the weights' start, the batches' order)", "scale-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
+            {crate::controls::backend_select("scale-backend", settings)}
             {record_files(
                 RecordFiles { prefix: "scale", name: "sweep", csv_label: "results CSV", record, error, status },
                 view! { <button class:hidden=hidden("export-config") data-testid="scale-export-config" on:click=export_config>"engine config JSON"</button> },

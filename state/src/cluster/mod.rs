@@ -78,6 +78,10 @@ pub struct ClusterLab {
     pub max_steps: usize,
     pub study: String,
     /// Controls an instructor hid.
+    /// The seed of the weights' initialization and the batches' order (the data keep theirs).
+    pub seed: u64,
+    /// Where the runs train (the CPU path by default).
+    pub backend: crate::lab::Backend,
     pub hide: BTreeSet<String>,
 }
 
@@ -108,6 +112,8 @@ impl Default for ClusterLab {
             target: 0.9,
             max_steps: 600,
             study: "1, 2, 4, 8, 16".into(),
+            seed: 1,
+            backend: crate::lab::Backend::Cpu,
             hide: BTreeSet::new(),
         }
     }
@@ -173,7 +179,7 @@ impl ClusterLab {
             },
             compression: self.compression(),
             error_feedback: self.error_feedback && self.compression().supports_error_feedback(),
-            seed: 1,
+            seed: self.seed,
             consistency: self.consistency()?,
             straggler: self.straggler.max(1.0),
             flops_per_second: self.gflops * 1e9,
@@ -191,6 +197,7 @@ impl ClusterLab {
                 Network::Toy
             },
             data: self.data,
+            seed: self.seed,
             ..Default::default()
         };
         TrainConfig {

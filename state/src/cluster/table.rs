@@ -34,9 +34,10 @@ impl Table for ClusterLab {
         field!("error_feedback", Some("ef"), no_check),
         text!("study", Some("study"), study, 200, parse_counts),
         ranged!("animate", animate, 0, ALGORITHMS.len() - 1),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
+        field!("backend"),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &[
-        "backend",
         "train",
         "run-study",
         "cancel",
@@ -51,3 +52,5 @@ impl Table for ClusterLab {
 
     hide_field!();
 }
+
+crate::lab::runs_on_field!(ClusterLab);

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::lab::LabState;
-use crate::playground::Playground;
+use crate::playground::{BackendChoice, Playground};
 
 mod choices;
 pub mod resnet;
@@ -66,6 +66,11 @@ pub struct Landscape {
     /// Each run trains until its training loss (on the evaluation samples) is at most this, so
     /// that batch sizes are compared at equal training loss (0: train the full `epochs`).
     pub target: f32,
+    /// The seed of the weights' initialization and of the batches' order (the built-in networks;
+    /// the playground's network keeps the playground's seed). A lesson that pins it says why.
+    pub seed: u64,
+    /// Where the runs train: WebGPU when the browser has it (`auto`, `webgpu`) or the CPU path.
+    pub backend: BackendChoice,
     /// Controls an instructor hid.
     pub hide: BTreeSet<String>,
 }
@@ -86,6 +91,8 @@ impl Default for Landscape {
             res: 21,
             epochs: Landscape::default_epochs(Network::Toy),
             target: Landscape::default_target(Network::Toy),
+            seed: 1,
+            backend: BackendChoice::Auto,
             hide: BTreeSet::new(),
         }
     }
@@ -252,7 +259,12 @@ impl Landscape {
         } else {
             base
         };
-        TrainConfig { batch, ..base }
+        let seed = if self.network == Network::Playground {
+            base.seed
+        } else {
+            self.seed
+        };
+        TrainConfig { batch, seed, ..base }
     }
 
     /// What the lab trains and maps, side by side: the chosen batch and the comparison, or for

@@ -63,9 +63,10 @@ impl Table for Landscape {
         ranged!("res", res, 3, 41),
         ranged!("epochs", epochs, 1, 200),
         ranged!("target", target, 0.0, 10.0),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
+        field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] =
-        &["backend", "run", "cancel", "share", "keskar", "skips", "lesson"];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "keskar", "skips", "lesson"];
 
     hide_field!();
 
