@@ -142,16 +142,20 @@ async fn run_one(
     })
     .await?;
     let convexity = lab_sims::curvature::slice_convexity(&grid, res, span);
-    status.set(format!(
-        "{name}: sharpness along {SHARPNESS_DIRECTIONS} directions…"
-    ));
-    let sharp = sharpness(
-        &mut trainer,
-        &eval_train,
-        (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
-        next_frame,
-    )
-    .await?;
+    let sharp = if s.measures_sharpness() {
+        status.set(format!(
+            "{name}: sharpness along {SHARPNESS_DIRECTIONS} directions…"
+        ));
+        sharpness(
+            &mut trainer,
+            &eval_train,
+            (SHARPNESS_RADIUS, SHARPNESS_DIRECTIONS, 7),
+            next_frame,
+        )
+        .await?
+    } else {
+        f32::NAN
+    };
     report(0.93);
     let (hessian_text, lambda_max) = if !s.measures_hessian() {
         (
@@ -188,13 +192,22 @@ async fn run_one(
         line_train: lines[0].clone(),
         line_test: lines[1].clone(),
         summary: format!(
-            "{name}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; ",
+            "{name}, {steps} steps ({}): train loss {train_loss:.3}, test loss {test_loss:.3}; {}",
             if s.target > 0.0 && train_loss <= s.target + 1e-3 {
                 format!("trained to loss ≤ {}", s.target)
             } else if s.target > 0.0 {
-                format!("stopped at the budget of {} epochs before loss {}", s.epochs, s.target)
+                format!(
+                    "stopped at the budget of {} epochs before loss {}",
+                    s.epochs, s.target
+                )
             } else {
                 format!("{} epochs", s.epochs)
+            },
+            if s.measures_sharpness() {
+                format!("sharpness (mean loss rise at 0.1 filter norms, {SHARPNESS_DIRECTIONS} directions) {sharp:.4}; ")
+            } else {
+                "sharpness not measured for the ResNet pair (its lesson is the slice's convexity); "
+                    .to_string()
             }
         ),
         convexity_text: format!(

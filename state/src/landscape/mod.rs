@@ -161,6 +161,13 @@ impl Landscape {
         }
     }
 
+    /// Whether the mean rise along random directions is measured: not for the ResNet pair, whose
+    /// 33 passes of 26 layers over the evaluation samples would take most of its wait for a
+    /// number that is not its lesson (the slice's convexity is).
+    pub fn measures_sharpness(&self) -> bool {
+        self.network != Network::ResNet
+    }
+
     /// Whether the top Hessian eigenvalue is measured: not for the ResNet pair, where the power
     /// iteration's 60 gradient passes of 26 layers would double the wait for a number that is not
     /// its lesson.
