@@ -69,3 +69,17 @@ test('a lost GPU device is replaced and training carries on', async () => {
     await browser.close();
   }
 });
+
+test('a bad value in a locked link is named even with the share bar hidden (every lesson hides it)', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}precision?share_hide=true&lr=NaN`);
+    await page.locator(byId('prec-run')).waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator(byId('prec-share')).isVisible(), false, 'the bar is hidden');
+    const notices = page.locator(byId('prec-notices'));
+    await until(async () => (await notices.isVisible()) && /lr=NaN/.test(await notices.textContent()), 10_000, 'the notice');
+    assert.deepEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});

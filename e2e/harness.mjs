@@ -70,7 +70,8 @@ if (underTestRunner) {
 
 /** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter).
  *  `browser.close()` ends what this call opened. */
-export async function launch({ webgpu, extraArgs = [] }) {
+/** A browser context and page; `blockServiceWorkers` lets `page.route` see every request. */
+export async function launch({ webgpu, extraArgs = [], blockServiceWorkers = false }) {
   const args = [
     '--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs,
@@ -83,11 +84,11 @@ export async function launch({ webgpu, extraArgs = [] }) {
     const key = JSON.stringify(args);
     if (!browsers.has(key)) browsers.set(key, start());
     const shared = await browsers.get(key);
-    context = await shared.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await shared.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: blockServiceWorkers ? 'block' : 'allow' });
     browser = { close: () => context.close() };
   } else {
     browser = await start();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: blockServiceWorkers ? 'block' : 'allow' });
   }
   const page = await context.newPage();
   const errors = [];

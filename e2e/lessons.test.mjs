@@ -165,6 +165,28 @@ test('the course page fits a phone, a bad lesson id says so, predictions can be 
   }
 });
 
+test('a malformed lesson or course entry is named with its reason, and the others still show', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false, blockServiceWorkers: true });
+  try {
+    const good = course.lessons.slice(0, 2);
+    // The course lists the course file itself, a lesson without sections and a number.
+    await page.route('**/lessons/course.json', (r) => r.fulfill({ json: { ...course, lessons: [good[0], 'course', 'broken', 42, good[1]] } }));
+    await page.route('**/lessons/broken.json', (r) => r.fulfill({ json: { title: 'Broken', lab: 'playground' } }));
+    await page.goto(`${server.url}course.html`);
+    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 5, 10_000, 'every entry');
+    for (const id of good) assert.match(await text(page, `course-${id}`), /of \d+ done/);
+    assert.match(await text(page, 'course-problem-course'), /“course” cannot be shown: no title/);
+    assert.match(await text(page, 'course-problem-broken'), /“broken” cannot be shown: no sections/);
+    assert.match(await text(page, 'course-problem-entry'), /“42” cannot be shown: not a lesson id/);
+    assert.match(await text(page, 'course-predictions'), /you predicted/);
+    await page.goto(`${server.url}lesson.html?id=course`);
+    await until(async () => /cannot be shown: no title/.test(await text(page, 'lesson-problem')), 10_000, 'the message');
+    assert.deepEqual(errors, [], 'no uncaught error');
+  } finally {
+    await browser.close();
+  }
+});
+
 test('offline: after a first visit the course, a lesson and its lab work without the network', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {

@@ -81,6 +81,18 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     await load('other.json', '{"runs": 3}');
     await until(async () => /other.json: .*kept/.test(await text(page, 'par-error')), 10_000, 'the refusal');
     assert.equal(await page.locator(`${byId('par-table')} tr`).count(), 5, 'the shown layouts are kept');
+    // The lab's own file with an empty profile (it panicked the page) or a timeline of 10⁹
+    // stages (it took 2 GB) is refused with its reason, the layouts shown kept.
+    const own = JSON.parse(record);
+    const emptied = { ...own, profile: { ...own.profile, layers: [] } };
+    await load('empty.json', JSON.stringify(emptied));
+    await until(async () => /empty.json: .*a profile of 1 to 65 layers, not 0.*kept/.test(await text(page, 'par-error')), 10_000, 'the empty profile refused');
+    const piped = own.estimates.findIndex((e) => e.timeline);
+    const huge = structuredClone(own);
+    huge.estimates[piped].timeline.stages = 1e9;
+    await load('huge.json', JSON.stringify(huge));
+    await until(async () => /huge.json: .*a timeline of 1 to 64 stages.*kept/.test(await text(page, 'par-error')), 10_000, 'the huge timeline refused');
+    assert.equal(await page.locator(`${byId('par-table')} tr`).count(), 5, 'the shown layouts are kept');
 
     // A bad layout name is refused with a message, the last good value kept.
     await page.fill(byId('par-runs'), 'plain, fastest');
@@ -94,6 +106,12 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     console.log((await text(page, 'par-table')).replace(/\s+/g, ' '));
     assert.equal(await metric(page, 'peak-best', 'data-fits'), 'true');
     assert.ok(Number(await metric(page, "acc-best")) > 0.3);
+
+    // No layout fits a microbyte: the reason stays on screen, not a passing status.
+    await page.goto(`${server.url}parallelism?runs=best&memory=0.000001`);
+    await page.click(byId('par-run'));
+    await until(async () => /^failed/.test(await text(page, 'par-status')), 60_000, 'the end of the run');
+    assert.match(await text(page, 'par-error'), /no layout of at most 8 devices fits .*nothing to train/, 'the reason stays');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

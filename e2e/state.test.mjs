@@ -66,9 +66,13 @@ test('every lab: settings from the link, hidden controls, notices, save and load
       await page.goto(`${server.url}${l.path ?? l.lab}`);
       await page.locator(byId(`${l.p}-share`)).waitFor({ timeout: 30_000 });
       await load('mine.json', JSON.stringify(saved));
-      await until(async () => (await text(page, `${l.p}-notices`)) === '', 5_000, `${l.lab}: own file read quietly`);
+      await until(async () => (await text(page, `${l.p}-notices`)) === 'mine.json: settings loaded', 5_000, `${l.lab}: own file read, and said so`);
       await until(async () => (await value(page, l.change[0])) === l.change[1], 5_000, `${l.lab}: loaded ${l.change[0]}`);
       assert.equal(await page.locator(byId(l.hidden)).isVisible(), false, `${l.lab}: the file hides what the link hid`);
+      // … but not the bar with the Load control.
+      await load('locked.json', JSON.stringify({ ...saved, hide: [...(saved.hide || []), 'share'] }));
+      await until(async () => (await text(page, `${l.p}-notices`)) === 'locked.json: settings loaded', 5_000, `${l.lab}: loaded again`);
+      assert.equal(await page.locator(byId(`${l.p}-share`)).isVisible(), true, `${l.lab}: the bar with Load settings still shown`);
       await screenshot(page, `state-${l.lab}.png`);
     }
     assert.deepEqual(errors, [], 'no page errors');

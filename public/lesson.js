@@ -193,6 +193,27 @@
     return box;
   }
 
+  /** Why `lesson` cannot be shown (the first problem found), or null: a malformed lesson file is
+   *  named with its reason instead of breaking the page, and the course lists the others. */
+  function lessonProblem(lesson) {
+    const text = (v) => typeof v === 'string' && v.length > 0;
+    if (!lesson || typeof lesson !== 'object' || Array.isArray(lesson)) return 'not a lesson file (a JSON object)';
+    if (!text(lesson.title)) return 'no title';
+    if (!text(lesson.lab)) return 'no lab';
+    if (!Array.isArray(lesson.sections) || lesson.sections.length === 0) return 'no sections';
+    for (const [i, s] of lesson.sections.entries()) {
+      const at = `section ${i + 1}`;
+      if (!s || typeof s !== 'object') return `${at} is not an object`;
+      if (!text(s.heading) || !text(s.question)) return `${at}: a heading and a question`;
+      if (s.state !== undefined && typeof s.state !== 'string') return `${at}: its state is a query string`;
+      const choices = s.predict && s.predict.choices;
+      if (!Array.isArray(choices) || choices.length < 2 || !choices.every((c) => c && text(c.text))) return `${at}: at least two choices, each with a text`;
+      if (!s.measure || typeof s.measure !== 'object' || !text(s.measure.label)) return `${at}: a measure with a label`;
+      if (!Number.isInteger(s.claim) || s.claim < 0 || s.claim >= choices.length) return `${at}: its claim is one of its choices`;
+    }
+    return null;
+  }
+
   async function fetchJson(url) {
     const r = await fetch(url);
     if (!r.ok) throw new Error(`${url}: ${r.status}`);
@@ -207,6 +228,11 @@
       root.innerHTML = `<p>This lesson could not be loaded (${escape(err.message)}). <a href="course.html">Back to the course</a></p>`;
       return;
     }
+    const problem = lessonProblem(lesson);
+    if (problem) {
+      root.innerHTML = `<p role="alert" data-testid="lesson-problem">The lesson “${escape(id)}” cannot be shown: ${escape(problem)}. <a href="course.html">Back to the course</a></p>`;
+      return;
+    }
     lesson.id = id;
     document.title = `${lesson.title} — Training Lab`;
     const saved = (loadProgress()[id] || {}).sections || {};
@@ -218,13 +244,29 @@
   }
 
   async function coursePage(root) {
-    const course = await fetchJson('lessons/course.json');
+    let course;
+    try { course = await fetchJson('lessons/course.json'); } catch (err) { course = { error: err.message }; }
+    if (!course || !Array.isArray(course.lessons)) {
+      root.append(el('p', { role: 'alert', 'data-testid': 'course-problem' },
+        `The course list (lessons/course.json) cannot be read: ${escape(course && course.error ? course.error : 'it needs a "lessons" list')}.`));
+      course = { lessons: [] };
+    }
     const progress = loadProgress();
     const list = el('ol', { class: 'lessons', 'data-testid': 'course-lessons' });
     const rows = [];
     for (const id of course.lessons) {
+      const named = typeof id === 'string' && /^[a-z0-9-]+$/.test(id) ? id : null;
       let lesson;
-      try { lesson = await fetchJson(`lessons/${id}.json`); } catch { continue; }
+      let problem = named ? null : 'not a lesson id';
+      if (named) {
+        try { lesson = await fetchJson(`lessons/${named}.json`); problem = lessonProblem(lesson); } catch (err) { problem = err.message; }
+      }
+      if (problem) {
+        // One broken entry is named; the other lessons and the predictions still show.
+        list.append(el('li', { class: 'problem', 'data-testid': `course-problem-${named || 'entry'}` },
+          `“${escape(String(id))}” cannot be shown: ${escape(problem)}`));
+        continue;
+      }
       const sections = (progress[id] || {}).sections || {};
       const done = lesson.sections.filter((_, i) => sections[i] && sections[i].done).length;
       const item = el('li', { 'data-testid': `course-${id}` },
@@ -250,7 +292,7 @@
     root.append(reset);
   }
 
-  window.TrainingLabLessons = { evaluate, number, outcome };
+  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem };
   const root = document.getElementById('lesson-root');
   if (root) (root.dataset.page === 'course' ? coursePage(root) : lessonPage(root));
 })();

@@ -72,7 +72,7 @@ fn handle(data: &JsValue, origins: &[String]) -> (Option<String>, bool) {
     let ok = match kind.as_str() {
         "lab-set-state" => match get("query") {
             Some(q) if q.len() <= 4000 && !q.contains('#') => {
-                let current = crate::browser::query();
+                let current = crate::browser::query().trim_start_matches('?').to_string();
                 let shell = format!("embed=1&origins={}", origins.join(","));
                 let search = lab_state::query::merge(&format!("{shell}&{current}"), &q);
                 web_sys::window().is_some_and(|w| w.location().set_search(&search).is_ok())

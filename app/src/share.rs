@@ -119,7 +119,13 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
         leptos::task::spawn_local(async move {
             match browser::read_file(&input).await {
                 Ok((name, text)) => match S::from_json(&text) {
-                    Ok((s, n)) => {
+                    Ok((mut s, n)) => {
+                        // A file may hide controls, but not the bar with the Load control (unless
+                        // the link already did): it could not be undone by loading another.
+                        if !state.with_untracked(|c| c.hidden().contains("share")) {
+                            s.hidden_mut().remove("share");
+                        }
+                        let n = if n.is_empty() { vec!["settings loaded".to_string()] } else { n };
                         match loaded {
                             Some(l) => l.set(Some(s)),
                             None => state.set(s),
@@ -148,9 +154,10 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
                         on:focus=|ev| { if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); } }/>
                 </label>
             })}
-            <ul class="notices" data-testid=format!("{prefix}-notices") role="status">
-                {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-            </ul>
         </div>
+        // Outside the share bar: hiding it (every lesson does) must not hide what was refused.
+        <ul class="notices" data-testid=format!("{prefix}-notices") role="status">
+            {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+        </ul>
     }
 }

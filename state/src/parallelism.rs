@@ -301,6 +301,37 @@ impl Table for ParallelismLab {
             ));
             self.stages = self.layers();
         }
+        // Every named layout splits the batch into data × micro equal pieces: a batch that does
+        // not split is mended here, with a notice, rather than refused at Run.
+        let unit = parse_runs(&self.runs)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|w| self.layout(w))
+            .fold(1, |a, l| lcm(a, l.data * l.micro));
+        if !self.batch.is_multiple_of(unit) {
+            let mended = (self.batch / unit * unit).max(unit);
+            if mended <= self.images {
+                notices.push(format!(
+                    "batch={}: the layouts split it into {unit} equal pieces; using {mended}",
+                    self.batch
+                ));
+                self.batch = mended;
+            }
+        }
+    }
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    if a == 0 || b == 0 {
+        a.max(b)
+    } else {
+        a / gcd(a, b) * b
     }
 }
 

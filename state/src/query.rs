@@ -103,8 +103,9 @@ pub fn encode(pairs: impl IntoIterator<Item = (String, String)>) -> String {
 /// (`<name>_hide`) and its shell keys stay as they were: a message cannot unlock a control.
 pub fn merge(current: &str, incoming: &str) -> String {
     let parse = |q: &str| -> Vec<(String, String)> {
+        // A query glued after another keeps its '?' on its first key (`embed=1&?lr=…`).
         form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .map(|(k, v)| (k.trim_start_matches('?').to_string(), v.into_owned()))
             .collect()
     };
     let locked = |k: &str| k.ends_with("_hide") || SHELL_KEYS.contains(&k);
@@ -128,6 +129,18 @@ pub fn merge(current: &str, incoming: &str) -> String {
 #[cfg(test)]
 mod shell_tests {
     use super::*;
+
+    /// The frame's shell keys, then its current query as the address bar gives it ('?' first):
+    /// no key named '?embed' (it came back as the notice "unknown setting '?embed'").
+    #[test]
+    fn a_query_glued_after_the_shell_keeps_no_question_mark() {
+        let merged = merge("embed=1&origins=https://a.example&?embed=1&lr=0.1", "lr=0.2");
+        assert!(!merged.contains("%3F") && !merged.contains('?'), "{merged}");
+        let q = Query::parse(&merged);
+        assert_eq!(q.raw("lr"), Some("0.2"));
+        assert_eq!(q.raw("embed"), Some("1"));
+        assert!(q.keys().all(|k| !k.starts_with('?')));
+    }
 
     #[test]
     fn embedding_keys_are_not_lab_settings() {

@@ -11,6 +11,7 @@ mod lessons;
 mod named_choices;
 mod optimizer_lessons;
 mod parallelism_lab;
+mod parallelism_records;
 mod playground_lessons;
 mod precision_lab;
 mod registry;

@@ -51,6 +51,13 @@ pub async fn run_all(s: Settings, run: Run<ParallelismRecord>, canvases: Canvase
             },
         }
     }
+    if layouts.is_empty() {
+        // Nothing to train or show: the reason stays on screen (the banner), not a passing status.
+        return Err(format!(
+            "no layout of at most {} devices fits {} MB per device: nothing to train (raise the memory or the devices)",
+            s.devices, s.memory
+        ));
+    }
     let estimates = layouts
         .iter()
         .map(|(_, l)| estimate(l, &profile, s.batch, &machine))

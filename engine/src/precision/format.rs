@@ -8,10 +8,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
-    /// IEEE single precision: nothing is rounded.
+    /// IEEE single precision: nothing is rounded. (Also read as `fp32`, the name the labs show.)
     #[default]
+    #[serde(alias = "fp32")]
     F32,
     /// IEEE half precision: 5 exponent bits, 10 mantissa bits; overflow gives ±∞.
+    #[serde(alias = "fp16")]
     F16,
     /// bfloat16: fp32's 8 exponent bits, 7 mantissa bits; overflow gives ±∞.
     Bf16,

@@ -7,6 +7,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod profile;
 pub mod record;
+pub mod record_check;
 pub mod remat;
 pub mod tensor;
 pub mod tensor_block;

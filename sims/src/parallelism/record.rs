@@ -33,8 +33,14 @@ impl ParallelismRecord {
         self.estimates.iter().find_map(|e| e.timeline.as_ref())
     }
 
+    /// The record in `text`, refused unless the lab could have written it (`check`).
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| Error::Config(format!("not a parallelism record: {e}")))
+        let record: Self =
+            serde_json::from_str(text).map_err(|e| Error::Config(format!("not a parallelism record: {e}")))?;
+        record
+            .check()
+            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
+        Ok(record)
     }
 
     /// One row per layout; its bytes by class are the busiest device's.
