@@ -175,12 +175,12 @@ test('a malformed lesson or course entry is named with its reason, and the other
     await page.goto(`${server.url}course.html`);
     await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 5, 10_000, 'every entry');
     for (const id of good) assert.match(await text(page, `course-${id}`), /of \d+ done/);
-    assert.match(await text(page, 'course-problem-course'), /“course” cannot be shown: no title/);
+    assert.match(await text(page, 'course-problem-course'), /“course” cannot be shown: no lab/);
     assert.match(await text(page, 'course-problem-broken'), /“broken” cannot be shown: no sections/);
     assert.match(await text(page, 'course-problem-entry'), /“42” cannot be shown: not a lesson id/);
     assert.match(await text(page, 'course-predictions'), /you predicted/);
     await page.goto(`${server.url}lesson.html?id=course`);
-    await until(async () => /cannot be shown: no title/.test(await text(page, 'lesson-problem')), 10_000, 'the message');
+    await until(async () => /cannot be shown: no lab/.test(await text(page, 'lesson-problem')), 10_000, 'the message');
     assert.deepEqual(errors, [], 'no uncaught error');
   } finally {
     await browser.close();

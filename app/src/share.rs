@@ -125,7 +125,11 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
                         if !state.with_untracked(|c| c.hidden().contains("share")) {
                             s.hidden_mut().remove("share");
                         }
-                        let n = if n.is_empty() { vec!["settings loaded".to_string()] } else { n };
+                        let n = if n.is_empty() {
+                            vec!["settings loaded".to_string()]
+                        } else {
+                            n
+                        };
                         match loaded {
                             Some(l) => l.set(Some(s)),
                             None => state.set(s),

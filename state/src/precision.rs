@@ -270,6 +270,17 @@ mod tests {
         assert_eq!(lab.custom(), Preset::MixedFp16.precision());
         assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
     }
+
+    /// A link may name the formats as the page shows them (`fp16`), or by their short names.
+    #[test]
+    fn formats_are_read_by_the_names_the_page_shows() {
+        let (lab, notices) = PrecisionLab::from_query("weights=fp16&master=fp32&gradients=f16");
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(
+            (lab.weights, lab.master, lab.gradients),
+            (Format::F16, Format::F32, Format::F16)
+        );
+    }
 }
 
 crate::lab::runs_on_field!(PrecisionLab);

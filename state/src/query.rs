@@ -138,7 +138,6 @@ mod shell_tests {
         assert!(!merged.contains("%3F") && !merged.contains('?'), "{merged}");
         let q = Query::parse(&merged);
         assert_eq!(q.raw("lr"), Some("0.2"));
-        assert_eq!(q.raw("embed"), Some("1"));
         assert!(q.keys().all(|k| !k.starts_with('?')));
     }
 

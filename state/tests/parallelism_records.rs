@@ -59,7 +59,11 @@ fn a_results_file_the_lab_could_not_have_written_is_refused_with_its_reason() {
 
     let mut empty = own.clone();
     empty["profile"]["layers"] = json!([]);
-    assert!(refusal_of(&empty).contains("a profile of 1 to 65 layers, not 0"), "{}", refusal_of(&empty));
+    assert!(
+        refusal_of(&empty).contains("a profile of 1 to 65 layers, not 0"),
+        "{}",
+        refusal_of(&empty)
+    );
 
     let mut many = own.clone();
     let layer = own["profile"]["layers"][0].clone();
@@ -69,17 +73,29 @@ fn a_results_file_the_lab_could_not_have_written_is_refused_with_its_reason() {
     for stages in [1_000_000_000u64, u64::from(u32::MAX)] {
         let mut huge = own.clone();
         huge["estimates"][timeline]["timeline"]["stages"] = json!(stages);
-        assert!(refusal_of(&huge).contains("a timeline of 1 to 64 stages"), "{}", refusal_of(&huge));
+        assert!(
+            refusal_of(&huge).contains("a timeline of 1 to 64 stages"),
+            "{}",
+            refusal_of(&huge)
+        );
     }
 
     let mut astray = own.clone();
     let stages = own["estimates"][timeline]["timeline"]["stages"].as_u64().unwrap();
     astray["estimates"][timeline]["timeline"]["slots"][0]["stage"] = json!(stages);
-    assert!(refusal_of(&astray).contains("each timeline slot"), "{}", refusal_of(&astray));
+    assert!(
+        refusal_of(&astray).contains("each timeline slot"),
+        "{}",
+        refusal_of(&astray)
+    );
 
     let mut beyond = own.clone();
     beyond["estimates"][0]["stage_layers"][0]["end"] = json!(1000);
-    assert!(refusal_of(&beyond).contains("each stage's layers"), "{}", refusal_of(&beyond));
+    assert!(
+        refusal_of(&beyond).contains("each stage's layers"),
+        "{}",
+        refusal_of(&beyond)
+    );
 }
 
 /// Whatever the settings table lets a link ask for, the lab's record stays within the bounds.
@@ -92,15 +108,34 @@ fn the_record_bounds_cover_every_setting_the_table_allows() {
         lab
     };
     assert!(most("depth", 32).layers() <= MOST_LAYERS);
-    assert!(ParallelismLab::from_query(&format!("depth={}", 33)).1.len() == 1, "32 is the table's most");
+    assert!(
+        ParallelismLab::from_query(&format!("depth={}", 33)).1.len() == 1,
+        "32 is the table's most"
+    );
     for key in ["workers", "devices"] {
         most(key, MOST_DEVICES);
-        assert_eq!(ParallelismLab::from_query(&format!("{key}={}", MOST_DEVICES + 1)).1.len(), 1, "{key}");
+        assert_eq!(
+            ParallelismLab::from_query(&format!("{key}={}", MOST_DEVICES + 1))
+                .1
+                .len(),
+            1,
+            "{key}"
+        );
     }
     most("micro", MOST_MICRO);
-    assert_eq!(ParallelismLab::from_query(&format!("micro={}", MOST_MICRO + 1)).1.len(), 1);
+    assert_eq!(
+        ParallelismLab::from_query(&format!("micro={}", MOST_MICRO + 1))
+            .1
+            .len(),
+        1
+    );
     most("steps", MOST_STEPS);
-    assert_eq!(ParallelismLab::from_query(&format!("steps={}", MOST_STEPS + 1)).1.len(), 1);
+    assert_eq!(
+        ParallelismLab::from_query(&format!("steps={}", MOST_STEPS + 1))
+            .1
+            .len(),
+        1
+    );
     most("stages", 16);
 }
 
@@ -111,7 +146,10 @@ fn the_record_bounds_cover_every_setting_the_table_allows() {
 fn settings_that_cannot_run_together_are_mended_when_the_link_loads() {
     let (lab, notices) = ParallelismLab::from_query("batch=4096&images=100");
     assert_eq!(lab.batch, 96, "{notices:?}");
-    assert!(notices.iter().any(|n| n.contains("8 equal pieces; using 96")), "{notices:?}");
+    assert!(
+        notices.iter().any(|n| n.contains("8 equal pieces; using 96")),
+        "{notices:?}"
+    );
     assert!(lab.ways().is_ok(), "{:?}", lab.ways());
     let (lab, notices) = ParallelismLab::from_query("batch=7&workers=3&runs=zero");
     assert_eq!(lab.batch, 6, "{notices:?}");

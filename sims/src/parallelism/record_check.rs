@@ -82,7 +82,9 @@ impl ParallelismRecord {
                         || !(s.start.is_finite() && s.end.is_finite() && 0.0 <= s.start && s.start <= s.end)
                 });
                 if bad || !t.makespan.is_finite() {
-                    return Err(at("each timeline slot on a stage and micro-batch it has, in time order".into()));
+                    return Err(at(
+                        "each timeline slot on a stage and micro-batch it has, in time order".into(),
+                    ));
                 }
             }
         }
