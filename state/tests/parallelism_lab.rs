@@ -11,18 +11,26 @@ use lab_state::lab::LabState;
 use lab_state::parallelism::ParallelismLab;
 use pollster::block_on;
 
-/// Each named layout of `lab` trained as the page trains it: its test accuracy.
+/// Each named layout of `lab` trained as the page trains it: its test accuracy. Checkpointing is
+/// not trained again: its step is the plain step bit for bit (its segments re-run the same
+/// kernels; `sims/tests/layouts.rs`, `every_layout_trains_to_the_plain_runs_weights`), so its
+/// accuracy is the plain run's exactly.
 fn accuracies(lab: &ParallelismLab) -> Vec<(String, f32)> {
     let config = lab.config(lab.batch);
     let (train_set, test) = config.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("MNIST has a test set");
     // The layouts are independent runs from the same initial weights on the same batches: one
     // thread each, so the longest does not leave the other core idle at the end of the test run.
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = lab
-            .ways()
-            .unwrap()
-            .into_iter()
+    let ways = lab.ways().unwrap();
+    let checkpointed = |way: &str| {
+        lab.layout(way)
+            .is_some_and(|l| l.segment.is_some() && l.devices() == 1)
+    };
+    let mut measured: Vec<(String, f32)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ways
+            .iter()
+            .filter(|way| !checkpointed(way))
+            .cloned()
             .map(|way| {
                 let (config, train_set, test) = (&config, &train_set, &test);
                 scope.spawn(move || {
@@ -51,7 +59,18 @@ fn accuracies(lab: &ParallelismLab) -> Vec<(String, f32)> {
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
-    })
+    });
+    let plain = measured
+        .iter()
+        .find(|(w, _)| w == "plain")
+        .expect("the plain run")
+        .1;
+    measured.extend(
+        ways.iter()
+            .filter(|w| checkpointed(w))
+            .map(|w| (w.clone(), plain)),
+    );
+    measured
 }
 
 #[test]
