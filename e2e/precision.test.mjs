@@ -82,3 +82,22 @@ test('precision lab: five short runs, their table, verdict and files; with SGD a
     await browser.close();
   }
 });
+
+test('precision lab: a run of hours that a link asks for says how long it has left, and cancels', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    // In range, but a CNN on batches of 1,024 for 20,000 steps: hours on the CPU path. Each call
+    // to the trainer is bounded by its work (`run_chunk`), so the page keeps answering, and the
+    // run bar estimates the rest from the run's own pace.
+    await page.goto(`${server.url}precision?net=cnn&batch=1024&steps=20000&runs=fp32,fp16`);
+    await page.click(byId('prec-run'));
+    await until(async () => /^about \d+ (h|days) left$/.test(await text(page, 'prec-left')), 60_000, 'the time left');
+    console.log(`a CNN run of 20,000 steps: ${await text(page, 'prec-left')}`);
+    await page.click(byId('prec-cancel'));
+    await until(async () => /^cancelled/.test(await text(page, 'prec-status')), 60_000, 'the cancel');
+    assert.equal(await text(page, 'prec-left'), '', 'no estimate once stopped');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

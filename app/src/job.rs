@@ -18,6 +18,8 @@ pub struct Job {
     /// The answer to a command that could not be carried out, and why.
     pub refusal: RwSignal<Option<String>>,
     cancel: Rc<Cell<bool>>,
+    /// When the running work started (`frame::now_ms`), for the run bar's time left.
+    started_ms: RwSignal<f64>,
     /// What a cancelled or failed run keeps, in words ("the runs done so far are shown").
     kept: &'static str,
 }
@@ -31,6 +33,7 @@ impl Job {
             error,
             refusal: RwSignal::new(None),
             cancel: Rc::new(Cell::new(false)),
+            started_ms: RwSignal::new(0.0),
             kept,
         }
     }
@@ -51,6 +54,8 @@ impl Job {
         self.refusal.set(None);
         self.error.set(None);
         self.cancel.set(false);
+        self.started_ms.set(crate::frame::now_ms());
+        self.progress.set(0.0);
         self.running.set(true);
         let work = work(self.cancel.clone());
         let job = self.clone();
@@ -84,10 +89,22 @@ impl Job {
     }
 }
 
-/// The sticky run bar at the top of the page: start buttons (`starts`), Cancel, the progress bar, the status line and the refusal line,
-/// with test ids `{prefix}-cancel`, `-progress`, `-status` and `-refusal`.
+/// The sticky run bar at the top of the page: start buttons (`starts`), Cancel, the progress bar, the status line, the time left and the refusal line,
+/// with test ids `{prefix}-cancel`, `-progress`, `-status`, `-left` and `-refusal`.
 pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl IntoView {
     let (running, progress, status, refusal) = (job.running, job.progress, job.status, job.refusal);
+    let started = job.started_ms;
+    // Read when the progress moves: a long run (a link may ask for hours) says how long it has
+    // left, from its own pace.
+    let left = move || {
+        let done = progress.get();
+        let elapsed = (crate::frame::now_ms() - started.get_untracked()) / 1000.0;
+        running
+            .get()
+            .then(|| plot_text::time_left::time_left(done, elapsed))
+            .flatten()
+            .unwrap_or_default()
+    };
     let job = job.clone();
     view! {
         <section class="runbar" aria-label="run">
@@ -98,6 +115,7 @@ pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl I
         </div>
         <progress data-testid=format!("{prefix}-progress") max="1" prop:value=move || progress.get()></progress>
         <p class="status" data-lab-status="true" data-testid=format!("{prefix}-status")>{move || status.get()}</p>
+        <p class="muted small left" data-testid=format!("{prefix}-left")>{left}</p>
         <p class="muted small refusal" role="status" data-testid=format!("{prefix}-refusal")>{move || refusal.get().unwrap_or_default()}</p>
         </section>
     }

@@ -4,3 +4,4 @@
 pub mod names;
 pub mod shading;
 pub mod ticks;
+pub mod time_left;

@@ -109,6 +109,21 @@ pub const RUN_CHUNK: usize = 16;
 pub const RUN_CHECKS: usize = 10;
 pub const TRAIN_EVAL: usize = 2000;
 
+/// The most floating-point operations one call to the trainer may take: the page draws and
+/// answers only between calls, and on the CPU path that is the page's work (`run_chunk`).
+pub const CHUNK_FLOPS: f64 = 1e9;
+
+/// Steps per call to the trainer for a step of `flops_per_step` (`lab_sims::timeline::Work`'s
+/// count times the batch): `RUN_CHUNK`, or fewer where those would hold the page longer than
+/// `CHUNK_FLOPS` of work (a CNN on a large batch), but at least one.
+pub fn run_chunk(flops_per_step: f64) -> usize {
+    // NaN or nothing to do: the full chunk.
+    if flops_per_step.is_nan() || flops_per_step <= 0.0 {
+        return RUN_CHUNK;
+    }
+    ((CHUNK_FLOPS / flops_per_step).floor() as usize).clamp(1, RUN_CHUNK)
+}
+
 /// The run names in `text`, or why not.
 pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
     let known: Vec<&str> = engine::precision::PRESETS
@@ -249,6 +264,20 @@ impl Table for PrecisionLab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_to_the_trainer_is_bounded_by_its_work() {
+        // The defaults' MLP (784-128-10, by hand 2·(784·128 + 128·10) a sample forward, twice
+        // that backward) at batch 64 keeps the full chunk.
+        let mlp = 3.0 * 2.0 * (784.0 * 128.0 + 128.0 * 10.0) * 64.0;
+        assert_eq!(run_chunk(mlp), RUN_CHUNK);
+        // A step of 4 GFLOP (a CNN on a batch of a thousand) trains alone; one of 0.2 GFLOP five
+        // to a call.
+        assert_eq!(run_chunk(4e9), 1);
+        assert_eq!(run_chunk(2e8), 5);
+        assert_eq!(run_chunk(0.0), RUN_CHUNK);
+        assert_eq!(run_chunk(f64::NAN), RUN_CHUNK);
+    }
 
     #[test]
     fn the_default_runs_compare_every_preset_on_the_same_batches() {

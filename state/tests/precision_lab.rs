@@ -8,7 +8,7 @@
 use engine::train::Trainer;
 use lab_sims::precision_run::{run, PrecisionRecord};
 use lab_state::lab::LabState;
-use lab_state::precision::{verdict, PrecisionLab, RUN_CHECKS, RUN_CHUNK, TRAIN_EVAL};
+use lab_state::precision::{run_chunk, verdict, PrecisionLab, RUN_CHECKS, TRAIN_EVAL};
 use pollster::block_on;
 
 /// Every run of `lab`, one after another on the same batches, as the page trains them.
@@ -31,11 +31,13 @@ fn record(lab: &PrecisionLab) -> PrecisionRecord {
             .map(|(name, config)| {
                 let (train, train_eval, test) = (&train, &train_eval, &test);
                 scope.spawn(move || {
+                    let batch = config.batch as f64;
                     let mut t = block_on(Trainer::with_data(config, train.clone(), None, 1)).unwrap();
+                    let work = lab_sims::timeline::Work::of(&t.compiled).flops_per_sample;
                     block_on(run(
                         &mut t,
                         &name,
-                        (lab.steps, RUN_CHUNK, every),
+                        (lab.steps, run_chunk(work * batch), every),
                         (train_eval, Some(test)),
                         |_| async { true },
                     ))

@@ -11,7 +11,7 @@ use super::{redraw, Canvases};
 use crate::fetch;
 use crate::recorded::Run;
 
-use lab_state::precision::{RUN_CHECKS as CHECKS, RUN_CHUNK as CHUNK, TRAIN_EVAL};
+use lab_state::precision::{run_chunk, RUN_CHECKS as CHECKS, TRAIN_EVAL};
 
 pub async fn run_all(
     runs: Vec<(String, TrainConfig)>,
@@ -43,11 +43,13 @@ pub async fn run_all(
         async |i, (name, config), gpu, pacer| {
             let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1).await?;
             let every = (steps / CHECKS).max(1);
+            let work = lab_sims::timeline::Work::of(&t.compiled).flops_per_sample;
+            let chunk = run_chunk(work * config.batch as f64);
             let checks_drawn = Cell::new(0);
             let r = lab_sims::precision_run::run(
                 &mut t,
                 name,
-                (steps, CHUNK, every),
+                (steps, chunk, every),
                 (&train_eval, Some(&test)),
                 |so_far| {
                     // Live: the charts again at each new check of the run.
