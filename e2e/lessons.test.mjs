@@ -34,6 +34,7 @@ const SMALL = {
   'landscape-skips': {
     state: '&epochs=1&batch=128&target=9&res=3',
     expr: '{nonconvexity-plain} - {nonconvexity-skips}',
+    measure: { label: 'the non-convexity without skips minus the non-convexity with them', unit: '' },
     shows: async (lab) => {
       const metric = async (name) => Number(await lab.locator(`[data-metric="${name}"]`).getAttribute('data-metric-value'));
       const [skips, plain] = [await metric('nonconvexity-skips'), await metric('nonconvexity-plain')];
@@ -58,6 +59,7 @@ function served(id) {
     if (small.state) s.state = `${s.state || ''}${small.state}`;
     if (small.readyStep) s.measure.ready = { ...s.measure.ready, min: small.readyStep };
     if (small.expr) s.measure.expr = small.expr;
+    if (small.measure) Object.assign(s.measure, small.measure);
   }
   return l;
 }
