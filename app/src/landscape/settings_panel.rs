@@ -43,6 +43,27 @@ pub fn settings_panel(state: RwSignal<Landscape>, notices: RwSignal<Vec<String>>
             Some(why) => notices.set(vec![format!("{what}: {why} (kept the last one)")]),
         }
     };
+    // A whole-number field (`land-<name>`, hidden by `<name>_hide`): `put` parses the text into
+    // the settings (false: not a whole number), which `checked` then puts to the table.
+    type Get = fn(&Landscape) -> String;
+    type Put = fn(&mut Landscape, &str) -> bool;
+    let whole_number = move |label: &'static str, name: &'static str, get: Get, put: Put| {
+        view! {
+            <label class:hidden=hidden(name)>{label}
+                <input type="number" data-testid=format!("land-{name}")
+                    prop:value=move || state.with(get)
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let mut parsed = state.get_untracked();
+                        if put(&mut parsed, &v) {
+                            checked(&|s| *s = parsed.clone(), name);
+                        } else {
+                            notices.set(vec![format!("{name}: not a whole number (kept the last one)")]);
+                        }
+                    }/>
+            </label>
+        }
+    };
     let is_playground = move || state.with(|s| s.network == Network::Playground);
     // The ResNet compares itself without skips, not another batch.
     let hide_compare = hidden("compare");
@@ -100,16 +121,7 @@ pub fn settings_panel(state: RwSignal<Landscape>, notices: RwSignal<Vec<String>>
                     }
                 }/>
         </label>
-        <label class:hidden=hidden("epochs")>"Epochs (at most)"
-            <input type="number" data-testid="land-epochs"
-                prop:value=move || state.with(|s| s.epochs.to_string())
-                on:change=move |ev| {
-                    match event_target_value(&ev).parse::<usize>() {
-                        Ok(e) => checked(&|s| s.epochs = e, "epochs"),
-                        Err(_) => notices.set(vec!["epochs: not a whole number (kept the last one)".into()]),
-                    }
-                }/>
-        </label>
+        {whole_number("Epochs (at most)", "epochs", |s| s.epochs.to_string(), |s, v| v.parse().map(|e| s.epochs = e).is_ok())}
         <label class:hidden=hidden("plane")>"Slice plane"
             <select data-testid="land-plane" on:change=move |ev| {
                 let p = if event_target_value(&ev) == "random" { Plane::Random } else { Plane::Trajectory };
@@ -143,15 +155,6 @@ pub fn settings_panel(state: RwSignal<Landscape>, notices: RwSignal<Vec<String>>
                 <option value="cpu" selected=move || state.with(|s| s.backend == BackendChoice::Cpu)>"CPU path"</option>
             </select>
         </label>
-        <label class:hidden=hidden("seed")>"Seed (the weights' start and the batches' order)"
-            <input type="number" data-testid="land-seed"
-                prop:value=move || state.with(|s| s.seed.to_string())
-                on:change=move |ev| {
-                    match event_target_value(&ev).parse::<u64>() {
-                        Ok(v) => checked(&|s| s.seed = v, "seed"),
-                        Err(_) => notices.set(vec!["seed: not a whole number (kept the last one)".into()]),
-                    }
-                }/>
-        </label>
+        {whole_number("Seed (the weights' start and the batches' order)", "seed", |s| s.seed.to_string(), |s, v| v.parse().map(|e| s.seed = e).is_ok())}
     }
 }
