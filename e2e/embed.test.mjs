@@ -96,6 +96,18 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     await page.waitForTimeout(2000);
     assert.equal(await foreign.locator(byId('step')).textContent(), '0', 'a foreign origin cannot start training');
     assert.deepEqual(await page.evaluate(() => window.fromForeign), [], 'not even its size goes to a host it does not allow');
+    // A lab name the registry does not know: the frame says so and names the labs there are.
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.id = 'typo';
+      d.dataset.lab = 'optimiser';
+      document.body.appendChild(d);
+      window.TrainingLab.mountAll();
+    });
+    await page.locator('#typo').scrollIntoViewIfNeeded();
+    const typo = page.frameLocator('#typo iframe').locator(byId('no-such-lab'));
+    await typo.waitFor({ timeout: 30_000 });
+    assert.match(await typo.textContent(), /called \u201coptimiser\u201d, and there is none.*optimizers/);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -10,11 +10,11 @@ let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
-/// Each lab's hideable names, as the instructors' chapter of the book lists them
-/// (`state/tests/settings_tables.rs` checks that list against the labs' settings tables).
-function controls(lab) {
-  const readme = fs.readFileSync(path.join(root, 'docs/book/src/instructor/link-lock-embed.md'), 'utf8');
-  const line = readme.split('\n').find((l) => l.startsWith(`| ${lab} |`));
+/// Each lab's hideable names, as its chapter of the book lists them for instructors
+/// (`state/tests/settings_tables.rs` checks that list against the lab's settings table).
+function controls(id) {
+  const chapter = fs.readFileSync(path.join(root, `docs/book/src/student/${id}.md`), 'utf8');
+  const line = chapter.split('\n').find((l) => l.startsWith('**Hideable names**'));
   return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
 }
 
@@ -22,13 +22,13 @@ function controls(lab) {
 // playground.test.mjs), with its test-id prefix, and where needed the query under which every
 // control applies (the precision lab's custom run's formats show only when the runs include it).
 const APPLIES = { precision: 'runs=fp32,custom' };
-const HIDING = LABS.filter((l) => l.id !== 'playground').map((l) => [l.route, l.prefix, APPLIES[l.id]]);
+const HIDING = LABS.filter((l) => l.id !== 'playground').map((l) => [l.route, l.prefix, APPLIES[l.id], l.id]);
 
 test('every hideable control of every lab hides, and shows again without the flag', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
-    for (const [lab, prefix, applies] of HIDING) {
-      const names = controls(lab);
+    for (const [lab, prefix, applies, id] of HIDING) {
+      const names = controls(id);
       await page.goto(`${server.url}${lab}?${names.map((n) => `${n}_hide=true`).join('&')}`);
       await page.locator(byId(`${prefix}-share`)).waitFor({ state: 'attached', timeout: 30_000 });
       const absent = [];

@@ -31,6 +31,13 @@ fn settings() -> Option<Vec<String>> {
     })
 }
 
+/// The lab an embed asks for (`lab=`, which embed.js adds): None when not embedded or unnamed.
+pub fn asked_lab() -> Option<String> {
+    settings()?;
+    let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
+    params.get("lab")
+}
+
 /// Turns embedding on when the URL asks for it.
 pub fn install() {
     let Some(origins) = settings() else { return };

@@ -1,4 +1,5 @@
-//! The landing page (`/labs`): every lab in two sentences, with its link.
+//! The landing page (`/labs`): every lab in two sentences, with its link; and the page an embed
+//! of a lab that does not exist gets.
 
 use leptos::prelude::*;
 
@@ -19,6 +20,24 @@ pub fn HomePage() -> impl IntoView {
                     <p>{lab.summary.as_str()}</p>
                 </article>
             }).collect_view()}
+        </main>
+    }
+}
+
+/// What an embed naming no lab of the registry shows: the name it asked for and every lab's.
+#[component]
+pub fn NoSuchLab(name: String) -> impl IntoView {
+    let names = lab_state::registry::labs()
+        .iter()
+        .map(|l| l.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    view! {
+        <main class="home" data-testid="no-such-lab">
+            <p class="banner" role="alert">
+                "This embed asks for a lab called \u{201c}"{name}"\u{201d}, and there is none. "
+                "The labs are: "{names}"."
+            </p>
         </main>
     }
 }

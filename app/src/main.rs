@@ -47,27 +47,34 @@ fn main() {
     if let Some(w) = web_sys::window() {
         let _ = js_sys::Reflect::set(&w, &"__labWasmMemory".into(), &wasm_bindgen::memory());
     }
-    if path.ends_with("/bench") {
-        leptos::mount::mount_to_body(bench::BenchPage);
-    } else if path.ends_with("/landscape") {
-        leptos::mount::mount_to_body(landscape::LandscapePage);
-    } else if path.ends_with("/scaling") {
-        leptos::mount::mount_to_body(scaling::ScalingPage);
-    } else if path.ends_with("/cluster") {
-        leptos::mount::mount_to_body(cluster::ClusterPage);
-    } else if path.ends_with("/labs") {
-        leptos::mount::mount_to_body(home::HomePage);
-    } else if path.ends_with("/vision") {
-        leptos::mount::mount_to_body(vision::VisionPage);
-    } else if path.ends_with("/precision") {
-        leptos::mount::mount_to_body(precision::PrecisionPage);
-    } else if path.ends_with("/parallelism") {
-        leptos::mount::mount_to_body(parallelism::ParallelismPage);
-    } else if path.ends_with("/optimizers") {
-        leptos::mount::mount_to_body(optimizers::OptimizersPage);
-    } else {
-        leptos::mount::mount_to_body(playground::App);
-    }
+    mount_page(path.rsplit('/').next().unwrap_or_default());
     // Charts still empty once the page is up say what will appear there.
     wasm_bindgen_futures::spawn_local(draw::placeholders());
+}
+
+/// Mounts the page at the path's last part: `/labs`, or the lab the registry routes there (the
+/// playground at the site's root, whatever sub-path that is). An embed names its lab (`lab=`,
+/// from embed.js): a name the registry does not know gets a page that says so.
+fn mount_page(last: &str) {
+    use leptos::mount::mount_to_body;
+    if last == "labs" {
+        return mount_to_body(home::HomePage);
+    }
+    if let Some(asked) = embed::asked_lab() {
+        if lab_state::registry::by_id(&asked).is_none() {
+            return mount_to_body(move || home::NoSuchLab(home::NoSuchLabProps { name: asked }));
+        }
+    }
+    let lab = lab_state::registry::by_route(last).map_or("playground", |l| l.id.as_str());
+    match lab {
+        "optimizers" => mount_to_body(optimizers::OptimizersPage),
+        "landscape" => mount_to_body(landscape::LandscapePage),
+        "scaling" => mount_to_body(scaling::ScalingPage),
+        "cluster" => mount_to_body(cluster::ClusterPage),
+        "vision" => mount_to_body(vision::VisionPage),
+        "precision" => mount_to_body(precision::PrecisionPage),
+        "parallelism" => mount_to_body(parallelism::ParallelismPage),
+        "bench" => mount_to_body(bench::BenchPage),
+        _ => mount_to_body(playground::App),
+    }
 }

@@ -3,20 +3,39 @@
 //! versioned JSON file (`lab::LabState`). Parsing never fails: bad or out-of-range values are
 //! ignored or clamped, each with a notice the page shows. UI-free, so it is tested natively.
 
-pub mod bench;
-pub mod cluster;
 pub mod lab;
-pub mod landscape;
 pub mod layers;
 pub mod names;
-pub mod optimizers;
 pub mod palette;
-pub mod parallelism;
-pub mod playground;
-pub mod precision;
 pub mod precision_verdict;
 pub mod query;
 pub mod registry;
-pub mod scaling;
 pub mod table;
-pub mod vision;
+
+/// Each lab's settings module and its `LabState`, in one list: the macro declares the module and
+/// gives the registry (`registry::Lab::settings`) its table, so a new lab is one line here.
+macro_rules! labs {
+    ($($id:ident => $state:ident),* $(,)?) => {
+        $(pub mod $id;)*
+
+        /// The settings table of the lab called `id`, if it has one.
+        pub(crate) fn settings_table(id: &str) -> Option<registry::SettingsTable> {
+            match id {
+                $(stringify!($id) => Some(registry::SettingsTable::of::<$id::$state>()),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+labs! {
+    playground => Playground,
+    optimizers => OptimizersLab,
+    landscape => Landscape,
+    scaling => ScalingLab,
+    cluster => ClusterLab,
+    vision => VisionLab,
+    precision => PrecisionLab,
+    parallelism => ParallelismLab,
+    bench => BenchLab,
+}

@@ -1,7 +1,8 @@
 //! The one registry of labs (`state/labs.json`): every list of labs — the navigation, `/labs`,
-//! the guide links, the test-id prefixes, the browser tests' lists — is read from it, and
-//! `state/tests/registry.rs` fails when a lab is missing from a list kept by hand elsewhere (the
-//! embed script's routes, the README, the book).
+//! the app's routes, the guide links, the test-id prefixes, the browser tests' lists — is read
+//! from it; the embed script routes a lab by its name; `state/tests/registry.rs` fails when a lab
+//! has no settings table (`labs!` in `lib.rs`), no chapter in the book or a route other than its
+//! name.
 
 use std::sync::OnceLock;
 
@@ -74,26 +75,9 @@ impl Lab {
         format!("book/student/{}.html", self.id)
     }
 
-    /// The lab's settings table, as far as the lists of labs need it.
+    /// The lab's settings table, as far as the lists of labs need it (`labs!` in `lib.rs`).
     pub fn settings(&self) -> Option<SettingsTable> {
-        fn of<S: LabState>() -> Option<SettingsTable> {
-            Some(SettingsTable {
-                lab: S::LAB,
-                hideable: S::controls(),
-            })
-        }
-        match self.id.as_str() {
-            "playground" => of::<crate::playground::Playground>(),
-            "optimizers" => of::<crate::optimizers::OptimizersLab>(),
-            "landscape" => of::<crate::landscape::Landscape>(),
-            "scaling" => of::<crate::scaling::ScalingLab>(),
-            "cluster" => of::<crate::cluster::ClusterLab>(),
-            "vision" => of::<crate::vision::VisionLab>(),
-            "precision" => of::<crate::precision::PrecisionLab>(),
-            "parallelism" => of::<crate::parallelism::ParallelismLab>(),
-            "bench" => of::<crate::bench::BenchLab>(),
-            _ => None,
-        }
+        crate::settings_table(&self.id)
     }
 }
 
@@ -104,6 +88,26 @@ pub struct SettingsTable {
     pub lab: &'static str,
     /// Every name `<name>_hide=true` may hide, in the table's order.
     pub hideable: Vec<&'static str>,
+    /// The table's URL keys, one row each.
+    pub keys: Vec<&'static str>,
+    /// The fields of the lab's settings file (its defaults), less `hide` and `version`.
+    pub fields: Vec<String>,
+}
+
+impl SettingsTable {
+    /// What the registry reads of `S`'s table.
+    pub(crate) fn of<S: LabState>() -> Self {
+        SettingsTable {
+            lab: S::LAB,
+            hideable: S::controls(),
+            keys: S::SETTINGS.iter().map(|row| row.key).collect(),
+            fields: crate::table::fields_of(&S::default())
+                .keys()
+                .filter(|k| *k != "hide" && *k != "version")
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 #[derive(Deserialize)]

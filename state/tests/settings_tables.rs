@@ -1,88 +1,73 @@
 //! Each lab's settings table is the whole truth about its settings: one row per field of its
-//! settings file, keys and hideable names unique, every hideable name listed in the book (the
+//! settings file, keys and hideable names unique, every hideable name listed in the lab's chapter of the book (the
 //! e2e hiding test reads that list and hides each one), and free text checked when a link or
 //! file loads, not first when Run is pressed.
 
 use std::collections::BTreeSet;
 
-use lab_state::bench::BenchLab;
 use lab_state::cluster::ClusterLab;
 use lab_state::lab::LabState;
-use lab_state::landscape::Landscape;
 use lab_state::optimizers::OptimizersLab;
 use lab_state::playground::Playground;
+use lab_state::registry;
 use lab_state::scaling::ScalingLab;
-use lab_state::table::fields_of;
 use lab_state::vision::VisionLab;
 
-/// The book's chapter for instructors, where the hideable names are listed for them.
-const CHAPTER: &str = "docs/book/src/instructor/link-lock-embed.md";
-
-fn readme() -> String {
-    std::fs::read_to_string(format!("{}/../{CHAPTER}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-/// The chapter's line for a lab in its table of hideable names: `| <lab> | `a`, `b`, … |`.
-fn readme_names(readme: &str, lab: &str) -> Vec<String> {
-    let line = readme
+/// A lab's hideable names as its chapter of the book lists them for instructors:
+/// `**Hideable names**: `a`, `b`, …`.
+fn book_names(lab: &str) -> Vec<String> {
+    let path = format!("docs/book/src/student/{lab}.md");
+    let text = std::fs::read_to_string(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let line = text
         .lines()
-        .find(|l| l.starts_with(&format!("| {lab} |")))
-        .unwrap_or_else(|| panic!("{CHAPTER} has no line '| {lab} | …' of hideable names"));
+        .find(|l| l.starts_with("**Hideable names**"))
+        .unwrap_or_else(|| panic!("{path} has no line '**Hideable names**: …'"));
     line.split('`').skip(1).step_by(2).map(str::to_string).collect()
 }
 
-fn check_table<S: LabState>(readme: &str) {
-    let keys: Vec<&str> = S::SETTINGS.iter().map(|r| r.key).collect();
-    let unique: BTreeSet<&str> = keys.iter().copied().collect();
-    assert_eq!(unique.len(), keys.len(), "{}: a key twice in {keys:?}", S::LAB);
-    let controls = S::controls();
-    let unique: BTreeSet<&str> = controls.iter().copied().collect();
-    assert_eq!(
-        unique.len(),
-        controls.len(),
-        "{}: a name twice in {controls:?}",
-        S::LAB
-    );
-    let fields: Vec<String> = fields_of(&S::default())
-        .keys()
-        .filter(|k| *k != "hide" && *k != "version")
-        .cloned()
-        .collect();
-    assert_eq!(
-        keys.len(),
-        fields.len(),
-        "{}: one row per field of the settings file ({fields:?} against {keys:?})",
-        S::LAB
-    );
-    let expected = format!(
-        "| {} | {} |",
-        S::LAB,
-        controls
+/// Every lab of the registry: one row per field of its settings file, keys and hideable names
+/// unique, and its chapter listing exactly the names its table can hide.
+#[test]
+fn every_table_covers_its_settings_and_the_book_lists_every_hideable_name() {
+    for lab in registry::labs() {
+        let table = lab.settings().unwrap();
+        let unique: BTreeSet<&str> = table.keys.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            table.keys.len(),
+            "{}: a key twice in {:?}",
+            lab.id,
+            table.keys
+        );
+        let unique: BTreeSet<&str> = table.hideable.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            table.hideable.len(),
+            "{}: a name twice in {:?}",
+            lab.id,
+            table.hideable
+        );
+        assert_eq!(
+            table.keys.len(),
+            table.fields.len(),
+            "{}: one row per field of the settings file ({:?} against {:?})",
+            lab.id,
+            table.fields,
+            table.keys
+        );
+        let expected = table
+            .hideable
             .iter()
             .map(|c| format!("`{c}`"))
             .collect::<Vec<_>>()
-            .join(", ")
-    );
-    assert_eq!(
-        readme_names(readme, S::LAB),
-        controls,
-        "the book lists {}'s hideable names as the table does; expected\n{expected}",
-        S::LAB
-    );
-}
-
-#[test]
-fn every_table_covers_its_settings_and_the_readme_lists_every_hideable_name() {
-    let readme = readme();
-    check_table::<Playground>(&readme);
-    check_table::<OptimizersLab>(&readme);
-    check_table::<Landscape>(&readme);
-    check_table::<ScalingLab>(&readme);
-    check_table::<lab_state::precision::PrecisionLab>(&readme);
-    check_table::<lab_state::parallelism::ParallelismLab>(&readme);
-    check_table::<ClusterLab>(&readme);
-    check_table::<VisionLab>(&readme);
-    check_table::<BenchLab>(&readme);
+            .join(", ");
+        assert_eq!(
+            book_names(&lab.id),
+            table.hideable,
+            "the book lists {}'s hideable names as the table does; expected\n**Hideable names**: {expected}",
+            lab.id
+        );
+    }
 }
 
 /// Hostile free text is refused when the link loads, with a notice, and the default kept: what

@@ -13,6 +13,7 @@ use lab_state::bench::BenchLab;
 use crate::share::hidden;
 use crate::{draw, frame};
 
+mod lesson;
 mod results;
 mod run;
 
@@ -138,7 +139,7 @@ pub fn BenchPage() -> impl IntoView {
                     <canvas node_ref=chart data-testid="bench-loss-chart" data-empty="Press Run: the training loss per step." width="420" height="300"></canvas>
                     <figcaption>"Training loss per step. Read it: the same workload falls the same way on every backend; only the time it takes differs."</figcaption>
                 </figure>
-                {crate::lessons::lesson("bench", crate::lessons::BENCH)}
+                {crate::lessons::lesson("bench", crate::bench::lesson::STEPS)}
             </section>
         </main>
     }

@@ -6,6 +6,7 @@
 
 mod animation;
 mod exports;
+mod lesson;
 mod page;
 mod runs;
 mod settings_panel;

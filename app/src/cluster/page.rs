@@ -123,7 +123,7 @@ pub fn ClusterPage() -> impl IntoView {
                 </table>
                 <figcaption>"Staleness counts updates: how many gradients, from all workers, the server applied between a worker's pull and its push. The staleness bound counts iterations: how far a worker may run ahead of the slowest. So even bound 0 allows p − 1 updates in between, and bound b up to (p − 1)(2b + 1) — (p − 1)(b + 1) when the late worker is the slowest (docs/theory.md §6.3)."</figcaption>
             </figure>
-            {crate::lessons::lesson("cl", crate::lessons::CLUSTER)}
+            {crate::lessons::lesson("cl", crate::cluster::lesson::STEPS)}
         </section>
         },
     )

@@ -8,6 +8,7 @@
 //! evaluated by the trainer's forward kernels on the chosen backend.
 //! `page` lays it out, `runs` trains and maps.
 
+mod lesson;
 mod page;
 mod panels;
 mod runs;

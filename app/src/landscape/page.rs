@@ -74,7 +74,7 @@ pub fn LandscapePage() -> impl IntoView {
             </section>
             <section class="views land-panels">
                 {super::panels::panels_view(state, panels)}
-                {crate::lessons::lesson("land", crate::lessons::LANDSCAPE)}
+                {crate::lessons::lesson("land", crate::landscape::lesson::STEPS)}
             </section>
         </main>
     }

@@ -12,6 +12,7 @@ use lab_state::optimizers::OptimizersLab;
 use crate::share::hidden;
 
 mod figures;
+mod lesson;
 mod race;
 mod racers;
 mod surface_panel;
@@ -73,7 +74,7 @@ pub fn OptimizersPage() -> impl IntoView {
                 {figures::loss_figure(state, outcomes, canvases, log)}
                 {theory::theory_figure(state)}
                 {theory::conventions()}
-                {crate::lessons::lesson("opt", crate::lessons::OPTIMIZERS)}
+                {crate::lessons::lesson("opt", crate::optimizers::lesson::STEPS)}
             </section>
         </main>
     }

@@ -161,7 +161,7 @@ pub fn figures(
                 <canvas node_ref=canvases.losses data-testid="par-losses" data-empty="Press Run: each layout's training loss." width="640" height="320"></canvas>
                 <figcaption>"The training loss of each layout (smoothed, log scale), on the same batches from the same initial weights; the first run solid and thick, the others dashed on top of it. Read it: one curve — checkpointing, ZeRO's sharded update and a pipeline's accumulated micro-batches compute the same update as the plain step."</figcaption>
             </figure>
-            {crate::lessons::lesson("par", crate::lessons::PARALLELISM)}
+            {crate::lessons::lesson("par", crate::parallelism::lesson::STEPS)}
         </section>
     }
 }

@@ -6,6 +6,7 @@
 
 mod animation;
 mod figures;
+mod lesson;
 mod page;
 mod run;
 

@@ -7,6 +7,7 @@ mod controls;
 mod data_panel;
 mod handover;
 mod lab;
+mod lesson;
 mod network_panel;
 mod page;
 mod prediction;

@@ -139,7 +139,7 @@ pub fn App() -> impl IntoView {
                         aria-label="the network: every neuron as the heatmap of what it computes, links coloured by the weight's sign"></canvas>
                     <figcaption>"The network: each square is what one neuron computes over the plot (orange above zero, blue below); links are weights, orange positive, blue negative, thicker when larger. Hover a neuron to enlarge it."</figcaption>
                 </figure>
-                {crate::lessons::lesson("", crate::lessons::PLAYGROUND)}
+                {crate::lessons::lesson("", crate::playground::lesson::STEPS)}
             </section>
         </main>
     }

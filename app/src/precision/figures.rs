@@ -137,7 +137,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
                 <canvas node_ref=canvases.scale data-testid="prec-scale" data-empty="Press Run: the dynamic loss scale over time." width="420" height="320"></canvas>
                 <figcaption>"The loss scale of each run that scales dynamically: it starts at 2^16, halves (a dot: the step was skipped) when a gradient overflows, and doubles after 200 steps without one (PyTorch's GradScaler; PyTorch waits 2000). Read it: the scale settles just under where the largest gradients overflow."</figcaption>
             </figure>
-            {crate::lessons::lesson("prec", crate::lessons::PRECISION)}
+            {crate::lessons::lesson("prec", crate::precision::lesson::STEPS)}
         </section>
     }
 }

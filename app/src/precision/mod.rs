@@ -4,6 +4,7 @@
 //! the engine's (`engine::precision`); `page` lays it out, `run` trains, `figures` shows.
 
 mod figures;
+mod lesson;
 mod page;
 mod run;
 

@@ -60,7 +60,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
                     }).collect_view())}
                 </table>
             </figure>
-            {crate::lessons::lesson("scale", crate::lessons::SCALING)}
+            {crate::lessons::lesson("scale", crate::scaling::lesson::STEPS)}
         </section>
     }
 }

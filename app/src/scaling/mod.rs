@@ -5,6 +5,7 @@
 //! `page` lays it out, `run` trains the sweep.
 
 mod figures;
+mod lesson;
 mod page;
 mod run;
 

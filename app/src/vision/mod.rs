@@ -5,6 +5,7 @@
 //! `session` owns the model; `page`, `settings_panel` and `pad` are the components.
 
 mod inspect;
+mod lesson;
 mod pad;
 mod page;
 mod session;

@@ -180,7 +180,7 @@ pub fn VisionPage() -> impl IntoView {
                     <canvas node_ref=c.misses data-testid="vision-misses" data-empty="After training: the test images the network got wrong." width="420" height="300" on:click=pick_miss tabindex="0" on:keydown=step_miss aria-label="the misclassified test images; click one, or focus here and use the arrow keys, to inspect it"></canvas>
                     <figcaption>"The misclassified test images the model was most sure about: predicted (true). Click one to inspect it."</figcaption>
                 </figure>
-                {crate::lessons::lesson("vision", crate::lessons::VISION)}
+                {crate::lessons::lesson("vision", crate::vision::lesson::STEPS)}
             </section>
         </main>
     }
