@@ -89,12 +89,12 @@
     }
     return typeof value === 'string' ? value.length > 0 : Number.isFinite(value);
   }
-  /** The choice the measurement falls in (by range, or by text with `is`; else the one marked
-   *  `otherwise`); -1 when none. */
+  /** The choice the measurement falls in (by range, or by text with `is`: one text or a list of
+   *  them; else the one marked `otherwise`); -1 when none. */
   function outcome(section, value) {
     const choices = section.predict.choices;
     const k = choices.findIndex((c) => !c.otherwise &&
-      (c.is !== undefined ? String(value) === c.is : value >= (c.min ?? -Infinity) && value < (c.max ?? Infinity)));
+      (c.is !== undefined ? [].concat(c.is).includes(String(value)) : value >= (c.min ?? -Infinity) && value < (c.max ?? Infinity)));
     return k >= 0 ? k : choices.findIndex((c) => c.otherwise);
   }
   const show = (section, value) => typeof value === 'string' ? value

@@ -1,5 +1,5 @@
 //! The vision lab's settings (`/vision`): data set and size, architecture (a preset or the layer
-//! language), optimizer, learning rate, batch, epochs and backend.
+//! language), optimizer, learning rate, batch, epochs, seed and backend.
 
 use std::collections::BTreeSet;
 
@@ -17,6 +17,30 @@ pub const TEST_IMAGES: usize = 10_000;
 /// Training-set sizes offered.
 pub const TRAIN_SIZES: [usize; 5] = [500, 2_000, 10_000, 30_000, 60_000];
 
+const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+const FASHION: [&str; 10] = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+];
+
+/// The names of a data set's ten classes, as the page writes them (the `hardest-class` and
+/// `most-confused` metrics, `3 as 5`, are made of them).
+pub fn class_names(set: &str) -> &'static [&'static str; 10] {
+    if set == "fashion" {
+        &FASHION
+    } else {
+        &DIGITS
+    }
+}
+
 /// What the page edits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -31,6 +55,8 @@ pub struct VisionLab {
     pub lr: f32,
     pub batch: usize,
     pub epochs: usize,
+    /// The weights' start and the batches' order (a lesson pins it, a test varies it).
+    pub seed: u64,
     /// Where it trains: auto (the faster, timed per model), WebGPU or the CPU path.
     pub webgpu: crate::playground::BackendChoice,
     /// Controls an instructor hid.
@@ -55,6 +81,7 @@ impl Default for VisionLab {
             lr: 0.001,
             batch: 64,
             epochs: PRESETS[1].3,
+            seed: 1,
             webgpu: crate::playground::BackendChoice::Auto,
             hide: BTreeSet::new(),
         }
@@ -75,7 +102,7 @@ impl VisionLab {
             learning_rate: self.lr,
             batch: self.batch,
             shuffle: true,
-            seed: 1,
+            seed: self.seed,
             ..Default::default()
         })
     }
@@ -118,6 +145,7 @@ impl Table for VisionLab {
         ranged!("lr", lr, 1e-6, 10.0),
         ranged!("batch", batch, 1, 1024),
         ranged!("epochs", epochs, 1, 100),
+        ranged!("seed", seed, 0, crate::lab::MAX_SEED),
         field!("webgpu", Some("backend"), no_check),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &[

@@ -21,6 +21,8 @@ pub struct Section {
     pub measure: Value,
     /// The claimed choice's bounds (min inclusive, max exclusive), as public/lesson.js reads them.
     pub claim: (Option<f64>, Option<f64>),
+    /// The claimed choice's texts, where the measure is a text (`"is": "Shirt"` or a list).
+    pub claim_is: Vec<String>,
     pub heading: String,
     /// The claim's explanation, as the reveal shows it.
     pub why: String,
@@ -40,6 +42,11 @@ pub fn sections(id: &str) -> Vec<Section> {
                 state: s["state"].as_str().unwrap_or("").to_string(),
                 measure: s["measure"].clone(),
                 claim: (claimed["min"].as_f64(), claimed["max"].as_f64()),
+                claim_is: match &claimed["is"] {
+                    Value::String(t) => vec![t.clone()],
+                    Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+                    _ => Vec::new(),
+                },
                 heading: s["heading"].as_str().unwrap().to_string(),
                 why: s["why"].as_str().unwrap_or("").to_string(),
             }

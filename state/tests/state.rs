@@ -17,3 +17,4 @@ mod precision_lab;
 mod registry;
 mod scaling_lessons;
 mod settings_tables;
+mod vision_lessons;

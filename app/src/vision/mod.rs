@@ -19,29 +19,10 @@ pub use page::VisionPage;
 
 use crate::draw::vision as draw;
 
-const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
-const FASHION: [&str; 10] = [
-    "T-shirt/top",
-    "Trouser",
-    "Pullover",
-    "Dress",
-    "Coat",
-    "Sandal",
-    "Shirt",
-    "Sneaker",
-    "Bag",
-    "Ankle boot",
-];
 /// The drawing pad's side in pixels.
 pub const PAD: usize = 196;
 
-fn names(set: &str) -> &'static [&'static str; 10] {
-    if set == "fashion" {
-        &FASHION
-    } else {
-        &DIGITS
-    }
-}
+use lab_state::vision::class_names as names;
 
 /// The losses per step and the points at each epoch's end.
 pub type History = (Vec<f32>, Vec<draw::EpochPoint>);

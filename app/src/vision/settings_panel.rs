@@ -52,6 +52,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
         {number("Learning rate", "vision-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}
         {number("Batch size", "vision-batch", |s| s.batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.batch = x).is_some())}
         {number("Epochs", "vision-epochs", |s| s.epochs.to_string(), |s, v| v.parse().ok().map(|x| s.epochs = x).is_some())}
+        {number("Seed (the weights' start and the batches' order)", "vision-seed", |s| s.seed.to_string(), |s, v| v.parse().ok().map(|x| s.seed = x).is_some())}
         <label class:hidden=hidden("backend")>"Backend"
             <select data-testid="vision-backend" on:change=move |ev| {
                 let w = match event_target_value(&ev).as_str() { "webgpu" => BackendChoice::Webgpu, "cpu" => BackendChoice::Cpu, _ => BackendChoice::Auto };
