@@ -48,6 +48,8 @@ const SMALL = {
     },
   },
   'parallelism-fits': { state: '&steps=20' },
+  // state/tests/trajectory_lessons.rs trains both over five seeds (the toy on lavapipe too).
+  'landscape-trajectory': { state: '&epochs=1&target=0' },
   // state/tests/vision_lessons.rs trains both over five seeds and on lavapipe.
   'vision-filters': { state: '&train=500' },
   'vision-hardest': { state: '&train=500&epochs=1' },

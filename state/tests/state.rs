@@ -17,4 +17,5 @@ mod precision_lab;
 mod registry;
 mod scaling_lessons;
 mod settings_tables;
+mod trajectory_lessons;
 mod vision_lessons;
