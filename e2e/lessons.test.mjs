@@ -48,6 +48,10 @@ const SMALL = {
     },
   },
   'parallelism-fits': { state: '&steps=20' },
+  // state/tests/cluster_lessons.rs trains every section over five seeds (or its pinned one).
+  'cluster-allreduce': { state: '&target=0.6' },
+  'cluster-compression': { state: '&target=0.6' },
+  'cluster-stragglers': { state: '&target=0.6' },
   // state/tests/trajectory_lessons.rs trains both over five seeds (the toy on lavapipe too).
   'landscape-trajectory': { state: '&epochs=1&target=0' },
   // state/tests/vision_lessons.rs trains both over five seeds and on lavapipe.

@@ -10,6 +10,7 @@ use lab_sims::cluster::Cluster;
 use lab_sims::cluster_run::train_to_target;
 use lab_sims::scaling::Target;
 use lab_state::cluster::ClusterLab;
+use lab_state::lab::LabState;
 
 fn test_accuracy(lab: &ClusterLab) -> f32 {
     let config = lab.train_config(lab.workers);
@@ -67,4 +68,102 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
             c.error_feedback_label()
         );
     }
+}
+
+/// The seeds every cluster lesson section is run at; the lessons leave the lab's seed as it is.
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+/// Every run the lab's Train button plans for `lab`, trained as the page trains it (the CPU
+/// path): its `seconds-…` metric, the simulated time to the target (None where it is not reached).
+fn seconds(lab: &ClusterLab) -> Vec<(String, Option<f64>)> {
+    use lab_sims::cluster::Consistency;
+    let config = lab.train_config(1);
+    let (train, test) = config.data.load(crate::lessons::read_data).unwrap();
+    let test = test.expect("a test split");
+    lab_state::cluster::plan::plan(lab, false)
+        .unwrap()
+        .into_iter()
+        .map(|(label, workers, i, compression, sync)| {
+            let mut config = lab.config(workers, i).unwrap();
+            if sync {
+                config.consistency = Consistency::Synchronous;
+            }
+            config.compression = compression;
+            let mut trainer = pollster::block_on(Trainer::with_data(
+                lab.train_config(workers),
+                train.clone(),
+                None,
+                1,
+            ))
+            .unwrap();
+            let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
+            let trained = pollster::block_on(train_to_target(
+                label.clone(),
+                &mut cluster,
+                &mut trainer,
+                Target::Accuracy(lab.target),
+                lab.max_steps,
+                Some(&test),
+                |_, _| async { true },
+            ))
+            .unwrap();
+            (
+                plot_text::names::metric_name("seconds", &label),
+                trained.reached.map(|c| c.time),
+            )
+        })
+        .collect()
+}
+
+/// Every section of lesson `id` at every seed (two seeds at a time), or at the seed it pins (a
+/// section whose outcome changes with the seed pins one and says so): the claimed choice.
+fn check(id: &str) {
+    for section in crate::lessons::sections(id) {
+        let (lab, notices) = ClusterLab::from_query(&section.state);
+        assert!(notices.is_empty(), "{id}: {notices:?}");
+        let pinned = section.state.split('&').any(|kv| kv.starts_with("seed="));
+        if pinned {
+            assert!(
+                section.why.contains("pins the seed"),
+                "{id}: a pinned seed is explained"
+            );
+        }
+        let seeds: &[u64] = if pinned { &[lab.seed] } else { &SEEDS };
+        let measured: Vec<(u64, Vec<(String, Option<f64>)>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = seeds
+                .iter()
+                .map(|&seed| {
+                    let lab = ClusterLab { seed, ..lab.clone() };
+                    scope.spawn(move || (seed, seconds(&lab)))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (seed, metrics) in measured {
+            let value = section.measure(|name| {
+                let found = metrics.iter().find(|(n, _)| n == name);
+                let (_, time) = found.unwrap_or_else(|| panic!("{id}: no run publishes {name}: {metrics:?}"));
+                time.unwrap_or_else(|| {
+                    panic!("{id} seed {seed}: {name} never reached the target: {metrics:?}")
+                })
+            });
+            eprint!("(seed {seed}) ");
+            section.assert_claim(id, value);
+        }
+    }
+}
+
+#[test]
+fn the_allreduce_lesson_holds_over_seeds() {
+    check("cluster-allreduce");
+}
+
+#[test]
+fn the_compression_lesson_holds_over_seeds() {
+    check("cluster-compression");
+}
+
+#[test]
+fn the_stragglers_lesson_holds_over_seeds() {
+    check("cluster-stragglers");
 }

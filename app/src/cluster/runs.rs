@@ -6,60 +6,12 @@ use leptos::prelude::*;
 use engine::train::Trainer;
 use lab_sims::cluster::{Cluster, Consistency};
 use lab_sims::cluster_run::{train_to_target, ClusterRecord};
-use lab_sims::compress::Compression;
 use lab_sims::scaling::Target;
 
-use super::{charts, curve, draw_runs, Canvases, Settings, ALGORITHMS};
+use super::{charts, curve, draw_runs, Canvases, Settings};
 use crate::fetch;
 use crate::recorded::Run;
-
-/// What to train: (label, workers, algorithm index, compression, forced synchronous) per run.
-pub type Plan = Vec<(String, usize, usize, Compression, bool)>;
-
-pub fn plan(s: &Settings, study: bool) -> Result<Plan, String> {
-    let mut runs = Vec::new();
-    // Asynchronous workers talk to a parameter server whatever allreduce is ticked: one run.
-    let algorithms: Vec<usize> = if s.asynchronous {
-        s.chosen().into_iter().take(1).collect()
-    } else {
-        s.chosen()
-    };
-    if study {
-        for p in s.study()? {
-            for &i in &algorithms {
-                runs.push((
-                    format!("study {}", s.run_label(p, i, s.compression())),
-                    p,
-                    i,
-                    s.compression(),
-                    false,
-                ));
-            }
-        }
-    } else {
-        for &i in &algorithms {
-            runs.push((
-                s.run_label(s.workers, i, s.compression()),
-                s.workers,
-                i,
-                s.compression(),
-                false,
-            ));
-        }
-        // The twin without compression (and synchronous), for what compression or staleness cost.
-        if s.compression() != Compression::None || s.asynchronous {
-            let i = s.chosen()[0];
-            runs.push((
-                format!("{} × {} · sync, uncompressed", s.workers, ALGORITHMS[i].1),
-                s.workers,
-                i,
-                Compression::None,
-                true,
-            ));
-        }
-    }
-    Ok(runs)
-}
+pub use lab_state::cluster::plan::{plan, Plan};
 
 #[allow(clippy::too_many_arguments)]
 pub async fn run_all(
