@@ -73,9 +73,12 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
 /// The seeds every cluster lesson section is run at; the lessons leave the lab's seed as it is.
 const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 
+/// Each planned run's `seconds-…` metric and its value (None where the target was not reached).
+type Seconds = Vec<(String, Option<f64>)>;
+
 /// Every run the lab's Train button plans for `lab`, trained as the page trains it (the CPU
 /// path): its `seconds-…` metric, the simulated time to the target (None where it is not reached).
-fn seconds(lab: &ClusterLab) -> Vec<(String, Option<f64>)> {
+fn seconds(lab: &ClusterLab) -> Seconds {
     use lab_sims::cluster::Consistency;
     let config = lab.train_config(1);
     let (train, test) = config.data.load(crate::lessons::read_data).unwrap();
@@ -129,7 +132,7 @@ fn check(id: &str) {
             );
         }
         let seeds: &[u64] = if pinned { &[lab.seed] } else { &SEEDS };
-        let measured: Vec<(u64, Vec<(String, Option<f64>)>)> = std::thread::scope(|scope| {
+        let measured: Vec<(u64, Seconds)> = std::thread::scope(|scope| {
             let handles: Vec<_> = seeds
                 .iter()
                 .map(|&seed| {
