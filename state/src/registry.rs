@@ -39,6 +39,20 @@ impl Lab {
     }
 }
 
+/// A metric's name from a label: lower case, words joined by '-' ("8 × ring" → "8-ring"), as a
+/// lesson file names it and the registry's patterns match it.
+pub fn metric_name(prefix: &str, label: &str) -> String {
+    let mut out = String::from(prefix);
+    for word in label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        out.push('-');
+        out.push_str(&word.to_lowercase());
+    }
+    out
+}
+
 /// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`.
 fn matches_pattern(pattern: &str, name: &str) -> bool {
     match pattern.split_once('{') {
@@ -136,4 +150,17 @@ pub fn by_route(route: &str) -> Option<&'static Lab> {
 /// The lab named `id`.
 pub fn by_id(id: &str) -> Option<&'static Lab> {
     labs().iter().find(|l| l.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn metric_names_are_lower_case_words_joined_by_dashes() {
+        assert_eq!(
+            super::metric_name("seconds", "8 × binomial tree"),
+            "seconds-8-binomial-tree"
+        );
+        assert_eq!(super::metric_name("rate", "SGD"), "rate-sgd");
+        assert_eq!(super::metric_name("class", "T-shirt/top"), "class-t-shirt-top");
+    }
 }

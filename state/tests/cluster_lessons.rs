@@ -111,7 +111,7 @@ fn seconds(lab: &ClusterLab) -> Seconds {
             ))
             .unwrap();
             (
-                plot_text::names::metric_name("seconds", &label),
+                lab_state::registry::metric_name("seconds", &label),
                 trained.reached.map(|c| c.time),
             )
         })

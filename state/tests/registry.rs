@@ -162,7 +162,7 @@ fn each_lab_publishes_the_metrics_the_registry_lists() {
         let mut written = Vec::new();
         for part in text.split("data-metric=").skip(1) {
             let part = part.trim_start();
-            let start = ["format!(\"", "plot_text::names::metric_name(\"", "\""]
+            let start = ["format!(\"", "lab_state::registry::metric_name(\"", "\""]
                 .iter()
                 .find_map(|p| part.strip_prefix(p).map(|rest| (*p == "\"", rest)));
             let Some((literal, rest)) = start else { continue };

@@ -106,7 +106,7 @@ pub fn ClusterPage() -> impl IntoView {
                     <tr><th>"run"</th><th>"updates"</th><th>"to target"</th><th>"bytes / update"</th><th>"saved"</th><th>"staleness (mean / max)"</th><th>"test acc."</th></tr>
                     {move || record.get().map(|r| r.runs.iter().map(|x| view! {
                         <tr>
-                            <td data-metric=plot_text::names::metric_name("seconds", &x.label) data-metric-value=x.reached.map_or(String::new(), |c| c.time.to_string())>{x.label.clone()}</td>
+                            <td data-metric=lab_state::registry::metric_name("seconds", &x.label) data-metric-value=x.reached.map_or(String::new(), |c| c.time.to_string())>{x.label.clone()}</td>
                             <td>{x.losses.len()}</td>
                             <td>{match (x.diverged_at, x.reached, x.stalled_at) {
                                 (Some(s), _, _) => format!("diverged at update {s}"),

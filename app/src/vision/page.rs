@@ -157,7 +157,7 @@ pub fn VisionPage() -> impl IntoView {
                     <table class="results" data-testid="vision-per-class">
                         <tr><th>"class"</th><th>"accuracy"</th></tr>
                         {move || v.per_class.get().into_iter().enumerate().map(|(k, a)| view! {
-                            <tr><td>{class_names()[k]}</td><td data-metric=plot_text::names::metric_name("class", class_names()[k])>{format!("{:.1} %", a * 100.0)}</td></tr>
+                            <tr><td>{class_names()[k]}</td><td data-metric=lab_state::registry::metric_name("class", class_names()[k])>{format!("{:.1} %", a * 100.0)}</td></tr>
                         }).collect_view()}
                     </table>
                     <p class="muted small" data-testid="vision-hardest">{move || {
