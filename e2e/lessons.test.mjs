@@ -27,6 +27,7 @@ const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'les
  *  frame and the measured metrics; the page's own test then need not train the same run). */
 const SMALL = {
   'playground-features': { readyStep: 100 },
+  'playground-overfitting': { readyStep: 300 },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
   // Two steps (a target loss above the first one stops both twins at their first check) leave a
   // 3 × 3 slice with no curving down, and a ratio of zeros never reveals: the small run measures
