@@ -49,11 +49,7 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
         ..ClusterLab::default()
     });
     let labs: Vec<ClusterLab> = std::iter::once(ClusterLab::default()).chain(compressed).collect();
-    // The four runs are independent: one thread each, so that every core of the test machine works.
-    let accuracies: Vec<f32> = std::thread::scope(|s| {
-        let runs: Vec<_> = labs.iter().map(|lab| s.spawn(|| test_accuracy(lab))).collect();
-        runs.into_iter().map(|r| r.join().unwrap()).collect()
-    });
+    let accuracies = crate::lessons::in_parallel(&labs, test_accuracy);
     let reference = accuracies[0];
     for (lab, &accuracy) in labs.iter().zip(&accuracies).skip(1) {
         let c = lab.compression();
@@ -69,9 +65,6 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
         );
     }
 }
-
-/// The seeds every cluster lesson section is run at; the lessons leave the lab's seed as it is.
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 
 /// Each planned run's `seconds-…` metric and its value (None where the target was not reached).
 type Seconds = Vec<(String, Option<f64>)>;
@@ -124,23 +117,9 @@ fn check(id: &str) {
     for section in crate::lessons::sections(id) {
         let (lab, notices) = ClusterLab::from_query(&section.state);
         assert!(notices.is_empty(), "{id}: {notices:?}");
-        let pinned = section.state.split('&').any(|kv| kv.starts_with("seed="));
-        if pinned {
-            assert!(
-                section.why.contains("pins the seed"),
-                "{id}: a pinned seed is explained"
-            );
-        }
-        let seeds: &[u64] = if pinned { &[lab.seed] } else { &SEEDS };
-        let measured: Vec<(u64, Seconds)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = seeds
-                .iter()
-                .map(|&seed| {
-                    let lab = ClusterLab { seed, ..lab.clone() };
-                    scope.spawn(move || (seed, seconds(&lab)))
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let seeds = section.seeds();
+        let measured = crate::lessons::in_parallel(&seeds, |&seed| {
+            (seed, seconds(&ClusterLab { seed, ..lab.clone() }))
         });
         for (seed, metrics) in measured {
             let value = section.measure(|name| {

@@ -98,3 +98,38 @@ impl Section {
         );
     }
 }
+
+/// The seeds a section's claim is checked at when its link leaves the seed to the lab.
+pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+impl Section {
+    /// The seeds to check the claim at: the one the section's link pins (its why must say so
+    /// and why), else every one of [`SEEDS`].
+    pub fn seeds(&self) -> Vec<u64> {
+        let pinned = self
+            .state
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("seed="))
+            .map(|n| n.parse::<u64>().expect("a whole-number seed"));
+        match pinned {
+            Some(seed) => {
+                assert!(
+                    self.why.contains("pins the seed"),
+                    "\"{}\": a pinned seed is explained in the why",
+                    self.heading
+                );
+                vec![seed]
+            }
+            None => SEEDS.to_vec(),
+        }
+    }
+}
+
+/// `run` on every job at once, one thread each (the runs are independent and the test machine's
+/// cores should all work): the results in the jobs' order.
+pub fn in_parallel<J: Sync, T: Send>(jobs: &[J], run: impl Fn(&J) -> T + Sync) -> Vec<T> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs.iter().map(|job| scope.spawn(|| run(job))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}

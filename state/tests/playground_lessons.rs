@@ -61,18 +61,6 @@ fn playground_metrics(state: &str, ready: u64) -> (f64, f64) {
     (100.0 * f64::from(batch), 100.0 * f64::from(test))
 }
 
-/// The seeds a playground lesson section is run at unless it pins its own: the lab's default
-/// and four more.
-fn seeds(state: &str) -> Vec<u64> {
-    if state.split('&').any(|kv| kv.starts_with("seed=")) {
-        return vec![Playground::from_query(state).0.seed];
-    }
-    let default = Playground::default().seed;
-    let mut seeds = vec![default];
-    seeds.extend((1..).filter(|&s| s != default).take(4));
-    seeds
-}
-
 /// Every section of the playground's lessons, run natively with its locked settings at five seeds
 /// (data and weights): what it measures falls in the choice the lesson's "why" explains. The
 /// browser's lesson test then only checks that the page shows and judges a measurement.
@@ -83,15 +71,11 @@ fn every_playground_lesson_section_measures_its_claim() {
             let ready = section.measure["ready"]["min"]
                 .as_u64()
                 .expect("a step to measure at");
-            let runs: Vec<(u64, (f64, f64))> = std::thread::scope(|scope| {
-                let handles: Vec<_> = seeds(&section.state)
-                    .into_iter()
-                    .map(|seed| {
-                        let state = format!("{}&seed={seed}", section.state);
-                        scope.spawn(move || (seed, playground_metrics(&state, ready)))
-                    })
-                    .collect();
-                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            let runs = crate::lessons::in_parallel(&section.seeds(), |&seed| {
+                (
+                    seed,
+                    playground_metrics(&format!("{}&seed={seed}", section.state), ready),
+                )
             });
             for (seed, (batch, test)) in runs {
                 let value = section.measure(|name| match name {

@@ -12,9 +12,6 @@ use lab_state::lab::LabState;
 use lab_state::landscape::Landscape;
 use pollster::block_on;
 
-/// The seeds every section is run at; the lesson leaves the lab's seed as it is.
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-
 /// The run's `plane-share-<batch>`: the path's variance in its PCA plane, in %.
 fn plane_share(lab: &Landscape, on_gpu: bool) -> f64 {
     let run = &lab.runs()[0];
@@ -54,22 +51,24 @@ fn the_trajectory_lesson_holds_over_seeds_and_backends() {
     for section in crate::lessons::sections("landscape-trajectory") {
         let (lab, notices) = Landscape::from_query(&section.state);
         assert!(notices.is_empty(), "{notices:?}");
-        let shares: Vec<(String, f64)> = std::thread::scope(|scope| {
-            let mut handles: Vec<_> = SEEDS
-                .iter()
-                .map(|&seed| {
-                    let lab = Landscape { seed, ..lab.clone() };
-                    scope.spawn(move || (format!("seed {seed}, CPU path"), plane_share(&lab, false)))
-                })
-                .collect();
-            // The toy section on lavapipe too; the MNIST MLP's hundreds of small steps, each
-            // checked against the loss every 256 samples, are too slow there for every run.
-            if matches!(lab.runs()[0].config.data, DataConfig::Toy(_)) {
-                handles
-                    .push(scope.spawn(|| (format!("seed {}, lavapipe", lab.seed), plane_share(&lab, true))));
-            }
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
+        let mut jobs: Vec<(String, Landscape, bool)> = section
+            .seeds()
+            .into_iter()
+            .map(|seed| {
+                (
+                    format!("seed {seed}, CPU path"),
+                    Landscape { seed, ..lab.clone() },
+                    false,
+                )
+            })
+            .collect();
+        // The toy section on lavapipe too; the MNIST MLP's hundreds of small steps, each checked
+        // against the loss every 256 samples, are too slow there for every run.
+        if matches!(lab.runs()[0].config.data, DataConfig::Toy(_)) {
+            jobs.push((format!("seed {}, lavapipe", lab.seed), lab.clone(), true));
+        }
+        let shares =
+            crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| (label.clone(), plane_share(lab, *gpu)));
         for (label, share) in shares {
             eprint!("({label}) ");
             section.assert_claim("landscape-trajectory", share);

@@ -11,9 +11,6 @@ use lab_state::lab::LabState;
 use lab_state::vision::{class_names, VisionLab};
 use pollster::block_on;
 
-/// The seeds every section is run at; the lessons leave the lab's seed (1) as it is.
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-
 /// What the page publishes after a run: `filter-smoothness`, `change-smoothness`,
 /// `most-confused` and `hardest-class`.
 #[derive(Debug)]
@@ -79,17 +76,19 @@ fn check(id: &str) {
         }
         let (lab, notices) = VisionLab::from_query(&section.state);
         assert!(notices.is_empty(), "{id}: {notices:?}");
-        let runs = std::thread::scope(|scope| {
-            let mut handles: Vec<_> = SEEDS
-                .iter()
-                .map(|&seed| {
-                    let lab = VisionLab { seed, ..lab.clone() };
-                    scope.spawn(move || (format!("seed {seed}, CPU path"), run(&lab, false)))
-                })
-                .collect();
-            handles.push(scope.spawn(|| (format!("seed {}, lavapipe", lab.seed), run(&lab, true))));
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
+        let mut jobs: Vec<(String, VisionLab, bool)> = section
+            .seeds()
+            .into_iter()
+            .map(|seed| {
+                (
+                    format!("seed {seed}, CPU path"),
+                    VisionLab { seed, ..lab.clone() },
+                    false,
+                )
+            })
+            .collect();
+        jobs.push((format!("seed {}, lavapipe", lab.seed), lab.clone(), true));
+        let runs = crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| (label.clone(), run(lab, *gpu)));
         measured.push((section.state.clone(), runs));
     }
     for section in &sections {
