@@ -205,6 +205,11 @@ fn without_skips_the_resnets_slice_is_less_convex() {
     use lab_sims::landscape::{filter_normalized_direction, slice};
     let section = &crate::lessons::sections("landscape-skips")[0];
     let (lab, notices) = Landscape::from_query(&section.state);
+    assert_eq!(
+        section.seeds(),
+        [lab.seed],
+        "the section pins its seed, and says why"
+    );
     let plain = Landscape::from_query("net=resnet&data=mnist").0;
     assert_eq!(
         Landscape {

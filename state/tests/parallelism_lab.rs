@@ -78,6 +78,11 @@ fn every_layout_of_the_defaults_learns_as_the_plain_run_does() {
     let section = &crate::lessons::sections("parallelism-fits")[0];
     let (lab, notices) = ParallelismLab::from_query(&section.state);
     assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(
+        section.seeds(),
+        [lab.seed],
+        "the section pins its seed, and says why"
+    );
     let acc = accuracies(&lab);
     eprintln!("test accuracy by layout: {acc:?}");
     let of = |way: &str| f64::from(acc.iter().find(|(w, _)| w == way).unwrap().1);
