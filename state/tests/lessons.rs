@@ -133,3 +133,26 @@ pub fn in_parallel<J: Sync, T: Send>(jobs: &[J], run: impl Fn(&J) -> T + Sync) -
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     })
 }
+
+/// One run of a lab's settings for [`in_parallel`]: its label, the settings, on lavapipe or not.
+pub type Job<L> = (String, L, bool);
+
+/// The CPU-path runs of `lab` at each of the section's seeds (`reseed` sets one), then the
+/// lesson's own seed on lavapipe where `on_gpu`.
+pub fn seed_jobs<L: Clone>(
+    section: &Section,
+    lab: &L,
+    seed: u64,
+    reseed: impl Fn(&L, u64) -> L,
+    on_gpu: bool,
+) -> Vec<Job<L>> {
+    let mut jobs: Vec<Job<L>> = section
+        .seeds()
+        .into_iter()
+        .map(|s| (format!("seed {s}, CPU path"), reseed(lab, s), false))
+        .collect();
+    if on_gpu {
+        jobs.push((format!("seed {seed}, lavapipe"), lab.clone(), true));
+    }
+    jobs
+}

@@ -31,22 +31,15 @@ fn book_names(lab: &str) -> Vec<String> {
 fn every_table_covers_its_settings_and_the_book_lists_every_hideable_name() {
     for lab in registry::labs() {
         let table = lab.settings().unwrap();
-        let unique: BTreeSet<&str> = table.keys.iter().copied().collect();
-        assert_eq!(
-            unique.len(),
-            table.keys.len(),
-            "{}: a key twice in {:?}",
-            lab.id,
-            table.keys
-        );
-        let unique: BTreeSet<&str> = table.hideable.iter().copied().collect();
-        assert_eq!(
-            unique.len(),
-            table.hideable.len(),
-            "{}: a name twice in {:?}",
-            lab.id,
-            table.hideable
-        );
+        for (what, names) in [("key", &table.keys), ("name", &table.hideable)] {
+            let unique: BTreeSet<&str> = names.iter().copied().collect();
+            assert_eq!(
+                unique.len(),
+                names.len(),
+                "{}: a {what} twice in {names:?}",
+                lab.id
+            );
+        }
         assert_eq!(
             table.keys.len(),
             table.fields.len(),

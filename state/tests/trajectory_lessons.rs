@@ -51,22 +51,15 @@ fn the_trajectory_lesson_holds_over_seeds_and_backends() {
     for section in crate::lessons::sections("landscape-trajectory") {
         let (lab, notices) = Landscape::from_query(&section.state);
         assert!(notices.is_empty(), "{notices:?}");
-        let mut jobs: Vec<(String, Landscape, bool)> = section
-            .seeds()
-            .into_iter()
-            .map(|seed| {
-                (
-                    format!("seed {seed}, CPU path"),
-                    Landscape { seed, ..lab.clone() },
-                    false,
-                )
-            })
-            .collect();
         // The toy section on lavapipe too; the MNIST MLP's hundreds of small steps, each checked
         // against the loss every 256 samples, are too slow there for every run.
-        if matches!(lab.runs()[0].config.data, DataConfig::Toy(_)) {
-            jobs.push((format!("seed {}, lavapipe", lab.seed), lab.clone(), true));
-        }
+        let jobs = crate::lessons::seed_jobs(
+            &section,
+            &lab,
+            lab.seed,
+            |lab, seed| Landscape { seed, ..lab.clone() },
+            matches!(lab.runs()[0].config.data, DataConfig::Toy(_)),
+        );
         let shares =
             crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| (label.clone(), plane_share(lab, *gpu)));
         for (label, share) in shares {

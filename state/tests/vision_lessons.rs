@@ -76,18 +76,13 @@ fn check(id: &str) {
         }
         let (lab, notices) = VisionLab::from_query(&section.state);
         assert!(notices.is_empty(), "{id}: {notices:?}");
-        let mut jobs: Vec<(String, VisionLab, bool)> = section
-            .seeds()
-            .into_iter()
-            .map(|seed| {
-                (
-                    format!("seed {seed}, CPU path"),
-                    VisionLab { seed, ..lab.clone() },
-                    false,
-                )
-            })
-            .collect();
-        jobs.push((format!("seed {}, lavapipe", lab.seed), lab.clone(), true));
+        let jobs = crate::lessons::seed_jobs(
+            section,
+            &lab,
+            lab.seed,
+            |lab, seed| VisionLab { seed, ..lab.clone() },
+            true,
+        );
         let runs = crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| (label.clone(), run(lab, *gpu)));
         measured.push((section.state.clone(), runs));
     }
