@@ -1,5 +1,5 @@
 // End-to-end: the memory and parallelism lab's page on the CPU path, on short runs. With the
-// defaults a 12-layer MLP needs more memory than one simulated 8 MB device has; checkpointing,
+// defaults a 12-layer MLP needs more memory than one simulated 6 MB device has; checkpointing,
 // ZeRO-3 on four workers and a 4-stage pipeline each fit, and each, trained on the same MNIST
 // batches, reaches the plain run's accuracy with weights that agree to rounding (checkpointing:
 // bit for bit). That the plain run learns (above 85 % over the lab's 500 steps) and the lesson's

@@ -37,6 +37,9 @@ pub struct BufSpec {
     pub name: String,
     pub elem: Elem,
     pub len: usize,
+    /// The buffer whose memory this one lives in: itself, unless the plan found the two never
+    /// live at once (`plan::liveness`), when they share it (the larger's size).
+    pub home: BufId,
 }
 
 /// The buffers of a plan. Every buffer holds 32-bit elements.
@@ -47,21 +50,38 @@ pub struct BufferTable {
 
 impl BufferTable {
     pub fn add(&mut self, name: &str, elem: Elem, len: usize) -> BufId {
+        let id = BufId(self.specs.len());
         self.specs.push(BufSpec {
             name: name.to_string(),
             elem,
             len: len.max(1),
+            home: id,
         });
-        BufId(self.specs.len() - 1)
+        id
     }
 
     pub fn len_of(&self, id: BufId) -> usize {
         self.specs[id.0].len
     }
 
-    /// Bytes of device memory the plan needs.
+    /// The buffer whose memory `id` lives in.
+    pub fn home(&self, id: BufId) -> BufId {
+        self.specs[id.0].home
+    }
+
+    /// Each buffer's allocation in elements: the largest of those living in it for a home, 0
+    /// for a buffer that lives in another's.
+    pub fn allocations(&self) -> Vec<usize> {
+        let mut lens = vec![0; self.specs.len()];
+        for s in &self.specs {
+            lens[s.home.0] = lens[s.home.0].max(s.len);
+        }
+        lens
+    }
+
+    /// Bytes of device memory the plan allocates (buffers that share memory counted once).
     pub fn total_bytes(&self) -> u64 {
-        self.specs.iter().map(|s| s.len as u64 * 4).sum()
+        self.allocations().iter().map(|&l| l as u64 * 4).sum()
     }
 }
 
@@ -134,58 +154,96 @@ pub enum CpuBuf {
     U32(Vec<u32>),
 }
 
+/// A plan's buffers in memory, one allocation per home (`BufSpec::home`): a buffer that shares
+/// its home's memory sees its first `len` elements, as the GPU binds them.
 pub struct CpuBuffers {
-    pub bufs: Vec<CpuBuf>,
+    /// By buffer; empty for a buffer that lives in another's home.
+    bufs: Vec<CpuBuf>,
+    homes: Vec<usize>,
+    lens: Vec<usize>,
+    /// By buffer: its allocation in elements if it is a home (`BufferTable::allocations`).
+    allocations: Vec<usize>,
 }
 
 impl CpuBuffers {
     pub fn new(table: &BufferTable) -> Self {
+        let allocations = table.allocations();
         let bufs = table
             .specs
             .iter()
-            .map(|s| match s.elem {
-                Elem::F32 => CpuBuf::F32(vec![0.0; s.len]),
-                Elem::U32 => CpuBuf::U32(vec![0; s.len]),
+            .zip(&allocations)
+            .map(|(s, &n)| match s.elem {
+                Elem::F32 => CpuBuf::F32(vec![0.0; n]),
+                Elem::U32 => CpuBuf::U32(vec![0; n]),
             })
             .collect();
-        Self { bufs }
+        Self {
+            bufs,
+            homes: table.specs.iter().map(|s| s.home.0).collect(),
+            lens: table.specs.iter().map(|s| s.len).collect(),
+            allocations,
+        }
+    }
+
+    /// The buffer's memory: its home's whole allocation (at least its own length).
+    pub fn memory(&mut self, id: BufId) -> &mut CpuBuf {
+        &mut self.bufs[self.homes[id.0]]
+    }
+
+    /// The buffer's memory, to read.
+    pub fn memory_ref(&self, id: BufId) -> &CpuBuf {
+        &self.bufs[self.homes[id.0]]
     }
 
     pub fn f32(&self, id: BufId) -> &[f32] {
-        match &self.bufs[id.0] {
-            CpuBuf::F32(v) => v,
+        match self.memory_ref(id) {
+            CpuBuf::F32(v) => &v[..self.lens[id.0]],
             CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
         }
     }
 
     pub fn u32(&self, id: BufId) -> &[u32] {
-        match &self.bufs[id.0] {
-            CpuBuf::U32(v) => v,
+        match self.memory_ref(id) {
+            CpuBuf::U32(v) => &v[..self.lens[id.0]],
             CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
         }
     }
 
     /// Takes a buffer out (so it can be written while others are read); put it back with `put_f32`.
     pub fn take_f32(&mut self, id: BufId) -> Vec<f32> {
-        match std::mem::replace(&mut self.bufs[id.0], CpuBuf::F32(Vec::new())) {
-            CpuBuf::F32(v) => v,
+        let len = self.lens[id.0];
+        match std::mem::replace(self.memory(id), CpuBuf::F32(Vec::new())) {
+            CpuBuf::F32(mut v) => {
+                v.truncate(len);
+                v
+            }
             CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
         }
     }
 
-    pub fn put_f32(&mut self, id: BufId, v: Vec<f32>) {
-        self.bufs[id.0] = CpuBuf::F32(v);
+    /// Puts back what `take_f32` took (its home's allocation regrown: what lay past the buffer
+    /// belonged to buffers that are dead while it lives).
+    pub fn put_f32(&mut self, id: BufId, mut v: Vec<f32>) {
+        let home = self.homes[id.0];
+        v.resize(v.len().max(self.allocations[home]), 0.0);
+        self.bufs[home] = CpuBuf::F32(v);
     }
 
     pub fn take_u32(&mut self, id: BufId) -> Vec<u32> {
-        match std::mem::replace(&mut self.bufs[id.0], CpuBuf::U32(Vec::new())) {
-            CpuBuf::U32(v) => v,
+        let len = self.lens[id.0];
+        match std::mem::replace(self.memory(id), CpuBuf::U32(Vec::new())) {
+            CpuBuf::U32(mut v) => {
+                v.truncate(len);
+                v
+            }
             CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
         }
     }
 
-    pub fn put_u32(&mut self, id: BufId, v: Vec<u32>) {
-        self.bufs[id.0] = CpuBuf::U32(v);
+    pub fn put_u32(&mut self, id: BufId, mut v: Vec<u32>) {
+        let home = self.homes[id.0];
+        v.resize(v.len().max(self.allocations[home]), 0);
+        self.bufs[home] = CpuBuf::U32(v);
     }
 }
 

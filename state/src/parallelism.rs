@@ -98,7 +98,7 @@ impl Default for ParallelismLab {
             batch: 512,
             steps: 500,
             images: 10_000,
-            memory: 8.0,
+            memory: DEFAULT_MEMORY_MB,
             gflops: 100.0,
             overhead: lab_sims::cluster::DEFAULT_STEP_OVERHEAD * 1e3,
             link: Link::PRESETS.iter().position(|l| *l == "pcie").unwrap_or(0),
@@ -228,6 +228,11 @@ fn check_data(s: &mut ParallelismLab, notices: &mut Vec<String>) {
     crate::lab::check_image_set(&mut s.data, notices);
 }
 
+/// One simulated device's memory by default, MB: less than the plain step's peak (what the engine
+/// holds, its gradients sharing memory where their lives do not overlap) and more than
+/// checkpointing's, ZeRO-3's or the pipeline's (`state/tests/parallelism_lab.rs`).
+pub const DEFAULT_MEMORY_MB: f64 = 6.0;
+
 fn check_positive(name: &str, v: &mut f64, default: f64, hi: f64, notices: &mut Vec<String>) {
     if !(v.is_finite() && *v > 0.0 && *v <= hi) {
         notices.push(format!("{name}={v}: above 0, at most {hi}; using {default}"));
@@ -254,7 +259,7 @@ impl Table for ParallelismLab {
         field!("memory", |s, n| check_positive(
             "memory",
             &mut s.memory,
-            8.0,
+            DEFAULT_MEMORY_MB,
             1e6,
             n
         )),

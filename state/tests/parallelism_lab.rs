@@ -175,3 +175,35 @@ fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
     let said = lab_state::parallelism::verdict(&record).join(" ");
     assert!(said.contains("of it is the fixed 0.20 ms per pass"), "{said}");
 }
+
+/// The lab's memory story with its defaults (docs/theory.md §8.4), on the peaks the engine
+/// really holds (its gradients sharing memory where their lives do not overlap): the plain step
+/// does not fit one device, and checkpointing, ZeRO-3 and the pipeline each fit.
+#[test]
+fn with_the_defaults_plain_does_not_fit_and_three_ways_do() {
+    use lab_sims::parallelism::layout::estimate;
+    use lab_sims::parallelism::memory::step_memory;
+    use lab_sims::parallelism::profile::Profile;
+    let lab = ParallelismLab::default();
+    let config = lab.config(lab.batch);
+    let (train_set, _) = config.data.load(crate::lessons::read_data).unwrap();
+    let shape = block_on(Trainer::with_data(config, train_set, None, 1)).unwrap();
+    let profile = Profile::of(&shape);
+    let machine = lab.machine();
+    let peak = |way: &str| {
+        let e = estimate(&lab.layout(way).unwrap(), &profile, lab.batch, &machine).unwrap();
+        eprintln!("{way}: {:.3} MB, fits {}", e.peak as f64 / 1e6, e.fits);
+        (e.peak, e.fits)
+    };
+    // The plain step's peak is what the engine allocates for it.
+    let held = step_memory(shape.plan(), &shape.config.optimizer).step_bytes();
+    assert_eq!(
+        peak("plain"),
+        (held, false),
+        "plain does not fit {} MB",
+        lab.memory
+    );
+    for way in ["checkpoint", "zero", "pipeline"] {
+        assert!(peak(way).1, "{way} fits");
+    }
+}

@@ -5,7 +5,7 @@ use crate::lessons::{step, Step};
 pub const STEPS: &[Step] = &[
     step(
         "press Run (four layouts of a 12-layer MLP, 500 steps each on MNIST, well under a minute on the CPU path).",
-        "plain needs about 9.5 MB on one 8 MB device: it does not fit. Checkpointing (one device), ZeRO-3 (four) and a 4-stage pipeline (four) do; all four train to the same accuracy, their loss curves on top of each other.",
+        "plain needs about 6.7 MB on one 6 MB device: it does not fit. Checkpointing (one device), ZeRO-3 (four) and a 4-stage pipeline (four) do; all four train to the same accuracy, their loss curves on top of each other.",
         "none of these changes the math: checkpointing recomputes the same activations, ZeRO's ring adds the same gradients before each worker updates its shard, and a pipeline's micro-batch gradients add up to the batch's. They trade memory for time or traffic instead.",
     ),
     step(

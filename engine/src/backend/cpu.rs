@@ -12,7 +12,7 @@ pub const CPU_MEMORY_BUDGET: u64 = 512 << 20;
 
 /// Refuses a plan whose buffers together exceed [`CPU_MEMORY_BUDGET`].
 pub fn check_budget(plan: &Plan) -> Result<(), Error> {
-    let bytes: u64 = plan.table.specs.iter().map(|s| s.len as u64 * 4).sum();
+    let bytes = plan.table.total_bytes();
     if bytes > CPU_MEMORY_BUDGET {
         let largest = plan.table.specs.iter().max_by_key(|s| s.len);
         return Err(Error::TooLarge(format!(
@@ -43,14 +43,14 @@ impl CpuBackend {
 
     /// Writes `data` into the buffer from element `at` on.
     pub fn write_f32_at(&mut self, id: BufId, at: usize, data: &[f32]) {
-        match &mut self.bufs.bufs[id.0] {
+        match self.bufs.memory(id) {
             CpuBuf::F32(v) => v[at..at + data.len()].copy_from_slice(data),
             CpuBuf::U32(_) => panic!("buffer {} holds u32", id.0),
         }
     }
 
     pub fn write_u32(&mut self, id: BufId, data: &[u32]) {
-        match &mut self.bufs.bufs[id.0] {
+        match self.bufs.memory(id) {
             CpuBuf::U32(v) => v[..data.len()].copy_from_slice(data),
             CpuBuf::F32(_) => panic!("buffer {} holds f32", id.0),
         }
@@ -102,7 +102,7 @@ impl CpuBackend {
     /// same length) in its place: no copy. Only for buffers the next pass overwrites (the
     /// gradients); otherwise, or when the lengths differ, copies.
     pub fn take_f32_into(&mut self, id: BufId, len: usize, out: &mut Vec<f32>) {
-        match &mut self.bufs.bufs[id.0] {
+        match self.bufs.memory(id) {
             CpuBuf::F32(v) if v.len() == len && out.len() == len => std::mem::swap(v, out),
             _ => {
                 out.clear();
@@ -113,7 +113,7 @@ impl CpuBackend {
 
     /// Appends the first `len` elements of an f32 buffer to `out`.
     pub fn read_f32_into(&self, id: BufId, len: usize, out: &mut Vec<f32>) {
-        match &self.bufs.bufs[id.0] {
+        match self.bufs.memory_ref(id) {
             CpuBuf::F32(v) => out.extend_from_slice(&v[..len]),
             CpuBuf::U32(v) => out.extend(v[..len].iter().map(|w| f32::from_bits(*w))),
         }
@@ -121,7 +121,7 @@ impl CpuBackend {
 
     /// The first `len` elements as raw 32-bit words, like a GPU readback.
     pub fn read_words(&self, id: BufId, len: usize) -> Vec<u32> {
-        match &self.bufs.bufs[id.0] {
+        match self.bufs.memory_ref(id) {
             CpuBuf::F32(v) => v[..len].iter().map(|x| x.to_bits()).collect(),
             CpuBuf::U32(v) => v[..len].to_vec(),
         }

@@ -18,12 +18,19 @@ struct Dispatch {
     per_step: Option<usize>,
 }
 
+/// The plan's buffers by id (a buffer that shares its home's memory holds a handle to the
+/// home's allocation, `BufferTable::allocations`) and each one's own length in bytes.
+struct Buffers {
+    buffers: Vec<wgpu::Buffer>,
+    bytes: Vec<u64>,
+}
+
 pub struct GpuBackend {
     pub ctx: Rc<GpuContext>,
     /// The product kernels' tiles, the context's when this backend was made.
     pub tiles: crate::tiles::TilePlan,
     plan: Plan,
-    buffers: Vec<wgpu::Buffer>,
+    buffers: Buffers,
     /// The training step as it runs: the fused list (`Plan::fused`).
     fused: Vec<Dispatch>,
     /// The unfused list (`Plan::train`), built on first use: checkpointing's ranges, or every
@@ -79,21 +86,36 @@ impl GpuBackend {
         }
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let buffers: Vec<wgpu::Buffer> = plan
+        // One allocation per home; a buffer sharing its home's memory holds a handle to it.
+        let allocations = plan.table.allocations();
+        let homes: Vec<Option<wgpu::Buffer>> = plan
             .table
             .specs
             .iter()
-            .map(|s| {
-                ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&s.name),
-                    size: s.len as u64 * 4,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
+            .zip(&allocations)
+            .map(|(spec, &len)| {
+                (len > 0).then(|| {
+                    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&spec.name),
+                        size: len as u64 * 4,
+                        usage: wgpu::BufferUsages::STORAGE
+                            | wgpu::BufferUsages::COPY_DST
+                            | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    })
                 })
             })
             .collect();
+        let buffers = plan
+            .table
+            .specs
+            .iter()
+            .map(|s| homes[s.home.0].clone().expect("every home is allocated"))
+            .collect();
+        let buffers = Buffers {
+            buffers,
+            bytes: plan.table.specs.iter().map(|s| s.len as u64 * 4).collect(),
+        };
         let build = |kernels: &[Box<dyn Kernel>]| build(&ctx, &buffers, kernels);
         let fused = build(&plan.fused);
         let unfused = (!plan.use_fused).then(|| build(&plan.train));
@@ -140,7 +162,9 @@ impl GpuBackend {
 
     /// Writes `bytes` into the buffer from byte `offset` on (a multiple of 4).
     pub fn write_at(&mut self, id: BufId, offset: u64, bytes: &[u8]) {
-        self.ctx.queue.write_buffer(&self.buffers[id.0], offset, bytes);
+        self.ctx
+            .queue
+            .write_buffer(&self.buffers.buffers[id.0], offset, bytes);
     }
 
     pub fn run(&mut self, pass: Pass, step: &StepScalars) {
@@ -168,7 +192,7 @@ impl GpuBackend {
     ) -> Result<Vec<Vec<u32>>, Error> {
         let sources: Vec<_> = reads
             .iter()
-            .map(|(id, len)| (&self.buffers[id.0], *len))
+            .map(|(id, len)| (&self.buffers.buffers[id.0], *len))
             .collect();
         let staged = self.ctx.stage(&mut enc, &sources);
         self.ctx.collect(enc, staged).await
@@ -293,11 +317,11 @@ impl GpuBackend {
     }
 
     pub async fn read(&self, id: BufId, len: usize) -> Result<Vec<u32>, Error> {
-        self.ctx.read_words(&self.buffers[id.0], len).await
+        self.ctx.read_words(&self.buffers.buffers[id.0], len).await
     }
 }
 
-fn build(ctx: &GpuContext, buffers: &[wgpu::Buffer], kernels: &[Box<dyn Kernel>]) -> Vec<Dispatch> {
+fn build(ctx: &GpuContext, buffers: &Buffers, kernels: &[Box<dyn Kernel>]) -> Vec<Dispatch> {
     kernels
         .iter()
         .enumerate()
@@ -305,7 +329,7 @@ fn build(ctx: &GpuContext, buffers: &[wgpu::Buffer], kernels: &[Box<dyn Kernel>]
         .collect()
 }
 
-fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: usize) -> Dispatch {
+fn dispatch(ctx: &GpuContext, buffers: &Buffers, k: &dyn Kernel, index: usize) -> Dispatch {
     let pipeline = ctx.kernel_pipeline(k);
     let words = k.params(&StepScalars::default()).padded();
     let uniform = ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -322,7 +346,12 @@ fn dispatch(ctx: &GpuContext, buffers: &[wgpu::Buffer], k: &dyn Kernel, index: u
     for (binding, id) in k.bindings() {
         entries.push(wgpu::BindGroupEntry {
             binding,
-            resource: buffers[id.0].as_entire_binding(),
+            // Its own length: a buffer sharing a larger home sees only its part.
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &buffers.buffers[id.0],
+                offset: 0,
+                size: wgpu::BufferSize::new(buffers.bytes[id.0]),
+            }),
         });
     }
     let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -31,6 +31,7 @@ mod buffers;
 mod fuse;
 mod layer_ops;
 mod layer_spans;
+pub mod liveness;
 mod loss;
 mod rounding;
 mod steps;
@@ -353,6 +354,10 @@ impl Plan {
         } else {
             (Vec::new(), None)
         };
+
+        // The backward's gradient buffers share memory where their lives do not overlap, in
+        // both orders the step runs in.
+        liveness::share_dead_buffers(&mut t, &[&train, &fused]);
 
         Plan {
             table: t,

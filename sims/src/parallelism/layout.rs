@@ -279,9 +279,15 @@ pub fn estimate(
                 gradients: classes.gradients.ceil() as u64,
                 optimizer: classes.optimizer.ceil() as u64,
                 activations,
+                // One stage holds the engine's own plan; a pipeline's stages share theirs alike.
                 workspace: profile.fixed_workspace
                     + gathered
-                    + r * (loss + layers.iter().map(|l| l.work_per_row).sum::<u64>()),
+                    + r * (loss
+                        + if p == 1 {
+                            profile.gradients_per_row
+                        } else {
+                            profile.stage_gradients_per_row(s.clone())
+                        }),
             }
         })
         .collect();

@@ -2,7 +2,8 @@
 //! really allocates for it (`plan::Plan`'s table; docs/theory.md §8.4): the weights (and batch
 //! norm's running statistics), their gradients, the optimizer's state, the activations the
 //! forward pass keeps for the backward (per layer), and the workspace the backward and the loss
-//! need for the step only. The data set and the lab's logs and evaluation buffers are counted
+//! need for the step only (the backward's gradients sharing memory where their lives do not
+//! overlap, `plan::liveness`). The data set and the lab's logs and evaluation buffers are counted
 //! apart, as what a real system would keep elsewhere.
 
 use serde::{Deserialize, Serialize};
@@ -40,8 +41,14 @@ impl StepMemory {
 pub fn step_memory(plan: &Plan, optimizer: &Optimizer) -> StepMemory {
     let mut m = StepMemory::default();
     let used_slots = optimizer.state_vectors();
-    for spec in &plan.table.specs {
-        let bytes = spec.len as u64 * 4;
+    // What the engine allocates: a buffer that lives in another's memory (`plan::liveness`)
+    // costs nothing of its own; its home holds the largest of them.
+    let allocations = plan.table.allocations();
+    for (spec, &len) in plan.table.specs.iter().zip(&allocations) {
+        let bytes = len as u64 * 4;
+        if bytes == 0 {
+            continue;
+        }
         let name = spec.name.as_str();
         match name {
             // A model without batch norm keeps a 1-value placeholder (buffers are never empty).

@@ -13,7 +13,11 @@ use serde::{Deserialize, Serialize};
 use super::memory::step_memory;
 use engine::kernel::BufId;
 use engine::model::Layer;
+use engine::plan::liveness::transient;
 use engine::train::Trainer;
+
+/// The buffers a chain of layers' backward keeps its gradients in (`stage_gradients_per_row`).
+pub const GRADIENT_HOMES: usize = 3;
 
 /// One layer of the step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,7 +32,8 @@ pub struct LayerProfile {
     pub output_per_row: u64,
     /// Its output is its input's buffer (a flatten): kept by the layer before.
     pub shares_input: bool,
-    /// Bytes per sample its backward writes (the gradient of its output).
+    /// Bytes per sample of the gradient of its output (the logits' for the last layer), which
+    /// the backward writes and the layer's backward reads.
     pub work_per_row: u64,
     pub forward_flops_per_row: f64,
     pub backward_flops_per_row: f64,
@@ -55,8 +60,13 @@ pub struct Profile {
     pub layers: Vec<LayerProfile>,
     /// The batch's inputs, per sample (kept: the first layer's backward reads them).
     pub input_per_row: u64,
-    /// The loss's buffers per sample (labels, per-sample losses, the logits' gradient…).
+    /// The loss's buffers per sample that live through the step (labels, indices, per-sample
+    /// losses).
     pub loss_per_row: u64,
+    /// Bytes per sample the engine allocates for the backward's gradients, which share memory
+    /// where their lives do not overlap (`engine::plan::liveness`): read from the plan.
+    #[serde(default)]
+    pub gradients_per_row: u64,
     /// Workspace whatever the batch (the optimizer's bounds and norms, the overflow flag).
     pub fixed_workspace: u64,
     /// Weights' companions that are not trained by gradients (batch norm's running statistics).
@@ -132,14 +142,16 @@ impl Profile {
                     }
                 }
                 let name = &plan.table.specs[out.0].name;
-                let work = name
-                    .strip_prefix("train.")
-                    .and_then(|n| id_of.get(format!("train.d_{n}").as_str()))
-                    .filter(|id| !claimed.contains(id))
-                    .map_or(0, |&id| {
-                        claimed.push(id);
-                        bytes(id)
-                    });
+                let gradient = if i + 1 == compiled.layers.len() {
+                    id_of.get("batch.d_logits")
+                } else {
+                    name.strip_prefix("train.")
+                        .and_then(|n| id_of.get(format!("train.d_{n}").as_str()))
+                };
+                let work = gradient.filter(|id| !claimed.contains(id)).map_or(0, |&id| {
+                    claimed.push(id);
+                    bytes(id)
+                });
                 let flops = |r: &std::ops::Range<usize>| {
                     plan.train[r.clone()].iter().map(|k| k.flops()).sum::<f64>() / rows as f64
                 };
@@ -159,22 +171,27 @@ impl Profile {
         // What no layer claimed: the rest of the activations (the inputs), the loss's buffers,
         // the fixed workspace.
         let claimed_kept: u64 = layers.iter().map(|l| l.kept_per_row * rows + l.kept_fixed).sum();
-        let claimed_work: u64 = layers.iter().map(|l| l.work_per_row * rows).sum();
         let per_row_work: u64 = plan
             .table
             .specs
             .iter()
             .filter(|s| s.name.starts_with("train.") || s.name.starts_with("batch."))
-            .filter(|s| !memory.activations.iter().any(|a| a.0 == s.name))
-            // A convolution's split-K partial sums are sized by its geometry, not per sample.
-            .filter(|s| !s.name.starts_with("train.conv_partials"))
+            .filter(|s| !memory.activations.iter().any(|a| a.0 == s.name) && !transient(&s.name))
             .map(|s| s.len as u64 * 4)
+            .sum();
+        // The gradients' homes, all per sample but a convolution's split-K partial sums (sized
+        // by its geometry, which may share them): exact at the batch profiled.
+        let allocations = plan.table.allocations();
+        let gradients: u64 = (plan.table.specs.iter().zip(&allocations))
+            .filter(|(s, _)| transient(&s.name))
+            .map(|(_, &n)| n as u64 * 4)
             .sum();
         Profile {
             layers,
             input_per_row: (memory.activation_bytes() - claimed_kept) / rows,
-            loss_per_row: (per_row_work - claimed_work) / rows,
-            fixed_workspace: memory.workspace - per_row_work,
+            loss_per_row: per_row_work / rows,
+            gradients_per_row: gradients / rows,
+            fixed_workspace: memory.workspace - per_row_work - gradients,
             extra_weights: memory.weights - compiled.n_params as u64 * 4,
             state_copies: trainer.config.optimizer.state_vectors(),
         }
@@ -202,8 +219,18 @@ impl Profile {
             optimizer: params * self.state_copies as u64,
             activations: r * (self.input_per_row + self.layers.iter().map(|l| l.kept_per_row).sum::<u64>())
                 + self.layers.iter().map(|l| l.kept_fixed).sum::<u64>(),
-            workspace: self.fixed_workspace
-                + r * (self.loss_per_row + self.layers.iter().map(|l| l.work_per_row).sum::<u64>()),
+            workspace: self.fixed_workspace + r * (self.loss_per_row + self.gradients_per_row),
         }
+    }
+
+    /// Bytes per sample of the gradients the backward of layers `range` holds (a pipeline
+    /// stage's): the three largest of their output gradients, which take turns in three buffers
+    /// as the whole network's do (`engine::plan::liveness`: the fused step holds a layer's
+    /// output gradient and the next layer's input gradient at once, the teaching kernels the
+    /// product's gradient between them).
+    pub fn stage_gradients_per_row(&self, range: std::ops::Range<usize>) -> u64 {
+        let mut works: Vec<u64> = self.layers[range].iter().map(|l| l.work_per_row).collect();
+        works.sort_unstable_by(|a, b| b.cmp(a));
+        works.iter().take(GRADIENT_HOMES).sum()
     }
 }
