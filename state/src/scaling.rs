@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use engine::optim::Optimizer;
-use lab_sims::scaling::{Rule, Sweep, Target};
+use lab_sims::scaling::{Rule, RunResult, Sweep, Target};
 
 use crate::lab::LabState;
 use crate::landscape::{Data, Landscape, Network};
@@ -72,6 +72,15 @@ fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, Strin
 }
 
 /// The sweep's batch sizes, or why not.
+/// The critical batch B_simple the page reports (`b-simple`): the late B_simple (the window of the
+/// last measurements) of the run that measured at the smallest batch.
+pub fn critical_batch(runs: &[RunResult]) -> Option<f64> {
+    runs.iter()
+        .filter(|r| !r.noise_scale.is_empty())
+        .min_by_key(|r| r.batch)
+        .and_then(|r| r.noise_scale.last().map(|p| p.1))
+}
+
 pub fn parse_batches(text: &str) -> Result<Vec<usize>, String> {
     let batches: Vec<usize> = numbers(text, "batch sizes")?;
     if batches.is_empty() || batches.iter().any(|b| !(1..=4096).contains(b)) {

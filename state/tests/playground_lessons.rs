@@ -43,12 +43,15 @@ fn the_default_spiral_is_learned_and_a_linear_model_cannot_learn_it() {
 /// the embedded lab does on the student's page, and reads the lab's two accuracy readouts in
 /// percent: the last step's batch accuracy and the test accuracy then. A run that diverges stops
 /// where it diverged, as the lab does.
-fn playground_metrics(state: &str, ready: u64) -> (f64, f64) {
+fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
     let (s, notices) = Playground::from_query(state);
     assert!(notices.is_empty(), "{state}: {notices:?}");
     let (train, test) = s.toy().generate_split();
     let test = test.expect("the lesson holds out test points");
-    let mut t = block_on(Trainer::with_data(s.to_config(), train, None, test.len())).unwrap();
+    let gpu = on_gpu.then(|| {
+        std::rc::Rc::new(block_on(engine::gpu::GpuContext::new()).expect("a GPU adapter (lavapipe)"))
+    });
+    let mut t = block_on(Trainer::with_data(s.to_config(), train, gpu, test.len())).unwrap();
     let mut batch = 0.0;
     while t.step() < ready {
         match block_on(t.train(100)) {
@@ -62,30 +65,39 @@ fn playground_metrics(state: &str, ready: u64) -> (f64, f64) {
 }
 
 /// Every section of the playground's lessons, run natively with its locked settings at five seeds
-/// (data and weights): what it measures falls in the choice the lesson's "why" explains. The
-/// browser's lesson test then only checks that the page shows and judges a measurement.
+/// (data and weights) on the CPU path and at the lab's own seed on lavapipe (the WebGPU path a
+/// student with a GPU gets): what it measures falls in the choice the lesson's "why" explains.
+/// The browser's lesson test then only checks that the page shows and judges a measurement.
 #[test]
 fn every_playground_lesson_section_measures_its_claim() {
-    for id in ["playground-features", "playground-overfitting"] {
-        for section in crate::lessons::sections(id) {
-            let ready = section.measure["ready"]["min"]
-                .as_u64()
-                .expect("a step to measure at");
-            let runs = crate::lessons::in_parallel(&section.seeds(), |&seed| {
-                (
-                    seed,
-                    playground_metrics(&format!("{}&seed={seed}", section.state), ready),
-                )
-            });
-            for (seed, (batch, test)) in runs {
-                let value = section.measure(|name| match name {
-                    "batch-accuracy" => batch,
-                    "test-accuracy" => test,
-                    other => panic!("{id}: the playground publishes no {other}"),
-                });
-                eprint!("(seed {seed}) ");
-                section.assert_claim(id, value);
-            }
-        }
+    // Every section's runs at once, so the longer GPU runs overlap the CPU ones.
+    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting"]
+        .into_iter()
+        .flat_map(|id| crate::lessons::sections(id).into_iter().map(move |s| (id, s)))
+        .collect();
+    let jobs: Vec<(usize, crate::lessons::Job<String>)> = (sections.iter().enumerate())
+        .flat_map(|(k, (_, section))| {
+            let lab = Playground::from_query(&section.state).0;
+            let reseed = |state: &String, seed| format!("{state}&seed={seed}");
+            crate::lessons::seed_jobs(section, &section.state, lab.seed, reseed, true)
+                .into_iter()
+                .map(move |job| (k, job))
+        })
+        .collect();
+    let runs = crate::lessons::in_parallel(&jobs, |(k, (label, state, gpu))| {
+        let ready = sections[*k].1.measure["ready"]["min"]
+            .as_u64()
+            .expect("a step to measure at");
+        (*k, label.clone(), playground_metrics(state, ready, *gpu))
+    });
+    for (k, label, (batch, test)) in runs {
+        let (id, section) = &sections[k];
+        let value = section.measure(|name| match name {
+            "batch-accuracy" => batch,
+            "test-accuracy" => test,
+            other => panic!("{id}: the playground publishes no {other}"),
+        });
+        eprint!("({label}) ");
+        section.assert_claim(id, value);
     }
 }

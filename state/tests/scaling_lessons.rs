@@ -6,52 +6,95 @@
 
 use engine::train::{DataConfig, Trainer};
 use lab_sims::scaling::{run, RunResult, Sweep, STALL_CHECKS};
+use lab_state::lab::LabState;
 use lab_state::scaling::ScalingLab;
 
 fn sweep_runs(sweep: &Sweep) -> Vec<RunResult> {
+    sweep_runs_on(sweep, false)
+}
+
+/// Every run of the sweep, as the page trains it: on the CPU path, or on lavapipe (one device
+/// for the sweep, as the page keeps one).
+fn sweep_runs_on(sweep: &Sweep, on_gpu: bool) -> Vec<RunResult> {
     let DataConfig::Toy(toy) = &sweep.base.data else {
         panic!("the default sweep trains on 2-D data")
     };
     let (train, test) = toy.generate().split(toy.test_fraction, toy.seed);
+    let gpu = on_gpu.then(|| {
+        std::rc::Rc::new(
+            pollster::block_on(engine::gpu::GpuContext::new()).expect("a GPU adapter (lavapipe)"),
+        )
+    });
     sweep
         .runs()
         .into_iter()
         .map(|(b, lr)| {
             let config = sweep.config(b, lr, train.len());
-            let mut t = pollster::block_on(Trainer::with_data(config, train.clone(), None, 1)).unwrap();
+            let mut t =
+                pollster::block_on(Trainer::with_data(config, train.clone(), gpu.clone(), 1)).unwrap();
             pollster::block_on(run(&mut t, sweep, Some(&test), |_, _| async { true })).unwrap()
         })
         .collect()
 }
 
+/// The course's lesson `scaling-batch`, every section at every seed on the CPU path and at the
+/// lab's own seed on lavapipe: the steps at batch 8 over those at 256, and the critical batch
+/// the page reports (`lab_state::scaling::critical_batch`), each in the claimed choice. The
+/// first section's two runs are the second's sweep's at batches 8 and 256, and its batch-8 run
+/// measures the same noise scale (checked equal on the CPU path at every seed), so lavapipe
+/// trains the pair alone and answers both.
 #[test]
-fn steps_to_target_fall_then_flatten_with_the_defaults() {
-    let runs = sweep_runs(&ScalingLab::default().sweep().unwrap());
-    let steps: Vec<usize> = runs
-        .iter()
-        .map(|r| {
-            r.steps_to_target
-                .unwrap_or_else(|| panic!("batch {} misses the target", r.batch))
-        })
-        .collect();
-    eprintln!("steps to target: {steps:?}");
-    assert!(
-        steps.windows(2).all(|w| w[1] < w[0]),
-        "fewer steps at every larger batch: {steps:?}"
-    );
-    // Quadrupling the batch saves more steps at the small end than at the large end.
-    let n = steps.len();
-    let (early, late) = (
-        steps[0] as f64 / steps[2] as f64,
-        steps[n - 3] as f64 / steps[n - 1] as f64,
-    );
-    assert!(
-        early > late + 0.5,
-        "speed-up of a 4× batch: {early:.2} early, {late:.2} late"
-    );
-    assert!(runs.iter().all(|r| r.stalled_at.is_none() && !r.diverged));
-    // The noise scale is measured along the way, raw and windowed.
-    assert!(runs.iter().all(|r| !r.noise_raw.is_empty()));
+fn the_batch_lesson_holds_over_seeds_and_backends() {
+    let sections = crate::lessons::sections("scaling-batch");
+    let lab = |i: usize| {
+        let (lab, notices) = ScalingLab::from_query(&sections[i].state);
+        assert!(notices.is_empty(), "{notices:?}");
+        lab
+    };
+    let (pair, sweep) = (lab(0), lab(1));
+    assert_eq!(sections[0].seeds(), sections[1].seeds());
+    let reseed = |lab: &ScalingLab, seed| ScalingLab { seed, ..lab.clone() };
+    let jobs = crate::lessons::seed_jobs(&sections[1], &sweep, sweep.seed, reseed, true);
+    let measured = crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| {
+        let alone = sweep_runs_on(&reseed(&pair, lab.seed).sweep().unwrap(), *gpu);
+        if *gpu {
+            return (label.clone(), alone);
+        }
+        let runs = sweep_runs_on(&lab.sweep().unwrap(), false);
+        for r in &alone {
+            let same = runs
+                .iter()
+                .find(|s| s.batch == r.batch)
+                .expect("the sweep has the pair's batches");
+            assert_eq!(
+                same.steps_to_target, r.steps_to_target,
+                "{label}: batch {}",
+                r.batch
+            );
+        }
+        let critical = lab_state::scaling::critical_batch;
+        assert_eq!(critical(&runs), critical(&alone), "{label}: the noise scale");
+        (label.clone(), runs)
+    });
+    for (label, runs) in &measured {
+        for section in &sections {
+            let value = section.measure(|name| match name.strip_prefix("steps-") {
+                Some(b) => {
+                    let b: usize = b.parse().unwrap();
+                    let r = runs.iter().find(|r| r.batch == b).unwrap();
+                    r.steps_to_target
+                        .unwrap_or_else(|| panic!("{label}: batch {b} misses the target"))
+                        as f64
+                }
+                None => {
+                    assert_eq!(name, "b-simple");
+                    lab_state::scaling::critical_batch(runs).expect("the noise scale is measured")
+                }
+            });
+            eprintln!("scaling-batch \"{}\" ({label}): {value:.2}", section.heading);
+            section.assert_claim("scaling-batch", value);
+        }
+    }
 }
 
 #[test]

@@ -13,7 +13,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
         <section class="views">
             <figure>
                 <canvas node_ref=canvases.steps data-testid="scale-steps" data-empty="Press Run sweep: steps to the target against batch size." width="420" height="300"></canvas>
-                <p class="small" data-testid="scale-critical">{move || record.with(|r| r.as_ref().and_then(|r| super::critical_batch(&r.runs)).map(|b| view! {
+                <p class="small" data-testid="scale-critical">{move || record.with(|r| r.as_ref().and_then(|r| lab_state::scaling::critical_batch(&r.runs)).map(|b| view! {
                     "Critical batch B_simple ≈ " <b data-metric="b-simple">{format!("{b:.0}")}</b>
                     " (the gradient noise scale measured by the smallest batch's run)"
                 }))}</p>

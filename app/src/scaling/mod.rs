@@ -30,15 +30,6 @@ struct Canvases {
     log_loss: RwSignal<bool>,
 }
 
-/// The critical batch: the late B_simple (the window of the last measurements) of the run that
-/// measured at the smallest batch.
-fn critical_batch(runs: &[RunResult]) -> Option<f64> {
-    runs.iter()
-        .filter(|r| !r.noise_scale.is_empty())
-        .min_by_key(|r| r.batch)
-        .and_then(|r| r.noise_scale.last().map(|p| p.1))
-}
-
 /// The numbers behind the charts: one row per run for the summaries, one per step for curves.
 fn tables(runs: &[RunResult]) {
     use crate::figures::{csv, set_table};
@@ -109,7 +100,7 @@ fn tables(runs: &[RunResult]) {
 fn redraw(c: &Canvases, record: &SweepRecord) {
     let (s, runs) = (&record.sweep, &record.runs[..]);
     tables(runs);
-    let b = critical_batch(runs);
+    let b = lab_state::scaling::critical_batch(runs);
     if let Some(x) = c.steps.get_untracked() {
         charts::to_target(x, s, runs, false, b);
     }
