@@ -112,11 +112,16 @@ fn seconds(lab: &ClusterLab) -> Seconds {
 }
 
 /// Every section of lesson `id` at every seed (two seeds at a time), or at the seed it pins (a
-/// section whose outcome changes with the seed pins one and says so): the claimed choice.
+/// section whose outcome changes with the seed pins one and says so): the claimed choice. Each
+/// pins the CPU path and says so (an MNIST run per seed on lavapipe would take far too long).
 fn check(id: &str) {
     for section in crate::lessons::sections(id) {
         let (lab, notices) = ClusterLab::from_query(&section.state);
         assert!(notices.is_empty(), "{id}: {notices:?}");
+        // Checked on the CPU path only, so the section pins it and says why.
+        assert_eq!(lab.backend, lab_state::lab::Backend::Cpu, "{id}: {}", section.heading);
+        assert!(section.state.contains("backend_hide=true"), "{id}: the backend is locked");
+        assert!(section.why.contains("pins the CPU path"), "{id}: the why says what it pins");
         let seeds = section.seeds();
         let measured = crate::lessons::in_parallel(&seeds, |&seed| {
             (seed, seconds(&ClusterLab { seed, ..lab.clone() }))

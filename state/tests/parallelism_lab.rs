@@ -97,6 +97,16 @@ fn every_layout_of_the_defaults_learns_as_the_plain_run_does() {
     section.assert_claim("parallelism-fits", value);
 }
 
+/// The lab's defaults, a trainer built on them (untrained: only its plan is read) and its profile.
+fn defaults_profiled() -> (ParallelismLab, Trainer, lab_sims::parallelism::profile::Profile) {
+    let lab = ParallelismLab::default();
+    let config = lab.config(lab.batch);
+    let (train_set, _) = config.data.load(crate::lessons::read_data).unwrap();
+    let shape = block_on(Trainer::with_data(config, train_set, None, 1)).unwrap();
+    let profile = lab_sims::parallelism::profile::Profile::of(&shape);
+    (lab, shape, profile)
+}
+
 /// Where the pipeline's modelled step goes with the defaults (docs/theory.md §8.1, checked
 /// against hand counts): its first stage is the 784 × 64 input layer alone, about 42 % of the
 /// FLOPs (2·784·64 forward, 2·784·64 for its weight gradient; each 64 × 64 hidden layer 3·2·64·64,
@@ -106,12 +116,7 @@ fn every_layout_of_the_defaults_learns_as_the_plain_run_does() {
 #[test]
 fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
     use lab_sims::parallelism::layout::{estimate, Machine};
-    use lab_sims::parallelism::profile::Profile;
-    let lab = ParallelismLab::default();
-    let config = lab.config(lab.batch);
-    let (train_set, _) = config.data.load(crate::lessons::read_data).unwrap();
-    let shape = block_on(Trainer::with_data(config, train_set, None, 1)).unwrap();
-    let profile = Profile::of(&shape);
+    let (lab, _, profile) = defaults_profiled();
     let machine = lab.machine();
     let pipeline = lab.layout("pipeline").unwrap();
     let with = estimate(&pipeline, &profile, lab.batch, &machine).unwrap();
@@ -183,12 +188,7 @@ fn the_pipelines_time_is_mostly_its_fixed_cost_per_pass() {
 fn with_the_defaults_plain_does_not_fit_and_three_ways_do() {
     use lab_sims::parallelism::layout::estimate;
     use lab_sims::parallelism::memory::step_memory;
-    use lab_sims::parallelism::profile::Profile;
-    let lab = ParallelismLab::default();
-    let config = lab.config(lab.batch);
-    let (train_set, _) = config.data.load(crate::lessons::read_data).unwrap();
-    let shape = block_on(Trainer::with_data(config, train_set, None, 1)).unwrap();
-    let profile = Profile::of(&shape);
+    let (lab, shape, profile) = defaults_profiled();
     let machine = lab.machine();
     let peak = |way: &str| {
         let e = estimate(&lab.layout(way).unwrap(), &profile, lab.batch, &machine).unwrap();
