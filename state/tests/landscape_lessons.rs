@@ -210,7 +210,10 @@ fn without_skips_the_resnets_slice_is_less_convex() {
         [lab.seed],
         "the section pins its seed, and says why"
     );
-    let plain = Landscape::from_query("net=resnet&data=mnist").0;
+    // Checked on the CPU path only (lavapipe would take far too long): pinned, and said.
+    assert_eq!(lab.backend, lab_state::playground::BackendChoice::Cpu);
+    assert!(section.why.contains("pins the CPU path"));
+    let plain = Landscape::from_query("net=resnet&data=mnist&backend=cpu").0;
     assert_eq!(
         Landscape {
             hide: plain.hide.clone(),

@@ -10,6 +10,7 @@ use engine::train::{DataConfig, Trainer};
 use lab_sims::landscape::{train_to_loss, trajectory_plane};
 use lab_state::lab::LabState;
 use lab_state::landscape::Landscape;
+use lab_state::playground::BackendChoice;
 use pollster::block_on;
 
 /// The run's `plane-share-<batch>`: the path's variance in its PCA plane, in %.
@@ -52,13 +53,19 @@ fn the_trajectory_lesson_holds_over_seeds_and_backends() {
         let (lab, notices) = Landscape::from_query(&section.state);
         assert!(notices.is_empty(), "{notices:?}");
         // The toy section on lavapipe too; the MNIST MLP's hundreds of small steps, each checked
-        // against the loss every 256 samples, are too slow there for every run.
+        // against the loss every 256 samples, are too slow there for every run, so that section
+        // pins the CPU path and says so.
+        let toy = matches!(lab.runs()[0].config.data, DataConfig::Toy(_));
+        if !toy {
+            assert_eq!(lab.backend, BackendChoice::Cpu, "{}", section.heading);
+            assert!(section.why.contains("pins the CPU path"), "{}", section.heading);
+        }
         let jobs = crate::lessons::seed_jobs(
             &section,
             &lab,
             lab.seed,
             |lab, seed| Landscape { seed, ..lab.clone() },
-            matches!(lab.runs()[0].config.data, DataConfig::Toy(_)),
+            toy,
         );
         let shares =
             crate::lessons::in_parallel(&jobs, |(label, lab, gpu)| (label.clone(), plane_share(lab, *gpu)));
