@@ -24,10 +24,13 @@ test('every lab can lose its GPU on purpose', async () => {
 test('scaling: a sweep on WebGPU that loses its device finishes on the CPU path and says why', async () => {
   const { browser, page, errors } = await launch({ webgpu: true });
   try {
-    await page.goto(`${server.url}scaling?batches=8,64`);
+    await page.goto(`${server.url}scaling?batches=8,64&data=gaussians&target=0.3&max_steps=400`);
     await page.locator(byId('scale-backend')).selectOption('webgpu');
     await page.click(byId('scale-run'));
-    await until(async () => /on WebGPU/.test(await text(page, 'scale-status')), 60_000, 'a run on WebGPU');
+    // The first run finishes on WebGPU (the lab's sweep on a GPU; its page test runs the CPU
+    // path), then the device goes while the second trains.
+    await until(async () => (await page.locator(`${byId('scale-table')} tr`).count()) === 2, 120_000, 'a run done on WebGPU');
+    assert.match(await text(page, 'scale-status'), /on WebGPU/);
     await page.evaluate(() => window.__labLoseGpu());
     await until(async () => /GPU device was lost/.test(await text(page, 'scale-error')), 60_000, 'the loss said');
     await until(async () => (await text(page, 'scale-status')) === 'done', 180_000, 'the sweep to end');

@@ -29,11 +29,11 @@ const SMALL = {
   'playground-features': { readyStep: 100 },
   'playground-overfitting': { readyStep: 300 },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
-  // Two steps (a target loss above the first one stops both twins at their first check) leave a
-  // 3 × 3 slice with no curving down, and a ratio of zeros never reveals: the small run measures
-  // the difference instead.
+  // The lesson's batch of 32 and a target loss above the first one, which stops both twins at
+  // their first check (8 steps), leave a 3 × 3 slice with no curving down, and a ratio of zeros
+  // never reveals: the small run measures the difference instead.
   'landscape-skips': {
-    state: '&epochs=1&batch=128&target=9&res=3',
+    state: '&epochs=1&batch=32&target=9&res=3',
     expr: '{nonconvexity-plain} - {nonconvexity-skips}',
     measure: { label: 'the non-convexity without skips minus the non-convexity with them', unit: '' },
     shows: async (lab) => {
@@ -41,8 +41,8 @@ const SMALL = {
       const [skips, plain] = [await metric('nonconvexity-skips'), await metric('nonconvexity-plain')];
       assert.ok(skips >= 0 && skips <= 1 && plain >= 0 && plain <= 1, `non-convexity is a share: ${skips}, ${plain}`);
       const summary = await lab.locator(byId('land-summary')).textContent();
-      assert.match(summary, /with skips, batch 128, 2 steps .*non-convexity of the slice [\d.]+/);
-      assert.match(summary, /without skips, batch 128, 2 steps/);
+      assert.match(summary, /with skips, batch 32, 8 steps .*non-convexity of the slice [\d.]+/);
+      assert.match(summary, /without skips, batch 32, 8 steps/);
       const verdict = await lab.locator(byId('land-verdict')).textContent();
       assert.ok(verdict.startsWith(`Non-convexity ${skips.toFixed(3)} with skips, ${plain.toFixed(3)} without: `), verdict);
       assert.match(verdict, plain > skips ? /the slice without skips is the less convex/ : /the slice with skips is the less convex/);

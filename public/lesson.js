@@ -148,7 +148,10 @@
         revealed = true;
         const k = outcome(section, value);
         saveSection(lesson.id, index, { measured: show(section, value), outcome: k, done: true });
-        status.textContent = '';
+        // The lab pauses where it was measured (a student reading the reveal sees the run it
+        // explains, and the next section's lab gets the processor); its own buttons go on.
+        window.TrainingLab.send(labBox, { type: 'lab-pause' });
+        status.textContent = 'Measured: the lab stops here; its own buttons carry on.';
         showReveal(section, index, choice, value, k);
       });
     }

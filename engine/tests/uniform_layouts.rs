@@ -32,11 +32,19 @@ fn elem_of(module: &Module, ty: naga::Handle<naga::Type>) -> Option<Elem> {
     }
 }
 
-/// Problems with one kernel, as sentences; empty when it agrees with its shader.
-fn check(kernel: &dyn Kernel, plan: &engine::plan::Plan) -> Vec<String> {
+/// Problems with one kernel, as sentences; empty when it agrees with its shader. `parsed` keeps
+/// each shader source's module: thousands of kernels share a few dozen sources.
+fn check(
+    kernel: &dyn Kernel,
+    plan: &engine::plan::Plan,
+    parsed: &mut std::collections::HashMap<&'static str, Module>,
+) -> Vec<String> {
     let shader = kernel.shader();
-    let module = naga::front::wgsl::parse_str(shader.source)
-        .unwrap_or_else(|e| panic!("{}: {}", shader.file, e.emit_to_string(shader.source)));
+    let module = parsed.entry(shader.source).or_insert_with(|| {
+        naga::front::wgsl::parse_str(shader.source)
+            .unwrap_or_else(|e| panic!("{}: {}", shader.file, e.emit_to_string(shader.source)))
+    });
+    let module: &Module = module;
     let at = |binding: u32| {
         module.global_variables.iter().map(|(_, g)| g).find(|g| {
             g.binding
@@ -62,10 +70,10 @@ fn check(kernel: &dyn Kernel, plan: &engine::plan::Plan) -> Vec<String> {
     for (i, (field, elem)) in fields.iter().enumerate() {
         let Some(m) = members.get(i) else { break };
         let member = m.name.as_deref().unwrap_or("?");
-        if member != *field || m.offset != 4 * i as u32 || elem_of(&module, m.ty) != Some(*elem) {
+        if member != *field || m.offset != 4 * i as u32 || elem_of(module, m.ty) != Some(*elem) {
             problems.push(format!(
                 "{name}: word {i} is {field} ({elem:?}), the shader has {member} ({:?}) at byte {}",
-                elem_of(&module, m.ty),
+                elem_of(module, m.ty),
                 m.offset
             ));
         }
@@ -76,12 +84,12 @@ fn check(kernel: &dyn Kernel, plan: &engine::plan::Plan) -> Vec<String> {
             continue;
         };
         let spec = &plan.table.specs[buf.0];
-        if !matches!(g.space, AddressSpace::Storage { .. }) || elem_of(&module, g.ty) != Some(spec.elem) {
+        if !matches!(g.space, AddressSpace::Storage { .. }) || elem_of(module, g.ty) != Some(spec.elem) {
             problems.push(format!(
                 "{name}: binding {binding} ({}) holds {:?}, the shader reads {:?}",
                 spec.name,
                 spec.elem,
-                elem_of(&module, g.ty)
+                elem_of(module, g.ty)
             ));
         }
     }
@@ -184,6 +192,7 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
     let mut used = BTreeSet::new();
     let mut sources = Vec::new();
     let mut problems = Vec::new();
+    let mut parsed = std::collections::HashMap::new();
     for config in configs() {
         let (train, _) = config
             .data
@@ -224,7 +233,7 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
                     used.insert(shader.file.trim_end_matches(".wgsl").to_string());
                 }
                 sources.push(shader.source);
-                problems.extend(check(k.as_ref(), plan));
+                problems.extend(check(k.as_ref(), plan, &mut parsed));
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The landscape evaluation in chunks of samples: a network whose activations over all its
-//! evaluation samples exceed `plan::EVAL_CHUNK_BYTES` runs them through the pass a chunk at a
-//! time. Split runs are checked against unsplit ones on both backends.
+//! evaluation samples exceed the chunk budget (`plan::EVAL_CHUNK_BYTES`; here a smaller one, so
+//! that a few hundred images need several chunks) runs them through the pass a chunk at a time.
+//! Split runs are checked against unsplit ones on both backends.
 
 use crate::common;
 
@@ -11,7 +12,8 @@ use engine::train::{ModelConfig, TrainConfig, Trainer};
 use lab_sims::landscape::{filter_normalized_direction, offset};
 
 /// A wide first convolution: 32 channels at 28 × 28 is about 100 KB of activations per image
-/// and layer, so 1,000 images need several chunks, while its arithmetic stays small.
+/// and layer, so 200 images need several chunks of `CHUNK_BYTES`, while its arithmetic stays
+/// small.
 fn wide_cnn(batch_norm: bool) -> Vec<Layer> {
     let mut layers = vec![common::conv3x3(32, 1)];
     if batch_norm {
@@ -34,7 +36,10 @@ fn wide_cnn(batch_norm: bool) -> Vec<Layer> {
     layers
 }
 
-const SAMPLES: usize = 1000;
+const SAMPLES: usize = 200;
+
+/// The evaluation's activations per pass: a few chunks for `SAMPLES` images.
+const CHUNK_BYTES: usize = 8 << 20;
 
 fn trainer(layers: Vec<Layer>, gpu: bool, eval_rows: usize) -> Trainer {
     let (data_config, data, _) = common::mnist(SAMPLES, 0);
@@ -45,7 +50,15 @@ fn trainer(layers: Vec<Layer>, gpu: bool, eval_rows: usize) -> Trainer {
         ..Default::default()
     };
     let ctx = gpu.then(common::gpu);
-    let mut t = pollster::block_on(Trainer::with_evaluation(config, data, ctx, 250, eval_rows)).unwrap();
+    let mut t = pollster::block_on(Trainer::with_evaluation_in_chunks(
+        config,
+        data,
+        ctx,
+        50,
+        eval_rows,
+        CHUNK_BYTES,
+    ))
+    .unwrap();
     pollster::block_on(t.train(10)).unwrap();
     t
 }
@@ -55,7 +68,7 @@ fn points() -> Vec<[f32; 2]> {
 }
 
 /// Without batch norm the samples are independent: the chunked mean over every point equals the
-/// prediction pass's loss and accuracy on the same samples (a different pass, 250 rows at a time).
+/// prediction pass's loss and accuracy on the same samples (a different pass, 50 rows at a time).
 #[test]
 fn chunked_evaluation_equals_the_whole_set_without_batch_norm() {
     for gpu in [true, false] {

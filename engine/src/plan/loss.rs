@@ -94,10 +94,15 @@ pub const EVAL_CHUNK_BYTES: usize = 128 << 20;
 /// fewer than asked when no such count divides `rows`). Each chunk is one forward pass,
 /// so batch norm normalizes each chunk with its own statistics (docs/theory.md §4.2).
 pub fn eval_chunks(model: &Compiled, rows: usize) -> (usize, usize) {
+    eval_chunks_within(model, rows, EVAL_CHUNK_BYTES)
+}
+
+/// [`eval_chunks`] with `chunk_bytes` in place of `EVAL_CHUNK_BYTES`.
+pub fn eval_chunks_within(model: &Compiled, rows: usize, chunk_bytes: usize) -> (usize, usize) {
     if rows == 0 {
         return (0, 1);
     }
-    let fit = (EVAL_CHUNK_BYTES / (4 * eval_row_floats(model)).max(1)).max(1);
+    let fit = (chunk_bytes / (4 * eval_row_floats(model)).max(1)).max(1);
     let fewest = rows.div_ceil(fit);
     // Up to twice as many chunks, if that many divide the samples exactly.
     let chunks = (fewest..=2 * fewest)

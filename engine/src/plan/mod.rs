@@ -39,7 +39,7 @@ mod steps;
 pub use buffers::{EvalBuffers, HostBuffers};
 pub use layer_ops::input_gradient_needed;
 pub use layer_spans::LayerSpans;
-pub use loss::{eval_chunks, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
+pub use loss::{eval_chunks, eval_chunks_within, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
 use rounding::{round, Store};
 use steps::{backward, forward};

@@ -103,6 +103,28 @@ impl Trainer {
         predict_rows: usize,
         eval_rows: usize,
     ) -> Result<Self, Error> {
+        Self::with_evaluation_in_chunks(
+            config,
+            data,
+            gpu,
+            predict_rows,
+            eval_rows,
+            crate::plan::EVAL_CHUNK_BYTES,
+        )
+        .await
+    }
+
+    /// Like [`Trainer::with_evaluation`], with the evaluation's activations held to
+    /// `chunk_bytes` per pass (`plan::eval_chunks_within`): a device with less memory to spare
+    /// takes its samples in smaller chunks.
+    pub async fn with_evaluation_in_chunks(
+        config: TrainConfig,
+        data: Dataset,
+        gpu: Option<Rc<GpuContext>>,
+        predict_rows: usize,
+        eval_rows: usize,
+        chunk_bytes: usize,
+    ) -> Result<Self, Error> {
         config.validate()?;
         if data.len() < config.batch {
             return Err(Error::Mismatch(format!(
@@ -148,7 +170,7 @@ impl Trainer {
         } else {
             None
         };
-        let (eval_chunk, eval_chunks) = crate::plan::eval_chunks(&compiled, eval_rows);
+        let (eval_chunk, eval_chunks) = crate::plan::eval_chunks_within(&compiled, eval_rows, chunk_bytes);
         let plan = Plan::new(&PlanConfig {
             data_rows: data.len(),
             data_packed: packed.is_some(),

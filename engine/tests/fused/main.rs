@@ -181,8 +181,8 @@ fn the_fused_step_is_the_teaching_step_bit_for_bit_on_the_cpu() {
 /// Both ways the GPU builds the fused kernels: specialized per dispatch (a real GPU's) and two
 /// shared pipelines, forward and backward (an emulated GPU's). On SwiftShader (the child process
 /// of `the_quads_match_on_swiftshader`) only the shared ones: the quads run only on an emulated
-/// GPU, which never specializes (`FusedMatmul::fit_device`, `GpuContext::specialize`); and
-/// there not `SIGMOID_AND_DROPOUT`.
+/// GPU, which never specializes (`FusedMatmul::fit_device`, `GpuContext::specialize`), against
+/// the teaching step on the CPU path; and there not `SIGMOID_AND_DROPOUT`.
 #[test]
 fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
     let ctx = gpu();
@@ -195,10 +195,15 @@ fn the_fused_step_matches_the_teaching_step_on_the_gpu() {
                 continue;
             }
             let (fl, fp, _) = run(&config, Some(ctx.clone()), true);
-            let (ul, up, _) = run(&config, Some(ctx.clone()), false);
+            // On SwiftShader, where each pipeline compiles for seconds, the reference is the
+            // CPU path's teaching step (the same kernels' twins) instead of its GPU kernels.
+            let (ul, up, _) = run(&config, (!child).then(|| ctx.clone()), false);
             let what = format!("{name} (specialized {specialize})");
-            assert_close(&format!("{what}: losses"), &fl, &ul, 1e-6, 1e-5);
-            assert_close(&format!("{what}: weights"), &fp, &up, 1e-6, 1e-5);
+            // Against the CPU path the sums run in another order (its convolutions'): within
+            // the GPU-against-CPU tests' tolerance instead of the GPU pair's float rounding.
+            let (atol, rtol) = if child { (1e-5, 1e-3) } else { (1e-6, 1e-5) };
+            assert_close(&format!("{what}: losses"), &fl, &ul, atol, rtol);
+            assert_close(&format!("{what}: weights"), &fp, &up, atol, rtol);
         }
     }
 }
