@@ -62,7 +62,7 @@ test('tutorial: three embedded labs, sized, locked, driven by postMessage; forei
     // A partial state merges into the embed's: the network (4, 4) and the locks stay, even
     // against a message that tries to unlock.
     await page.evaluate(() => window.TrainingLab.send(document.querySelector('#lab-playground'), { type: 'lab-set-state', query: 'lr=0.3&dataset_hide=false' }));
-    await until(async () => (await pg.locator(byId('learning-rate')).inputValue().catch(() => '')) === '0.3', 30_000, 'the new learning rate');
+    await until(async () => (await pg.locator(byId('learning-rate')).inputValue().catch(() => '')) === '0.3', 60_000, 'the new learning rate');
     assert.equal(await pg.locator(byId('neurons-0')).inputValue(), '4', 'the network kept');
     assert.equal(await pg.locator(byId('neurons-1')).inputValue(), '4', 'the network kept');
     assert.equal(await pg.locator(byId('dataset')).isVisible(), false, 'still locked');

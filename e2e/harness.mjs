@@ -31,15 +31,24 @@ const MIME = {
 /** Serves `dir` on an ephemeral 127.0.0.1 port (resolves to { url, close }) with the COOP/COEP
  *  headers that make its pages cross-origin isolated (SharedArrayBuffer, so multi-threaded Wasm
  *  such as jax-js's), as `trunk serve` does (Trunk.toml); `isolated: false` serves without them,
- *  as a course page that embeds a lab may. */
-export function serve(dir = path.join(root, 'dist'), { isolated = true } = {}) {
+ *  as a course page that embeds a lab may. `plain: true` serves as a plain static host does (a
+ *  university web space, GitHub Pages): no fallback to the app for unknown paths, and a folder
+ *  asked for without its slash redirected to it. */
+export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false } = {}) {
   const server = http.createServer((req, res) => {
-    const clean = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const asked = new URL(req.url, 'http://x');
+    const clean = decodeURIComponent(asked.pathname);
     let file = path.join(dir, clean);
     if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
+      if (plain && !clean.endsWith('/')) {
+        res.writeHead(301, { location: `${asked.pathname}/${asked.search}` }).end();
+        return;
+      }
+      file = path.join(file, 'index.html');
+    }
     // Routes such as /bench are pages of the single-page app, as under `trunk serve`.
-    if (!fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
+    if (!plain && !fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
     const isolation = isolated
       ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }

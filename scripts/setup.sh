@@ -2,7 +2,7 @@
 # Installs everything the lab needs on a fresh Debian machine, skipping what is already there:
 # Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, trunk, mdbook and a
 # wasm-bindgen-cli of the version in Cargo.lock (built from crates.io, kept under ~/.cargo/bin so a
-# second run is fast), the npm tools (wasm-opt, playwright-core) and the MNIST / Fashion-MNIST data.
+# second run is fast), the npm tools (wasm-opt, playwright-core, axe-core) and the MNIST / Fashion-MNIST data.
 # Source it (`. scripts/setup.sh`) to get PATH and CARGO_TARGET_DIR set for what follows.
 set -euo pipefail
 
@@ -51,8 +51,9 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; t
 fi
 
 # --- npm tools --------------------------------------------------------------------------------
-if [ ! -x "$ROOT/tools/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/tools/node_modules/playwright-core" ]; then
-  say "installing npm tools (binaryen's wasm-opt, playwright-core)"
+if [ ! -x "$ROOT/tools/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/tools/node_modules/playwright-core" ] \
+  || [ ! -f "$ROOT/tools/node_modules/axe-core/axe.min.js" ]; then
+  say "installing npm tools (binaryen's wasm-opt, playwright-core, axe-core)"
   (cd "$ROOT/tools" && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 

@@ -37,6 +37,9 @@ export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
 # nothing for a test and cost minutes; `scripts/run.sh` keeps them.
 stage "app build for the browser tests (trunk, e2e profile)" \
   trunk build --cargo-profile e2e --dist dist
+# The same build as a static site under a sub-path, for e2e/site.test.mjs (a course's host).
+stage "static site under a sub-path (scripts/site.sh, e2e profile)" \
+  bash scripts/site.sh --base /course/lab/ --out target/e2e/site/course/lab --profile e2e
 stage "browser end-to-end tests (headless chromium)" \
   node --test --test-reporter=spec --test-concurrency=2 e2e/
 

@@ -160,8 +160,12 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
             })}
         </div>
         // Outside the share bar: hiding it (every lesson does) must not hide what was refused.
-        <ul class="notices" data-testid=format!("{prefix}-notices") role="status">
-            {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-        </ul>
+        // Announced as they come (a status region around the list: a list with a role of its own
+        // would no longer be a list to a screen reader).
+        <div role="status">
+            <ul class="notices" data-testid=format!("{prefix}-notices")>
+                {move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+            </ul>
+        </div>
     }
 }

@@ -96,13 +96,13 @@ pub fn animation_figure(settings: RwSignal<Settings>, canvases: Canvases) -> imp
                 <figure>
                     <canvas node_ref=canvases.animation data-testid="cl-animation" width="440" height="360"></canvas>
                     <div class="buttons">
-                        <select class:hidden=hidden("animate") data-testid="cl-animate" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { playing.set(false); frame.set(0); set(&|s| s.animate = i) } }>
+                        <select class:hidden=hidden("animate") data-testid="cl-animate" aria-label="the algorithm animated" on:change=move |ev| { if let Ok(i) = event_target_value(&ev).parse::<usize>() { playing.set(false); frame.set(0); set(&|s| s.animate = i) } }>
                             {(0..7).map(|i| view! { <option value=i.to_string() selected=move || settings.with(|s| s.animate == i)>{ALGORITHMS[i].1}</option> }).collect_view()}
                         </select>
                         <button data-testid="cl-back" on:click=move |_| frame.update(|k| *k = k.saturating_sub(1))>"◀ step"</button>
                         <button data-testid="cl-play" on:click=play>{move || if playing.get() { "pause" } else { "play" }}</button>
                         <button data-testid="cl-step" on:click=move |_| { let n = total_frames(); frame.update(|k| *k = (*k + 1).min(n - 1)) }>"step ▶"</button>
-                        <select data-testid="cl-speed" on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f64>() { interval.set(v) } }>
+                        <select data-testid="cl-speed" aria-label="animation speed" on:change=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f64>() { interval.set(v) } }>
                             <option value="1200">"slow"</option>
                             <option value="600" selected=true>"normal"</option>
                             <option value="150">"fast"</option>
