@@ -72,10 +72,10 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any lab after a short run'
       const pausable = (await pause.count()) > 0;
       const running = async () => pausable && !(await pause.first().isDisabled());
       await start.click();
-      // Running (its pause or cancel button enabled), or already done; a few seconds to end on
+      // Running (its pause or cancel button enabled), or already done; a moment to end on
       // its own, else paused.
       await until(async () => (await running()) || (await start.isEnabled()), 60_000, `${lab.id} to run`);
-      await until(async () => !(await running()), 5_000, `${lab.id} to end`).catch(async () => {
+      await until(async () => !(await running()), 1_500, `${lab.id} to end`).catch(async () => {
         // (It may end between the look and the click.)
         if (await running()) await pause.first().click({ timeout: 2_000 }).catch(() => {});
       });
