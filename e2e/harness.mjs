@@ -126,6 +126,16 @@ export async function settle(page) {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
+/** Whether the lab's run button lies inside the viewport of `target` (a page or a frame): true,
+ *  or where it is instead. */
+export const runInView = (target) => target.evaluate(() => {
+  const b = document.querySelector('[data-lab-start="true"]');
+  if (!b) return 'no run button';
+  const r = b.getBoundingClientRect();
+  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+    ? true : `at ${Math.round(r.left)},${Math.round(r.top)} in ${innerWidth}×${innerHeight}`;
+});
+
 /** Polls `fn` until it returns a truthy value or `ms` pass. */
 export async function until(fn, ms, what) {
   const end = Date.now() + ms;

@@ -3,22 +3,13 @@
 // in view (the sticky run bar) after scrolling to the bottom.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, settle, ROUTES as LABS } from './harness.mjs';
+import { serve, launch, settle, runInView, ROUTES as LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
 after(() => server.close());
 
 const WIDTHS = [1280, 1024, 700, 390];
-
-/// Whether the run button lies inside the viewport.
-const runInView = (page) => page.evaluate(() => {
-  const b = document.querySelector('[data-lab-start="true"]');
-  if (!b) return 'no run button';
-  const r = b.getBoundingClientRect();
-  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
-    ? true : `at ${Math.round(r.left)},${Math.round(r.top)} in ${innerWidth}×${innerHeight}`;
-});
 
 test('every lab fits every width, its run button always in view', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });

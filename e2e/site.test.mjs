@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, until, root, ROUTES } from './harness.mjs';
+import { serve, launch, byId, text, until, settle, runInView, root, ROUTES } from './harness.mjs';
 
 const SITE = path.join(root, 'target', 'e2e', 'site');
 const BASE = 'course/lab/';
@@ -92,15 +92,6 @@ test('the site under a sub-path: the course lists its lessons and a lesson runs 
   }
 });
 
-/** Whether the lab's run button lies inside the frame's viewport. */
-const runInView = (frame) => frame.evaluate(() => {
-  const b = document.querySelector('[data-lab-start="true"]');
-  if (!b) return 'no run button';
-  const r = b.getBoundingClientRect();
-  return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
-    ? true : `at ${Math.round(r.left)},${Math.round(r.top)} in ${innerWidth}×${innerHeight}`;
-});
-
 test('in a plain iframe (an LMS page, no script): every lab fits a fixed 700×600 and 390×700 box, run button in view', async () => {
   const { browser, page, errors, missing } = await open();
   try {
@@ -114,7 +105,7 @@ test('in a plain iframe (an LMS page, no script): every lab fits a fixed 700×60
         const frame = page.frameLocator('iframe');
         await frame.locator('[data-lab-start="true"]').waitFor({ timeout: 30_000 });
         const inner = page.frames()[1];
-        await inner.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await settle(inner);
         const where = `/${route} in ${width}×${height}`;
         const overflow = await inner.evaluate(() => document.documentElement.scrollWidth - innerWidth);
         if (overflow > 0) problems.push(`${where}: scrolls sideways by ${overflow} px`);
@@ -123,7 +114,7 @@ test('in a plain iframe (an LMS page, no script): every lab fits a fixed 700×60
         if (atTop !== true) problems.push(`${where}, top: run button ${atTop}`);
         // The frame scrolls inside itself; the run bar stays.
         await inner.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-        await inner.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await settle(inner);
         const atEnd = await runInView(inner);
         if (atEnd !== true) problems.push(`${where}, end: run button ${atEnd}`);
         // The lock in the frame's URL alone holds: the seed is hidden.
