@@ -1,7 +1,8 @@
 // End-to-end: accessibility. axe-core (the npm package, run in the page) reports no violation of
 // the WCAG 2.0 and 2.1 level A and AA rules on every lab, /labs, the course, a lesson and the
 // tutorial: when the page opens, and on the labs again after a short run, when their charts,
-// tables and verdicts are drawn.
+// tables and verdicts are drawn; then every visible chart has a name, a summary of its numbers
+// and a table view.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
@@ -59,7 +60,43 @@ const SHORT = {
   bench: 'workload=W1&steps=5&test=100',
 };
 
-test('axe-core finds no WCAG 2.1 A or AA violation on any lab after a short run', async () => {
+/**
+ * What is wrong with the page's charts' text alternatives: a visible canvas without an accessible
+ * name, without a summary (aria-describedby), or without a "Table" toggle; no chart summarizing
+ * numbers; the first drawn chart's table not opening with its rows.
+ */
+async function chartAlternatives(page, lab) {
+  const look = () => page.evaluate(() => {
+    const found = [];
+    for (const c of document.querySelectorAll('canvas')) {
+      const r = c.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const id = c.dataset.testid || c.id || 'a canvas';
+      const name = (c.getAttribute('aria-label') || '').trim();
+      const described = document.getElementById(c.getAttribute('aria-describedby') || '');
+      if (!name) found.push(`${id} has no accessible name`);
+      if (!described || !described.textContent.trim()) found.push(`${id} has no summary`);
+      if (!document.querySelector(`[data-testid="${id}-table-toggle"]`)) found.push(`${id} has no table view`);
+    }
+    return found;
+  });
+  // A chart drawn anew is equipped within a second or so.
+  let problems = await look();
+  await until(async () => (problems = await look()).length === 0, 5_000, `${lab}: every chart equipped`).catch(() => {});
+  const summarized = async () => page.evaluate(() => [...document.querySelectorAll('.chart-summary')].find((p) => /\d+ rows?\b/.test(p.textContent))?.id ?? null);
+  await until(async () => (await summarized()) !== null, 10_000, `${lab}: a chart summarizing its numbers`).catch(() => problems.push('no chart summarizes any numbers'));
+  const first = await summarized();
+  if (first) {
+    const chart = first.replace(/-summary$/, '');
+    await page.locator(byId(`${chart}-table-toggle`)).click();
+    const rows = page.locator(`${byId(`${chart}-table`)} tbody tr`);
+    await until(async () => (await rows.count()) > 0, 5_000, `${chart}'s table`).catch(() => problems.push(`${chart}'s table shows no rows`));
+    await page.locator(byId(`${chart}-table-toggle`)).click();
+  }
+  return problems;
+}
+
+test('axe-core finds no WCAG 2.1 A or AA violation on any lab after a short run, and every chart has a text alternative', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
     const problems = [];
@@ -81,6 +118,7 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any lab after a short run'
       });
       await until(async () => !(await running()), 60_000, `${lab.id} to stop`);
       for (const v of await violations(page)) problems.push(`/${lab.route} after a run: ${v}`);
+      for (const p of await chartAlternatives(page, lab.id)) problems.push(`/${lab.route} after a run: ${p}`);
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(errors.filter((e) => !/cancel/i.test(e)), []);

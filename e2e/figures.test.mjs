@@ -41,6 +41,8 @@ test('every chart of every lab offers PNG and CSV', async () => {
     const paths = (await download(page, 'opt-contour-csv')).toString().trim().split('\n');
     assert.equal(paths[0], 'optimizer,step,x,y');
     assert.equal(paths.length - 1, 3 * 101, 'three racers, 100 steps and the start');
+    // One cell per column: the quadratic's start (−1.8, 1.2) as x and y.
+    assert.equal(paths[1], 'SGD,0,-1.8,1.2');
     const losses = (await download(page, 'opt-loss-chart-csv')).toString().trim().split('\n');
     assert.match(losses[1], /^SGD,0,[\d.]+$/);
 

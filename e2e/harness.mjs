@@ -4,6 +4,7 @@ import http from 'node:http';
 import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +27,8 @@ const MIME = {
   '.json': 'application/json',
   '.png': 'image/png',
   '.bin': 'application/octet-stream',
+  // The data slices: the page unpacks them itself, so no Content-Encoding.
+  '.gz': 'application/gzip',
 };
 
 /** Serves `dir` on an ephemeral 127.0.0.1 port (resolves to { url, close }) with the COOP/COEP
@@ -33,8 +36,10 @@ const MIME = {
  *  such as jax-js's), as `trunk serve` does (Trunk.toml); `isolated: false` serves without them,
  *  as a course page that embeds a lab may. `plain: true` serves as a plain static host does (a
  *  university web space, GitHub Pages): no fallback to the app for unknown paths, and a folder
- *  asked for without its slash redirected to it. */
-export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false } = {}) {
+ *  asked for without its slash redirected to it. `gzip: true` compresses text and wasm for a
+ *  client that accepts it, as most hosts do; `sent(path, bytes)` is told each response body's size
+ *  on the wire. */
+export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false, gzip = false, sent = null } = {}) {
   const server = http.createServer((req, res) => {
     const asked = new URL(req.url, 'http://x');
     const clean = decodeURIComponent(asked.pathname);
@@ -53,8 +58,16 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = 
     const isolation = isolated
       ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
       : {};
-    res.writeHead(200, { 'content-type': MIME[path.extname(file)] || 'application/octet-stream', ...isolation });
-    fs.createReadStream(file).pipe(res);
+    const type = MIME[path.extname(file)] || 'application/octet-stream';
+    let body = fs.readFileSync(file);
+    const encoding = {};
+    if (gzip && /gzip/.test(req.headers['accept-encoding'] || '') && /text|javascript|json|wasm/.test(type)) {
+      body = zlib.gzipSync(body);
+      encoding['content-encoding'] = 'gzip';
+    }
+    if (sent) sent(clean, body.length);
+    res.writeHead(200, { 'content-type': type, ...encoding, ...isolation });
+    res.end(body);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {

@@ -107,13 +107,16 @@
     box.append(el('div', { class: 'question' }, paragraphs(section.question)));
     const form = el('form', { class: 'predict', 'data-testid': `predict-${index}` });
     const choices = section.predict.choices;
-    form.append(el('p', { class: 'prompt' }, '<b>Your prediction</b> (locked once you run the lab):'));
+    // The choices are one named group, so a screen reader says what they answer.
+    const group = el('fieldset', { class: 'choices' });
+    group.append(el('legend', { class: 'prompt' }, '<b>Your prediction</b> (locked once you run the lab):'));
     choices.forEach((c, k) => {
       const label = el('label', { class: 'choice' });
       const input = el('input', { type: 'radio', name: `p${index}`, value: String(k), 'data-testid': `choice-${index}-${k}` });
       label.append(input, document.createTextNode(' ' + c.text));
-      form.append(label);
+      group.append(label);
     });
+    form.append(group);
     const lock = el('button', { type: 'submit', class: 'primary', disabled: '', 'data-testid': `lock-${index}` }, 'Lock in and run the lab');
     form.append(lock);
     form.addEventListener('change', () => { lock.disabled = !form.querySelector('input:checked'); });
@@ -151,7 +154,9 @@
         // The lab pauses where it was measured (a student reading the reveal sees the run it
         // explains, and the next section's lab gets the processor); its own buttons go on.
         window.TrainingLab.send(labBox, { type: 'lab-pause' });
-        status.textContent = 'Measured: the lab stops here; its own buttons carry on.';
+        // The status region is what a screen reader announces: the verdict goes there too.
+        status.textContent = `Measured ${show(section, value)}: ${k === choice ? 'as you predicted' : 'not what you predicted'}. ` +
+          'The lab stops here; its own buttons carry on.';
         showReveal(section, index, choice, value, k);
       });
     }

@@ -1,7 +1,10 @@
-// Training Lab's service worker: after a first visit the app works offline. Network first (so a
-// new build is picked up at once when online), falling back to what was cached; navigations to a
-// lab's route fall back to the cached app shell, which routes by path itself.
-const CACHE = 'training-lab-v4';
+// Training Lab's service worker: after a first visit the app works offline. Pages network first
+// (so a new build is picked up at once when online), falling back to what was cached;
+// navigations to a lab's route fall back to the cached app shell, which routes by path itself.
+// Files that never change under their name (the data slices, the build's hashed wasm, script and
+// styles) come from the cache first, so a repeat visit downloads none of them again.
+const CACHE = 'training-lab-v5';
+const IMMUTABLE = /\/data\/[^/]+\.(bin\.gz|json)$|-[0-9a-f]{16}(_bg)?\.(wasm|js|css)$/;
 // The course: its pages and every lesson file (a lesson opened once also works offline, since
 // everything fetched is cached).
 const COURSE = ['./course.html', './lesson.html', './lesson.js', './lesson.css', './lessons/course.json'];
@@ -10,6 +13,12 @@ self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const c = await caches.open(CACHE);
     await c.addAll(['./', './index.html', './embed.js', './tutorial.html', ...COURSE]);
+    // The build's hashed wasm, script and styles, named in the shell: a second visit needs none.
+    try {
+      const shell = await (await c.match('./index.html')).text();
+      const built = [...shell.matchAll(/(?:href|src)="([^"]+-[0-9a-f]{16}(?:_bg)?\.(?:wasm|js|css))"/g)].map((m) => m[1]);
+      await c.addAll([...new Set(built)]);
+    } catch { /* they are cached as they are fetched instead */ }
     try {
       const course = await (await fetch('./lessons/course.json')).json();
       await c.addAll(course.lessons.map((id) => `./lessons/${id}.json`));
@@ -30,6 +39,10 @@ self.addEventListener('fetch', (event) => {
   if (request.method !== 'GET' || url.origin !== self.location.origin) return;
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
+    if (IMMUTABLE.test(url.pathname)) {
+      const hit = await cache.match(request);
+      if (hit) return hit;
+    }
     try {
       const response = await fetch(request);
       if (response.ok) cache.put(request, response.clone());

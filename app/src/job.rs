@@ -115,6 +115,8 @@ pub fn run_bar(job: &Job, prefix: &'static str, starts: impl IntoView) -> impl I
         </div>
         <progress data-testid=format!("{prefix}-progress") max="1" prop:value=move || progress.get()></progress>
         <p class="status" data-lab-status="true" data-testid=format!("{prefix}-status")>{move || status.get()}</p>
+        // The status changes every step; a screen reader is told only how a run ended.
+        <p class="sr-only" role="status" data-testid=format!("{prefix}-announce")>{move || if running.get() { String::new() } else { status.get() }}</p>
         <p class="muted small left" data-testid=format!("{prefix}-left")>{left}</p>
         <p class="muted small refusal" role="status" data-testid=format!("{prefix}-refusal")>{move || refusal.get().unwrap_or_default()}</p>
         </section>

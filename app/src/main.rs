@@ -4,6 +4,7 @@
 mod banner;
 mod bench;
 mod browser;
+mod chart_text;
 mod cluster;
 mod controls;
 mod cpu_team;

@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(name = "lab", about = "The training lab's engine from the command line")]
 struct Cli {
     /// Where the image data sets are read from
-    #[arg(long, global = true, default_value = "public/data", value_name = "DIR")]
+    #[arg(long, global = true, default_value = "data", value_name = "DIR")]
     data: PathBuf,
     #[command(subcommand)]
     command: Command,

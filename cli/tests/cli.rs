@@ -160,7 +160,7 @@ fn lab_bench_matmul_prints_checked_figures() {
 #[test]
 fn lab_split_bench_prints_each_split() {
     let out = Command::new(env!("CARGO_BIN_EXE_lab"))
-        .args(["--data", concat!(env!("CARGO_MANIFEST_DIR"), "/../public/data")])
+        .args(["--data", concat!(env!("CARGO_MANIFEST_DIR"), "/../data")])
         .args(["split-bench", "--steps", "3"])
         .output()
         .expect("lab runs");

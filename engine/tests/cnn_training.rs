@@ -1,6 +1,6 @@
 //! A small CNN (conv → ReLU → max-pool → flatten → dense) on the first MNIST images: GPU and CPU
 //! give the same loss curve, the loss falls, and backprop through conv and pool matches finite
-//! differences. Needs `public/data` (setup prepares it).
+//! differences. Needs `data/` (setup prepares it).
 
 use crate::common;
 
@@ -36,7 +36,7 @@ fn config(pool: PoolKind, optimizer: Optimizer, batch: usize) -> TrainConfig {
 }
 
 fn data(config: &TrainConfig) -> (Dataset, Dataset) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let (train, test) = config
         .data
         .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))

@@ -1,4 +1,4 @@
-//! The MNIST / Fashion-MNIST files that setup writes to `public/data/` load with the engine's
+//! The MNIST / Fashion-MNIST files that setup writes to `data/` load with the engine's
 //! loader and hold what they should. (Setup runs before the tests; without the files this test
 //! says so and checks nothing.)
 
@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use engine::data::images::ImageSet;
 
 fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
 }
 
 #[test]
 fn prepared_image_sets_load_with_expected_shapes_and_balanced_labels() {
     let dir = data_dir();
     if !dir.join("mnist-train.bin").exists() {
-        eprintln!("public/data is missing: run scripts/setup.sh to prepare it (skipping)");
+        eprintln!("data/ is missing: run scripts/setup.sh to prepare it (skipping)");
         return;
     }
     for (file, count) in [

@@ -187,7 +187,7 @@ fn configs() -> Vec<TrainConfig> {
 
 #[test]
 fn every_kernel_writes_the_uniform_its_shader_declares() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let mut seen = BTreeSet::new();
     let mut used = BTreeSet::new();
     let mut sources = Vec::new();

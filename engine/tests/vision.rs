@@ -1,7 +1,7 @@
 //! The vision lab's engine side: a trained CNN saved as a model file loads into a fresh trainer
 //! and predicts exactly as before; a file for another model is refused; the evaluation details
 //! (confusion matrix, per-class accuracy, misclassified samples) agree with `evaluate`, and the
-//! first layer's filters are the weights. Needs `public/data` (setup prepares it).
+//! first layer's filters are the weights. Needs `data/` (setup prepares it).
 
 use std::path::PathBuf;
 
@@ -37,7 +37,7 @@ const CNN: &str = r#"[{"type":"conv2d","filters":4,"kernel":5,"stride":1,"paddin
 #[test]
 fn a_saved_model_loads_and_predicts_the_same() {
     let cfg = config(CNN);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let (train, test) = cfg
         .data
         .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))

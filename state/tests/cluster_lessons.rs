@@ -1,7 +1,7 @@
 //! The cluster lab's compression lesson with its defaults (MNIST, 8 workers, global batch 64,
 //! k = 5 %, the default update budget): every compressor offered with error feedback — top-k, random-k
 //! (sent unscaled) and 1-bit (sent as the scaled sign) — reaches the uncompressed run's test
-//! accuracy within 2 points, and its error memory does not blow up. Needs `public/data` (setup).
+//! accuracy within 2 points, and its error memory does not blow up. Needs `data/` (setup).
 
 use std::path::PathBuf;
 
@@ -14,7 +14,7 @@ use lab_state::lab::LabState;
 
 fn test_accuracy(lab: &ClusterLab) -> f32 {
     let config = lab.train_config(lab.workers);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let (train, test) = config
         .data
         .load(|name| std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e} (run scripts/setup.sh)")))

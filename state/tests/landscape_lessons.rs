@@ -3,7 +3,7 @@
 //! against 256) both reach training loss 0.05 and the verdict names the sharper as measured; in
 //! Keskar et al.'s setting (the image MLP on MNIST, batch 16 against 256, loss 0.05) the large
 //! batch's minimum is the sharper, as they report, by the mean rise and by the top Hessian
-//! eigenvalue alike. Needs `public/data` (setup) for the second.
+//! eigenvalue alike. Needs `data/` (setup) for the second.
 
 use engine::data::Dataset;
 use engine::train::{DataConfig, Trainer};

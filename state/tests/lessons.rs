@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-/// A file of the site's `public/data` (made by setup), as the page fetches it: the reader the
-/// engine's `DataConfig::load` takes.
+/// A data file of `data/` (made by setup; the same images the page fetches in slices from the
+/// site's `data/`): the reader the engine's `DataConfig::load` takes.
 pub fn read_data(name: &str) -> Result<Vec<u8>, String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"))
 }
 

@@ -3,7 +3,7 @@
 //! the plain run learns (above 85 % test accuracy), and checkpointing, ZeRO-3 and the pipeline
 //! each reach its accuracy; the course's lesson (public/lessons/parallelism-fits.json) measures
 //! the pipeline's accuracy against the plain run's within its claimed range. The browser test
-//! then checks the page's wiring on a short run. Needs `public/data` (setup).
+//! then checks the page's wiring on a short run. Needs `data/` (setup).
 
 use engine::train::Trainer;
 use lab_sims::parallelism::layout_run::{train, Devices};

@@ -3,7 +3,7 @@
 //! checks): naive fp16 diverges while mixed fp16, bf16 and fp8 land within a point of fp32; and
 //! with SGD at η = 0.001 an fp16 master loses updates and falls behind where an fp32 master keeps
 //! up (docs/theory.md §7). The browser test then checks the page's wiring on a short run.
-//! Needs `public/data` (setup).
+//! Needs `data/` (setup).
 
 use engine::train::Trainer;
 use lab_sims::precision_run::{run, PrecisionRecord};

@@ -120,7 +120,7 @@ fn a_run_without_progress_is_stopped_as_stalled() {
 #[test]
 fn batch_norm_breaks_down_at_batch_2_where_layer_norm_does_not() {
     use lab_state::landscape::{Data, Network};
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let mut reached = Vec::new();
     for network in [Network::MlpBatchNorm, Network::MlpLayerNorm] {
         let lab = ScalingLab {

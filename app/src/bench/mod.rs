@@ -103,6 +103,7 @@ pub fn BenchPage() -> impl IntoView {
             // Indeterminate: the run is one timed call, so it reports no fraction done.
             <progress data-testid="bench-progress" class:hidden=move || !running.get()></progress>
             <p class="status" data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
+            <p class="sr-only" role="status" data-testid="bench-announce">{move || if running.get() { String::new() } else { status.get() }}</p>
             <button data-testid="bench-use-cpu"
                 class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
                 on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>

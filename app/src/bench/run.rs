@@ -53,18 +53,8 @@ async fn trainer(
         images.test_limit = n;
     }
     status.set("loading MNIST…".into());
-    let read = |name: String| async move { fetch::bytes(&format!("data/{name}")).await };
-    let (train, test) = (
-        read("mnist-train.bin".into()).await?,
-        read("mnist-test.bin".into()).await?,
-    );
-    let (train, test) = config.data.load(|name| {
-        if name.ends_with("train.bin") {
-            Ok(train.clone())
-        } else {
-            Ok(test.clone())
-        }
-    })?;
+    let (train, test) = fetch::data(&config).await?;
+    let test = Some(test);
     let gpu = if q.webgpu {
         status.set("opening WebGPU…".into());
         let ctx = crate::gpu::open_untiled()

@@ -62,12 +62,12 @@ pub fn LandscapePage() -> impl IntoView {
                     *s = skips_setting();
                     s.hide = hide;
                 })>"Li et al.'s skips: a ResNet-26 with and without them (about a minute on the CPU path)"</button>
-                <p data-testid="land-verdict">{move || mapped.with(|m| match m.as_slice() {
+                <p data-testid="land-verdict" aria-live="polite">{move || mapped.with(|m| match m.as_slice() {
                     [a, b] if a.key == SKIPS_KEY => skips_verdict((a.nonconvexity, a.measured.2), (b.nonconvexity, b.measured.2)),
                     [a, b] => sharpness_verdict(a.measured, b.measured, state.with(|s| s.target)),
                     _ => String::new(),
                 })}</p>
-                <p data-testid="land-hessian-verdict">{move || mapped.with(|m| match m.as_slice() {
+                <p data-testid="land-hessian-verdict" aria-live="polite">{move || mapped.with(|m| match m.as_slice() {
                     [a, b] if a.key != SKIPS_KEY => hessian_verdict((a.measured.0, a.lambda_max), (b.measured.0, b.lambda_max)),
                     _ => String::new(),
                 })}</p>

@@ -52,17 +52,22 @@ fn outcomes(paths: &[(usize, Path)]) -> Vec<Outcome> {
 
 /// The CSV under the contour map (the paths) and under the loss chart.
 fn publish_tables(paths: &[(usize, Path)]) {
-    let rows = |f: &dyn Fn(&Path, usize) -> String| {
+    // Each row: the optimizer, the step, then the cells `f` gives for that step.
+    let rows = |f: &dyn Fn(&Path, usize) -> Vec<String>| {
         let mut out = Vec::new();
         for (i, p) in paths {
-            out.extend((0..p.losses.len()).map(|k| [RACERS[*i].0.to_string(), k.to_string(), f(p, k)]));
+            out.extend((0..p.losses.len()).map(|k| {
+                let mut row = vec![RACERS[*i].0.to_string(), k.to_string()];
+                row.extend(f(p, k));
+                row
+            }));
         }
         out
     };
     let point = |p: &Path, k: usize| {
-        p.points
-            .get(k)
-            .map_or(String::new(), |q| format!("{},{}", q[0], q[1]))
+        p.points.get(k).map_or(vec![String::new(), String::new()], |q| {
+            vec![q[0].to_string(), q[1].to_string()]
+        })
     };
     crate::figures::set_table(
         "opt-contour",
@@ -70,7 +75,7 @@ fn publish_tables(paths: &[(usize, Path)]) {
     );
     crate::figures::set_table(
         "opt-loss-chart",
-        crate::figures::csv("optimizer,step,loss", rows(&|p, k| p.losses[k].to_string())),
+        crate::figures::csv("optimizer,step,loss", rows(&|p, k| vec![p.losses[k].to_string()])),
     );
 }
 

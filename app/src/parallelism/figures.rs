@@ -115,7 +115,7 @@ pub fn figures(
                 <figcaption>"Memory of each device in each layout, by tensor class (a pipeline's stages side by side), from the buffers the engine allocates for the network, split as each layout splits them; dashed red: one device's memory. Read it: plain keeps everything on one device; checkpointing cuts only the activations; ZeRO-3 divides weights, gradients and Adam's two state copies by the workers (and each worker's activations by its share of the batch); a pipeline gives each device only its own layers."</figcaption>
             </figure>
             <figure class="wide">
-                <ul class="verdict" data-testid="par-verdict">
+                <ul class="verdict" data-testid="par-verdict" aria-live="polite">
                     {move || record.with(|r| r.as_ref().map(|r| lab_state::parallelism::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
                 </ul>
                 <div class="table-scroll"><table class="results" data-testid="par-table">

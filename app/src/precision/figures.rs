@@ -100,7 +100,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
                 <figcaption>"Training loss of each run (smoothed, log scale) and, below, its accuracy on 2,000 training images at its checks, all on the same batches from the same initial weights, so the curves differ only by their precision. Read it: a run on top of fp32 lost nothing to its formats; a curve that stops with a cross diverged there."</figcaption>
             </figure>
             <figure class="wide">
-                <ul class="verdict" data-testid="prec-verdict">
+                <ul class="verdict" data-testid="prec-verdict" aria-live="polite">
                     {move || record.with(|r| r.as_ref().filter(|r| !r.runs.is_empty()).map(|r| lab_state::precision::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
                 </ul>
                 <table class="results" data-testid="prec-table">

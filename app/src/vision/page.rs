@@ -107,6 +107,7 @@ pub fn VisionPage() -> impl IntoView {
             </div>
             <label class="inline">"Epoch" <progress data-testid="vision-progress" max="1" prop:value=move || v.epoch_progress.get()></progress></label>
             <p class="status" data-lab-status="true" data-testid="vision-status">{move || v.status.get()}</p>
+            <p class="sr-only" role="status" data-testid="vision-announce">{move || if v.running.get() { String::new() } else { v.status.get() }}</p>
             <p class="muted small refusal" data-testid="vision-refusal" role="status">{move || v.refusal.get().unwrap_or_default()}</p>
             <dl class="readouts">
                 <div><dt>"epochs"</dt><dd data-testid="vision-epoch">{move || format!("{:.2}", f.with(|f| f.epochs_done))}</dd></div>

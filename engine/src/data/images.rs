@@ -1,6 +1,7 @@
 //! Image classification sets (MNIST, Fashion-MNIST): the original IDX files are converted at setup
-//! into one compact binary per split under `public/data/`, which both the browser and the native
-//! tools load with [`ImageSet::parse`].
+//! into one compact binary per split under `data/`, which the native tools load with
+//! [`ImageSet::parse`]; the browser fetches the same files cut into gzip-compressed slices
+//! (`ImageSet::slices`, put back together with `ImageSet::concat`) from the site's `data/`.
 //!
 //! Compact format (little-endian):
 //! ```text
@@ -152,6 +153,38 @@ impl ImageSet {
         out
     }
 
+    /// The set cut into consecutive parts of `per` images, the last one shorter where the count
+    /// does not divide (the slices the browser fetches only as far as a run needs).
+    pub fn slices(&self, per: usize) -> Vec<Self> {
+        let per = per.max(1);
+        (0..self.len().div_ceil(per))
+            .map(|k| self.select(&(k * per..((k + 1) * per).min(self.len())).collect::<Vec<_>>()))
+            .collect()
+    }
+
+    /// One set from consecutive parts of it, in order (`slices` undone).
+    pub fn concat(parts: &[Self]) -> Result<Self, DataError> {
+        let Some(first) = parts.first() else {
+            return err("no images: an empty list of slices");
+        };
+        let mut out = Self {
+            labels: Vec::new(),
+            pixels: Vec::new(),
+            ..first.clone()
+        };
+        for (k, p) in parts.iter().enumerate() {
+            if (p.rows, p.cols, p.classes) != (first.rows, first.cols, first.classes) {
+                return err(format!(
+                    "slice {k} holds {}×{} images of {} classes, slice 0 {}×{} of {}",
+                    p.rows, p.cols, p.classes, first.rows, first.cols, first.classes
+                ));
+            }
+            out.labels.extend_from_slice(&p.labels);
+            out.pixels.extend_from_slice(&p.pixels);
+        }
+        Ok(out)
+    }
+
     /// The first `limit` images as a float data set, pixels scaled to [0, 1].
     pub fn to_dataset(&self, limit: usize) -> Dataset {
         let n = limit.min(self.len());
@@ -195,6 +228,22 @@ mod tests {
         let d = s.to_dataset(2);
         assert_eq!((d.len(), d.dim, d.classes), (2, 6, 4));
         assert_eq!(d.x[6], 6.0 / 255.0);
+    }
+
+    #[test]
+    fn slices_put_back_together_are_the_set() {
+        let s = tiny();
+        let parts = s.slices(2);
+        assert_eq!(parts.iter().map(ImageSet::len).collect::<Vec<_>>(), vec![2, 1]);
+        assert_eq!(parts[1].image(0), s.image(2));
+        assert_eq!(ImageSet::concat(&parts).unwrap(), s);
+        let mut other = parts[1].clone();
+        other.classes = 5;
+        assert!(ImageSet::concat(&[parts[0].clone(), other])
+            .unwrap_err()
+            .0
+            .contains("slice 1"));
+        assert!(ImageSet::concat(&[]).is_err());
     }
 
     #[test]

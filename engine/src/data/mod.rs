@@ -4,6 +4,7 @@ pub mod csv;
 pub mod features;
 pub mod images;
 pub mod sampler;
+pub mod slices;
 pub mod toy;
 
 /// Labelled points: row-major features (len × dim) and a class per row, or for regression a

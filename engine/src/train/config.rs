@@ -20,7 +20,7 @@ use crate::precision::Precision;
 pub enum DataConfig {
     /// A generated 2-D set.
     Toy(ToyConfig),
-    /// MNIST or Fashion-MNIST from the files setup prepares (`public/data/{set}-{train,test}.bin`).
+    /// MNIST or Fashion-MNIST from the files setup prepares (`data/{set}-{train,test}.bin`).
     Images(ImageConfig),
     /// A user's 2-D labelled points (`data::csv`).
     Csv(CsvConfig),

@@ -164,7 +164,7 @@ pub fn fd_check(trainer: &mut engine::train::Trainer, what: &str) {
     );
 }
 
-/// The first `train` and `test` MNIST images (`public/data`, which setup prepares).
+/// The first `train` and `test` MNIST images (`data/`, which setup prepares).
 pub fn mnist(
     train: usize,
     test: usize,
@@ -178,7 +178,7 @@ pub fn mnist(
         train_limit: train,
         test_limit: test,
     });
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let (data, test) = config
         .load(|n| std::fs::read(dir.join(n)).map_err(|e| format!("{n}: {e} (run scripts/setup.sh)")))
         .unwrap();

@@ -8,7 +8,7 @@ use super::*;
 #[test]
 fn a_pass_of_many_points_matches_each_point_alone() {
     let ctx = common::gpu();
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../public/data");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
     let moons = TrainConfig {
         data: DataConfig::Toy(ToyConfig {
             kind: ToyKind::Moons,

@@ -1,0 +1,10 @@
+import { serve, launch, until } from './harness.mjs';
+const server = await serve();
+const { browser, page, errors } = await launch({ webgpu: false });
+await page.goto(server.url + 'optimizers?backend=cpu');
+const start = page.locator('[data-lab-start="true"]:not([disabled])').first();
+await start.waitFor(); await start.click(); await page.waitForTimeout(3000);
+await page.click('[data-testid="opt-contour-table-toggle"]');
+await page.waitForTimeout(500);
+console.log(await page.locator('[data-testid="opt-contour-table"]').innerText().then(t => t.slice(0, 600)));
+await browser.close(); await server.close();
