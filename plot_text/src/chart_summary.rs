@@ -94,7 +94,8 @@ fn value(row: &[String], col: usize) -> f64 {
 /// ", falling from 2.3" / ", rising from 0.1" / ", level": a change under 2 % is level.
 fn trend(start: f64, last: f64) -> String {
     let scale = start.abs().max(last.abs());
-    if !(scale > 0.0) || (last - start).abs() < 0.02 * scale {
+    // (A NaN scale compares false to everything, so it reads as level too.)
+    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || (last - start).abs() < 0.02 * scale {
         ", level".into()
     } else if last < start {
         format!(", falling from {}", num(start))
