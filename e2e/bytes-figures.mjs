@@ -10,7 +10,9 @@ import { serve, launch, root, ROUTES } from './harness.mjs';
 const dir = path.resolve(process.argv[2] || path.join(root, 'dist'));
 let counted = new Map();
 const server = await serve(dir, { isolated: false, gzip: true, sent: (p, n) => counted.set(p, (counted.get(p) || 0) + n) });
-const PAGES = [...ROUTES, 'course.html', 'lesson.html?id=optimizers-momentum'];
+// Every lab with its defaults, the vision lab on Fashion-MNIST, the course and a lesson.
+const PAGES = [...ROUTES, 'vision?set=fashion', 'course.html', 'lesson.html?id=optimizers-momentum'];
+const isPage = (p) => /\.html/.test(p);
 const quiet = async (page, since) => {
   let last = Date.now();
   page.on('request', () => { last = Date.now(); });
@@ -19,9 +21,9 @@ const quiet = async (page, since) => {
 
 /** Opens `p`, presses its start where it has one, and waits for the network to go quiet. */
 async function visit(page, p) {
-  await page.goto(`${server.url}${p}${p.includes('?') || p.endsWith('.html') ? '' : '?backend=cpu'}`);
+  await page.goto(`${server.url}${p}${isPage(p) ? '' : `${p.includes('?') ? '&' : '?'}backend=cpu`}`);
   const start = page.locator('[data-lab-start="true"]:not([disabled])').first();
-  if (!p.endsWith('.html') && !p.includes('.html?')) {
+  if (!isPage(p)) {
     await start.waitFor({ timeout: 120_000 });
     await start.click();
   }
@@ -43,7 +45,8 @@ for (const p of PAGES) {
   await visit(again, p);
   const sum = (m, test = () => true) => [...m].filter(([k]) => test(k)).reduce((n, [, v]) => n + v, 0);
   const isData = (k) => k.includes('/data/');
-  rows.push({ page: `/${p}`, firstMB: mb(sum(first)), firstDataMB: mb(sum(first, isData)), repeatMB: mb(sum(counted)), repeatFiles: [...counted.keys()].join(' ') });
+  rows.push({ page: `/${p}`, firstMB: mb(sum(first)), firstDataMB: mb(sum(first, isData)), repeatMB: mb(sum(counted)) });
+  if (process.env.BYTES_FILES) console.log(p, [...first].map(([k, v]) => `${k} ${v}`).join('\n'));
   await browser.close();
 }
 console.log(`bytes over the wire, ${dir}`);

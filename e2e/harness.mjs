@@ -36,8 +36,9 @@ const MIME = {
  *  such as jax-js's), as `trunk serve` does (Trunk.toml); `isolated: false` serves without them,
  *  as a course page that embeds a lab may. `plain: true` serves as a plain static host does (a
  *  university web space, GitHub Pages): no fallback to the app for unknown paths, and a folder
- *  asked for without its slash redirected to it. `gzip: true` compresses text and wasm for a
- *  client that accepts it, as most hosts do; `sent(path, bytes)` is told each response body's size
+ *  asked for without its slash redirected to it. `gzip: true` serves as most static hosts do:
+ *  text and wasm compressed for a client that accepts it, with an ETag and Last-Modified (and 304
+ *  for a copy still current); `sent(path, bytes)` is told each response body's size
  *  on the wire. */
 export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false, gzip = false, sent = null } = {}) {
   const server = http.createServer((req, res) => {
@@ -55,6 +56,14 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = 
     // Routes such as /bench are pages of the single-page app, as under `trunk serve`.
     if (!plain && !fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
     if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
+    // Validators, as static hosts send them: a cached copy is revalidated for a few bytes.
+    const stat = fs.statSync(file);
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    if (gzip && req.headers['if-none-match'] === etag) {
+      if (sent) sent(clean, 0);
+      res.writeHead(304, { etag }).end();
+      return;
+    }
     const isolation = isolated
       ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
       : {};
@@ -66,7 +75,8 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = 
       encoding['content-encoding'] = 'gzip';
     }
     if (sent) sent(clean, body.length);
-    res.writeHead(200, { 'content-type': type, ...encoding, ...isolation });
+    const validators = gzip ? { etag, 'last-modified': stat.mtime.toUTCString() } : {};
+    res.writeHead(200, { 'content-type': type, ...encoding, ...validators, ...isolation });
     res.end(body);
   });
   return new Promise((resolve) => {

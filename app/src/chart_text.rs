@@ -88,8 +88,10 @@ pub fn table_button(
 
 /// Brings canvas `id`'s summary (and its table, while shown) up to date with `csv`.
 pub fn refresh(id: &str, canvas: &web_sys::HtmlCanvasElement, csv: Option<&str>) {
+    // The chart's name tells which of a shared table's columns it plots.
+    let name = canvas.get_attribute("aria-label").unwrap_or_default();
     let text = csv
-        .and_then(chart_summary::summarize)
+        .and_then(|csv| chart_summary::summarize(csv, &name))
         .unwrap_or_else(|| empty_text(canvas));
     if let Some(p) = element(&format!("{id}-summary")) {
         if p.text_content().as_deref() != Some(text.as_str()) {
