@@ -181,7 +181,7 @@ test('the course page fits a phone, a bad lesson id says so, predictions can be 
   }
 });
 
-test('a malformed lesson or course entry is named with its reason, and the others still show', async () => {
+test('a malformed lesson or course entry is named with its reason, and the others still show; a metric that never comes is named', async () => {
   const { browser, page, errors } = await launch({ webgpu: false, blockServiceWorkers: true });
   try {
     const good = course.lessons.slice(0, 2);
@@ -197,6 +197,21 @@ test('a malformed lesson or course entry is named with its reason, and the other
     assert.match(await text(page, 'course-predictions'), /you predicted/);
     await page.goto(`${server.url}lesson.html?id=course`);
     await until(async () => /cannot be shown: no lab/.test(await text(page, 'lesson-problem')), 10_000, 'the message');
+    // A metric the lab never publishes ends in a message naming it once the run is over.
+    await page.route('**/lessons/misspelled.json', (r) => r.fulfill({ json: {
+      title: 'Misspelled', lab: 'scaling',
+      sections: [{
+        heading: 'A short sweep', question: 'Which batch?', start: true,
+        state: 'batches=8&max_steps=60&data=gaussians&target=0.3&backend=cpu',
+        measure: { metric: 'steps-to-targte-8', label: 'steps' },
+        predict: { choices: [{ text: 'few', max: 10 }, { text: 'many', min: 10, why: 'a slow run' }] },
+        claim: 0, why: 'because',
+      }],
+    } }));
+    await page.goto(`${server.url}lesson.html?id=misspelled`);
+    await page.locator(byId('choice-0-0')).check();
+    await page.click(byId('lock-0'));
+    await until(async () => /ended without “steps-to-targte-8”/.test(await text(page, 'lesson-status-0')), 60_000, 'the missing metric named');
     assert.deepEqual(errors, [], 'no uncaught error');
   } finally {
     await browser.close();

@@ -79,6 +79,13 @@
     if (spec.text) return metric(spec.text) || undefined;
     return spec.expr ? evaluate(spec.expr, metric) : number(metric(spec.metric));
   }
+  /** The metrics a section reads: its metric or text, its ready metric, each {name} of its expr. */
+  function metricsRead(section) {
+    const spec = section.measure;
+    const names = [spec.metric, spec.text, spec.ready && spec.ready.metric].filter(Boolean);
+    for (const t of (spec.expr || '').match(/\{[^}]+\}/g) || []) names.push(t.slice(1, -1));
+    return names;
+  }
   /** Whether the lab has finished what the section measures. */
   function ready(section, m, value) {
     const r = section.measure.ready || {};
@@ -127,6 +134,7 @@
     box.append(labBox, status, reveal);
 
     let revealed = false;
+    let ranOnce = false;
     function run(choice) {
       for (const input of form.querySelectorAll('input, button')) input.disabled = true;
       saveSection(lesson.id, index, { prediction: choice, question: section.heading });
@@ -137,17 +145,36 @@
       // Labs that wait for their Run button are started as soon as they answer (the button is
       // disabled while a lab loads its data, so the start is asked again until it is taken).
       let started = !section.start;
+      let startedAt = Date.now();
       const asking = started ? null : setInterval(() => window.TrainingLab.send(labBox, { type: 'lab-start' }), 1000);
       labBox.addEventListener('lab-ack', (e) => {
-        if (e.detail.of === 'lab-start' && e.detail.ok) { started = true; clearInterval(asking); }
+        if (e.detail.of === 'lab-start' && e.detail.ok) { started = true; startedAt = Date.now(); clearInterval(asking); }
       });
-      labBox.addEventListener('lab-metrics', (e) => {
-        const m = e.detail;
+      // The lab reports only changes: once its run is over nothing more comes, so the last
+      // report is looked at again every 2 s until the reveal.
+      let last = null;
+      const again = setInterval(() => { if (revealed) clearInterval(again); else if (last) consider(last); }, 2000);
+      labBox.addEventListener('lab-metrics', (e) => { last = e.detail; consider(last); });
+      function consider(m) {
         if (!started) { status.textContent = 'Starting the run…'; return; }
         if (revealed) return;
         let value;
         try { value = measure(section, m); } catch (err) { status.textContent = `This lesson's measure is wrong: ${err.message}`; return; }
-        if (!ready(section, m, value)) { status.textContent = `Running: ${m.status || 'working'}`; return; }
+        if (m.running) ranOnce = true;
+        if (!ready(section, m, value)) {
+          // The run ended without what the section reads: say which, instead of "Running" forever.
+          const missing = metricsRead(section).filter((n) => ((m.metrics && m.metrics[n]) ?? (m.readouts && m.readouts[n])) === undefined);
+          // (A run over before the lab reported it running counts once the lab has had 5 s.)
+          if ((ranOnce || Date.now() - startedAt > 5000) && m.running === false && missing.length > 0) {
+            const ended = `The lab's run ended without ${missing.map((n) => `“${n}”`).join(' and ')}, which this section measures: ` +
+              'the lesson names a metric the lab does not publish (lab lesson check finds it), or the run stopped before it.';
+            if (status.textContent !== ended) status.textContent = ended;
+            return;
+          }
+          const running = `Running: ${m.status || 'working'}`;
+          if (status.textContent !== running) status.textContent = running;
+          return;
+        }
         revealed = true;
         const k = outcome(section, value);
         saveSection(lesson.id, index, { measured: show(section, value), outcome: k, done: true });
@@ -158,7 +185,7 @@
         status.textContent = `Measured ${show(section, value)}: ${k === choice ? 'as you predicted' : 'not what you predicted'}. ` +
           'The lab stops here; its own buttons carry on.';
         showReveal(section, index, choice, value, k);
-      });
+      }
     }
     // A run can land on another choice than the one the lesson explains (another seed, another
     // backend, a setting changed): its own why comes first, then the lesson's.

@@ -162,9 +162,15 @@ fn metrics() -> serde_json::Value {
     let lab = web_sys::window()
         .and_then(|w| w.location().pathname().ok())
         .unwrap_or_default();
+    // Running while its pause (or stop, or cancel) button is enabled; a page without one says
+    // nothing, and a lesson then waits on its metrics alone.
+    let running = doc
+        .as_ref()
+        .and_then(|d| d.query_selector("[data-lab-pause=\"true\"]").ok().flatten())
+        .map(|b| !b.has_attribute("disabled"));
     serde_json::json!({
         "type": "lab-metrics", "lab": lab, "status": text("[data-lab-status]").trim(),
-        "readouts": readouts, "metrics": metrics,
+        "readouts": readouts, "metrics": metrics, "running": running,
     })
 }
 

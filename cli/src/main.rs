@@ -3,6 +3,7 @@
 
 mod bench;
 mod io;
+mod lesson;
 mod matmul;
 mod parallelism;
 mod prepare;
@@ -90,6 +91,8 @@ enum Command {
     BenchMatmul(matmul::MatmulArgs),
     /// W1's CPU step on one core, and split over two threads by batch rows and by hidden units
     SplitBench(split_bench::SplitArgs),
+    /// Lesson files: `lab lesson check FILE…` says what is wrong with each before a class sees it
+    Lesson(lesson::LessonArgs),
 }
 
 fn main() -> ExitCode {
@@ -115,6 +118,7 @@ fn main() -> ExitCode {
         Command::Layouts(a) => parallelism::layouts(&a, data),
         Command::BenchMatmul(a) => matmul::bench(&a),
         Command::SplitBench(a) => split_bench::split_bench(&a, data),
+        Command::Lesson(a) => lesson::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

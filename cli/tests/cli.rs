@@ -173,3 +173,33 @@ fn lab_split_bench_prints_each_split() {
         .collect();
     assert_eq!(splits, ["one core", "batch rows", "hidden units"]);
 }
+
+#[test]
+fn lab_lesson_check_passes_the_course_and_names_a_broken_lessons_problems() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../public/lessons");
+    let good = format!("{dir}/optimizers-momentum.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["lesson", "check", &good])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("optimizers-momentum.json: ok\n"));
+    // The same lesson with a misspelled metric.
+    let broken = std::env::temp_dir().join(format!("lesson-check-{}.json", std::process::id()));
+    let text = std::fs::read_to_string(&good)
+        .unwrap()
+        .replacen("{rate-momentum}", "{rate-momentm}", 1);
+    std::fs::write(&broken, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args(["lesson", "check", &good, broken.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&broken).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains("1 problem(s)") && stdout.contains("publishes no metric \"rate-momentm\""),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 lesson file(s) have problems"));
+}

@@ -5,6 +5,7 @@
 
 pub mod lab;
 pub mod layers;
+pub mod lesson_check;
 pub mod names;
 pub mod palette;
 pub mod precision_verdict;
@@ -22,6 +23,14 @@ macro_rules! labs {
         pub(crate) fn settings_table(id: &str) -> Option<registry::SettingsTable> {
             match id {
                 $(stringify!($id) => Some(registry::SettingsTable::of::<$id::$state>()),)*
+                _ => None,
+            }
+        }
+
+        /// The notices lab `id` gives for a link's `query` (None: no such lab).
+        pub fn query_notices(id: &str, query: &str) -> Option<Vec<String>> {
+            match id {
+                $(stringify!($id) => Some(<$id::$state as lab::LabState>::from_query(query).1),)*
                 _ => None,
             }
         }

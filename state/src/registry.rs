@@ -53,7 +53,9 @@ pub fn metric_name(prefix: &str, label: &str) -> String {
     out
 }
 
-/// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`.
+/// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`,
+/// or, where it lists alternatives (`{sgd|adam}`), for exactly one of them: a lesson checker
+/// then catches a misspelled part too.
 fn matches_pattern(pattern: &str, name: &str) -> bool {
     match pattern.split_once('{') {
         None => pattern == name,
@@ -61,13 +63,18 @@ fn matches_pattern(pattern: &str, name: &str) -> bool {
             let Some(tail) = name.strip_prefix(head) else {
                 return false;
             };
-            let after = rest.split_once('}').map_or("", |(_, after)| after);
+            let (inside, after) = rest.split_once('}').unwrap_or((rest, ""));
+            let alternatives: Option<Vec<&str>> = inside.contains('|').then(|| inside.split('|').collect());
             // The varying part takes at least one character, then the rest must match.
-            (1..=tail.len()).any(|n| {
+            (1..=tail.len()).filter(|&n| tail.is_char_boundary(n)).any(|n| {
                 let (part, remaining) = tail.split_at(n);
-                part.chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-                    && matches_pattern(after, remaining)
+                let fits = match &alternatives {
+                    Some(names) => names.contains(&part),
+                    None => part
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                };
+                fits && matches_pattern(after, remaining)
             })
         }
     }

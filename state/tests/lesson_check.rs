@@ -1,0 +1,138 @@
+//! `lab lesson check`'s rules (`lab_state::lesson_check`): every lesson of the course passes, and
+//! each fault an instructor can make is named — a misspelled metric, a setting the lab does not
+//! know, choices that overlap or leave a gap, a choice without its why, a claim that is no
+//! choice, an unknown field or lab.
+
+use lab_state::lesson_check::check;
+use serde_json::{json, Value};
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)).unwrap()
+}
+
+#[test]
+fn every_lesson_of_the_course_passes() {
+    let course: Value = serde_json::from_str(&read("public/lessons/course.json")).unwrap();
+    for id in course["lessons"].as_array().unwrap() {
+        let id = id.as_str().unwrap();
+        let problems = check(&read(&format!("public/lessons/{id}.json")));
+        assert!(problems.is_empty(), "{id}: {problems:#?}");
+    }
+}
+
+/// A small, correct lesson of the optimizer lab, to break one way at a time.
+fn lesson() -> Value {
+    json!({
+        "title": "Momentum",
+        "lab": "optimizers",
+        "sections": [{
+            "heading": "Faster?",
+            "question": "How many times fewer steps?",
+            "state": "kappa=100&racers=sgd,momentum",
+            "measure": { "expr": "log({rate-momentum}) / log({rate-sgd})", "label": "speed-up" },
+            "predict": { "choices": [
+                { "text": "under 2×", "max": 2, "why": "the settings are not the best" },
+                { "text": "2× to 30×", "min": 2, "max": 30 },
+                { "text": "over 30×", "min": 30, "why": "noise moves the rates" }
+            ] },
+            "claim": 1,
+            "why": "√κ, not κ."
+        }]
+    })
+}
+
+fn problems(edit: impl FnOnce(&mut Value)) -> String {
+    let mut l = lesson();
+    edit(&mut l);
+    check(&l.to_string()).join("\n")
+}
+
+#[test]
+fn a_correct_lesson_has_no_problem() {
+    assert_eq!(problems(|_| {}), "");
+}
+
+#[test]
+fn a_misspelled_metric_is_named_with_what_the_lab_publishes() {
+    let p = problems(|l| l["sections"][0]["measure"]["expr"] = json!("log({rate-momentm}) / log({rate-sgd})"));
+    assert!(p.contains("section 1 (\"Faster?\"): the optimizers lab publishes no metric \"rate-momentm\" (it publishes"), "{p}");
+}
+
+#[test]
+fn a_setting_the_lab_does_not_know_is_its_notice() {
+    let p = problems(|l| l["sections"][0]["state"] = json!("kappa=100&lerning_rate=3"));
+    assert!(p.contains("its state: "), "{p}");
+    assert!(p.contains("lerning_rate"), "{p}");
+    let p = problems(|l| l["sections"][0]["state"] = json!("kappa=abc"));
+    assert!(p.contains("its state: ") && p.contains("kappa"), "{p}");
+}
+
+#[test]
+fn overlapping_choices_and_gaps_are_named() {
+    let p = problems(|l| l["sections"][0]["predict"]["choices"][1]["min"] = json!(1.5));
+    assert!(p.contains("choices 0 and 1 overlap (from 1.5 to 2)"), "{p}");
+    let p = problems(|l| l["sections"][0]["predict"]["choices"][2]["min"] = json!(40));
+    assert!(p.contains("no choice holds a measure from 30 to 40"), "{p}");
+    let p = problems(|l| l["sections"][0]["predict"]["choices"][0]["min"] = json!(0));
+    assert!(p.contains("no choice holds a measure below 0"), "{p}");
+    // A choice marked otherwise takes whatever the ranges leave.
+    let p = problems(|l| {
+        l["sections"][0]["predict"]["choices"][0]["min"] = json!(0);
+        l["sections"][0]["predict"]["choices"][2] = json!({ "text": "something else", "otherwise": true, "why": "a run that stopped early" });
+    });
+    assert_eq!(p, "");
+}
+
+#[test]
+fn every_outcome_but_the_claim_has_its_why() {
+    let p = problems(|l| l["sections"][0]["predict"]["choices"][2].as_object_mut().unwrap().remove("why").map(|_| ()).unwrap());
+    assert!(p.contains("choice 2 (\"over 30×\") has no why"), "{p}");
+    let p = problems(|l| l["sections"][0]["why"] = json!(""));
+    assert!(p.contains("no why: the reveal explains the claim"), "{p}");
+}
+
+#[test]
+fn a_claim_an_unknown_field_and_an_unknown_lab_are_refused() {
+    let p = problems(|l| l["sections"][0]["claim"] = json!(3));
+    assert!(p.contains("its claim 3 is not one of its 3 choices"), "{p}");
+    let p = problems(|l| l["sections"][0]["meausre"] = json!({}));
+    assert!(p.contains("unknown field `meausre`"), "{p}");
+    let p = problems(|l| l["lab"] = json!("optimiser"));
+    assert!(p.contains("no lab \"optimiser\" (one of playground, optimizers"), "{p}");
+    assert_eq!(check("{ nonsense").len(), 1);
+}
+
+/// Where in a lesson an object of one kind is.
+type At = fn(&mut Value) -> &mut Value;
+
+/// The JSON Schema an editor validates with (`public/lessons/lesson.schema.json`) names the
+/// fields the checker reads, no more: each property it lists is one `check` accepts, and each key
+/// the course's lessons use is one it lists.
+#[test]
+fn the_schema_and_the_checker_name_the_same_fields() {
+    let schema: Value = serde_json::from_str(&read("public/lessons/lesson.schema.json")).unwrap();
+    let props = |v: &Value| v["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let defs = &schema["$defs"];
+    let kinds: [(&str, Vec<String>, At); 4] = [
+        ("lesson", props(&schema), |l| l),
+        ("section", props(&defs["section"]), |l| &mut l["sections"][0]),
+        ("measure", props(&defs["measure"]), |l| &mut l["sections"][0]["measure"]),
+        ("choice", props(&defs["choice"]), |l| &mut l["sections"][0]["predict"]["choices"][0]),
+    ];
+    for (kind, fields, at) in kinds {
+        for field in &fields {
+            let p = problems(|l| {
+                let o = at(l).as_object_mut().unwrap();
+                o.entry(field.clone()).or_insert(json!(null));
+            });
+            assert!(!p.contains("unknown field"), "{kind}.{field}: the schema lists it, the checker refuses it: {p}");
+        }
+        let course: Value = serde_json::from_str(&read("public/lessons/course.json")).unwrap();
+        for id in course["lessons"].as_array().unwrap() {
+            let mut lesson: Value = serde_json::from_str(&read(&format!("public/lessons/{}.json", id.as_str().unwrap()))).unwrap();
+            for key in at(&mut lesson).as_object().unwrap().keys() {
+                assert!(fields.contains(key), "{id}: {kind}.{key} is not in the schema");
+            }
+        }
+    }
+}
