@@ -242,3 +242,36 @@ test('offline: after a first visit the course, a lesson and its lab work without
     await browser.close();
   }
 });
+
+test('a locked prediction stays locked: after a reload and in a second tab; the course exports it as CSV', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false, blockServiceWorkers: true });
+  try {
+    const url = `${server.url}lesson.html?id=optimizers-momentum`;
+    await page.goto(url);
+    // A second tab, open before the first locks in.
+    const other = await page.context().newPage();
+    await other.goto(url);
+    await page.locator(byId('choice-0-1')).check();
+    await page.click(byId('lock-0'));
+    await until(async () => page.locator(byId('reveal-0')).isVisible(), 60_000, 'the reveal');
+    // The other tab shows the lock at once, and cannot lock another choice.
+    await until(async () => other.locator(byId('choice-0-1')).isChecked(), 5_000, 'the lock in the second tab');
+    assert.equal(await other.locator(byId('choice-0-2')).isDisabled(), true);
+    await other.close();
+    // After a reload: the locked choice, nothing else can be picked, and the run keeps it.
+    await page.reload();
+    await page.locator(byId('choice-0-1')).waitFor();
+    assert.equal(await page.locator(byId('choice-0-1')).isChecked(), true);
+    for (const k of [0, 1, 2]) assert.equal(await page.locator(byId(`choice-0-${k}`)).isDisabled(), true, `choice ${k} locked`);
+    assert.match(await text(page, 'lesson-status-0'), /your prediction stays as you locked it/);
+    // The course page exports the student's own predictions.
+    await page.goto(`${server.url}course.html`);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(byId('course-csv'))]);
+    const csv = fs.readFileSync(await file.path(), 'utf8').trim().split('\n');
+    assert.equal(csv[0], 'lesson,question,predicted,measured,outcome,as_predicted');
+    assert.match(csv[1], /^"Momentum in a narrow valley[^"]*","Gradient descent against momentum at their best","about √κ = 10 times fewer \(between 2× and 30×\)","[\d.]+ ×","about √κ = 10 times fewer \(between 2× and 30×\)","true"$/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -214,16 +214,47 @@
         explanation(section, k) +
         (section.formula ? `<p class="formula">${inline(section.formula)}</p>` : '');
     }
+    /** The prediction already locked for this section (in this tab, an earlier visit or another
+     *  tab), or undefined. */
+    const lockedChoice = () => ((loadProgress()[lesson.id] || {}).sections || {})[index]?.prediction;
+    /** Shows `choice` as locked: picked, and no other can be picked. */
+    function showLocked(choice) {
+      for (const input of form.querySelectorAll('input')) {
+        input.checked = Number(input.value) === choice;
+        input.disabled = true;
+      }
+      lock.textContent = 'Run the lab (your prediction is locked)';
+    }
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       const picked = form.querySelector('input:checked');
-      if (picked) run(Number(picked.value));
+      if (!picked) return;
+      // A prediction locked in another tab since this page opened stands: the reveal is bound
+      // to the first lock, never to a second guess.
+      const earlier = lockedChoice();
+      if (earlier !== undefined && earlier !== Number(picked.value)) {
+        showLocked(earlier);
+        status.textContent = `Your prediction was already locked in another tab: “${section.predict.choices[earlier]?.text ?? ''}”.`;
+        run(earlier);
+        return;
+      }
+      run(Number(picked.value));
+    });
+    // Locked in another tab while this one is open: shown here at once.
+    window.addEventListener('storage', (e) => {
+      if (e.key !== PROGRESS || revealed) return;
+      const earlier = lockedChoice();
+      if (earlier !== undefined && !form.querySelector('input:disabled')) {
+        showLocked(earlier);
+        lock.disabled = false;
+      }
     });
     if (saved && saved.prediction !== undefined) {
-      const input = form.querySelector(`input[value="${saved.prediction}"]`);
-      if (input) input.checked = true;
+      showLocked(saved.prediction);
       lock.disabled = false;
-      if (saved.done) status.textContent = `Last time the lab measured ${saved.measured}. Run it again to see it live.`;
+      status.textContent = saved.done
+        ? `Last time the lab measured ${saved.measured}. Run it again to see it live; your prediction stays as you locked it.`
+        : 'Your prediction is locked; run the lab to see what it measures.';
     }
     return box;
   }
@@ -289,6 +320,7 @@
     const progress = loadProgress();
     const list = el('ol', { class: 'lessons', 'data-testid': 'course-lessons' });
     const rows = [];
+    const csvRows = [];
     for (const id of course.lessons) {
       const named = typeof id === 'string' && /^[a-z0-9-]+$/.test(id) ? id : null;
       let lesson;
@@ -312,6 +344,9 @@
       lesson.sections.forEach((s, i) => {
         const p = sections[i];
         if (p && p.prediction !== undefined) {
+          const predicted = s.predict.choices[p.prediction]?.text ?? '';
+          csvRows.push([lesson.title, s.heading, predicted, p.done ? p.measured : '',
+            p.done && p.outcome >= 0 ? s.predict.choices[p.outcome]?.text ?? '' : '', p.done ? String(p.outcome === p.prediction) : '']);
           rows.push(`<tr><td>${inline(lesson.title)}</td><td>${inline(s.heading)}</td><td>${inline(s.predict.choices[p.prediction]?.text ?? '')}</td>` +
             `<td>${p.done ? escape(p.measured) : '–'}</td><td>${p.done ? (p.outcome === p.prediction ? '✓' : '✗') : 'not run'}</td></tr>`);
         }
@@ -322,7 +357,18 @@
     root.append(el('table', { class: 'results', 'data-testid': 'course-predictions' },
       '<tr><th>lesson</th><th>question</th><th>you predicted</th><th>the lab measured</th><th></th></tr>' +
       (rows.join('') || '<tr><td colspan="5">No predictions yet: open a lesson.</td></tr>')));
+    const download = el('button', { 'data-testid': 'course-csv' }, 'Download my predictions (CSV)');
+    download.addEventListener('click', () => {
+      const cell = (v) => `"${String(v ?? '').replace(/"/g, '""')}"`;
+      const csv = ['lesson,question,predicted,measured,outcome,as_predicted', ...csvRows.map((r) => r.map(cell).join(','))].join('\n') + '\n';
+      const a = el('a', { href: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })), download: 'my-predictions.csv' });
+      document.body.append(a);
+      a.click();
+      a.remove();
+    });
+    root.append(download);
     const reset = el('button', { 'data-testid': 'course-reset' }, 'Forget my predictions');
+    // Starting over is open: every lesson's locks go with the predictions.
     reset.addEventListener('click', () => { localStorage.removeItem(PROGRESS); location.reload(); });
     root.append(reset);
   }
