@@ -275,3 +275,47 @@ test('a locked prediction stays locked: after a reload and in a second tab; the 
     await browser.close();
   }
 });
+
+test('an instructor previews a lesson: its problems are listed, a sound one runs; links are safe; a second course', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false, blockServiceWorkers: true });
+  try {
+    const good = JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', 'optimizers-momentum.json'), 'utf8'));
+    await page.goto(`${server.url}lesson.html?preview`);
+    // Overlapping choices and a missing why are named.
+    const broken = structuredClone(good);
+    broken.sections[0].predict.choices[1].min = 1.5;
+    delete broken.sections[0].predict.choices[2].why;
+    await page.fill(byId('preview-text'), JSON.stringify(broken));
+    await page.click(byId('preview-run'));
+    const problems = await text(page, 'preview-problems');
+    assert.match(problems, /section 1: choices 0 and 1 overlap \(from 1\.5 to 2\)/);
+    assert.match(problems, /section 1: choice 2 \(“about κ = 100 times fewer \(more than 30×\)”\) has no why/);
+    await page.fill(byId('preview-text'), '{ "title": ');
+    await page.click(byId('preview-run'));
+    assert.match(await text(page, 'preview-problems'), /^Not JSON/);
+    // A sound lesson runs below, as a student sees it.
+    await page.fill(byId('preview-text'), JSON.stringify(good));
+    await page.click(byId('preview-run'));
+    assert.match(await text(page, 'preview-problems'), /No problem found/);
+    await page.locator(byId('choice-0-1')).check();
+    await page.click(byId('lock-0'));
+    await until(async () => page.locator(byId('reveal-0')).isVisible(), 60_000, 'the preview\'s reveal');
+    // Links: http(s) and relative ones, never javascript:.
+    const html = await page.evaluate(() => [
+      TrainingLabLessons.inline('[the book](book/student/optimizers.html)'),
+      TrainingLabLessons.inline('[Goh](https://distill.pub/2017/momentum/)'),
+      TrainingLabLessons.inline('[x](javascript:alert(1))'),
+    ]);
+    assert.equal(html[0], '<a href="book/student/optimizers.html" target="_blank" rel="noopener">the book</a>');
+    assert.match(html[1], /^<a href="https:\/\/distill\.pub\/2017\/momentum\/"/);
+    assert.ok(!html[2].includes('<a'), html[2]);
+    // A second course lists its own lessons and its lessons link back to it.
+    await page.route('**/lessons/systems.json', (r) => r.fulfill({ json: { title: 'Systems', lessons: ['cluster-allreduce'] } }));
+    await page.goto(`${server.url}course.html?course=systems`);
+    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 1, 10_000, 'the second course');
+    assert.equal(await page.locator(`${byId('course-cluster-allreduce')} a`).getAttribute('href'), 'lesson.html?id=cluster-allreduce&course=systems');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -15,13 +15,16 @@
     try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode: kept for this page only */ }
   }
 
-  // ---- text: paragraphs with *italic*, **bold** and `code`, everything else escaped ----
+  // ---- text: paragraphs with *italic*, **bold**, `code` and [links](url), everything else
+  // escaped; a link goes to http(s) or a relative path only (no javascript: or data: URLs) ----
   const escape = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   function inline(s) {
     return escape(s)
       .replace(/`([^`]+)`/g, '<code>$1</code>')
       .replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>')
-      .replace(/\*([^*]+)\*/g, '<i>$1</i>');
+      .replace(/\*([^*]+)\*/g, '<i>$1</i>')
+      .replace(/\[([^\]]+)\]\(([^\s()]+)\)/g, (all, label, url) => (/^https?:\/\//i.test(url) || !url.includes(':'))
+        ? `<a href="${url}" target="_blank" rel="noopener">${label}</a>` : all);
   }
   const paragraphs = (s) => String(s || '').split(/\n\s*\n/).filter((p) => p.trim()).map((p) => `<p>${inline(p)}</p>`).join('');
   function el(tag, attrs = {}, html = '') {
@@ -286,35 +289,41 @@
     return r.json();
   }
 
+  // Several courses: `course.html?course=NAME` lists `lessons/NAME.json`'s lessons (default
+  // `course`), and its lessons link back to it.
+  const courseName = (() => { const c = new URLSearchParams(location.search).get('course') || 'course'; return /^[a-z0-9-]+$/.test(c) ? c : 'course'; })();
+  const courseHref = courseName === 'course' ? 'course.html' : `course.html?course=${courseName}`;
+
   async function lessonPage(root) {
+    if (new URLSearchParams(location.search).has('preview')) { previewPage(root); return; }
     const id = new URLSearchParams(location.search).get('id') || '';
-    if (!/^[a-z0-9-]+$/.test(id)) { root.innerHTML = '<p>No such lesson. <a href="course.html">Back to the course</a></p>'; return; }
+    if (!/^[a-z0-9-]+$/.test(id)) { root.innerHTML = `<p>No such lesson. <a href="${courseHref}">Back to the course</a></p>`; return; }
     let lesson;
     try { lesson = await fetchJson(`lessons/${id}.json`); } catch (err) {
-      root.innerHTML = `<p>This lesson could not be loaded (${escape(err.message)}). <a href="course.html">Back to the course</a></p>`;
+      root.innerHTML = `<p>This lesson could not be loaded (${escape(err.message)}). <a href="${courseHref}">Back to the course</a></p>`;
       return;
     }
     const problem = lessonProblem(lesson);
     if (problem) {
-      root.innerHTML = `<p role="alert" data-testid="lesson-problem">The lesson “${escape(id)}” cannot be shown: ${escape(problem)}. <a href="course.html">Back to the course</a></p>`;
+      root.innerHTML = `<p role="alert" data-testid="lesson-problem">The lesson “${escape(id)}” cannot be shown: ${escape(problem)}. <a href="${courseHref}">Back to the course</a></p>`;
       return;
     }
     lesson.id = id;
     document.title = `${lesson.title} — Training Lab`;
     const saved = (loadProgress()[id] || {}).sections || {};
-    root.append(el('p', { class: 'crumbs' }, '<a href="course.html">Course</a>'));
+    root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
     root.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)));
     root.append(el('div', { class: 'intro' }, paragraphs(lesson.intro)));
     lesson.sections.forEach((s, i) => root.append(renderSection(lesson, s, i, saved[i])));
-    root.append(el('p', { class: 'crumbs' }, '<a href="course.html">Back to the course and your predictions</a>'));
+    root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Back to the course and your predictions</a>`));
   }
 
   async function coursePage(root) {
     let course;
-    try { course = await fetchJson('lessons/course.json'); } catch (err) { course = { error: err.message }; }
+    try { course = await fetchJson(`lessons/${courseName}.json`); } catch (err) { course = { error: err.message }; }
     if (!course || !Array.isArray(course.lessons)) {
       root.append(el('p', { role: 'alert', 'data-testid': 'course-problem' },
-        `The course list (lessons/course.json) cannot be read: ${escape(course && course.error ? course.error : 'it needs a "lessons" list')}.`));
+        `The course list (lessons/${courseName}.json) cannot be read: ${escape(course && course.error ? course.error : 'it needs a "lessons" list')}.`));
       course = { lessons: [] };
     }
     const progress = loadProgress();
@@ -337,7 +346,7 @@
       const sections = (progress[id] || {}).sections || {};
       const done = lesson.sections.filter((_, i) => sections[i] && sections[i].done).length;
       const item = el('li', { 'data-testid': `course-${id}` },
-        `<a href="lesson.html?id=${id}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
+        `<a href="lesson.html?id=${id}${courseName === 'course' ? '' : `&course=${courseName}`}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
         ` <span class="done" data-testid="course-done-${id}">${done} of ${lesson.sections.length} done</span>` +
         `<br><span class="note">${inline(lesson.summary || '')}</span>`);
       list.append(item);
@@ -373,7 +382,80 @@
     root.append(reset);
   }
 
-  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem };
+  // ---- preview: an instructor's lesson file, checked, then run as a student would see it ----
+  /** The problems of a lesson's choices and whys that `lab lesson check` also finds (the metric
+   *  and settings checks need the lab: a metric that never arrives is named when the run ends). */
+  function choiceProblems(lesson) {
+    const problems = [];
+    lesson.sections.forEach((s, i) => {
+      const at = `section ${i + 1}`;
+      const choices = s.predict.choices;
+      if (!String(s.why || '').trim()) problems.push(`${at}: no why: the reveal explains the claim`);
+      choices.forEach((c, k) => {
+        if (k !== s.claim && !String(c.why || '').trim()) problems.push(`${at}: choice ${k} (“${c.text}”) has no why: a run that lands there must be told why`);
+      });
+      if (s.measure.text !== undefined) return;
+      const otherwise = choices.some((c) => c.otherwise);
+      const ranges = choices.map((c, k) => [c.min ?? -Infinity, c.max ?? Infinity, k, c]).filter((r) => !r[3].otherwise).sort((a, b) => a[0] - b[0]);
+      for (let j = 1; j < ranges.length; j++) {
+        const [, hi, a] = ranges[j - 1];
+        const [lo, , b] = ranges[j];
+        if (hi > lo) problems.push(`${at}: choices ${a} and ${b} overlap (from ${lo} to ${hi})`);
+        else if (hi < lo && !otherwise) problems.push(`${at}: no choice holds a measure from ${hi} to ${lo}`);
+      }
+      if (!otherwise && ranges.length > 0) {
+        if (ranges[0][0] > -Infinity) problems.push(`${at}: no choice holds a measure below ${ranges[0][0]}`);
+        const top = Math.max(...ranges.map((r) => r[1]));
+        if (top < Infinity) problems.push(`${at}: no choice holds a measure of ${top} or more`);
+      }
+    });
+    return problems;
+  }
+
+  function previewPage(root) {
+    document.title = 'Preview a lesson — Training Lab';
+    root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
+    root.append(el('h1', {}, 'Preview a lesson'));
+    root.append(el('p', {}, 'Paste a lesson file, or drop or choose one: its problems are listed here, and a lesson ' +
+      'without problems of shape runs below as a student sees it. (<code>lab lesson check</code> also checks its ' +
+      'settings and metrics against the lab.)'));
+    const form = el('form', { class: 'preview', 'data-testid': 'preview-form' });
+    const area = el('textarea', { rows: '12', 'aria-label': 'the lesson file (JSON)', 'data-testid': 'preview-text', spellcheck: 'false' });
+    const file = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'choose a lesson file', 'data-testid': 'preview-file' });
+    const go = el('button', { type: 'submit', class: 'primary', 'data-testid': 'preview-run' }, 'Check and preview');
+    const found = el('div', { role: 'status', 'data-testid': 'preview-problems' });
+    const shown = el('div', { 'data-testid': 'preview-lesson' });
+    form.append(area, el('p', {}, ''), file, go);
+    root.append(form, found, shown);
+    const read = async (f) => { area.value = await f.text(); };
+    file.addEventListener('change', () => file.files[0] && read(file.files[0]));
+    area.addEventListener('dragover', (e) => e.preventDefault());
+    area.addEventListener('drop', (e) => { e.preventDefault(); if (e.dataTransfer.files[0]) read(e.dataTransfer.files[0]); });
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      shown.replaceChildren();
+      let lesson;
+      try { lesson = JSON.parse(area.value); } catch (err) {
+        found.innerHTML = `<p class="problem">Not JSON: ${escape(err.message)}</p>`;
+        return;
+      }
+      const shape = lessonProblem(lesson);
+      const problems = shape ? [shape] : choiceProblems(lesson);
+      found.innerHTML = problems.length
+        ? `<p class="problem">${problems.length} problem(s):</p><ul>${problems.map((p) => `<li>${escape(p)}</li>`).join('')}</ul>`
+        : '<p>No problem found: the lesson runs below.</p>';
+      if (shape) return;
+      lesson.id = 'preview';
+      shown.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)), el('div', { class: 'intro' }, paragraphs(lesson.intro)));
+      // A preview starts from nothing each time: no lock kept from an earlier preview.
+      const all = loadProgress();
+      delete all.preview;
+      try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode */ }
+      lesson.sections.forEach((s, i) => shown.append(renderSection(lesson, s, i, undefined)));
+    });
+  }
+
+  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem, inline, choiceProblems };
   const root = document.getElementById('lesson-root');
   if (root) (root.dataset.page === 'course' ? coursePage(root) : lessonPage(root));
 })();
