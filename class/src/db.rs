@@ -1,0 +1,267 @@
+//! The class's records in one SQLite file: classes, students, locked predictions and measured
+//! results. The schema is created and migrated here (`PRAGMA user_version`), so a file from an
+//! older server opens in a newer one; every write is committed before its request is answered,
+//! so nothing is lost when the server stops.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::ClassError;
+
+/// The schema, one step per version: step k brings a file from version k to k + 1.
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE classes (
+        code TEXT PRIMARY KEY, key TEXT NOT NULL, title TEXT NOT NULL, created INTEGER NOT NULL
+     );
+     CREATE TABLE students (
+        class TEXT NOT NULL REFERENCES classes(code), token TEXT NOT NULL, nickname TEXT NOT NULL,
+        PRIMARY KEY (class, token)
+     );
+     CREATE TABLE predictions (
+        class TEXT NOT NULL, student TEXT NOT NULL, lesson TEXT NOT NULL, section INTEGER NOT NULL,
+        choice INTEGER NOT NULL, state TEXT NOT NULL, at INTEGER NOT NULL,
+        PRIMARY KEY (class, student, lesson, section)
+     );
+     CREATE TABLE results (
+        class TEXT NOT NULL, student TEXT NOT NULL, lesson TEXT NOT NULL, section INTEGER NOT NULL,
+        measured TEXT NOT NULL, outcome INTEGER NOT NULL, at INTEGER NOT NULL,
+        PRIMARY KEY (class, student, lesson, section)
+     );",
+    "CREATE TABLE released (
+        class TEXT NOT NULL, lesson TEXT NOT NULL, section INTEGER NOT NULL,
+        PRIMARY KEY (class, lesson, section)
+     );
+     ALTER TABLE classes ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
+];
+
+/// The schema version a file has once `Store::open` has migrated it.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
+/// One section's answers: who locked what, and what their runs measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SectionRecord {
+    pub lesson: String,
+    pub section: u32,
+    /// (nickname, choice) for each locked prediction.
+    pub predictions: Vec<(String, u32)>,
+    /// (nickname, measured, outcome) for each result.
+    pub results: Vec<(String, String, i64)>,
+    /// Whether the instructor has released the reveal (when the class holds reveals).
+    pub released: bool,
+}
+
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Store {
+    /// Opens (or creates) the file at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Self, ClassError> {
+        let conn = Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let version: usize = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+        if version > SCHEMA_VERSION {
+            return Err(ClassError::Database(format!(
+                "{} has schema version {version}, newer than this server's {SCHEMA_VERSION}",
+                path.display()
+            )));
+        }
+        for (k, step) in MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = conn.unchecked_transaction()?;
+            tx.execute_batch(step)?;
+            tx.pragma_update(None, "user_version", (k + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, ClassError> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| ClassError::Database("the database lock was poisoned".into()))?;
+        Ok(f(&conn)?)
+    }
+
+    pub fn create_class(&self, code: &str, key: &str, title: &str, hold: bool) -> Result<(), ClassError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO classes (code, key, title, created, hold) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![code, key, title, now(), hold],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// The class's instructor key, title and whether it holds reveals; None: no such class.
+    pub fn class(&self, code: &str) -> Result<Option<(String, String, bool)>, ClassError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT key, title, hold FROM classes WHERE code = ?1",
+                [code],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+        })
+    }
+
+    pub fn join(&self, code: &str, token: &str, nickname: &str) -> Result<(), ClassError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO students (class, token, nickname) VALUES (?1, ?2, ?3)",
+                params![code, token, nickname],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// The nickname of student `token` of class `code`, if they joined.
+    pub fn student(&self, code: &str, token: &str) -> Result<Option<String>, ClassError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT nickname FROM students WHERE class = ?1 AND token = ?2",
+                [code, token],
+                |r| r.get(0),
+            )
+            .optional()
+        })
+    }
+
+    /// Locks a prediction; the first lock stands. Returns the choice locked (an earlier one if
+    /// there was one).
+    pub fn lock(
+        &self,
+        code: &str,
+        token: &str,
+        lesson: &str,
+        section: u32,
+        choice: u32,
+        state: &str,
+    ) -> Result<u32, ClassError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO predictions (class, student, lesson, section, choice, state, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![code, token, lesson, section, choice, state, now()],
+            )?;
+            c.query_row(
+                "SELECT choice FROM predictions WHERE class = ?1 AND student = ?2 AND lesson = ?3 AND section = ?4",
+                params![code, token, lesson, section],
+                |r| r.get(0),
+            )
+        })
+    }
+
+    /// Records what a student's run measured (a later run replaces an earlier one).
+    pub fn result(
+        &self,
+        code: &str,
+        token: &str,
+        lesson: &str,
+        section: u32,
+        measured: &str,
+        outcome: i64,
+    ) -> Result<(), ClassError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO results (class, student, lesson, section, measured, outcome, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (class, student, lesson, section)
+                 DO UPDATE SET measured = excluded.measured, outcome = excluded.outcome, at = excluded.at",
+                params![code, token, lesson, section, measured, outcome, now()],
+            )
+            .map(|_| ())
+        })
+    }
+
+    pub fn release(&self, code: &str, lesson: &str, section: u32) -> Result<(), ClassError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO released (class, lesson, section) VALUES (?1, ?2, ?3)",
+                params![code, lesson, section],
+            )
+            .map(|_| ())
+        })
+    }
+
+    pub fn is_released(&self, code: &str, lesson: &str, section: u32) -> Result<bool, ClassError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT COUNT(*) FROM released WHERE class = ?1 AND lesson = ?2 AND section = ?3",
+                params![code, lesson, section],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        })
+    }
+
+    /// Every section anyone answered in class `code`, in lesson and section order.
+    pub fn records(&self, code: &str) -> Result<Vec<SectionRecord>, ClassError> {
+        self.with(|c| {
+            let mut sections: Vec<SectionRecord> = Vec::new();
+            /// The index of (lesson, section)'s record, added when new.
+            fn find(sections: &mut Vec<SectionRecord>, lesson: String, section: u32) -> usize {
+                match sections
+                    .iter()
+                    .position(|s| s.lesson == lesson && s.section == section)
+                {
+                    Some(i) => i,
+                    None => {
+                        sections.push(SectionRecord {
+                            lesson,
+                            section,
+                            predictions: Vec::new(),
+                            results: Vec::new(),
+                            released: false,
+                        });
+                        sections.len() - 1
+                    }
+                }
+            }
+            let mut q = c.prepare(
+                "SELECT p.lesson, p.section, s.nickname, p.choice FROM predictions p
+                 JOIN students s ON s.class = p.class AND s.token = p.student
+                 WHERE p.class = ?1 ORDER BY p.lesson, p.section, p.at, s.nickname",
+            )?;
+            let rows = q.query_map([code], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            for row in rows {
+                let (lesson, section, nick, choice): (String, u32, String, u32) = row?;
+                let i = find(&mut sections, lesson, section);
+                sections[i].predictions.push((nick, choice));
+            }
+            let mut q = c.prepare(
+                "SELECT r.lesson, r.section, s.nickname, r.measured, r.outcome FROM results r
+                 JOIN students s ON s.class = r.class AND s.token = r.student
+                 WHERE r.class = ?1 ORDER BY r.lesson, r.section, r.at, s.nickname",
+            )?;
+            let rows = q.query_map([code], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?;
+            for row in rows {
+                let (lesson, section, nick, measured, outcome): (String, u32, String, String, i64) = row?;
+                let i = find(&mut sections, lesson, section);
+                sections[i].results.push((nick, measured, outcome));
+            }
+            let mut q = c.prepare("SELECT lesson, section FROM released WHERE class = ?1")?;
+            let released: Vec<(String, u32)> = q
+                .query_map([code], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for s in &mut sections {
+                s.released = released.iter().any(|(l, k)| *l == s.lesson && *k == s.section);
+            }
+            sections.sort_by(|a, b| (&a.lesson, a.section).cmp(&(&b.lesson, b.section)));
+            Ok(sections)
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! The server as an instructor starts it (`lab-class`, what `scripts/class.sh` runs): on a
+//! loopback port, with its database file; stopped and started again in the middle of a class,
+//! it still has the class. Plain HTTP/1.1 over a TCP socket to 127.0.0.1.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// Starts the server on a free loopback port; the child and its address.
+fn start(db: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lab-class"))
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--address",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("lab-class starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "lab-class: http://127.0.0.1:PORT (database …)"
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    (child, addr)
+}
+
+/// One request; (status code, body).
+fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, out.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+}
+
+#[test]
+fn the_server_keeps_its_class_across_a_restart() {
+    let db = std::env::temp_dir().join(format!("lab-class-process-{}.sqlite", std::process::id()));
+    let (mut server, addr) = start(&db);
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let (status, class) = request(&addr, "POST", "/api/classes", r#"{"title":"restart"}"#);
+    assert_eq!(status, 200, "{class}");
+    let class: serde_json::Value = serde_json::from_str(&class).unwrap();
+    let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
+    let (_, joined) = request(
+        &addr,
+        "POST",
+        &format!("/api/classes/{code}/join"),
+        r#"{"nickname":"Ada"}"#,
+    );
+    let student = serde_json::from_str::<serde_json::Value>(&joined).unwrap()["student"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lock = format!(r#"{{"student":"{student}","lesson":"scaling-batch","section":0,"choice":2}}"#);
+    assert_eq!(
+        request(&addr, "POST", &format!("/api/classes/{code}/predictions"), &lock).0,
+        200
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let (mut server, addr) = start(&db);
+    let (status, dash) = request(
+        &addr,
+        "GET",
+        &format!("/api/classes/{code}/results?key={key}"),
+        "",
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    assert_eq!(status, 200, "{dash}");
+    let dash: serde_json::Value = serde_json::from_str(&dash).unwrap();
+    assert_eq!(
+        dash["sections"][0]["predictions"],
+        serde_json::json!([["Ada", 2]])
+    );
+}
