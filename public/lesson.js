@@ -138,8 +138,15 @@
 
     let revealed = false;
     let ranOnce = false;
-    function run(choice) {
+    async function run(choice) {
       for (const input of form.querySelectorAll('input, button')) input.disabled = true;
+      // In a class, the server holds the first lock: a prediction locked earlier (another
+      // device) stands.
+      const held = window.TrainingLabClass ? await window.TrainingLabClass.lock(lesson.id, index, choice, section.state) : choice;
+      if (held !== choice && section.predict.choices[held]) {
+        showLocked(held);
+        choice = held;
+      }
       saveSection(lesson.id, index, { prediction: choice, question: section.heading });
       status.textContent = 'The lab is starting…';
       labBox.dataset.lab = lesson.lab;
@@ -187,7 +194,12 @@
         // The status region is what a screen reader announces: the verdict goes there too.
         status.textContent = `Measured ${show(section, value)}: ${k === choice ? 'as you predicted' : 'not what you predicted'}. ` +
           'The lab stops here; its own buttons carry on.';
-        showReveal(section, index, choice, value, k);
+        const reveal = () => showReveal(section, index, choice, value, k);
+        if (!window.TrainingLabClass || !window.TrainingLabClass.joined()) { reveal(); return; }
+        // In a class the result goes to the instructor; a held reveal waits for the release.
+        window.TrainingLabClass.result(lesson.id, index, show(section, value), k, () => {
+          status.textContent = 'Measured. Your instructor reveals this section to the class together: the reveal shows when they release it.';
+        }).then(reveal);
       }
     }
     // A run can land on another choice than the one the lesson explains (another seed, another
@@ -310,6 +322,7 @@
     }
     lesson.id = id;
     document.title = `${lesson.title} — Training Lab`;
+    if (window.TrainingLabClass) window.TrainingLabClass.bar(root);
     const saved = (loadProgress()[id] || {}).sections || {};
     root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
     root.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)));
@@ -319,6 +332,7 @@
   }
 
   async function coursePage(root) {
+    if (window.TrainingLabClass) window.TrainingLabClass.bar(root);
     let course;
     try { course = await fetchJson(`lessons/${courseName}.json`); } catch (err) { course = { error: err.message }; }
     if (!course || !Array.isArray(course.lessons)) {

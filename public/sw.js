@@ -3,11 +3,11 @@
 // navigations to a lab's route fall back to the cached app shell, which routes by path itself.
 // Files that never change under their name (the data slices, the build's hashed wasm, script and
 // styles) come from the cache first, so a repeat visit downloads none of them again.
-const CACHE = 'training-lab-v5';
+const CACHE = 'training-lab-v6';
 const IMMUTABLE = /\/data\/[^/]+\.(bin\.gz|json)$|-[0-9a-f]{16}(_bg)?\.(wasm|js|css)$/;
 // The course: its pages and every lesson file (a lesson opened once also works offline, since
 // everything fetched is cached).
-const COURSE = ['./course.html', './lesson.html', './lesson.js', './lesson.css', './lessons/course.json'];
+const COURSE = ['./course.html', './lesson.html', './lesson.js', './class-link.js', './lesson.css', './lessons/course.json'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {

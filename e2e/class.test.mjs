@@ -1,0 +1,80 @@
+// End-to-end: a class on the class server (`lab-class`, the binary the native stage built, on a
+// loopback port with its own SQLite file): the instructor opens a class that holds its reveals,
+// two students in two browser contexts join with nicknames and lock different predictions, the
+// dashboard shows both locks and their spread as they come, the release shows the students their
+// reveals, and the CSV has both rows.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, text, until } from './harness.mjs';
+
+const BIN = process.env.CLASS_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(os.homedir(), '.cache/training-lab/target'), 'debug', 'lab-class');
+let server;
+let classServer;
+let classUrl;
+const db = path.join(os.tmpdir(), `lab-class-e2e-${process.pid}.sqlite`);
+
+before(async () => {
+  server = await serve();
+  const origin = server.url.replace(/\/$/, '');
+  classServer = spawn(BIN, ['--db', db, '--address', '127.0.0.1', '--port', '0', '--origin', origin], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve, reject) => {
+    classServer.on('error', reject);
+    readline.createInterface({ input: classServer.stdout }).once('line', resolve);
+  });
+  classUrl = line.match(/http:\/\/\S+/)[0];
+});
+after(async () => {
+  classServer.kill();
+  await server.close();
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+});
+
+test('a class: two students lock in, the dashboard shows them live, the held reveals show on release, CSV', async () => {
+  const teacher = await launch({ webgpu: false });
+  const students = [await launch({ webgpu: false }), await launch({ webgpu: false })];
+  try {
+    const t = teacher.page;
+    await t.goto(`${server.url}class.html?server=${encodeURIComponent(classUrl)}`);
+    await t.fill(byId('class-title'), 'Week 3');
+    await t.check(byId('class-hold'));
+    await t.click(byId('class-create'));
+    const code = await t.locator(byId('class-code')).textContent();
+    assert.match(code, /^[A-Z2-9]{6}$/);
+    // The students open the link the dashboard gives (the course), join there, then a lesson.
+    const link = await t.locator(byId('class-join-link')).getAttribute('href');
+    const lesson = `${server.url}lesson.html?id=optimizers-momentum`;
+    for (const [i, [nick, choice]] of [['Ada', 1], ['Bo', 2]].entries()) {
+      const p = students[i].page;
+      await p.goto(link);
+      await p.fill(byId('class-nickname'), nick);
+      await p.click(byId('class-join'));
+      await until(async () => new RegExp(`as ${nick}`).test(await text(p, 'class-note')), 10_000, `${nick} joined`);
+      await p.goto(lesson);
+      assert.match(await text(p, 'class-note'), new RegExp(`In class ${code} as ${nick}`));
+      await p.locator(byId(`choice-0-${choice}`)).check();
+      await p.click(byId('lock-0'));
+    }
+    // Live: both locks and both measurements on the dashboard, one prediction on each choice.
+    await until(async () => (await t.locator(byId('locked-optimizers-momentum-0')).textContent().catch(() => '')) === '2', 30_000, 'two locks on the dashboard');
+    assert.equal(await t.locator(byId('count-optimizers-momentum-0-1')).textContent(), '1');
+    assert.equal(await t.locator(byId('count-optimizers-momentum-0-2')).textContent(), '1');
+    await until(async () => /measured 2×/.test(await t.locator(byId('spread-optimizers-momentum-0')).textContent()), 60_000, 'both measurements');
+    // Held: the students wait for the release, then see their reveals.
+    for (const s of students) {
+      assert.match(await text(s.page, 'lesson-status-0'), /when they release it/);
+      assert.equal(await s.page.locator(byId('reveal-0')).isVisible(), false);
+    }
+    await t.click(byId('release-optimizers-momentum-0'));
+    for (const s of students) await until(async () => s.page.locator(byId('reveal-0')).isVisible(), 15_000, 'the reveal after the release');
+    const csv = await (await fetch(await t.locator(byId('class-csv')).getAttribute('href'))).text();
+    assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",1,"[\d.]+ ×",1\noptimizers-momentum,1,"Bo",2,"[\d.]+ ×",1\n$/);
+    for (const s of [teacher, ...students]) assert.deepEqual(s.errors, []);
+  } finally {
+    for (const s of [teacher, ...students]) await s.browser.close();
+  }
+});

@@ -1,0 +1,114 @@
+// A lesson page in a class (optional): with `?class=CODE&server=URL` (kept in this browser
+// afterwards), the student joins with a nickname, and each locked prediction and each measured
+// result goes to the class server as well as to this browser. Without a class, or when the
+// server does not answer, the page works as before and says so. lesson.js calls the functions
+// of window.TrainingLabClass; they never throw.
+(function () {
+  const KEY = 'training-lab-class-v1';
+  const load = () => { try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; } };
+  const save = (c) => { try { if (c) localStorage.setItem(KEY, JSON.stringify(c)); else localStorage.removeItem(KEY); } catch { /* private mode */ } };
+  const params = new URLSearchParams(location.search);
+  let cls = load();
+  if (params.get('class') && params.get('server')) {
+    const code = params.get('class').toUpperCase();
+    const server = params.get('server').replace(/\/$/, '');
+    if (/^[A-Z0-9]{6}$/.test(code) && /^https?:\/\//.test(server) && (!cls || cls.code !== code || cls.server !== server)) {
+      cls = { code, server };
+      save(cls);
+    }
+  }
+  let note = null;
+  const say = (text) => { if (note) note.textContent = text; };
+
+  async function call(method, path, body) {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), 8000);
+    try {
+      const r = await fetch(`${cls.server}/api/classes/${cls.code}${path}`, {
+        method, signal: ctl.signal,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const answer = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(answer.error || `HTTP ${r.status}`);
+      return answer;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The class bar at the top of the page: join with a nickname, or who you are, and leave. */
+  function bar(root) {
+    if (!cls) return;
+    const box = document.createElement('section');
+    box.className = 'class-bar';
+    box.setAttribute('aria-label', 'your class');
+    box.dataset.testid = 'class-bar';
+    note = document.createElement('p');
+    note.setAttribute('role', 'status');
+    note.dataset.testid = 'class-note';
+    const leave = document.createElement('button');
+    leave.type = 'button';
+    leave.textContent = 'Leave the class';
+    leave.addEventListener('click', () => { save(null); location.href = location.pathname + location.search.replace(/([?&])(class|server)=[^&]*/g, '$1'); });
+    if (cls.student) {
+      say(`In class ${cls.code} as ${cls.nickname}: your locked predictions and results go to your instructor.`);
+      box.append(note, leave);
+    } else {
+      const form = document.createElement('form');
+      form.innerHTML = `<label>Join class ${cls.code} with a nickname (nothing else is asked): <input data-testid="class-nickname" maxlength="40" required></label> <button class="primary" data-testid="class-join">Join</button>`;
+      form.addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const nickname = form.querySelector('input').value.trim();
+        try {
+          const r = await call('POST', '/join', { nickname });
+          cls = { ...cls, student: r.student, nickname };
+          save(cls);
+          form.remove();
+          say(`In class ${cls.code} as ${nickname}: your locked predictions and results go to your instructor.`);
+        } catch (err) {
+          say(`Could not join class ${cls.code}: ${err.message}. The lessons work without it.`);
+        }
+      });
+      box.append(form, note, leave);
+      say('');
+    }
+    root.prepend(box);
+  }
+
+  /** Sends a locked prediction; the choice the server holds (the first lock stands), or `choice`
+   *  when there is no class or no answer. */
+  async function lock(lesson, section, choice, state) {
+    if (!cls || !cls.student) return choice;
+    try {
+      const r = await call('POST', '/predictions', { student: cls.student, lesson, section, choice, state: state || '' });
+      return Number.isInteger(r.choice) ? r.choice : choice;
+    } catch (err) {
+      say(`The class server did not take your prediction (${err.message}); it is kept in this browser.`);
+      return choice;
+    }
+  }
+
+  /** Sends a measured result; resolves once the reveal may show (at once without a class, or
+   *  when the instructor releases a held reveal). */
+  async function result(lesson, section, measured, outcome, waiting) {
+    if (!cls || !cls.student) return;
+    let released = true;
+    try {
+      released = (await call('POST', '/results', { student: cls.student, lesson, section, measured, outcome })).released !== false;
+    } catch (err) {
+      say(`The class server did not take your result (${err.message}).`);
+      return;
+    }
+    if (released) return;
+    waiting();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 2000));
+      try {
+        if ((await call('GET', `/released?lesson=${encodeURIComponent(lesson)}&section=${section}`)).released) return;
+      } catch { /* the server is back in a moment, or the reveal shows on the next answer */ }
+    }
+  }
+
+  window.TrainingLabClass = { bar, lock, result, joined: () => Boolean(cls && cls.student) };
+})();

@@ -1,0 +1,116 @@
+// The instructor's class dashboard (class.html): open a class on a class server (a join code for
+// the students, a private key kept in this browser), then watch, section by section, how many
+// have locked in, the class's predictions as a histogram beside what their runs measured, and
+// release held reveals; the CSV export is a link. It reads the server every 2 s.
+(function () {
+  const KEY = 'training-lab-instructor-v1';
+  const root = document.getElementById('class-root');
+  const escape = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  const params = new URLSearchParams(location.search);
+  let cls = (() => { try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; } })();
+  const lessons = new Map();
+
+  async function lessonFile(id) {
+    if (!lessons.has(id)) lessons.set(id, fetch(`lessons/${id}.json`).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+    return lessons.get(id);
+  }
+
+  async function api(method, path, body) {
+    const r = await fetch(`${cls.server}/api/classes${path}`, {
+      method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined,
+    });
+    const answer = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(answer.error || `HTTP ${r.status}`);
+    return answer;
+  }
+
+  function openForm() {
+    const form = document.createElement('form');
+    form.dataset.testid = 'class-open';
+    form.innerHTML = `
+      <p><label>Class server <input name="server" data-testid="class-server" size="34" required value="${escape(params.get('server') || 'http://127.0.0.1:8090')}"></label></p>
+      <p><label>Title <input name="title" data-testid="class-title" size="34" maxlength="80" required value="Today's class"></label></p>
+      <p><label><input type="checkbox" name="hold" data-testid="class-hold"> Hold each reveal until I release it</label></p>
+      <button class="primary" data-testid="class-create">Open a class</button>
+      <p role="status" data-testid="class-open-problem"></p>`;
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const server = form.server.value.trim().replace(/\/$/, '');
+      cls = { server };
+      try {
+        const r = await api('POST', '', { title: form.title.value, hold: form.hold.checked });
+        cls = { server, code: r.code, key: r.key, title: form.title.value };
+        localStorage.setItem(KEY, JSON.stringify(cls));
+        form.remove();
+        dashboard();
+      } catch (err) {
+        form.querySelector('[data-testid="class-open-problem"]').textContent = `The class could not be opened: ${err.message}.`;
+      }
+    });
+    root.append(form);
+  }
+
+  function dashboard() {
+    const join = new URL(`course.html?class=${cls.code}&server=${encodeURIComponent(cls.server)}`, location.href).href;
+    const head = document.createElement('section');
+    head.innerHTML = `
+      <p class="code">Class code <b data-testid="class-code">${escape(cls.code)}</b> · students open
+        <a data-testid="class-join-link" href="${escape(join)}">${escape(join)}</a></p>
+      <p class="note">Your instructor key stays in this browser; with it the server shows you the class.
+        <a data-testid="class-csv" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}`)}">Export as CSV</a> ·
+        <button type="button" data-testid="class-close">Open another class</button></p>`;
+    head.querySelector('[data-testid="class-close"]').addEventListener('click', () => { localStorage.removeItem(KEY); location.reload(); });
+    const board = document.createElement('div');
+    board.dataset.testid = 'class-board';
+    board.setAttribute('aria-live', 'polite');
+    root.append(head, board);
+    const refresh = async () => {
+      try {
+        render(board, await api('GET', `/${cls.code}/results?key=${cls.key}`));
+      } catch (err) {
+        board.dataset.problem = err.message;
+      }
+    };
+    refresh();
+    setInterval(refresh, 2000);
+  }
+
+  async function render(board, data) {
+    if (data.sections.length === 0) {
+      board.innerHTML = '<p>No prediction yet: the sections appear as students lock in.</p>';
+      return;
+    }
+    const parts = [];
+    for (const s of data.sections) {
+      const lesson = await lessonFile(s.lesson);
+      const section = lesson && lesson.sections[s.section];
+      const choices = section ? section.predict.choices.map((c) => c.text) : s.counts.map((_, k) => `choice ${k}`);
+      const most = Math.max(1, ...s.counts);
+      const bars = choices.map((text, k) => {
+        const n = s.counts[k] || 0;
+        return `<div class="bar"><span class="label">${escape(text)}</span><span class="fill" style="width:${(100 * n) / most}%"></span><b data-testid="count-${s.lesson}-${s.section}-${k}">${n}</b></div>`;
+      }).join('');
+      const numbers = s.results.map((r) => parseFloat(String(r[1]).replace(/,/g, ''))).filter(Number.isFinite).sort((a, b) => a - b);
+      const spread = numbers.length
+        ? `measured ${numbers.length}×: ${numbers[0]} to ${numbers[numbers.length - 1]}, median ${numbers[Math.floor(numbers.length / 2)]}`
+        : `${s.results.length} result(s)`;
+      const release = data.hold && !s.released
+        ? `<button type="button" data-release="${escape(s.lesson)}|${s.section}" data-testid="release-${s.lesson}-${s.section}">Release the reveal</button>` : '';
+      parts.push(`<section class="class-section" data-testid="class-${s.lesson}-${s.section}">
+        <h2>${escape(lesson ? lesson.title : s.lesson)} · ${escape(section ? section.heading : `section ${s.section + 1}`)}</h2>
+        <p><b data-testid="locked-${s.lesson}-${s.section}">${s.locked}</b> locked in · <span data-testid="spread-${s.lesson}-${s.section}">${escape(spread)}</span></p>
+        <div class="bars" role="img" aria-label="${escape(choices.map((t, k) => `${t}: ${s.counts[k] || 0}`).join('; '))}">${bars}</div>
+        <p class="note">${s.results.map((r) => `${escape(r[0])}: ${escape(r[1])}`).join(' · ')}</p>${release}</section>`);
+    }
+    board.innerHTML = parts.join('');
+    for (const b of board.querySelectorAll('[data-release]')) {
+      b.addEventListener('click', async () => {
+        const [lesson, section] = b.dataset.release.split('|');
+        await api('POST', `/${cls.code}/release`, { key: cls.key, lesson, section: Number(section) }).catch(() => {});
+      });
+    }
+  }
+
+  if (cls && cls.code && cls.key && (!params.get('server') || params.get('server').replace(/\/$/, '') === cls.server)) dashboard();
+  else openForm();
+})();
