@@ -1,7 +1,7 @@
 // End-to-end: a class on the class server (`lab-class`, the binary the native stage built, on a
 // loopback port with its own SQLite file): the instructor opens a class that holds its reveals,
 // two students in two browser contexts join with nicknames and lock different predictions, the
-// dashboard shows both locks and their spread as they come, the release shows the students their
+// dashboard shows both locks and their spread as they come (told by the server's events), the release shows the students their
 // reveals, and the CSV has both rows.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -61,6 +61,7 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     }
     // Live: both locks and both measurements on the dashboard, one prediction on each choice.
     await until(async () => (await t.locator(byId('locked-optimizers-momentum-0')).textContent().catch(() => '')) === '2', 30_000, 'two locks on the dashboard');
+    assert.equal(await t.locator(byId('class-board')).getAttribute('data-live'), 'events', 'updated by the server\'s events');
     assert.equal(await t.locator(byId('count-optimizers-momentum-0-1')).textContent(), '1');
     assert.equal(await t.locator(byId('count-optimizers-momentum-0-2')).textContent(), '1');
     await until(async () => /measured 2×/.test(await t.locator(byId('spread-optimizers-momentum-0')).textContent()), 60_000, 'both measurements');

@@ -10,6 +10,7 @@
 //! | `POST /api/classes/{code}/release` | `{key, lesson, section}` | `{released: true}` |
 //! | `GET /api/classes/{code}/results` | `?key` | `{title, hold, sections}`: the dashboard's data |
 //! | `GET /api/classes/{code}/export.csv` | `?key` | every prediction and result, one row each |
+//! | `GET /api/classes/{code}/events` | `?key` | server-sent events: `change` whenever the class changes |
 
 use std::sync::Arc;
 
@@ -31,6 +32,16 @@ use crate::validate as v;
 pub struct App {
     pub store: Store,
     pub guard: Guard,
+    /// The code of each class as it changes, for the dashboards' live streams.
+    pub changes: tokio::sync::broadcast::Sender<String>,
+}
+
+impl App {
+    /// Tells the dashboards watching class `code` that it changed.
+    fn changed(&self, code: &str) {
+        // No dashboard listening is no error.
+        let _ = self.changes.send(code.to_string());
+    }
 }
 
 /// The largest body a request may carry: a lesson state is the largest value.
@@ -42,6 +53,7 @@ pub fn router(store: Store, origin: Option<String>) -> Router {
     let app = Arc::new(App {
         store,
         guard: Guard::new(origin),
+        changes: tokio::sync::broadcast::channel(256).0,
     });
     Router::new()
         .route("/api/health", get(|| async { "ok" }))
@@ -52,6 +64,7 @@ pub fn router(store: Store, origin: Option<String>) -> Router {
         .route("/api/classes/{code}/released", get(released))
         .route("/api/classes/{code}/release", post(release))
         .route("/api/classes/{code}/export.csv", get(export))
+        .route("/api/classes/{code}/events", get(crate::events::stream))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(app.clone(), guard::check))
         .with_state(app)
@@ -95,7 +108,7 @@ fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
 }
 
 /// The instructor's key checked against class `code`'s.
-fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
+pub(crate) fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
     let (right, title, hold) = class(app, code)?;
     if v::secret("key", key)? != right {
         return Err(ClassError::Forbidden(
@@ -152,6 +165,7 @@ async fn join(
     let nickname = v::text("nickname", &b.nickname, 40)?;
     let token = random_hex()?;
     app.store.join(&code, &token, nickname)?;
+    app.changed(&code);
     Ok(Json(json!({ "student": token })))
 }
 
@@ -181,6 +195,7 @@ async fn predict(
         v::index("choice", b.choice, 20)?,
         v::state(&b.state)?,
     )?;
+    app.changed(&code);
     Ok(Json(json!({ "choice": choice })))
 }
 
@@ -216,6 +231,7 @@ async fn result(
         v::measured(&b.measured)?,
         b.outcome,
     )?;
+    app.changed(&code);
     Ok(Json(
         json!({ "released": may_reveal(&app, &code, lesson, section)? }),
     ))
@@ -261,12 +277,13 @@ async fn release(
     instructor(&app, &code, &b.key)?;
     app.store
         .release(&code, v::lesson(&b.lesson)?, v::index("section", b.section, 100)?)?;
+    app.changed(&code);
     Ok(Json(json!({ "released": true })))
 }
 
 #[derive(Deserialize)]
-struct KeyQuery {
-    key: String,
+pub(crate) struct KeyQuery {
+    pub(crate) key: String,
 }
 
 async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, Query(q): Query<KeyQuery>) -> Answer {

@@ -7,6 +7,7 @@
 pub mod api;
 pub mod db;
 pub mod error;
+pub mod events;
 pub mod guard;
 pub mod validate;
 

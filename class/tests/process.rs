@@ -95,3 +95,42 @@ fn the_server_keeps_its_class_across_a_restart() {
         serde_json::json!([["Ada", 2]])
     );
 }
+
+/// The dashboard's live stream: a `change` event at once, and another when a student joins.
+#[test]
+fn the_dashboard_hears_each_change_as_it_happens() {
+    use std::time::Duration;
+    let db = std::env::temp_dir().join(format!("lab-class-events-{}.sqlite", std::process::id()));
+    let (mut server, addr) = start(&db);
+    let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live"}"#);
+    let class: serde_json::Value = serde_json::from_str(&class).unwrap();
+    let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
+    let mut events = TcpStream::connect(&addr).unwrap();
+    write!(events, "GET /api/classes/{code}/events?key={key} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n").unwrap();
+    events.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut seen = String::new();
+    read_changes(&mut events, &mut seen, 1);
+    assert!(seen.contains("text/event-stream"), "{seen}");
+    request(
+        &addr,
+        "POST",
+        &format!("/api/classes/{code}/join"),
+        r#"{"nickname":"Ada"}"#,
+    );
+    read_changes(&mut events, &mut seen, 2);
+    assert!(seen.contains(&format!("data: {code}")), "{seen}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+}
+
+/// Reads the stream into `seen` until `want` change events have come (or the read times out).
+fn read_changes(events: &mut TcpStream, seen: &mut String, want: usize) {
+    let mut buf = [0u8; 4096];
+    while seen.matches("event: change").count() < want {
+        let n = events.read(&mut buf).expect("an event within 10 s");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}

@@ -1,0 +1,43 @@
+//! The dashboard's live view: `GET /api/classes/{code}/events?key=…` is a stream of server-sent
+//! events, one `change` whenever the class gets a student, a lock, a result or a release (and one
+//! at once, so a dashboard that connects late reads the class). The dashboard then reads
+//! `results`; it never polls faster than the class changes.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures_util::stream::{self, Stream};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::api::{instructor, App, KeyQuery};
+use crate::error::ClassError;
+
+pub(crate) async fn stream(
+    State(app): State<Arc<App>>,
+    Path(code): Path<String>,
+    Query(q): Query<KeyQuery>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
+    instructor(&app, &code, &q.key)?;
+    let change = |code: &str| Ok(Event::default().event("change").data(code));
+    let first = stream::once({
+        let code = code.clone();
+        async move { change(&code) }
+    });
+    let later = stream::unfold(
+        (app.changes.subscribe(), code),
+        move |(mut rx, code)| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(changed) if changed == code => return Some((change(&code), (rx, code))),
+                    Ok(_) => continue,
+                    // Fell behind a burst: one change covers it.
+                    Err(RecvError::Lagged(_)) => return Some((change(&code), (rx, code))),
+                    Err(RecvError::Closed) => return None,
+                }
+            }
+        },
+    );
+    Ok(Sse::new(futures_util::StreamExt::chain(first, later)).keep_alive(KeepAlive::default()))
+}
