@@ -78,6 +78,16 @@ test('vision lab: LeNet on MNIST for an epoch on the CPU path, views, drawing, s
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click(byId('vision-save'))]);
     const saved = fs.readFileSync(await dl.path(), 'utf8');
     assert.equal(JSON.parse(saved).format, 'training-lab model v1');
+    // For a notebook: three files; the weights are safetensors (an 8-byte header length, a JSON
+    // header naming each tensor as nn.Sequential does). Python reads them in cli/tests/cli.rs.
+    const files = new Map();
+    page.on('download', async (d) => files.set(d.suggestedFilename(), fs.readFileSync(await d.path())));
+    await page.click(byId('vision-save-torch'));
+    await until(async () => files.size === 3, 15_000, 'the three PyTorch files');
+    const st = files.get('model.safetensors');
+    const header = JSON.parse(st.subarray(8, 8 + Number(st.readBigUInt64LE(0))).toString('utf8'));
+    assert.deepEqual(header['0.weight'].shape.length, 4, 'the first convolution\'s weight');
+    assert.match(files.get('model.py').toString(), /model = nn\.Sequential\(\n    nn\.Conv2d\(1, /);
 
     // A fresh page loads it and predicts test image 0 exactly as before.
     const before0 = await page.evaluate(() => window.__labVisionProbs);

@@ -56,6 +56,20 @@ pub fn download(name: &str, mime: &str, text: &str) {
     }
 }
 
+/// Offers binary `bytes` as a file download.
+pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
+        click_link(name, &url);
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
+}
+
 /// Offers a canvas as a PNG download.
 pub fn download_canvas(name: &str, canvas: &web_sys::HtmlCanvasElement) {
     if let Ok(url) = canvas.to_data_url_with_type("image/png") {

@@ -9,6 +9,7 @@ mod parallelism;
 mod prepare;
 mod split_bench;
 mod study;
+mod torch;
 mod train;
 
 use std::path::PathBuf;
@@ -93,6 +94,8 @@ enum Command {
     SplitBench(split_bench::SplitArgs),
     /// Lesson files: `lab lesson check FILE…` says what is wrong with each before a class sees it
     Lesson(lesson::LessonArgs),
+    /// A saved model for a notebook: safetensors weights, a PyTorch script, its layer list
+    ExportTorch(torch::TorchArgs),
 }
 
 fn main() -> ExitCode {
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Command::BenchMatmul(a) => matmul::bench(&a),
         Command::SplitBench(a) => split_bench::split_bench(&a, data),
         Command::Lesson(a) => lesson::run(&a),
+        Command::ExportTorch(a) => torch::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -66,7 +66,7 @@ pub struct ExportArgs {
     out: PathBuf,
 }
 
-fn load_model(path: &Path) -> anyhow::Result<engine::export::ModelExport> {
+pub fn load_model(path: &Path) -> anyhow::Result<engine::export::ModelExport> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     engine::export::ModelExport::from_json(&text).with_context(|| path.display().to_string())
 }

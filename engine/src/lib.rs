@@ -25,6 +25,7 @@ pub mod series;
 pub mod table;
 pub mod tile_probes;
 pub mod tiles;
+pub mod torch_export;
 pub mod train;
 pub mod workloads;
 

@@ -124,6 +124,9 @@ pub fn VisionPage() -> impl IntoView {
                 <div class="buttons wrap">
                     <button class:hidden=hidden("save") data-testid="vision-save" disabled=move || !v.has_model.get() && !v.running.get()
                         title="the model so far, also while training" on:click=on(|| Command::Save)>"Save model"</button>
+                    <button class:hidden=hidden("save") data-testid="vision-save-torch" disabled=move || !v.has_model.get() && !v.running.get()
+                        title="for a notebook: the weights (safetensors), a PyTorch script that rebuilds the model and its training setup, its layer list"
+                        on:click=on(|| Command::SaveTorch)>"For PyTorch"</button>
                 </div>
                 <label class:hidden=hidden("load")>"Load a model (JSON from this page or lab train --save-model)"
                     <input type="file" accept=".json,application/json" data-testid="vision-load" on:change=load/>

@@ -21,6 +21,8 @@ pub enum Command {
     Train(Box<Settings>),
     Stop,
     Save,
+    /// The model for a notebook: safetensors weights, a PyTorch script, its layer list.
+    SaveTorch,
     Load {
         name: String,
         text: String,
@@ -69,6 +71,26 @@ pub async fn own(v: View, history: Rc<RefCell<History>>, mut inbox: Inbox<Comman
     }
 }
 
+/// Downloads a model as `lab export-torch` writes it: three files.
+pub async fn save_torch(trainer: &Trainer, v: View) {
+    let export = match export_model(trainer).await {
+        Ok(m) => engine::torch_export::export(&m),
+        Err(e) => Err(e),
+    };
+    match export {
+        Ok(t) => {
+            browser::download_bytes("model.safetensors", "application/octet-stream", &t.safetensors);
+            browser::download("model.py", "text/x-python", &t.script);
+            browser::download(
+                "model_layers.json",
+                "application/json",
+                &serde_json::to_string_pretty(&t.layers).unwrap_or_default(),
+            );
+        }
+        Err(e) => v.refusal.set(Some(format!("No PyTorch export: {e}"))),
+    }
+}
+
 /// Downloads a model as the JSON `lab train --save-model` writes.
 pub async fn save(trainer: &Trainer, v: View) {
     match export_model(trainer).await {
@@ -93,6 +115,12 @@ impl Owner {
                 None => v
                     .refusal
                     .set(Some("There is no model to save yet: train or load one.".into())),
+            },
+            Command::SaveTorch => match &self.model {
+                Some(m) => save_torch(&m.trainer, v).await,
+                None => v
+                    .refusal
+                    .set(Some("There is no model to export yet: train or load one.".into())),
             },
             Command::Load { name, text, webgpu } => {
                 match inspect::load_model(&name, &text, webgpu, v.status).await {

@@ -201,6 +201,7 @@ async fn answer(trainer: &Trainer, v: View, inbox: &mut Inbox<Command>) -> bool 
         match c {
             Command::Stop => stop = true,
             Command::Save => save(trainer, v).await,
+            Command::SaveTorch => super::session::save_torch(trainer, v).await,
             Command::Classify { .. } => v
                 .pad_note
                 .set("training is running: draw again when it ends".into()),
