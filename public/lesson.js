@@ -1,6 +1,6 @@
 // Training Lab lessons: renders a lesson file (lessons/<id>.json) as predict-then-run sections,
-// and the course index with each student's progress. Nothing leaves the browser: predictions and
-// results are kept in localStorage under PROGRESS. The lesson format is documented in the README.
+// and the course index with each student's progress, kept in localStorage under PROGRESS (and,
+// in a class, sent to its server by class-link.js). The format: the book's instructor chapter.
 (function () {
   const PROGRESS = 'training-lab-course-v1';
 
@@ -34,79 +34,8 @@
     return e;
   }
 
-  // ---- measurements: a metric's number, and small arithmetic over metrics ----
-  /** The number in a metric's text ("97.5 %" → 97.5); NaN when there is none yet. */
-  function number(text) {
-    const m = String(text ?? '').replace(/,/g, '').match(/-?\d+(\.\d+)?(e[-+]?\d+)?/i);
-    return m ? Number(m[0]) : NaN;
-  }
-  /** Evaluates an expression of numbers, {metric} names, + − × ÷, parentheses and log/abs/min/max. */
-  function evaluate(expr, metric) {
-    const tokens = expr.match(/\{[^}]+\}|\d+(\.\d+)?(e[-+]?\d+)?|[a-z]+|[-+*/(),]/gi) || [];
-    let i = 0;
-    const peek = () => tokens[i];
-    const next = () => tokens[i++];
-    function primary() {
-      const t = next();
-      if (t === undefined) throw new Error(`"${expr}" ends too soon`);
-      if (t === '(') { const v = sum(); if (next() !== ')') throw new Error(`"${expr}": a ) is missing`); return v; }
-      if (t === '-') return -primary();
-      if (t.startsWith('{')) return number(metric(t.slice(1, -1)));
-      if (/^\d/.test(t)) return Number(t);
-      const f = { log: Math.log, abs: Math.abs, min: Math.min, max: Math.max }[t];
-      if (!f || next() !== '(') throw new Error(`"${expr}": unknown name ${t}`);
-      const args = [sum()];
-      while (peek() === ',') { next(); args.push(sum()); }
-      if (next() !== ')') throw new Error(`"${expr}": a ) is missing`);
-      return f(...args);
-    }
-    function product() {
-      let v = primary();
-      while (peek() === '*' || peek() === '/') v = next() === '*' ? v * primary() : v / primary();
-      return v;
-    }
-    function sum() {
-      let v = product();
-      while (peek() === '+' || peek() === '-') v = next() === '+' ? v + product() : v - product();
-      return v;
-    }
-    const v = sum();
-    if (i !== tokens.length) throw new Error(`"${expr}": unexpected ${tokens[i]}`);
-    return v;
-  }
-
-  /** The section's measured value from the lab's metrics: a number, or text for `text` measures. */
-  function measure(section, m) {
-    const metric = (name) => (m.metrics && m.metrics[name]) ?? (m.readouts && m.readouts[name]);
-    const spec = section.measure;
-    if (spec.text) return metric(spec.text) || undefined;
-    return spec.expr ? evaluate(spec.expr, metric) : number(metric(spec.metric));
-  }
-  /** The metrics a section reads: its metric or text, its ready metric, each {name} of its expr. */
-  function metricsRead(section) {
-    const spec = section.measure;
-    const names = [spec.metric, spec.text, spec.ready && spec.ready.metric].filter(Boolean);
-    for (const t of (spec.expr || '').match(/\{[^}]+\}/g) || []) names.push(t.slice(1, -1));
-    return names;
-  }
-  /** Whether the lab has finished what the section measures. */
-  function ready(section, m, value) {
-    const r = section.measure.ready || {};
-    if (r.status && !new RegExp(r.status).test(m.status || '')) return false;
-    if (r.metric) {
-      const v = number((m.metrics && m.metrics[r.metric]) ?? (m.readouts && m.readouts[r.metric]));
-      if (!(v >= (r.min ?? -Infinity))) return false;
-    }
-    return typeof value === 'string' ? value.length > 0 : Number.isFinite(value);
-  }
-  /** The choice the measurement falls in (by range, or by text with `is`: one text or a list of
-   *  them; else the one marked `otherwise`); -1 when none. */
-  function outcome(section, value) {
-    const choices = section.predict.choices;
-    const k = choices.findIndex((c) => !c.otherwise &&
-      (c.is !== undefined ? [].concat(c.is).includes(String(value)) : value >= (c.min ?? -Infinity) && value < (c.max ?? Infinity)));
-    return k >= 0 ? k : choices.findIndex((c) => c.otherwise);
-  }
+  // ---- measurements (lesson-measure.js): a metric's number, arithmetic over metrics ----
+  const { number, evaluate, measure, metricsRead, ready, outcome } = window.TrainingLabMeasure;
   const show = (section, value) => typeof value === 'string' ? value
     : `${value.toFixed(section.measure.digits ?? 2)}${section.measure.unit ? ` ${section.measure.unit}` : ''}`;
 
@@ -307,7 +236,11 @@
   const courseHref = courseName === 'course' ? 'course.html' : `course.html?course=${courseName}`;
 
   async function lessonPage(root) {
-    if (new URLSearchParams(location.search).has('preview')) { previewPage(root); return; }
+    // The preview (lesson-preview.js) renders with this file's own parts.
+    if (new URLSearchParams(location.search).has('preview') && window.TrainingLabLessonPreview) {
+      window.TrainingLabLessonPreview(root, { el, escape, inline, paragraphs, lessonProblem, renderSection, loadProgress, PROGRESS, courseHref });
+      return;
+    }
     const id = new URLSearchParams(location.search).get('id') || '';
     if (!/^[a-z0-9-]+$/.test(id)) { root.innerHTML = `<p>No such lesson. <a href="${courseHref}">Back to the course</a></p>`; return; }
     let lesson;
@@ -396,80 +329,7 @@
     root.append(reset);
   }
 
-  // ---- preview: an instructor's lesson file, checked, then run as a student would see it ----
-  /** The problems of a lesson's choices and whys that `lab lesson check` also finds (the metric
-   *  and settings checks need the lab: a metric that never arrives is named when the run ends). */
-  function choiceProblems(lesson) {
-    const problems = [];
-    lesson.sections.forEach((s, i) => {
-      const at = `section ${i + 1}`;
-      const choices = s.predict.choices;
-      if (!String(s.why || '').trim()) problems.push(`${at}: no why: the reveal explains the claim`);
-      choices.forEach((c, k) => {
-        if (k !== s.claim && !String(c.why || '').trim()) problems.push(`${at}: choice ${k} (“${c.text}”) has no why: a run that lands there must be told why`);
-      });
-      if (s.measure.text !== undefined) return;
-      const otherwise = choices.some((c) => c.otherwise);
-      const ranges = choices.map((c, k) => [c.min ?? -Infinity, c.max ?? Infinity, k, c]).filter((r) => !r[3].otherwise).sort((a, b) => a[0] - b[0]);
-      for (let j = 1; j < ranges.length; j++) {
-        const [, hi, a] = ranges[j - 1];
-        const [lo, , b] = ranges[j];
-        if (hi > lo) problems.push(`${at}: choices ${a} and ${b} overlap (from ${lo} to ${hi})`);
-        else if (hi < lo && !otherwise) problems.push(`${at}: no choice holds a measure from ${hi} to ${lo}`);
-      }
-      if (!otherwise && ranges.length > 0) {
-        if (ranges[0][0] > -Infinity) problems.push(`${at}: no choice holds a measure below ${ranges[0][0]}`);
-        const top = Math.max(...ranges.map((r) => r[1]));
-        if (top < Infinity) problems.push(`${at}: no choice holds a measure of ${top} or more`);
-      }
-    });
-    return problems;
-  }
-
-  function previewPage(root) {
-    document.title = 'Preview a lesson — Training Lab';
-    root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
-    root.append(el('h1', {}, 'Preview a lesson'));
-    root.append(el('p', {}, 'Paste a lesson file, or drop or choose one: its problems are listed here, and a lesson ' +
-      'without problems of shape runs below as a student sees it. (<code>lab lesson check</code> also checks its ' +
-      'settings and metrics against the lab.)'));
-    const form = el('form', { class: 'preview', 'data-testid': 'preview-form' });
-    const area = el('textarea', { rows: '12', 'aria-label': 'the lesson file (JSON)', 'data-testid': 'preview-text', spellcheck: 'false' });
-    const file = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'choose a lesson file', 'data-testid': 'preview-file' });
-    const go = el('button', { type: 'submit', class: 'primary', 'data-testid': 'preview-run' }, 'Check and preview');
-    const found = el('div', { role: 'status', 'data-testid': 'preview-problems' });
-    const shown = el('div', { 'data-testid': 'preview-lesson' });
-    form.append(area, el('p', {}, ''), file, go);
-    root.append(form, found, shown);
-    const read = async (f) => { area.value = await f.text(); };
-    file.addEventListener('change', () => file.files[0] && read(file.files[0]));
-    area.addEventListener('dragover', (e) => e.preventDefault());
-    area.addEventListener('drop', (e) => { e.preventDefault(); if (e.dataTransfer.files[0]) read(e.dataTransfer.files[0]); });
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      shown.replaceChildren();
-      let lesson;
-      try { lesson = JSON.parse(area.value); } catch (err) {
-        found.innerHTML = `<p class="problem">Not JSON: ${escape(err.message)}</p>`;
-        return;
-      }
-      const shape = lessonProblem(lesson);
-      const problems = shape ? [shape] : choiceProblems(lesson);
-      found.innerHTML = problems.length
-        ? `<p class="problem">${problems.length} problem(s):</p><ul>${problems.map((p) => `<li>${escape(p)}</li>`).join('')}</ul>`
-        : '<p>No problem found: the lesson runs below.</p>';
-      if (shape) return;
-      lesson.id = 'preview';
-      shown.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)), el('div', { class: 'intro' }, paragraphs(lesson.intro)));
-      // A preview starts from nothing each time: no lock kept from an earlier preview.
-      const all = loadProgress();
-      delete all.preview;
-      try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode */ }
-      lesson.sections.forEach((s, i) => shown.append(renderSection(lesson, s, i, undefined)));
-    });
-  }
-
-  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem, inline, choiceProblems };
+  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem, inline };
   const root = document.getElementById('lesson-root');
   if (root) (root.dataset.page === 'course' ? coursePage(root) : lessonPage(root));
 })();
