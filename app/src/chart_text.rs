@@ -1,7 +1,7 @@
 //! Every chart's text alternative, for a reader who cannot see the canvas: an accessible name
 //! saying what it shows (its own label, else its caption's first sentence), a summary of what it
-//! shows now read from its CSV (`plot_text::chart_summary`), and a "Table" toggle that lays the
-//! same numbers out as an HTML table. `figures` calls `equip` for each chart it finds and `refresh`
+//! shows now (its CSV read by `engine::table`, put in words by `plot_text::chart_summary`), and a
+//! "Table" toggle that lays the same numbers out as an HTML table. `figures` calls `equip` for each chart it finds and `refresh`
 //! every couple of seconds.
 
 use wasm_bindgen::prelude::*;
@@ -76,7 +76,7 @@ pub fn table_button(
         let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
         if open {
             let _ = holder.remove_attribute("hidden");
-            fill_table(&holder, &name, table().as_deref());
+            fill_table(&holder, &name, table().as_deref().and_then(read_table).as_ref());
         } else {
             let _ = holder.set_attribute("hidden", "");
         }
@@ -90,8 +90,10 @@ pub fn table_button(
 pub fn refresh(id: &str, canvas: &web_sys::HtmlCanvasElement, csv: Option<&str>) {
     // The chart's name tells which of a shared table's columns it plots.
     let name = canvas.get_attribute("aria-label").unwrap_or_default();
-    let text = csv
-        .and_then(|csv| chart_summary::summarize(csv, &name))
+    let table = csv.and_then(read_table);
+    let text = table
+        .as_ref()
+        .and_then(|(header, rows)| chart_summary::summarize(header, rows, &name))
         .unwrap_or_else(|| empty_text(canvas));
     if let Some(p) = element(&format!("{id}-summary")) {
         if p.text_content().as_deref() != Some(text.as_str()) {
@@ -100,17 +102,27 @@ pub fn refresh(id: &str, canvas: &web_sys::HtmlCanvasElement, csv: Option<&str>)
     }
     if let Some(holder) = element(&format!("{id}-table")) {
         if !holder.has_attribute("hidden") {
-            fill_table(&holder, id, csv);
+            fill_table(&holder, id, table.as_ref());
         }
     }
 }
 
-fn fill_table(holder: &web_sys::Element, id: &str, csv: Option<&str>) {
-    let Some(csv) = csv else {
+/// A chart's CSV as its header and rows, read by `engine::table` (the reader the CSV's writer
+/// pairs with: quoted cells come back whole).
+fn read_table(csv: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let header = engine::table::header(csv.lines().next()?)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    Some((header, engine::table::read_rows(csv).ok()?))
+}
+
+fn fill_table(holder: &web_sys::Element, id: &str, table: Option<&(Vec<String>, Vec<Vec<String>>)>) {
+    let Some((header, all)) = table else {
         holder.set_text_content(Some("Nothing drawn yet."));
         return;
     };
-    let (header, rows, total) = chart_summary::cells(csv, TABLE_ROWS);
+    let (rows, total) = (&all[..all.len().min(TABLE_ROWS)], all.len());
     let shown = if total > rows.len() {
         format!("the first {} of {total} rows; the CSV has them all", rows.len())
     } else {
@@ -121,11 +133,11 @@ fn fill_table(holder: &web_sys::Element, id: &str, csv: Option<&str>) {
         escape(id),
         escape(&shown)
     );
-    for h in &header {
+    for h in header {
         html += &format!("<th scope=\"col\">{}</th>", escape(h));
     }
     html += "</tr></thead><tbody>";
-    for r in &rows {
+    for r in rows {
         html += "<tr>";
         for c in r {
             html += &format!("<td>{}</td>", escape(c));

@@ -30,12 +30,9 @@ const OUTCOMES: [&str; 10] = [
     "value",
 ];
 
-/// The summary of the chart named `chart` whose CSV (header line, then rows) is `csv`; None for
-/// a table with no rows.
-pub fn summarize(csv: &str, chart: &str) -> Option<String> {
-    let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
-    let header = split(lines.next()?);
-    let rows: Vec<Vec<String>> = lines.map(split).collect();
+/// The summary of the chart named `chart` whose table (its CSV, read by the app with
+/// `engine::table`) is `header` and `rows`; None for a table with no rows.
+pub fn summarize(header: &[String], rows: &[Vec<String>], chart: &str) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
@@ -64,10 +61,10 @@ pub fn summarize(csv: &str, chart: &str) -> Option<String> {
     // The chart's name may pick even a level column ("examples to the target", flat while
     // scaling is perfect); a guess by outcome only picks one that moves.
     let later: Vec<usize> = varying.iter().copied().filter(|&c| c > first).collect();
-    let second = by_name(&header, &numbers[1..], chart)
-        .or_else(|| as_outcome(&header, &later))
+    let second = by_name(header, &numbers[1..], chart)
+        .or_else(|| as_outcome(header, &later))
         .unwrap_or(next);
-    let series = series_of(&rows, groups);
+    let series = series_of(rows, groups);
     let rising = series
         .iter()
         .all(|(_, rs)| rs.windows(2).all(|w| value(w[0], first) < value(w[1], first)));
@@ -98,7 +95,7 @@ pub fn summarize(csv: &str, chart: &str) -> Option<String> {
         // A map's or a histogram's coordinates share words with its name too (a layer, a
         // power of two): its range is of an outcome, else of its last column, its values.
         let col =
-            as_outcome(&header, &varying).unwrap_or(*varying.last().unwrap_or(&numbers[numbers.len() - 1]));
+            as_outcome(header, &varying).unwrap_or(*varying.last().unwrap_or(&numbers[numbers.len() - 1]));
         let (lo, hi) = range(col);
         parts.push(format!("{} from {} to {}.", header[col], num(lo), num(hi)));
     }
@@ -198,43 +195,24 @@ fn num(v: f64) -> String {
     }
 }
 
-/// One CSV line's cells (quoted cells may hold commas and doubled quotes).
-fn split(line: &str) -> Vec<String> {
-    let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => cells.push(std::mem::take(&mut cell)),
-            _ => cell.push(c),
-        }
-    }
-    cells.push(cell);
-    cells
-}
-
-/// The table's cells, for the "show as table" view: the header, then at most `max_rows` rows.
-pub fn cells(csv: &str, max_rows: usize) -> (Vec<String>, Vec<Vec<String>>, usize) {
-    let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
-    let header = lines.next().map(split).unwrap_or_default();
-    let rows: Vec<Vec<String>> = lines.map(split).collect();
-    let total = rows.len();
-    (header, rows.into_iter().take(max_rows).collect(), total)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain CSV's header and rows (no quoted cells: reading those is `engine::table`'s).
+    fn summarize_csv(csv: &str, chart: &str) -> Option<String> {
+        let mut lines = csv.lines();
+        let cells = |l: &str| l.split(',').map(String::from).collect::<Vec<_>>();
+        let header = cells(lines.next().unwrap());
+        let rows: Vec<Vec<String>> = lines.map(cells).collect();
+        summarize(&header, &rows, chart)
+    }
 
     #[test]
     fn a_series_reports_its_last_point_and_its_trend() {
         let csv = "optimizer,step,loss\nsgd,0,2.3\nsgd,400,0.2104\nadam,0,2.3\nadam,400,2.31\n";
         assert_eq!(
-            summarize(csv, "").unwrap(),
+            summarize_csv(csv, "").unwrap(),
             "4 rows. sgd: loss 0.21 at step 400, falling from 2.3. adam: loss 2.31 at step 400, level."
         );
     }
@@ -243,7 +221,7 @@ mod tests {
     fn a_single_series_needs_no_name() {
         let csv = "step,batch_loss,test_loss\n1,0.5,0.6\n2,0.9,0.4\n";
         assert_eq!(
-            summarize(csv, "").unwrap(),
+            summarize_csv(csv, "").unwrap(),
             "2 rows. batch_loss 0.9 at step 2, rising from 0.5."
         );
     }
@@ -252,7 +230,7 @@ mod tests {
     fn the_outcome_is_followed_not_the_setting_beside_it() {
         let csv = "batch,learning_rate,steps_to_target\n8,0.05,32\n32,0.1,8\n";
         assert_eq!(
-            summarize(csv, "").unwrap(),
+            summarize_csv(csv, "").unwrap(),
             "2 rows. steps_to_target 8 at batch 32, falling from 32."
         );
     }
@@ -260,12 +238,12 @@ mod tests {
     #[test]
     fn charts_sharing_a_table_each_follow_their_own_column() {
         let csv = "batch,learning_rate,steps_to_target,examples_to_target,final_loss\n8,0.05,32,256,0.01\n32,0.1,8,256,0.2\n";
-        let steps = summarize(csv, "Steps to the target against batch size").unwrap();
+        let steps = summarize_csv(csv, "Steps to the target against batch size").unwrap();
         assert_eq!(steps, "2 rows. steps_to_target 8 at batch 32, falling from 32.");
-        let examples = summarize(csv, "Examples (steps × batch) to the target").unwrap();
+        let examples = summarize_csv(csv, "Examples (steps × batch) to the target").unwrap();
         assert_eq!(examples, "2 rows. examples_to_target 256 at batch 32, level.");
         assert_eq!(
-            summarize(csv, "").unwrap(),
+            summarize_csv(csv, "").unwrap(),
             "2 rows. final_loss 0.2 at batch 32, rising from 0.01."
         );
     }
@@ -275,7 +253,7 @@ mod tests {
         // The loss scale is the same in every row; the counts are the picture.
         let csv = "step,loss_scale,layer,exponent_stored,count\n5,1,0,-3,10\n5,1,0,-2,40\n";
         assert_eq!(
-            summarize(csv, "The weight gradients by power of two").unwrap(),
+            summarize_csv(csv, "The weight gradients by power of two").unwrap(),
             "2 rows. count from 10 to 40."
         );
     }
@@ -284,23 +262,17 @@ mod tests {
     fn a_map_reports_the_range_of_its_values() {
         // alpha and beta are a grid, not an axis that rises row by row.
         let csv = "alpha,beta,loss\n0,0,1.5\n0,1,0.25\n1,0,3\n1,1,0.5\n";
-        assert_eq!(summarize(csv, "").unwrap(), "4 rows. loss from 0.25 to 3.");
+        assert_eq!(summarize_csv(csv, "").unwrap(), "4 rows. loss from 0.25 to 3.");
     }
 
     #[test]
-    fn quoted_cells_keep_their_commas() {
-        let csv = "run,step,loss\n\"lr 0.1, batch 8\",1,1\n\"lr 0.1, batch 8\",2,0.5\n";
+    fn a_series_named_with_a_comma_stays_one_series() {
+        // The cells as engine::table::read_rows gives them from `"lr 0.1, batch 8",1,1`.
+        let header: Vec<String> = ["run", "step", "loss"].map(String::from).to_vec();
+        let row = |step: &str, loss: &str| vec!["lr 0.1, batch 8".to_string(), step.into(), loss.into()];
         assert_eq!(
-            summarize(csv, "").unwrap(),
+            summarize(&header, &[row("1", "1"), row("2", "0.5")], "").unwrap(),
             "2 rows. lr 0.1, batch 8: loss 0.5 at step 2, falling from 1."
-        );
-        assert_eq!(
-            cells(csv, 1),
-            (
-                vec!["run".into(), "step".into(), "loss".into()],
-                vec![vec!["lr 0.1, batch 8".into(), "1".into(), "1".into()]],
-                2
-            )
         );
     }
 
@@ -315,9 +287,9 @@ mod tests {
 
     #[test]
     fn empty_and_text_tables() {
-        assert_eq!(summarize("step,loss\n", ""), None);
+        assert_eq!(summarize_csv("step,loss", ""), None);
         assert_eq!(
-            summarize("worker,phase\n0,send\n", "").unwrap(),
+            summarize_csv("worker,phase\n0,send", "").unwrap(),
             "1 row of worker, phase."
         );
     }
