@@ -42,26 +42,38 @@ pub fn set_query(query: &str) {
     }
 }
 
-/// Offers `bytes` as a file download.
+/// Offers `text` as a file download.
 pub fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
-        click_link(name, &url);
-        let _ = web_sys::Url::revoke_object_url(&url);
-    }
+    download_parts(
+        name,
+        mime,
+        &parts,
+        web_sys::Blob::new_with_str_sequence_and_options,
+    );
 }
 
 /// Offers binary `bytes` as a file download.
 pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    download_parts(
+        name,
+        mime,
+        &parts,
+        web_sys::Blob::new_with_u8_array_sequence_and_options,
+    );
+}
+
+/// A blob of `parts` (made by `make`, text or bytes) offered as the download `name`.
+fn download_parts(
+    name: &str,
+    mime: &str,
+    parts: &js_sys::Array,
+    make: fn(&JsValue, &web_sys::BlobPropertyBag) -> Result<web_sys::Blob, JsValue>,
+) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+    let Ok(blob) = make(parts, &options) else {
         return;
     };
     if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
