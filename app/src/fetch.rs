@@ -10,22 +10,17 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen(inline_js = "
-export async function gunzip_url(url) {
+export async function gunzip(bytes) {
   if (typeof DecompressionStream === 'undefined') {
     throw new Error('this browser cannot unpack compressed data (no DecompressionStream): use a current Chrome, Edge, Firefox or Safari');
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`HTTP ${response.status} (did setup prepare the data?)`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  // A host that labels .gz files Content-Encoding: gzip has had the browser unpack them already.
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
   return new Uint8Array(await new Response(unpacked).arrayBuffer());
 }
 ")]
 extern "C" {
     #[wasm_bindgen(catch)]
-    async fn gunzip_url(url: &str) -> Result<JsValue, JsValue>;
+    async fn gunzip(bytes: js_sys::Uint8Array) -> Result<JsValue, JsValue>;
 }
 
 /// The bytes at `url` (relative to the page), or a readable error.
@@ -49,14 +44,21 @@ pub async fn bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-/// The bytes of a gzip file at `url`, unpacked.
+/// The bytes of a gzip file at `url`, unpacked (fetched as any data file is, by `bytes`).
 async fn gunzipped(url: &str) -> Result<Vec<u8>, String> {
-    let unpacked = gunzip_url(url).await.map_err(|e| {
-        let why = e
-            .dyn_ref::<js_sys::Error>()
-            .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
-        format!("{url}: {why}")
-    })?;
+    let packed = bytes(url).await?;
+    // A host that labels .gz files Content-Encoding: gzip has had the browser unpack them already.
+    if !packed.starts_with(&[0x1f, 0x8b]) {
+        return Ok(packed);
+    }
+    let unpacked = gunzip(js_sys::Uint8Array::from(packed.as_slice()))
+        .await
+        .map_err(|e| {
+            let why = e
+                .dyn_ref::<js_sys::Error>()
+                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
+            format!("{url}: {why}")
+        })?;
     Ok(js_sys::Uint8Array::new(&unpacked).to_vec())
 }
 
