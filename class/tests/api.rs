@@ -9,27 +9,20 @@ use axum::Router;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-struct Db(std::path::PathBuf);
+mod common;
+
+struct Db(common::TempDb);
 
 impl Db {
     fn new(name: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("lab-class-{name}-{}.sqlite", std::process::id()));
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
-        Db(path)
+        Db(common::TempDb::new(name))
     }
 
     fn server(&self, origin: Option<&str>) -> Router {
-        lab_class::router(lab_class::Store::open(&self.0).unwrap(), origin.map(String::from))
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.0.display()));
-        }
+        lab_class::router(
+            lab_class::Store::open(&self.0 .0).unwrap(),
+            origin.map(String::from),
+        )
     }
 }
 

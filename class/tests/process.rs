@@ -6,6 +6,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
+mod common;
+
 /// Starts the server on a free loopback port; the child and its address.
 fn start(db: &std::path::Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lab-class"))
@@ -51,8 +53,9 @@ fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
 
 #[test]
 fn the_server_keeps_its_class_across_a_restart() {
-    let db = std::env::temp_dir().join(format!("lab-class-process-{}.sqlite", std::process::id()));
-    let (mut server, addr) = start(&db);
+    let file = common::TempDb::new("process");
+    let db = &file.0;
+    let (mut server, addr) = start(db);
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
     let (status, class) = request(&addr, "POST", "/api/classes", r#"{"title":"restart"}"#);
     assert_eq!(status, 200, "{class}");
@@ -76,7 +79,7 @@ fn the_server_keeps_its_class_across_a_restart() {
     server.kill().unwrap();
     server.wait().unwrap();
 
-    let (mut server, addr) = start(&db);
+    let (mut server, addr) = start(db);
     let (status, dash) = request(
         &addr,
         "GET",
@@ -85,9 +88,6 @@ fn the_server_keeps_its_class_across_a_restart() {
     );
     server.kill().unwrap();
     server.wait().unwrap();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
     assert_eq!(status, 200, "{dash}");
     let dash: serde_json::Value = serde_json::from_str(&dash).unwrap();
     assert_eq!(
@@ -100,8 +100,8 @@ fn the_server_keeps_its_class_across_a_restart() {
 #[test]
 fn the_dashboard_hears_each_change_as_it_happens() {
     use std::time::Duration;
-    let db = std::env::temp_dir().join(format!("lab-class-events-{}.sqlite", std::process::id()));
-    let (mut server, addr) = start(&db);
+    let file = common::TempDb::new("events");
+    let (mut server, addr) = start(&file.0);
     let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live"}"#);
     let class: serde_json::Value = serde_json::from_str(&class).unwrap();
     let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
@@ -121,9 +121,6 @@ fn the_dashboard_hears_each_change_as_it_happens() {
     assert!(seen.contains(&format!("data: {code}")), "{seen}");
     server.kill().unwrap();
     server.wait().unwrap();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
 }
 
 /// Reads the stream into `seen` until `want` change events have come (or the read times out).
