@@ -1,6 +1,7 @@
-// End-to-end: every control of every lab, the course and a lesson is reachable with the Tab key
-// (no control only a mouse can reach, no trap), focus is visible, the optimizer map moves its
-// start with arrow keys, and a lesson's prediction is made and locked in from the keyboard.
+// End-to-end: every control of every lab, the course, a lesson, the lesson preview and the class
+// dashboard is reachable with the Tab key (no control only a mouse can reach, no trap), focus is
+// visible, the optimizer map moves its start with arrow keys, and a lesson's prediction is made
+// and locked in from the keyboard.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, byId, screenshot, ROUTES } from './harness.mjs';
@@ -11,7 +12,7 @@ after(async () => { await server.close(); });
 
 // Every lab (the registry's routes), the list of labs, the course and a lesson.
 const LESSON = 'lesson.html?id=optimizers-momentum';
-const LABS = [...ROUTES, 'labs', 'course.html', LESSON];
+const LABS = [...ROUTES, 'labs', 'course.html', LESSON, 'lesson.html?preview', 'class.html'];
 const CONTROLS = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
 
 test('Tab reaches every control of every lab', async () => {
@@ -21,6 +22,8 @@ test('Tab reaches every control of every lab', async () => {
       await page.goto(`${server.url}${lab}`);
       if (lab === LESSON) await page.locator(byId('lock-0')).waitFor();
       else if (lab === 'course.html') await page.locator(`${byId('course-lessons')} li a`).first().waitFor();
+      else if (lab === 'lesson.html?preview') await page.locator(byId('preview-run')).waitFor();
+      else if (lab === 'class.html') await page.locator(byId('class-create')).waitFor();
       await page.waitForTimeout(1500);
       // Settings folded under "Advanced" count once opened (their summary is a control too).
       await page.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
