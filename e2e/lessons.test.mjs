@@ -18,7 +18,9 @@ let server;
 before(async () => { server = await serve(); });
 after(async () => { await server.close(); });
 
-const course = JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', 'course.json'), 'utf8'));
+// The course's units, and its lessons in order (every unit's).
+const courseFile = JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', 'course.json'), 'utf8'));
+const course = { ...courseFile, lessons: courseFile.units.flatMap((u) => u.lessons) };
 const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'lessons', `${id}.json`), 'utf8'));
 
 /** The small budgets of the lessons whose claims the native tests assert: settings appended to
@@ -166,6 +168,15 @@ test('the course page fits a phone, a bad lesson id says so, predictions can be 
     await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length, 10_000, 'the lessons');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 390 px');
     await screenshot(page, 'course-390.png');
+    // The units in order, each with its title and reading; each lesson with its time and needs.
+    for (const [u, unit] of course.units.entries()) {
+      const shown = await text(page, `course-unit-${u + 1}`);
+      assert.ok(shown.startsWith(`${u + 1}. ${unit.title}`), shown.slice(0, 80));
+      assert.ok(shown.includes(`Reading: ${unit.reading[0].text}`), `unit ${u + 1}'s reading`);
+      for (const id of unit.lessons) {
+        assert.match(await text(page, `course-needs-${id}`), new RegExp(`^about ${lesson(id).minutes} min · ${lesson(id).sections.length} questions · no GPU needed`));
+      }
+    }
     await page.goto(`${server.url}lesson.html?id=${course.lessons[0]}`);
     await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'a lesson fits 390 px');
@@ -186,7 +197,7 @@ test('a malformed lesson or course entry is named with its reason, and the other
   try {
     const good = course.lessons.slice(0, 2);
     // The course lists the course file itself, a lesson without sections and a number.
-    await page.route('**/lessons/course.json', (r) => r.fulfill({ json: { ...course, lessons: [good[0], 'course', 'broken', 42, good[1]] } }));
+    await page.route('**/lessons/course.json', (r) => r.fulfill({ json: { title: course.title, lessons: [good[0], 'course', 'broken', 42, good[1]] } }));
     await page.route('**/lessons/broken.json', (r) => r.fulfill({ json: { title: 'Broken', lab: 'playground' } }));
     await page.goto(`${server.url}course.html`);
     await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 5, 10_000, 'every entry');

@@ -264,50 +264,83 @@
     root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Back to the course and your predictions</a>`));
   }
 
+  /** The course's units: `units` (each a title, an intro, its reading and its lessons), or one
+   *  untitled unit for a course file that lists `lessons` only. Null when it has neither. */
+  function courseUnits(course) {
+    if (course && Array.isArray(course.units)) return course.units.map((u) => ({ ...u, lessons: Array.isArray(u && u.lessons) ? u.lessons : [] }));
+    if (course && Array.isArray(course.lessons)) return [{ lessons: course.lessons }];
+    return null;
+  }
+
+  /** What a lesson needs: the CPU path when every section pins it, else either backend. */
+  function needs(lesson) {
+    return lesson.sections.every((s) => /(^|&)backend=cpu(&|$)/.test(s.state || ''))
+      ? 'no GPU needed (runs on the CPU path)'
+      : 'no GPU needed; WebGPU, where the browser has it, is faster';
+  }
+
   async function coursePage(root) {
     if (window.TrainingLabClass) window.TrainingLabClass.bar(root);
     let course;
     try { course = await fetchJson(`lessons/${courseName}.json`); } catch (err) { course = { error: err.message }; }
-    if (!course || !Array.isArray(course.lessons)) {
+    let units = courseUnits(course);
+    if (!units) {
       root.append(el('p', { role: 'alert', 'data-testid': 'course-problem' },
-        `The course list (lessons/${courseName}.json) cannot be read: ${escape(course && course.error ? course.error : 'it needs a "lessons" list')}.`));
-      course = { lessons: [] };
+        `The course list (lessons/${courseName}.json) cannot be read: ${escape(course && course.error ? course.error : 'it needs "units" (or a "lessons" list)')}.`));
+      units = [];
     }
     const progress = loadProgress();
-    const list = el('ol', { class: 'lessons', 'data-testid': 'course-lessons' });
+    const list = el('div', { class: 'units', 'data-testid': 'course-lessons' });
     const rows = [];
     const csvRows = [];
-    for (const id of course.lessons) {
+    // Every lesson file at once (a course has dozens); shown in the course's order.
+    const ids = units.flatMap((u) => u.lessons);
+    const loaded = await Promise.all(ids.map(async (id) => {
       const named = typeof id === 'string' && /^[a-z0-9-]+$/.test(id) ? id : null;
-      let lesson;
-      let problem = named ? null : 'not a lesson id';
-      if (named) {
-        try { lesson = await fetchJson(`lessons/${named}.json`); problem = lessonProblem(lesson); } catch (err) { problem = err.message; }
+      if (!named) return { problem: 'not a lesson id' };
+      try { const lesson = await fetchJson(`lessons/${named}.json`); return { lesson, problem: lessonProblem(lesson) }; } catch (err) { return { problem: err.message }; }
+    }));
+    let at = 0;
+    units.forEach((unit, u) => {
+      const box = el('section', { class: 'unit', 'data-testid': `course-unit-${u + 1}` });
+      if (unit.title) box.append(el('h2', {}, `${units.length > 1 ? `${u + 1}. ` : ''}${inline(unit.title)}`));
+      if (unit.intro) box.append(el('div', { class: 'intro' }, paragraphs(unit.intro)));
+      const reading = (Array.isArray(unit.reading) ? unit.reading : []).filter((r) => r && typeof r.text === 'string');
+      if (reading.length) {
+        box.append(el('p', { class: 'reading' }, `<b>Reading:</b> ${reading.map((r) => typeof r.href === 'string' ? inline(`[${r.text}](${r.href})`) : inline(r.text)).join('; ')}`));
       }
-      if (problem) {
-        // One broken entry is named; the other lessons and the predictions still show.
-        list.append(el('li', { class: 'problem', 'data-testid': `course-problem-${named || 'entry'}` },
-          `“${escape(String(id))}” cannot be shown: ${escape(problem)}`));
-        continue;
-      }
-      const sections = (progress[id] || {}).sections || {};
-      const done = lesson.sections.filter((_, i) => sections[i] && sections[i].done).length;
-      const item = el('li', { 'data-testid': `course-${id}` },
-        `<a href="lesson.html?id=${id}${courseName === 'course' ? '' : `&course=${courseName}`}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
-        ` <span class="done" data-testid="course-done-${id}">${done} of ${lesson.sections.length} done</span>` +
-        `<br><span class="note">${inline(lesson.summary || '')}</span>`);
-      list.append(item);
-      lesson.sections.forEach((s, i) => {
-        const p = sections[i];
-        if (p && p.prediction !== undefined) {
-          const predicted = s.predict.choices[p.prediction]?.text ?? '';
-          csvRows.push([lesson.title, s.heading, predicted, p.done ? p.measured : '',
-            p.done && p.outcome >= 0 ? s.predict.choices[p.outcome]?.text ?? '' : '', p.done ? String(p.outcome === p.prediction) : '']);
-          rows.push(`<tr><td>${inline(lesson.title)}</td><td>${inline(s.heading)}</td><td>${inline(s.predict.choices[p.prediction]?.text ?? '')}</td>` +
-            `<td>${p.done ? escape(p.measured) : '–'}</td><td>${p.done ? (p.outcome === p.prediction ? '✓' : '✗') : 'not run'}</td></tr>`);
+      const ol = el('ol', { class: 'lessons' });
+      for (const id of unit.lessons) {
+        const { lesson, problem } = loaded[at++];
+        const named = typeof id === 'string' && /^[a-z0-9-]+$/.test(id) ? id : null;
+        if (problem) {
+          // One broken entry is named; the other lessons and the predictions still show.
+          ol.append(el('li', { class: 'problem', 'data-testid': `course-problem-${named || 'entry'}` },
+            `“${escape(String(id))}” cannot be shown: ${escape(problem)}`));
+          continue;
         }
-      });
-    }
+        const sections = (progress[id] || {}).sections || {};
+        const done = lesson.sections.filter((_, i) => sections[i] && sections[i].done).length;
+        const minutes = Number.isFinite(lesson.minutes) ? `about ${lesson.minutes} min` : '';
+        ol.append(el('li', { 'data-testid': `course-${id}` },
+          `<a href="lesson.html?id=${id}${courseName === 'course' ? '' : `&course=${courseName}`}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
+          ` <span class="done" data-testid="course-done-${id}">${done} of ${lesson.sections.length} done</span>` +
+          `<br><span class="note">${inline(lesson.summary || '')}</span>` +
+          `<br><span class="note" data-testid="course-needs-${id}">${[minutes, `${lesson.sections.length} questions`, needs(lesson)].filter(Boolean).join(' · ')}</span>`));
+        lesson.sections.forEach((s, i) => {
+          const p = sections[i];
+          if (p && p.prediction !== undefined) {
+            const predicted = s.predict.choices[p.prediction]?.text ?? '';
+            csvRows.push([lesson.title, s.heading, predicted, p.done ? p.measured : '',
+              p.done && p.outcome >= 0 ? s.predict.choices[p.outcome]?.text ?? '' : '', p.done ? String(p.outcome === p.prediction) : '']);
+            rows.push(`<tr><td>${inline(lesson.title)}</td><td>${inline(s.heading)}</td><td>${inline(s.predict.choices[p.prediction]?.text ?? '')}</td>` +
+              `<td>${p.done ? escape(p.measured) : '–'}</td><td>${p.done ? (p.outcome === p.prediction ? '✓' : '✗') : 'not run'}</td></tr>`);
+          }
+        });
+      }
+      box.append(ol);
+      list.append(box);
+    });
     root.append(list);
     root.append(el('h2', {}, 'Your predictions and what the labs measured'));
     root.append(el('table', { class: 'results', 'data-testid': 'course-predictions' },
@@ -329,7 +362,7 @@
     root.append(reset);
   }
 
-  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem, inline };
+  window.TrainingLabLessons = { evaluate, number, outcome, lessonProblem, inline, courseUnits };
   const root = document.getElementById('lesson-root');
   if (root) (root.dataset.page === 'course' ? coursePage(root) : lessonPage(root));
 })();

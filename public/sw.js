@@ -3,7 +3,7 @@
 // navigations to a lab's route fall back to the cached app shell, which routes by path itself.
 // Files that never change under their name (the data slices, the build's hashed wasm, script and
 // styles) come from the cache first, so a repeat visit downloads none of them again.
-const CACHE = 'training-lab-v6';
+const CACHE = 'training-lab-v7';
 const IMMUTABLE = /\/data\/[^/]+\.(bin\.gz|json)$|-[0-9a-f]{16}(_bg)?\.(wasm|js|css)$/;
 // The course: its pages and every lesson file (a lesson opened once also works offline, since
 // everything fetched is cached).
@@ -21,7 +21,9 @@ self.addEventListener('install', (event) => {
     } catch { /* they are cached as they are fetched instead */ }
     try {
       const course = await (await fetch('./lessons/course.json')).json();
-      await c.addAll(course.lessons.map((id) => `./lessons/${id}.json`));
+      // A course of units (or, written the older way, one list of lessons).
+      const ids = Array.isArray(course.units) ? course.units.flatMap((u) => u.lessons || []) : course.lessons;
+      await c.addAll(ids.map((id) => `./lessons/${id}.json`));
     } catch { /* the lessons are cached as they are opened instead */ }
     await self.skipWaiting();
   })());

@@ -19,6 +19,9 @@ struct Lesson {
     summary: String,
     #[serde(default)]
     intro: String,
+    /// About how long the lesson takes, reading and runs, on a laptop's CPU path.
+    #[serde(default)]
+    minutes: Option<f64>,
     sections: Vec<Section>,
 }
 
@@ -85,6 +88,32 @@ struct Choice {
 
 /// Every problem of the lesson file whose text is `text`, each naming where it is ("section 2:
 /// …"); empty when the lesson is ready for a class.
+/// The lessons a course file lists, in order: each unit's (`units`), or, written the older way,
+/// its one `lessons` list; or why the file is not a course.
+pub fn course_lessons(text: &str) -> Result<Vec<String>, String> {
+    let course: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let ids = |list: &serde_json::Value| -> Result<Vec<String>, String> {
+        list.as_array()
+            .ok_or("a unit's \"lessons\" is a list")?
+            .iter()
+            .map(|id| {
+                id.as_str()
+                    .map(String::from)
+                    .ok_or(format!("{id} is not a lesson id"))
+            })
+            .collect()
+    };
+    match (&course["units"], &course["lessons"]) {
+        (serde_json::Value::Array(units), _) => Ok(units
+            .iter()
+            .map(|u| ids(&u["lessons"]))
+            .collect::<Result<Vec<_>, _>>()?
+            .concat()),
+        (_, list @ serde_json::Value::Array(_)) => ids(list),
+        _ => Err("a course has \"units\" (or one \"lessons\" list)".into()),
+    }
+}
+
 pub fn check(text: &str) -> Vec<String> {
     let lesson: Lesson = match serde_json::from_str(text) {
         Ok(l) => l,

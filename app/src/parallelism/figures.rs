@@ -54,15 +54,22 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
     } else {
         "–".into()
     };
+    // The busiest device's largest tensor class: what a memory lesson asks about.
+    let busiest = e
+        .devices
+        .iter()
+        .max_by_key(|d| d.total())
+        .copied()
+        .unwrap_or_default();
     view! {
         <tr>
             <td title=e.layout.label()>{e.layout.short_label()}</td>
             <td>{e.layout.devices()}</td>
             <td data-metric=format!("peak-{k}") data-metric-value=e.peak.to_string() data-fits=e.fits.to_string()
-                class:bad=!e.fits title=format!("{:.0} % of the device", 100.0 * e.peak as f64 / budget.max(1) as f64)>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}</span></td>
+                class:bad=!e.fits title=format!("{:.0} % of the device", 100.0 * e.peak as f64 / budget.max(1) as f64)>{mb(e.peak)}<br/><span class="muted small">{if e.fits { "fits" } else { "does not fit" }}</span><br/><span class="muted small" data-metric=format!("largest-{k}")>{busiest.largest()}</span></td>
             <td data-metric=format!("time-{k}") data-metric-value=e.step_seconds.to_string()>{format!("{:.2} ms", e.step_seconds * 1e3)}<br/><span class="muted small">{format!("{:.2} + {:.2}", e.compute_seconds * 1e3, e.comm_seconds * 1e3)}</span></td>
             <td data-metric=format!("wire-{k}") data-metric-value=e.wire_bytes.to_string()>{wire}</td>
-            <td>{bubble}</td>
+            <td data-metric=format!("bubble-{k}") data-metric-value=(100.0 * e.bubble).to_string()>{bubble}</td>
             <td data-metric=format!("acc-{k}") data-metric-value=run.and_then(|r| r.test_accuracy).map_or(String::new(), |a| a.to_string())>{accuracy}</td>
             <td data-metric=format!("gap1-{k}") data-metric-value=run.and_then(|r| r.first_step_gap).map_or(String::new(), |g| g.to_string())>
                 <span data-metric=format!("gap-{k}") data-metric-value=run.and_then(|r| r.weight_gap).map_or(String::new(), |g| g.to_string())>{gaps}</span>
@@ -119,7 +126,7 @@ pub fn figures(
                     {move || record.with(|r| r.as_ref().map(|r| lab_state::parallelism::verdict(r).into_iter().map(|line| view! { <li>{line}</li> }).collect_view()))}
                 </ul>
                 <div class="table-scroll"><table class="results" data-testid="par-table">
-                    <tr><th>"layout"</th><th>"devices"</th><th>"peak per device"</th><th>"step (compute + comm.)"</th><th>"sent per device"</th><th>"bubble"</th><th>"test acc."</th><th>"weights vs first: step 1 → end"</th></tr>
+                    <tr><th>"layout"</th><th>"devices"</th><th>"peak per device (largest class)"</th><th>"step (compute + comm.)"</th><th>"sent per device"</th><th>"bubble"</th><th>"test acc."</th><th>"weights vs first: step 1 → end"</th></tr>
                     {move || record.with(|r| r.as_ref().map(|r| {
                         r.estimates.iter().enumerate().map(|(i, e)| row(e, r.runs.get(i), r.machine.memory)).collect_view()
                     }))}
@@ -151,7 +158,7 @@ pub fn figures(
                             <td>{c.split.clone()}</td>
                             <td>{c.devices}</td>
                             <td data-metric=format!("tensor-gap-{i}") data-metric-value=c.max_gap.to_string()>{if c.max_gap == 0.0 { "0 (bit-identical)".to_string() } else { format!("{:.1e}", c.max_gap) }}</td>
-                            <td>{format!("{:.0}", c.sent_per_device)}</td>
+                            <td data-metric=format!("tensor-sent-{i}") data-metric-value=c.sent_per_device.to_string()>{format!("{:.0}", c.sent_per_device)}</td>
                         </tr>
                     }).collect_view()))}
                 </table>

@@ -53,6 +53,22 @@ impl DeviceBytes {
     pub fn total(&self) -> u64 {
         self.weights + self.gradients + self.optimizer + self.activations + self.workspace
     }
+
+    /// The tensor class holding the most bytes, named as the memory chart's legend names it
+    /// (the first of equal ones).
+    pub fn largest(&self) -> &'static str {
+        let classes = [
+            ("weights", self.weights),
+            ("gradients", self.gradients),
+            ("optimizer state", self.optimizer),
+            ("activations", self.activations),
+            ("workspace", self.workspace),
+        ];
+        classes
+            .iter()
+            .fold(classes[0], |best, &c| if c.1 > best.1 { c } else { best })
+            .0
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
