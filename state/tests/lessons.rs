@@ -61,7 +61,7 @@ impl Section {
     }
 
     /// The measure over `metrics` (name → value): a metric, or `{a} - {b}` / `{a} / {b}`, with an
-    /// optional leading factor (`100 * ({a} - {b})`).
+    /// optional leading factor (`100 * ({a} - {b})`, `100 * {a}`).
     pub fn measure(&self, metric: impl Fn(&str) -> f64) -> f64 {
         if let Some(name) = self.measure["metric"].as_str() {
             return metric(name);
@@ -72,12 +72,16 @@ impl Section {
             .skip(1)
             .map(|part| part.split('}').next().unwrap())
             .collect();
-        assert_eq!(names.len(), 2, "{expr}: the native runner reads two metrics");
-        let (a, b) = (metric(names[0]), metric(names[1]));
-        let factor = match expr.split_once(" * (") {
+        let factor = match expr.split_once(" * ") {
             Some((n, _)) => n.trim().parse::<f64>().expect("a numeric factor"),
             None => 1.0,
         };
+        if let [only] = names[..] {
+            // `100 * {a}`: a share shown in percent.
+            return factor * metric(only);
+        }
+        assert_eq!(names.len(), 2, "{expr}: the native runner reads one or two metrics");
+        let (a, b) = (metric(names[0]), metric(names[1]));
         if expr.contains(" - ") {
             factor * (a - b)
         } else if expr.contains(" / ") {

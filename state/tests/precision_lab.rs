@@ -12,7 +12,7 @@ use lab_state::precision::{run_chunk, verdict, PrecisionLab, RUN_CHECKS, TRAIN_E
 use pollster::block_on;
 
 /// Every run of `lab`, one after another on the same batches, as the page trains them.
-fn record(lab: &PrecisionLab) -> PrecisionRecord {
+pub fn record(lab: &PrecisionLab) -> PrecisionRecord {
     let runs = lab.configs().unwrap();
     let (train, test) = runs[0].1.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("MNIST has a test set");

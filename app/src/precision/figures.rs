@@ -42,6 +42,15 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
     let under = last.map_or("–".into(), |c| {
         format!("{:.2} %", c.gradient_shares.underflow * 100.0)
     });
+    let under_value = last.map_or(String::new(), |c| {
+        (c.gradient_shares.underflow * 100.0).to_string()
+    });
+    // The squared-gradient state flushed at the first step: what sinks naive fp16 with Adam.
+    let flushed = r
+        .checks
+        .first()
+        .and_then(|c| c.squares_flushed)
+        .map(|v| v * 100.0);
     let scale = if r.scale_events.is_empty() {
         format!("{}", r.final_scale)
     } else {
@@ -66,10 +75,12 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
             <td>{r.label.clone()}</td>
             <td class="small">{formats}</td>
             <td data-metric=format!("acc-{k}") data-metric-value=r.test_accuracy.filter(|_| r.diverged_at.is_none()).map_or(String::new(), |a| a.to_string())
-                data-diverged=r.diverged_at.map_or(String::new(), |s| s.to_string())>{accuracy}</td>
+                data-diverged=r.diverged_at.map_or(String::new(), |s| s.to_string())>{accuracy}<span hidden data-metric=format!("diverged-{k}") data-metric-value=r.diverged_at.map_or("0".to_string(), |s| s.to_string())></span></td>
             <td data-metric=format!("delta-{k}")>{delta}</td>
             <td data-metric=format!("scale-{k}") data-metric-value=r.final_scale.to_string()>{scale}</td>
-            <td>{under}</td>
+            <td data-metric=format!("under-{k}") data-metric-value=under_value>{under}
+                {flushed.map(|v| view! { <br/><span class="muted small" title="the share of Adam's second moment v (or RMSProp's, AdaGrad's squares) stored as 0 after step 1" data-metric=format!("flushed-{k}") data-metric-value=v.to_string()>{format!("squares → 0 at step 1: {v:.0} %")}</span> })}
+            </td>
             <td data-metric=format!("lost-{k}") data-metric-value=last.and_then(|c| c.lost_updates).map_or(String::new(), |v| v.to_string())>{lost}</td>
             <td title=breakdown>{kib(r.bytes.total())}<br/><span class="muted">{share}</span></td>
         </tr>
