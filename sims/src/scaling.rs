@@ -207,6 +207,18 @@ impl SweepRecord {
 pub const CSV_HEADER: &str = "batch,learning_rate,steps,steps_to_target,examples_to_target,final_loss,train_loss,train_accuracy,test_loss,test_accuracy,diverged,stalled_at";
 
 impl RunResult {
+    /// How the run ended, in a word the page publishes (`outcome-{batch}`): "reached" the
+    /// target, "diverged", "stalled" (stopped for making no progress), or "not reached" in its
+    /// step budget.
+    pub fn outcome(&self) -> &'static str {
+        match (self.steps_to_target, self.diverged, self.stalled_at) {
+            (Some(_), _, _) => "reached",
+            (None, true, _) => "diverged",
+            (None, false, Some(_)) => "stalled",
+            (None, false, None) => "not reached",
+        }
+    }
+
     /// One CSV line (empty cells where there is no value); every cell is a number or a word.
     pub fn csv_row(&self) -> String {
         self.csv_cells().join(",")

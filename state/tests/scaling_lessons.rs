@@ -15,7 +15,7 @@ fn sweep_runs(sweep: &Sweep) -> Vec<RunResult> {
 
 /// Every run of the sweep, as the page trains it: on the CPU path, or on lavapipe (one device
 /// for the sweep, as the page keeps one).
-fn sweep_runs_on(sweep: &Sweep, on_gpu: bool) -> Vec<RunResult> {
+pub fn sweep_runs_on(sweep: &Sweep, on_gpu: bool) -> Vec<RunResult> {
     let DataConfig::Toy(toy) = &sweep.base.data else {
         panic!("the default sweep trains on 2-D data")
     };

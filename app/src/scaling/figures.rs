@@ -47,7 +47,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SweepRecord>>) -> imp
                         <tr>
                             <td data-metric=format!("steps-{}", x.batch) data-metric-value=x.steps_to_target.map_or(String::new(), |s| s.to_string())>{x.batch}</td>
                             <td>{format!("{:.4}", x.learning_rate)}</td>
-                            <td>{match (x.diverged, x.stalled_at, x.steps_to_target) {
+                            <td data-metric=format!("outcome-{}", x.batch) data-metric-value=x.outcome()>{match (x.diverged, x.stalled_at, x.steps_to_target) {
                                 (true, _, _) => "diverged".to_string(),
                                 (_, Some(at), _) => format!("stalled at {at} (loss {:.2})", x.final_loss),
                                 (_, _, Some(s)) => s.to_string(),
