@@ -114,6 +114,9 @@ pub struct Timeline {
     /// The slowest worker's compute, and the communication not hidden behind compute.
     pub compute_seconds: f64,
     pub exposed_comm_seconds: f64,
+    /// Every collective's time on the wire, hidden or not.
+    #[serde(default)]
+    pub comm_seconds: f64,
 }
 
 /// Forward takes a third of a worker's compute, backward the rest, layer by layer from the last.
@@ -163,6 +166,19 @@ pub fn iteration(it: &Iteration) -> Timeline {
         seconds,
         compute_seconds,
         exposed_comm_seconds: seconds - compute_seconds,
+        comm_seconds: comms.iter().map(|c| c.2 - c.1).sum(),
+    }
+}
+
+impl Timeline {
+    /// The share of the communication that runs while some worker still computes: 1 − exposed /
+    /// all (0 without communication).
+    pub fn hidden_share(&self) -> f64 {
+        if self.comm_seconds > 0.0 {
+            (1.0 - self.exposed_comm_seconds / self.comm_seconds).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
     }
 }
 
@@ -173,5 +189,41 @@ fn seg(worker: usize, phase: Phase, start: f64, end: f64, bucket: usize) -> Segm
         start,
         end,
         bucket,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two workers of 3 s (forward 1 s, backward 2 s) and two buckets of half the backward each,
+    /// laid out by hand: bucket 0 is ready at 1 + 0.5·2 = 2 s, bucket 1 at 3 s.
+    fn two_buckets(comm: f64, overlap: bool) -> Timeline {
+        iteration(&Iteration {
+            compute: vec![3.0, 3.0],
+            shares: vec![0.5, 0.5],
+            bucket_comm: vec![comm, comm],
+            whole_comm: 2.0 * comm,
+            overlap,
+        })
+    }
+
+    #[test]
+    fn the_hidden_share_is_the_hand_count() {
+        // Fast link: 2–2.5 s and 3–3.5 s on the wire; the step ends at 3.5 s, 0.5 of 1 s exposed.
+        let fast = two_buckets(0.5, true);
+        assert_eq!(
+            (fast.seconds, fast.comm_seconds, fast.hidden_share()),
+            (3.5, 1.0, 0.5)
+        );
+        // Slow link: 2–4 s, then 4–6 s (the wire is busy when bucket 1 is ready): 3 of 4 s exposed.
+        let slow = two_buckets(2.0, true);
+        assert_eq!(
+            (slow.seconds, slow.comm_seconds, slow.hidden_share()),
+            (6.0, 4.0, 0.25)
+        );
+        // Without overlap the whole allreduce follows the compute: nothing hidden.
+        let serial = two_buckets(0.5, false);
+        assert_eq!((serial.seconds, serial.hidden_share()), (4.0, 0.0));
     }
 }

@@ -124,6 +124,9 @@ pub fn check(text: &str) -> Vec<String> {
         problems.push("no title".to_string());
     }
     let _ = (&lesson.summary, &lesson.intro);
+    if lesson.minutes.is_some_and(|m| !(m.is_finite() && m > 0.0)) {
+        problems.push("minutes: a positive number (about how long the lesson takes)".to_string());
+    }
     let Some(lab) = registry::by_id(&lesson.lab) else {
         let known: Vec<&str> = registry::labs().iter().map(|l| l.id.as_str()).collect();
         problems.push(format!("no lab \"{}\" (one of {})", lesson.lab, known.join(", ")));

@@ -139,3 +139,21 @@ fn the_schema_and_the_checker_name_the_same_fields() {
         }
     }
 }
+
+#[test]
+fn a_lesson_time_is_a_positive_number() {
+    assert_eq!(problems(|l| l["minutes"] = json!(4)), "");
+    assert!(problems(|l| l["minutes"] = json!(0)).contains("minutes: a positive number"));
+}
+
+/// A course file lists its lessons by unit, in order, or (written the older way) in one list; a
+/// file with neither, or an entry that is not a name, is refused with the reason.
+#[test]
+fn a_course_lists_its_lessons_by_unit() {
+    use lab_state::lesson_check::course_lessons;
+    let units = json!({ "units": [{ "title": "A", "lessons": ["a", "b"] }, { "title": "B", "lessons": ["c"] }] });
+    assert_eq!(course_lessons(&units.to_string()).unwrap(), ["a", "b", "c"]);
+    assert_eq!(course_lessons(r#"{"lessons": ["x"]}"#).unwrap(), ["x"]);
+    assert!(course_lessons(r#"{"title": "no lessons"}"#).unwrap_err().contains("units"));
+    assert!(course_lessons(r#"{"units": [{"lessons": [42]}]}"#).unwrap_err().contains("42"));
+}

@@ -154,3 +154,23 @@ fn draw_timeline(c: &Canvases, s: &Settings) {
     );
     charts::timeline(&canvas, &t.segments, s.workers, &title);
 }
+
+/// Under the timeline: one synchronous iteration with and without overlap, and how much of the
+/// overlapped iteration's communication the backward pass hides (`lab_state::cluster::overlap`).
+fn overlap_readout(settings: RwSignal<Settings>) -> impl IntoView {
+    move || {
+        settings.with(|s| s.overlap()).ok().map(|o| {
+            view! {
+                <p class="muted small" data-testid="cl-overlap">
+                    "One iteration (the timeline's algorithm, synchronous): "
+                    <b data-metric="iteration-overlap" data-metric-value=o.overlapped.to_string()>{charts::seconds(o.overlapped)}</b>
+                    " with overlap, "
+                    <b data-metric="iteration-serial" data-metric-value=o.serial.to_string()>{charts::seconds(o.serial)}</b>
+                    " with the allreduce after the backward pass; overlap hides "
+                    <b data-metric="hidden-share" data-metric-value=(100.0 * o.hidden).to_string()>{format!("{:.0} %", 100.0 * o.hidden)}</b>
+                    " of its communication behind the backward pass."
+                </p>
+            }
+        })
+    }
+}

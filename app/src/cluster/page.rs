@@ -78,6 +78,7 @@ pub fn ClusterPage() -> impl IntoView {
             {animation_figure(settings, canvases)}
             <figure>
                 <canvas node_ref=canvases.timeline data-testid="cl-timeline" width="440" height="300"></canvas>
+                {super::overlap_readout(settings)}
                 <figcaption>"One iteration per worker: compute above, communication below. Synchronous: everyone waits for the slowest worker and the allreduce; with overlap each layer's bucket is sent while backward goes on. An asynchronous run shows its first updates instead: compute, then push and pull, and grey waits where the staleness bound holds a fast worker back."</figcaption>
             </figure>
             <figure>

@@ -15,6 +15,7 @@ use lab_sims::timeline::Work;
 
 use crate::lab::LabState;
 
+pub mod overlap;
 pub mod plan;
 mod table;
 use crate::landscape::{Data, Landscape, Network};
