@@ -60,35 +60,15 @@ impl Section {
         self.claim.0.is_none_or(|min| value >= min) && self.claim.1.is_none_or(|max| value < max)
     }
 
-    /// The measure over `metrics` (name → value): a metric, or `{a} - {b}` / `{a} / {b}`, with an
-    /// optional leading factor (`100 * ({a} - {b})`, `100 * {a}`).
+    /// The measure over `metrics` (name → value): a metric, or an expression of numbers,
+    /// `{metric}` names, + − × ÷, parentheses and log/abs/min/max, read as public/lesson-measure.js
+    /// reads it.
     pub fn measure(&self, metric: impl Fn(&str) -> f64) -> f64 {
         if let Some(name) = self.measure["metric"].as_str() {
             return metric(name);
         }
         let expr = self.measure["expr"].as_str().expect("a metric or an expression");
-        let names: Vec<&str> = expr
-            .split('{')
-            .skip(1)
-            .map(|part| part.split('}').next().unwrap())
-            .collect();
-        let factor = match expr.split_once(" * ") {
-            Some((n, _)) => n.trim().parse::<f64>().expect("a numeric factor"),
-            None => 1.0,
-        };
-        if let [only] = names[..] {
-            // `100 * {a}`: a share shown in percent.
-            return factor * metric(only);
-        }
-        assert_eq!(names.len(), 2, "{expr}: the native runner reads one or two metrics");
-        let (a, b) = (metric(names[0]), metric(names[1]));
-        if expr.contains(" - ") {
-            factor * (a - b)
-        } else if expr.contains(" / ") {
-            factor * (a / b)
-        } else {
-            panic!("{expr}: an operator the native runner does not read")
-        }
+        Expr::new(expr, &metric).value()
     }
 
     /// Asserts that `value`, measured natively, is the claimed choice.
@@ -159,4 +139,117 @@ pub fn seed_jobs<L: Clone>(
         jobs.push((format!("seed {seed}, lavapipe"), lab.clone(), true));
     }
     jobs
+}
+
+/// A lesson's expression evaluated as `public/lesson-measure.js` evaluates it.
+struct Expr<'a, F: Fn(&str) -> f64> {
+    tokens: Vec<String>,
+    at: usize,
+    metric: &'a F,
+    text: &'a str,
+}
+
+impl<'a, F: Fn(&str) -> f64> Expr<'a, F> {
+    fn new(text: &'a str, metric: &'a F) -> Self {
+        let mut tokens = Vec::new();
+        let mut rest = text.trim_start();
+        while let Some(c) = rest.chars().next() {
+            let len = if c == '{' {
+                rest.find('}').expect("a closing }") + 1
+            } else if c.is_ascii_digit() {
+                rest.find(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == 'e')).unwrap_or(rest.len())
+            } else if c.is_ascii_alphabetic() {
+                rest.find(|ch: char| !ch.is_ascii_alphabetic()).unwrap_or(rest.len())
+            } else {
+                c.len_utf8()
+            };
+            tokens.push(rest[..len].to_string());
+            rest = rest[len..].trim_start();
+        }
+        Self { tokens, at: 0, metric, text }
+    }
+
+    fn next(&mut self) -> String {
+        self.at += 1;
+        self.tokens.get(self.at - 1).cloned().unwrap_or_else(|| panic!("\"{}\" ends too soon", self.text))
+    }
+
+    fn peek(&self) -> Option<&str> {
+        self.tokens.get(self.at).map(String::as_str)
+    }
+
+    fn value(mut self) -> f64 {
+        let v = self.sum();
+        assert_eq!(self.at, self.tokens.len(), "\"{}\": unexpected {:?}", self.text, self.peek());
+        v
+    }
+
+    fn sum(&mut self) -> f64 {
+        let mut v = self.product();
+        while let Some(op @ ("+" | "-")) = self.peek() {
+            let plus = op == "+";
+            self.at += 1;
+            let w = self.product();
+            v = if plus { v + w } else { v - w };
+        }
+        v
+    }
+
+    fn product(&mut self) -> f64 {
+        let mut v = self.primary();
+        while let Some(op @ ("*" | "/")) = self.peek() {
+            let times = op == "*";
+            self.at += 1;
+            let w = self.primary();
+            v = if times { v * w } else { v / w };
+        }
+        v
+    }
+
+    fn primary(&mut self) -> f64 {
+        let t = self.next();
+        match t.as_str() {
+            "(" => {
+                let v = self.sum();
+                assert_eq!(self.next(), ")", "\"{}\": a ) is missing", self.text);
+                v
+            }
+            "-" => -self.primary(),
+            _ if t.starts_with('{') => (self.metric)(&t[1..t.len() - 1]),
+            _ if t.starts_with(|c: char| c.is_ascii_digit()) => t.parse().expect("a number"),
+            name => {
+                let name = name.to_string();
+                assert_eq!(self.next(), "(", "\"{}\": unknown name {name}", self.text);
+                let mut args = vec![self.sum()];
+                while self.peek() == Some(",") {
+                    self.at += 1;
+                    args.push(self.sum());
+                }
+                assert_eq!(self.next(), ")", "\"{}\": a ) is missing", self.text);
+                match (name.as_str(), &args[..]) {
+                    ("log", [x]) => x.ln(),
+                    ("abs", [x]) => x.abs(),
+                    ("min", _) => args.iter().copied().fold(f64::INFINITY, f64::min),
+                    ("max", _) => args.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    _ => panic!("\"{}\": unknown function {name}", self.text),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn expressions_read_as_the_page_reads_them() {
+    let m = |name: &str| match name {
+        "a" => 8.0,
+        "b" => 2.0,
+        _ => panic!("{name}"),
+    };
+    let at = |text: &str| Expr::new(text, &m).value();
+    assert_eq!(at("{a} / {b}"), 4.0);
+    assert_eq!(at("100 * ({a} - {b})"), 600.0);
+    assert_eq!(at("1 + 2 * 3 - -1"), 8.0);
+    assert!((at("log({a}) / log({b})") - 3.0).abs() < 1e-12);
+    assert_eq!(at("max(1, {b}, abs(-5)) - min(3, 4)"), 2.0);
+    assert_eq!(at("1.5e2 / 3"), 50.0);
 }

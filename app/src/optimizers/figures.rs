@@ -88,8 +88,8 @@ pub fn loss_figure(
                 {move || outcomes.get().into_iter().map(|o| view! {
                     <tr>
                         <th>{o.name.clone()}</th>
-                        <td data-metric=lab_state::registry::metric_name("final", &o.name)>{if o.diverged { "diverged".to_string() } else { format!("{:.4}", o.last) }}</td>
-                        <td class:hidden=not_quadratic data-metric=lab_state::registry::metric_name("rate", &o.name)>{if o.diverged { String::new() } else { format!("{:.4}", o.rate) }}</td>
+                        <td data-metric=lab_state::registry::metric_name("final", &o.name) data-metric-value=if o.diverged { String::new() } else { o.last.to_string() }>{if o.diverged { "diverged".to_string() } else { format!("{:.4}", o.last) }}</td>
+                        <td class:hidden=not_quadratic data-metric=lab_state::registry::metric_name("rate", &o.name) data-metric-value=if o.diverged { String::new() } else { o.rate.to_string() }>{if o.diverged { String::new() } else { format!("{:.4}", o.rate) }}</td>
                         <td class:hidden=not_quadratic data-testid=format!("opt-predicted-{}", o.name.to_lowercase())>{predicted(o.racer)}</td>
                     </tr>
                 }).collect_view()}
