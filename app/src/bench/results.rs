@@ -9,6 +9,11 @@ fn row(label: &'static str, value: String) -> impl IntoView {
     view! { <tr><th>{label}</th><td>{value}</td></tr> }
 }
 
+/// A row a lesson can read: its metric's full value beside the rounded text.
+fn metric_row(label: &'static str, metric: &'static str, value: f64, text: String) -> impl IntoView {
+    view! { <tr><th>{label}</th><td data-metric=metric data-metric-value=value.to_string()>{text}</td></tr> }
+}
+
 pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
     view! {
         <figure>
@@ -25,14 +30,17 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                         ),
                     })}
                     {r.tiles.clone().map(|t| view! { <tr data-testid="bench-tiles-used"><th>"GPU tiles"</th><td>{t}</td></tr> })}
-                    {row("steps × batch", format!("{} × {}", r.steps, r.batch))}
-                    {row("samples/s (steady)", format!("{:.0}", r.samples_per_sec_steady))}
-                    {row("samples/s (incl. first step)", format!("{:.0}", r.samples_per_sec_total))}
-                    {row("first step", format!("{:.0} ms", r.first_step_ms))}
-                    {row("dispatches per step", r.dispatches_per_step.to_string())}
+                    {metric_row("steps × batch", "samples-trained", (r.steps * r.batch) as f64, format!("{} × {}", r.steps, r.batch))}
+                    {metric_row("samples/s (steady)", "samples-steady", r.samples_per_sec_steady, format!("{:.0}", r.samples_per_sec_steady))}
+                    {metric_row("samples/s (incl. first step)", "samples-total", r.samples_per_sec_total, format!("{:.0}", r.samples_per_sec_total))}
+                    {metric_row("first step", "first-step-ms", r.first_step_ms, format!("{:.0} ms", r.first_step_ms))}
+                    {metric_row("dispatches per step", "dispatches", r.dispatches_per_step as f64, r.dispatches_per_step.to_string())}
                     {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
                     {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
-                    {row("test accuracy", r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0)))}
+                    {match r.test_accuracy {
+                        Some(a) => metric_row("test accuracy", "test-accuracy", 100.0 * f64::from(a), format!("{:.1} %", a * 100.0)).into_any(),
+                        None => row("test accuracy", "–".into()).into_any(),
+                    }}
                 })}
             </table>
         </figure>
