@@ -30,6 +30,10 @@ const lesson = (id) => JSON.parse(fs.readFileSync(path.join(root, 'public', 'les
 const SMALL = {
   'playground-features': { readyStep: 100 },
   'playground-overfitting': { readyStep: 300 },
+  'playground-init': { readyStep: 100 },
+  'precision-mixed': { state: '&steps=60' },
+  'precision-formats': { state: '&steps=60' },
+  'bench-lies': { state: '&steps=20' },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
   // The lesson's batch of 32 and a target loss above the first one, which stops both twins at
   // their first check (8 steps), leave a 3 × 3 slice with no curving down, and a ratio of zeros

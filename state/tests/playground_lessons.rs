@@ -43,7 +43,7 @@ fn the_default_spiral_is_learned_and_a_linear_model_cannot_learn_it() {
 /// the embedded lab does on the student's page, and reads the lab's two accuracy readouts in
 /// percent: the last step's batch accuracy and the test accuracy then. A run that diverges stops
 /// where it diverged, as the lab does.
-fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
+pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
     let (s, notices) = Playground::from_query(state);
     assert!(notices.is_empty(), "{state}: {notices:?}");
     let (train, test) = s.toy().generate_split();
@@ -71,7 +71,7 @@ fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
 #[test]
 fn every_playground_lesson_section_measures_its_claim() {
     // Every section's runs at once, so the longer GPU runs overlap the CPU ones.
-    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting"]
+    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting", "playground-init"]
         .into_iter()
         .flat_map(|id| crate::lessons::sections(id).into_iter().map(move |s| (id, s)))
         .collect();
