@@ -19,7 +19,9 @@ pub fn sweep_runs_on(sweep: &Sweep, on_gpu: bool) -> Vec<RunResult> {
     let DataConfig::Toy(toy) = &sweep.base.data else {
         panic!("the default sweep trains on 2-D data")
     };
-    let (train, test) = toy.generate().split(toy.test_fraction, toy.seed);
+    // Split as the page splits it (`DataConfig::load`).
+    let (train, test) = toy.generate_split();
+    let test = test.expect("the sweep's data holds out test points");
     let gpu = on_gpu.then(|| {
         std::rc::Rc::new(
             pollster::block_on(engine::gpu::GpuContext::new()).expect("a GPU adapter (lavapipe)"),

@@ -14,16 +14,11 @@ fn the_rules_lesson_holds_at_its_seeds() {
         assert!(notices.is_empty(), "{notices:?}");
         let name = section.measure["text"].as_str().expect("a text measure");
         let batch: usize = name.strip_prefix("outcome-").unwrap().parse().unwrap();
-        // Only the batch the section reads: each run is independent of the sweep's others.
-        let lab = ScalingLab {
-            batches: batch.to_string(),
-            ..lab
-        };
         let seeds = section.seeds();
         let outcomes = crate::lessons::in_parallel(&seeds, |&seed| {
             let sweep = ScalingLab { seed, ..lab.clone() }.sweep().unwrap();
             let runs = crate::scaling_lessons::sweep_runs_on(&sweep, false);
-            runs[0].outcome()
+            runs.iter().find(|r| r.batch == batch).unwrap().outcome()
         });
         for (seed, outcome) in seeds.iter().zip(outcomes) {
             eprintln!("{id} \"{}\" seed {seed}: {outcome}", section.heading);
