@@ -157,3 +157,19 @@ fn a_course_lists_its_lessons_by_unit() {
     assert!(course_lessons(r#"{"title": "no lessons"}"#).unwrap_err().contains("units"));
     assert!(course_lessons(r#"{"units": [{"lessons": [42]}]}"#).unwrap_err().contains("42"));
 }
+
+/// The course teaches from every lab: each has at least two lessons in it.
+#[test]
+fn every_lab_has_at_least_two_lessons_in_the_course() {
+    let labs_of: Vec<String> = course()
+        .iter()
+        .map(|id| {
+            let lesson: Value = serde_json::from_str(&read(&format!("public/lessons/{id}.json"))).unwrap();
+            lesson["lab"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for lab in lab_state::registry::labs() {
+        let n = labs_of.iter().filter(|l| **l == lab.id).count();
+        assert!(n >= 2, "the {} lab has {n} lesson(s) in the course", lab.id);
+    }
+}
