@@ -23,6 +23,8 @@ pub struct Section {
     pub claim: (Option<f64>, Option<f64>),
     /// The claimed choice's texts, where the measure is a text (`"is": "Shirt"` or a list).
     pub claim_is: Vec<String>,
+    /// Every other choice's texts (a claim marked `otherwise` holds where none of these does).
+    pub others_is: Vec<String>,
     pub heading: String,
     /// The claim's explanation, as the reveal shows it.
     pub why: String,
@@ -37,16 +39,27 @@ pub fn sections(id: &str) -> Vec<Section> {
         .unwrap()
         .iter()
         .map(|s| {
-            let claimed = &s["predict"]["choices"][s["claim"].as_u64().unwrap() as usize];
+            let claim = s["claim"].as_u64().unwrap() as usize;
+            let claimed = &s["predict"]["choices"][claim];
+            let texts = |c: &Value| match &c["is"] {
+                Value::String(t) => vec![t.clone()],
+                Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+                _ => Vec::new(),
+            };
+            let others_is = s["predict"]["choices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k != claim)
+                .flat_map(|(_, c)| texts(c))
+                .collect();
             Section {
                 state: s["state"].as_str().unwrap_or("").to_string(),
                 measure: s["measure"].clone(),
                 claim: (claimed["min"].as_f64(), claimed["max"].as_f64()),
-                claim_is: match &claimed["is"] {
-                    Value::String(t) => vec![t.clone()],
-                    Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
-                    _ => Vec::new(),
-                },
+                claim_is: texts(claimed),
+                others_is,
                 heading: s["heading"].as_str().unwrap().to_string(),
                 why: s["why"].as_str().unwrap_or("").to_string(),
             }

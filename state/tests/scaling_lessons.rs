@@ -4,7 +4,7 @@
 //! then diminishing returns
 //! (Shallue et al. 2018; docs/theory.md §5.2). A run that makes no progress is stopped as stalled.
 
-use engine::train::{DataConfig, Trainer};
+use engine::train::Trainer;
 use lab_sims::scaling::{run, RunResult, Sweep, STALL_CHECKS};
 use lab_state::lab::LabState;
 use lab_state::scaling::ScalingLab;
@@ -16,11 +16,8 @@ fn sweep_runs(sweep: &Sweep) -> Vec<RunResult> {
 /// Every run of the sweep, as the page trains it: on the CPU path, or on lavapipe (one device
 /// for the sweep, as the page keeps one).
 pub fn sweep_runs_on(sweep: &Sweep, on_gpu: bool) -> Vec<RunResult> {
-    let DataConfig::Toy(toy) = &sweep.base.data else {
-        panic!("the default sweep trains on 2-D data")
-    };
-    // Split as the page splits it (`DataConfig::load`).
-    let (train, test) = toy.generate_split();
+    // Generated and split (2-D data) or read (images) as the page does (`DataConfig::load`).
+    let (train, test) = sweep.base.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("the sweep's data holds out test points");
     let gpu = on_gpu.then(|| {
         std::rc::Rc::new(

@@ -1,14 +1,24 @@
-//! The scaling lab's lesson on learning-rate rules (public/lessons/scaling-warmup.json): how the
-//! batch-256 run ends under the linear rule without and with warmup and under the square-root rule,
-//! each section at every seed it claims (or the one it pins), through the lab's own sweep and run
-//! loop on the CPU path, the outcome read as the page publishes it (`RunResult::outcome`).
+//! The scaling lab's lessons on learning-rate rules and on normalization
+//! (public/lessons/scaling-{warmup,normalization}.json): how a run ends (the linear rule without
+//! and with warmup, the square-root rule; batch norm and layer norm at batch 2 and 32), each
+//! section at every seed it claims (or the one it pins), through the lab's own sweep and run loop
+//! on the CPU path, the outcome read as the page publishes it (`RunResult::outcome`).
 
 use lab_state::lab::LabState;
 use lab_state::scaling::ScalingLab;
 
 #[test]
 fn the_rules_lesson_holds_at_its_seeds() {
-    let id = "scaling-warmup";
+    check("scaling-warmup");
+}
+
+#[test]
+fn the_normalization_lesson_holds_at_its_seeds() {
+    check("scaling-normalization");
+}
+
+/// Every section of lesson `id` at its seeds: how the run of the batch it reads ended.
+fn check(id: &str) {
     for section in crate::lessons::sections(id) {
         let (lab, notices) = ScalingLab::from_query(&section.state);
         assert!(notices.is_empty(), "{notices:?}");
@@ -22,8 +32,15 @@ fn the_rules_lesson_holds_at_its_seeds() {
         });
         for (seed, outcome) in seeds.iter().zip(outcomes) {
             eprintln!("{id} \"{}\" seed {seed}: {outcome}", section.heading);
+            // A text choice marked `otherwise` claims every outcome but the others' texts.
+            let others: Vec<String> = section.others_is.clone();
+            let holds = if section.claim_is.is_empty() {
+                !others.iter().any(|c| c == outcome)
+            } else {
+                section.claim_is.iter().any(|c| c == outcome)
+            };
             assert!(
-                section.claim_is.iter().any(|c| c == outcome),
+                holds,
                 "{id} \"{}\" seed {seed}: {outcome}, not {:?}",
                 section.heading,
                 section.claim_is
