@@ -44,6 +44,19 @@ pub struct ClusterRun {
     pub stalled_at: Option<usize>,
 }
 
+impl ClusterRun {
+    /// How the run ended, in the word the page publishes (`outcome-…`): "reached" the target,
+    /// "diverged", "stalled" (no progress for `STALL_CHECKS` checks) or "not reached" in its budget.
+    pub fn outcome(&self) -> &'static str {
+        match (self.reached.is_some(), self.diverged_at, self.stalled_at) {
+            (true, _, _) => "reached",
+            (false, Some(_), _) => "diverged",
+            (false, None, Some(_)) => "stalled",
+            (false, None, None) => "not reached",
+        }
+    }
+}
+
 /// Trains until the target (checked on the first [`CHECK_SAMPLES`] training samples after about
 /// every [`CHECK_EVERY_SAMPLES`] samples) or `max_steps` updates, then measures test accuracy.
 /// `progress(steps, max)` is awaited after every check and stops the run by giving false.

@@ -66,12 +66,14 @@ fn error_feedback_compressors_reach_the_uncompressed_accuracy() {
     }
 }
 
-/// Each planned run's `seconds-…` metric and its value (None where the target was not reached).
+/// Each planned run's metrics as the page publishes them: `seconds-…`, the simulated time to the
+/// target (None where it is not reached), and `outcome-…`, how the run ended.
 type Seconds = Vec<(String, Option<f64>)>;
+type Outcomes = Vec<(String, &'static str)>;
 
 /// Every run the lab's Train button plans for `lab`, trained as the page trains it (the CPU
-/// path): its `seconds-…` metric, the simulated time to the target (None where it is not reached).
-fn seconds(lab: &ClusterLab) -> Seconds {
+/// path): its `seconds-…` and its `outcome-…`.
+pub fn seconds(lab: &ClusterLab) -> (Seconds, Outcomes) {
     use lab_sims::cluster::Consistency;
     let config = lab.train_config(1);
     let (train, test) = config.data.load(crate::lessons::read_data).unwrap();
@@ -104,17 +106,20 @@ fn seconds(lab: &ClusterLab) -> Seconds {
             ))
             .unwrap();
             (
-                lab_state::registry::metric_name("seconds", &label),
-                trained.reached.map(|c| c.time),
+                (
+                    lab_state::registry::metric_name("seconds", &label),
+                    trained.reached.map(|c| c.time),
+                ),
+                (lab_state::registry::metric_name("outcome", &label), trained.outcome()),
             )
         })
-        .collect()
+        .unzip()
 }
 
 /// Every section of lesson `id` at every seed (two seeds at a time), or at the seed it pins (a
 /// section whose outcome changes with the seed pins one and says so): the claimed choice. Each
 /// pins the CPU path and says so (an MNIST run per seed on lavapipe would take far too long).
-fn check(id: &str) {
+pub fn check(id: &str) {
     for section in crate::lessons::sections(id) {
         let (lab, notices) = ClusterLab::from_query(&section.state);
         assert!(notices.is_empty(), "{id}: {notices:?}");
@@ -126,7 +131,14 @@ fn check(id: &str) {
         let measured = crate::lessons::in_parallel(&seeds, |&seed| {
             (seed, seconds(&ClusterLab { seed, ..lab.clone() }))
         });
-        for (seed, metrics) in measured {
+        for (seed, (metrics, outcomes)) in measured {
+            if let Some(name) = section.measure["text"].as_str() {
+                let outcome = outcomes.iter().find(|(n, _)| n == name).map(|o| o.1);
+                let outcome = outcome.unwrap_or_else(|| panic!("{id}: no run publishes {name}"));
+                eprintln!("(seed {seed}) {id} \"{}\": {outcome}", section.heading);
+                assert!(section.holds_text(outcome), "{id} \"{}\" seed {seed}: {outcome}", section.heading);
+                continue;
+            }
             let value = section.measure(|name| {
                 let found = metrics.iter().find(|(n, _)| n == name);
                 let (_, time) = found.unwrap_or_else(|| panic!("{id}: no run publishes {name}: {metrics:?}"));
@@ -153,4 +165,9 @@ fn the_compression_lesson_holds_over_seeds() {
 #[test]
 fn the_stragglers_lesson_holds_over_seeds() {
     check("cluster-stragglers");
+}
+
+#[test]
+fn the_async_momentum_lesson_holds_over_seeds() {
+    check("cluster-async-momentum");
 }

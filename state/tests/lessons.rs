@@ -84,6 +84,16 @@ impl Section {
         Expr::new(expr, &metric).value()
     }
 
+    /// Whether a text measured natively falls in the claimed choice: one of its texts, or, for a
+    /// claim marked `otherwise`, none of the other choices' texts.
+    pub fn holds_text(&self, text: &str) -> bool {
+        if self.claim_is.is_empty() {
+            !self.others_is.iter().any(|c| c == text)
+        } else {
+            self.claim_is.iter().any(|c| c == text)
+        }
+    }
+
     /// Asserts that `value`, measured natively, is the claimed choice.
     pub fn assert_claim(&self, lesson: &str, value: f64) {
         eprintln!("{lesson} \"{}\": measured {value:.4}", self.heading);

@@ -109,7 +109,7 @@ pub fn ClusterPage() -> impl IntoView {
                         <tr>
                             <td data-metric=lab_state::registry::metric_name("seconds", &x.label) data-metric-value=x.reached.map_or(String::new(), |c| c.time.to_string())>{x.label.clone()}</td>
                             <td>{x.losses.len()}</td>
-                            <td>{match (x.diverged_at, x.reached, x.stalled_at) {
+                            <td data-metric=lab_state::registry::metric_name("outcome", &x.label) data-metric-value=x.outcome()>{match (x.diverged_at, x.reached, x.stalled_at) {
                                 (Some(s), _, _) => format!("diverged at update {s}"),
                                 (None, Some(c), _) => format!("{} updates, {}", c.step, charts::seconds(c.time)),
                                 (None, None, Some(s)) => format!("stalled at update {s}: no progress for {STALL_CHECKS} checks"),
