@@ -275,8 +275,8 @@
   /** What a lesson needs: the CPU path when every section pins it, else either backend. */
   function needs(lesson) {
     return lesson.sections.every((s) => /(^|&)backend=cpu(&|$)/.test(s.state || ''))
-      ? 'no GPU needed (runs on the CPU path)'
-      : 'no GPU needed; WebGPU, where the browser has it, is faster';
+      ? 'no GPU needed: runs on the CPU path'
+      : 'no GPU needed; uses WebGPU where the lab and the browser do';
   }
 
   async function coursePage(root) {
