@@ -47,6 +47,11 @@ fn estimates(lab: &ParallelismLab, profile: &Profile) -> BTreeMap<String, Metric
     for (way, layout) in &layouts {
         let e = estimate(layout, profile, lab.batch, &machine).unwrap();
         let busiest = e.devices.iter().max_by_key(|d| d.total()).unwrap();
+        if e.layout.stages > 1 {
+            // The pipeline lesson's why: the first stage (the 784-input layer and the widest
+            // activations) is the busiest device.
+            assert_eq!(busiest, &e.devices[0], "{way}: the first stage is the busiest");
+        }
         let n = |name: &str, v: f64| (format!("{name}-{way}"), Metric::Number(v));
         out.extend([
             n("peak", e.peak as f64),
