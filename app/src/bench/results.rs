@@ -9,11 +9,6 @@ fn row(label: &'static str, value: String) -> impl IntoView {
     view! { <tr><th>{label}</th><td>{value}</td></tr> }
 }
 
-/// A row a lesson can read: its metric's full value beside the rounded text.
-fn metric_row(label: &'static str, metric: &'static str, value: f64, text: String) -> impl IntoView {
-    view! { <tr><th>{label}</th><td data-metric=metric data-metric-value=value.to_string()>{text}</td></tr> }
-}
-
 pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
     view! {
         <figure>
@@ -30,17 +25,14 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                         ),
                     })}
                     {r.tiles.clone().map(|t| view! { <tr data-testid="bench-tiles-used"><th>"GPU tiles"</th><td>{t}</td></tr> })}
-                    {metric_row("steps × batch", "samples-trained", (r.steps * r.batch) as f64, format!("{} × {}", r.steps, r.batch))}
-                    {metric_row("samples/s (steady)", "samples-steady", r.samples_per_sec_steady, format!("{:.0}", r.samples_per_sec_steady))}
-                    {metric_row("samples/s (incl. first step)", "samples-total", r.samples_per_sec_total, format!("{:.0}", r.samples_per_sec_total))}
-                    {metric_row("first step", "first-step-ms", r.first_step_ms, format!("{:.0} ms", r.first_step_ms))}
-                    {metric_row("dispatches per step", "dispatches", r.dispatches_per_step as f64, r.dispatches_per_step.to_string())}
+                    <tr><th>"steps × batch"</th><td data-metric="samples-trained" data-metric-value=(r.steps * r.batch).to_string()>{format!("{} × {}", r.steps, r.batch)}</td></tr>
+                    <tr><th>"samples/s (steady)"</th><td data-metric="samples-steady" data-metric-value=r.samples_per_sec_steady.to_string()>{format!("{:.0}", r.samples_per_sec_steady)}</td></tr>
+                    <tr><th>"samples/s (incl. first step)"</th><td data-metric="samples-total" data-metric-value=r.samples_per_sec_total.to_string()>{format!("{:.0}", r.samples_per_sec_total)}</td></tr>
+                    <tr><th>"first step"</th><td data-metric="first-step-ms" data-metric-value=r.first_step_ms.to_string()>{format!("{:.0} ms", r.first_step_ms)}</td></tr>
+                    <tr><th>"dispatches per step"</th><td data-metric="dispatches">{r.dispatches_per_step.to_string()}</td></tr>
                     {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
                     {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
-                    {match r.test_accuracy {
-                        Some(a) => metric_row("test accuracy", "test-accuracy", 100.0 * f64::from(a), format!("{:.1} %", a * 100.0)).into_any(),
-                        None => row("test accuracy", "–".into()).into_any(),
-                    }}
+                    <tr><th>"test accuracy"</th><td data-metric="test-accuracy" data-metric-value=r.test_accuracy.map_or(String::new(), |a| (100.0 * f64::from(a)).to_string())>{r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td></tr>
                 })}
             </table>
         </figure>
