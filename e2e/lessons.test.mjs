@@ -36,6 +36,7 @@ const SMALL = {
   'bench-lies': { state: '&steps=20' },
   'scaling-normalization': { state: '&max_steps=200' },
   'cluster-async-momentum': { state: '&max_steps=100' },
+  'cluster-dgc': { state: '&max_steps=100' },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },
   // The lesson's batch of 32 and a target loss above the first one, which stops both twins at
   // their first check (8 steps), leave a 3 × 3 slice with no curving down, and a ratio of zeros

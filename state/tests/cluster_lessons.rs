@@ -74,7 +74,6 @@ type Outcomes = Vec<(String, &'static str)>;
 /// Every run the lab's Train button plans for `lab`, trained as the page trains it (the CPU
 /// path): its `seconds-…` and its `outcome-…`.
 pub fn seconds(lab: &ClusterLab) -> (Seconds, Outcomes) {
-    use lab_sims::cluster::Consistency;
     let config = lab.train_config(1);
     let (train, test) = config.data.load(crate::lessons::read_data).unwrap();
     let test = test.expect("a test split");
@@ -82,18 +81,9 @@ pub fn seconds(lab: &ClusterLab) -> (Seconds, Outcomes) {
         .unwrap()
         .into_iter()
         .map(|(label, workers, i, compression, sync)| {
-            let mut config = lab.config(workers, i).unwrap();
-            if sync {
-                config.consistency = Consistency::Synchronous;
-            }
-            config.compression = compression;
-            let mut trainer = pollster::block_on(Trainer::with_data(
-                lab.train_config(workers),
-                train.clone(),
-                None,
-                1,
-            ))
-            .unwrap();
+            let (config, train_config) = lab.run_configs(workers, i, compression, sync).unwrap();
+            let mut trainer =
+                pollster::block_on(Trainer::with_data(train_config, train.clone(), None, 1)).unwrap();
             let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
             let trained = pollster::block_on(train_to_target(
                 label.clone(),
@@ -170,4 +160,9 @@ fn the_stragglers_lesson_holds_over_seeds() {
 #[test]
 fn the_async_momentum_lesson_holds_over_seeds() {
     check("cluster-async-momentum");
+}
+
+#[test]
+fn the_momentum_correction_lesson_holds_over_seeds() {
+    check("cluster-dgc");
 }

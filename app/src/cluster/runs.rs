@@ -39,12 +39,8 @@ pub async fn run_all(
         &plan,
         |(label, ..)| format!("{label},"),
         async |k, (label, workers, i, compression, sync), gpu, pacer| {
-            let mut config = s.config(*workers, *i)?;
-            if *sync {
-                config.consistency = Consistency::Synchronous;
-            }
-            config.compression = *compression;
-            let mut trainer = Trainer::with_data(s.train_config(*workers), train.clone(), gpu, 1).await?;
+            let (config, train_config) = s.run_configs(*workers, *i, *compression, *sync)?;
+            let mut trainer = Trainer::with_data(train_config, train.clone(), gpu, 1).await?;
             let mut cluster = Cluster::new(config, &trainer.compiled, trainer.config.batch);
             let trained = train_to_target(
                 label.clone(),

@@ -95,6 +95,7 @@ pub fn settings_panel(settings: RwSignal<Settings>, error: RwSignal<Option<Strin
                 </label>
                 <Show when=move || settings.with(|s| s.compression().supports_error_feedback())>
                     {check("Error feedback (keep what compression dropped for the next step)", "cl-ef", |s| s.error_feedback, |s, on| s.error_feedback = on)}
+                    {check("Momentum correction (with momentum and error feedback: the workers keep the momentum, Lin et al. 2018)", "cl-correction", |s| s.momentum_correction, |s, on| s.momentum_correction = on)}
                 </Show>
                 <p class="small muted" data-testid="cl-compression-note">{move || settings.with(|s| s.compression_note().unwrap_or_default())}</p>
                 {number("Seed (the weights' start, the batches' order)", "cl-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}

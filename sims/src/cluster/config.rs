@@ -67,6 +67,11 @@ pub struct ClusterConfig {
     /// the time of batch 64.
     #[serde(default = "default_overhead")]
     pub step_overhead_seconds: f64,
+    /// Deep gradient compression's momentum correction (Lin et al. 2018), with this momentum:
+    /// each worker accumulates its own velocity and sends the compressed velocity, and the
+    /// trainer applies the sum with plain SGD. Only with error feedback (the accumulation).
+    #[serde(default)]
+    pub momentum_correction: Option<f32>,
 }
 
 fn one() -> f64 {
@@ -103,6 +108,7 @@ impl ClusterConfig {
             flops_per_second: DEFAULT_FLOPS,
             overlap: false,
             step_overhead_seconds: DEFAULT_STEP_OVERHEAD,
+            momentum_correction: None,
         }
     }
 

@@ -8,7 +8,7 @@
 use engine::error::Error;
 use serde::{Deserialize, Serialize};
 
-use crate::compress::{with_error_feedback, Compression};
+use crate::compress::{momentum_corrected, with_error_feedback, Compression};
 use crate::timeline::{Phase, Segment, Work};
 use engine::collectives::{cost, Schedule};
 use engine::model::Compiled;
@@ -64,6 +64,8 @@ pub struct Cluster {
     dense_bytes: f64,
     worker_batch: usize,
     errors: Vec<Vec<f32>>,
+    /// Momentum correction: each worker's velocity.
+    velocities: Vec<Vec<f32>>,
     grads: Vec<Vec<f32>>,
     rng: Rng,
     time: f64,
@@ -81,6 +83,11 @@ impl Cluster {
         let n = compiled.n_params;
         let schedule = Schedule::new(config.algorithm, config.workers, n, config.topology.gpus_per_node);
         let errors = if config.uses_error_feedback() {
+            vec![vec![0.0; n]; config.workers]
+        } else {
+            Vec::new()
+        };
+        let velocities = if config.uses_error_feedback() && config.momentum_correction.is_some() {
             vec![vec![0.0; n]; config.workers]
         } else {
             Vec::new()
@@ -119,6 +126,7 @@ impl Cluster {
             dense_bytes,
             worker_batch,
             errors,
+            velocities,
             time: 0.0,
             version: 0,
             trace: Vec::new(),
@@ -152,7 +160,10 @@ impl Cluster {
         let rows = trainer.next_batch_rows();
         let loss = trainer.loss_and_gradient_into(&rows, &mut self.grads[w]).await?;
         let c = self.config.compression;
-        if self.config.uses_error_feedback() {
+        if let (Some(momentum), Some(u)) = (self.config.momentum_correction, self.velocities.get_mut(w)) {
+            self.grads[w] =
+                momentum_corrected(c, momentum, &self.grads[w], u, &mut self.errors[w], &mut self.rng);
+        } else if self.config.uses_error_feedback() {
             self.grads[w] = with_error_feedback(c, &self.grads[w], &mut self.errors[w], &mut self.rng);
         } else if c != Compression::None {
             self.grads[w] = c.apply(&self.grads[w], &mut self.rng);

@@ -73,6 +73,9 @@ pub struct ClusterLab {
     pub percent: f32,
     pub bits: u32,
     pub error_feedback: bool,
+    /// Deep gradient compression's momentum correction: with a momentum optimizer and error
+    /// feedback, the workers keep the momentum and the compressed run's update is plain SGD.
+    pub momentum_correction: bool,
     #[serde(with = "crate::names::optimizer")]
     pub optimizer: usize,
     pub lr: f32,
@@ -109,6 +112,7 @@ impl Default for ClusterLab {
             percent: 5.0,
             bits: 4,
             error_feedback: true,
+            momentum_correction: false,
             optimizer: 0,
             lr: 0.1,
             target: 0.9,
@@ -187,6 +191,7 @@ impl ClusterLab {
             flops_per_second: self.gflops * 1e9,
             overlap: self.overlap,
             step_overhead_seconds: lab_sims::cluster::DEFAULT_STEP_OVERHEAD,
+            momentum_correction: self.correction(),
         })
     }
 
@@ -313,22 +318,6 @@ impl ClusterLab {
         ))
     }
 
-    pub fn run_label(&self, workers: usize, i: usize, compression: Compression) -> String {
-        // Asynchronous workers talk to a parameter server whatever allreduce is chosen.
-        let (name, mode) = match self.consistency() {
-            Ok(Consistency::Asynchronous { bound }) => (
-                "async parameter server",
-                bound.map_or(String::new(), |b| format!(" · bound {b}")),
-            ),
-            _ => (ALGORITHMS[i].1, String::new()),
-        };
-        let c = if compression == Compression::None {
-            String::new()
-        } else {
-            format!(" · {}", compression.label())
-        };
-        format!("{workers} × {name}{mode}{c}")
-    }
 }
 
 /// The staleness bound ("" for none), or why not.

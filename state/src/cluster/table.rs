@@ -32,6 +32,7 @@ impl Table for ClusterLab {
         ranged!("percent", percent, 0.01, 100.0),
         field!("bits", |s, n| nearest(n, "bits", &mut s.bits, &[8, 4, 2, 1])),
         field!("error_feedback", Some("ef"), no_check),
+        field!("momentum_correction", Some("correction"), no_check),
         text!("study", Some("study"), study, 200, parse_counts),
         ranged!("animate", animate, 0, ALGORITHMS.len() - 1),
         ranged!("seed", seed, 0, crate::lab::MAX_SEED),
