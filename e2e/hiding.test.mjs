@@ -20,8 +20,9 @@ function controls(id) {
 
 // Every lab but the playground (whose controls have their own test ids, tested in
 // playground.test.mjs), with its test-id prefix, and where needed the query under which every
-// control applies (the precision lab's custom run's formats show only when the runs include it).
-const APPLIES = { precision: 'runs=fp32,custom' };
+// control applies (the precision lab's custom run's formats show only when the runs include it;
+// the cluster's error feedback and momentum correction only with a compressor that takes them).
+const APPLIES = { precision: 'runs=fp32,custom', cluster: 'compression=1' };
 const HIDING = LABS.filter((l) => l.id !== 'playground').map((l) => [l.route, l.prefix, APPLIES[l.id], l.id]);
 
 test('every hideable control of every lab hides, and shows again without the flag', async () => {
@@ -29,7 +30,7 @@ test('every hideable control of every lab hides, and shows again without the fla
   try {
     for (const [lab, prefix, applies, id] of HIDING) {
       const names = controls(id);
-      await page.goto(`${server.url}${lab}?${names.map((n) => `${n}_hide=true`).join('&')}`);
+      await page.goto(`${server.url}${lab}?${applies ? `${applies}&` : ''}${names.map((n) => `${n}_hide=true`).join('&')}`);
       await page.locator(byId(`${prefix}-share`)).waitFor({ state: 'attached', timeout: 30_000 });
       const absent = [];
       for (const name of names) {
