@@ -118,3 +118,44 @@ fn backprop_matches_finite_differences_for_regression() {
         }
     }
 }
+
+/// Each layer's weight-gradient norm (`Trainer::weight_gradient_norms`, on the first batch of
+/// training rows) against the norm of that layer's central finite differences of the loss: the
+/// weights are found by perturbing each parameter in turn, the layers by the plan's offsets.
+#[test]
+fn per_layer_gradient_norms_match_finite_differences() {
+    let mut t = pollster::block_on(Trainer::new(config(Activation::Sigmoid), None, 1)).unwrap();
+    pollster::block_on(t.train(3)).unwrap();
+    let norms = pollster::block_on(t.weight_gradient_norms()).unwrap();
+    let rows: Vec<u32> = (0..t.config.batch as u32).collect();
+    let params = pollster::block_on(t.params()).unwrap();
+    let h = 1e-2f32;
+    let mut loss_at = |i: usize, delta: f32| {
+        let mut p = params.clone();
+        p[i] += delta;
+        t.set_params(&p).unwrap();
+        pollster::block_on(t.loss_and_gradient(&rows)).unwrap().0
+    };
+    let numeric: Vec<f32> = (0..params.len())
+        .map(|i| (loss_at(i, h) - loss_at(i, -h)) / (2.0 * h))
+        .collect();
+    t.set_params(&params).unwrap();
+    let weighted: Vec<_> = t.compiled.layers.iter().filter(|c| c.w_len > 0).collect();
+    assert_eq!(
+        norms.len(),
+        weighted.len(),
+        "one norm per dense layer: 2-5-4-2 has three"
+    );
+    assert_eq!(norms.len(), 3);
+    for (c, &norm) in weighted.iter().zip(&norms) {
+        let by_fd = numeric[c.w_off..c.w_off + c.w_len]
+            .iter()
+            .map(|g| g * g)
+            .sum::<f32>()
+            .sqrt();
+        assert!(
+            (norm - by_fd).abs() <= 1e-3 + 1e-2 * by_fd,
+            "{norm} against {by_fd}"
+        );
+    }
+}

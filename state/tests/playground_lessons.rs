@@ -41,9 +41,10 @@ fn the_default_spiral_is_learned_and_a_linear_model_cannot_learn_it() {
 
 /// Trains the playground a lesson section locks (its `state`) until `measure.ready`'s step, as
 /// the embedded lab does on the student's page, and reads the lab's two accuracy readouts in
-/// percent: the last step's batch accuracy and the test accuracy then. A run that diverges stops
-/// where it diverged, as the lab does.
-pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
+/// percent: the last step's batch accuracy and the test accuracy then, and each weighted layer's
+/// weight-gradient norm (`grad-norm-{layer}`, from 1). A run that diverges stops where it
+/// diverged, as the lab does.
+pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, Vec<f32>) {
     let (s, notices) = Playground::from_query(state);
     assert!(notices.is_empty(), "{state}: {notices:?}");
     let (train, test) = s.toy().generate_split();
@@ -61,7 +62,8 @@ pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64) {
         }
     }
     let test = block_on(t.evaluate(&test)).unwrap().1;
-    (100.0 * f64::from(batch), 100.0 * f64::from(test))
+    let norms = block_on(t.weight_gradient_norms()).unwrap();
+    (100.0 * f64::from(batch), 100.0 * f64::from(test), norms)
 }
 
 /// Every section of the playground's lessons, run natively with its locked settings at five seeds
@@ -90,12 +92,15 @@ fn every_playground_lesson_section_measures_its_claim() {
             .expect("a step to measure at");
         (*k, label.clone(), playground_metrics(state, ready, *gpu))
     });
-    for (k, label, (batch, test)) in runs {
+    for (k, label, (batch, test, norms)) in runs {
         let (id, section) = &sections[k];
         let value = section.measure(|name| match name {
             "batch-accuracy" => batch,
             "test-accuracy" => test,
-            other => panic!("{id}: the playground publishes no {other}"),
+            other => match other.strip_prefix("grad-norm-").and_then(|l| l.parse::<usize>().ok()) {
+                Some(layer) => f64::from(norms[layer - 1]),
+                None => panic!("{id}: the playground publishes no {other}"),
+            },
         });
         eprint!("({label}) ");
         section.assert_claim(id, value);

@@ -76,6 +76,8 @@ pub struct Readouts {
     pub accuracy: RwSignal<Option<f32>>,
     pub test_loss: RwSignal<Option<f32>>,
     pub test_accuracy: RwSignal<Option<f32>>,
+    /// Each weighted layer's weight-gradient norm on a fixed batch, input layer first.
+    pub gradient_norms: RwSignal<Vec<f32>>,
     pub steps_per_second: RwSignal<Option<f64>>,
     pub error: RwSignal<Option<String>>,
     /// The session's answer to a command it could not carry out, and why.
@@ -104,6 +106,7 @@ impl Readouts {
             accuracy: RwSignal::new(None),
             test_loss: RwSignal::new(None),
             test_accuracy: RwSignal::new(None),
+            gradient_norms: RwSignal::new(Vec::new()),
             steps_per_second: RwSignal::new(None),
             error: RwSignal::new(None),
             refusal: RwSignal::new(None),
@@ -121,6 +124,7 @@ impl Readouts {
         self.accuracy.set(None);
         self.test_loss.set(None);
         self.test_accuracy.set(None);
+        self.gradient_norms.set(Vec::new());
         self.steps_per_second.set(None);
     }
 }

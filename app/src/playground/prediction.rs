@@ -51,6 +51,12 @@ impl Session {
             }
         }
         if let Some(params) = params {
+            // With the diagram, each layer's gradient size on a fixed batch (the training's own
+            // batches untouched): how the backward signal fades or grows with depth.
+            match trainer.weight_gradient_norms().await {
+                Ok(norms) => lab.readouts.gradient_norms.set(norms),
+                Err(e) => return lab.readouts.error.set(Some(e.to_string())),
+            }
             *lab.diagram.borrow_mut() = Some(build_diagram(&lab, trainer, &probs, &layers, &params));
             self.checkpoint = Some((trainer.step(), params));
             self.since_diagram = 0;

@@ -44,6 +44,12 @@ pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {
                 <div><dt>"Test loss"</dt><dd data-testid="test-loss" data-metric="test-loss">{move || fmt_opt(r.test_loss.get(), 4)}</dd></div>
                 <div class="minor"><dt>"Batch accuracy"</dt><dd data-testid="accuracy" data-metric="batch-accuracy">{move || percent(r.accuracy.get().filter(|_| !regression()))}</dd></div>
                 <div><dt>"Test accuracy"</dt><dd data-testid="test-accuracy" data-metric="test-accuracy">{move || percent(r.test_accuracy.get().filter(|_| !regression()))}</dd></div>
+                <div class="minor" title="The size of each layer's weight gradient on a fixed batch, input layer first: a first layer's far smaller than the last's is a vanishing gradient.">
+                    <dt>"‖∇W‖ by layer"</dt>
+                    <dd data-testid="grad-norms">{move || r.gradient_norms.with(|n| if n.is_empty() { "–".into_any() } else {
+                        n.iter().enumerate().map(|(i, v)| view! { <span data-metric=format!("grad-norm-{}", i + 1) data-metric-value=v.to_string()>{format!("{}{v:.1e}", if i == 0 { "" } else { " · " })}</span> }).collect_view().into_any()
+                    })}</dd>
+                </div>
                 <div><dt>"Steps / s"</dt>
                 <dd data-testid="speed">{move || r.steps_per_second.get().map_or("–".into(), |v| format!("{v:.0}"))}</dd></div>
                 <div><dt>"Runs on"</dt><dd data-testid="device" title=move || r.backend_reason.get().unwrap_or_default()>{move || r.backend.get()}</dd></div>

@@ -3,6 +3,7 @@
 
 mod checkpoint;
 mod config;
+mod gradient_norms;
 mod hidden_split;
 mod landscape_eval;
 mod loss_scaling;
@@ -16,6 +17,7 @@ mod weights;
 
 pub use checkpoint::Recompute;
 pub use config::{CsvConfig, DataConfig, ImageConfig, ModelConfig, TrainConfig};
+pub use gradient_norms::weight_norms;
 pub use hidden_split::HiddenShard;
 pub use metrics::{StepMetrics, TrainError};
 pub use split::{replicas_for, Alone, ShareGradient, StepRunner, MIN_SHARE_ROWS};
