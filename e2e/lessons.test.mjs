@@ -35,6 +35,7 @@ const SMALL = {
   'precision-formats': { state: '&steps=60' },
   'bench-lies': { state: '&steps=20' },
   'scaling-normalization': { state: '&max_steps=200' },
+  'scaling-lars': { state: '&max_steps=40' },
   'cluster-async-momentum': { state: '&max_steps=100' },
   'cluster-dgc': { state: '&max_steps=100' },
   'landscape-sharpness': { state: '&epochs=1&target=0&res=3' },

@@ -17,6 +17,11 @@ fn the_normalization_lesson_holds_at_its_seeds() {
     check("scaling-normalization");
 }
 
+#[test]
+fn the_lars_lesson_holds_at_its_seeds() {
+    check("scaling-lars");
+}
+
 /// Every section of lesson `id` at its seeds: how the run of the batch it reads ended.
 fn check(id: &str) {
     for section in crate::lessons::sections(id) {
