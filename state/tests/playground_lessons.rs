@@ -73,7 +73,7 @@ pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, V
 #[test]
 fn every_playground_lesson_section_measures_its_claim() {
     // Every section's runs at once, so the longer GPU runs overlap the CPU ones.
-    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting", "playground-init"]
+    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting", "playground-init", "playground-adamw"]
         .into_iter()
         .flat_map(|id| crate::lessons::sections(id).into_iter().map(move |s| (id, s)))
         .collect();
