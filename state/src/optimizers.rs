@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use engine::optim::Optimizer;
-use lab_sims::surfaces::Surface;
+use lab_sims::surfaces::{race, Path, Racer, Surface};
 
 use crate::lab::{clamp, nearest, one_of, LabState};
 use crate::table::{field, hide_field, no_check, Setting, Table};
@@ -113,6 +113,21 @@ impl OptimizersLab {
         self.start = None;
         self.lr = default_rates(self.surface());
         self.momentum = RACERS.map(|r| r.3);
+    }
+
+    /// Each entered racer's path from the start, with its index in `RACERS`, as the page races
+    /// them (the noise's draws from seed 1, the same for every racer).
+    pub fn race(&self) -> Vec<(usize, Path)> {
+        let chosen: Vec<usize> = (0..RACERS.len()).filter(|&i| self.is_on(i)).collect();
+        let racers: Vec<Racer> = chosen
+            .iter()
+            .map(|&i| Racer {
+                optimizer: self.optimizer(i),
+                learning_rate: self.lr[i],
+            })
+            .collect();
+        let paths = race(self.surface(), self.start(), &racers, self.steps, self.noise, 1);
+        chosen.into_iter().zip(paths).collect()
     }
 
     pub fn is_on(&self, i: usize) -> bool {

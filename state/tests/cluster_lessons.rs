@@ -125,8 +125,8 @@ pub fn check(id: &str) {
             if let Some(name) = section.measure["text"].as_str() {
                 let outcome = outcomes.iter().find(|(n, _)| n == name).map(|o| o.1);
                 let outcome = outcome.unwrap_or_else(|| panic!("{id}: no run publishes {name}"));
-                eprintln!("(seed {seed}) {id} \"{}\": {outcome}", section.heading);
-                assert!(section.holds_text(outcome), "{id} \"{}\" seed {seed}: {outcome}", section.heading);
+                eprint!("(seed {seed}) ");
+                section.assert_text_claim(id, outcome);
                 continue;
             }
             let value = section.measure(|name| {

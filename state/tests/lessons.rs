@@ -94,6 +94,17 @@ impl Section {
         }
     }
 
+    /// Asserts that `text`, measured natively, is the claimed choice (`holds_text`).
+    pub fn assert_text_claim(&self, lesson: &str, text: &str) {
+        eprintln!("{lesson} \"{}\": measured {text}", self.heading);
+        assert!(
+            self.holds_text(text),
+            "{lesson} \"{}\": measured {text}, not the claimed {:?}",
+            self.heading,
+            self.claim_is
+        );
+    }
+
     /// Asserts that `value`, measured natively, is the claimed choice.
     pub fn assert_claim(&self, lesson: &str, value: f64) {
         eprintln!("{lesson} \"{}\": measured {value:.4}", self.heading);

@@ -18,7 +18,7 @@ fn metrics(record: &PrecisionRecord) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for r in &record.runs {
         let k = &r.label;
-        let last = r.checks.iter().rev().find(|c| !c.skipped);
+        let last = r.last_check();
         if let (Some(a), None) = (r.test_accuracy, r.diverged_at) {
             out.insert(format!("acc-{k}"), f64::from(a));
         }
@@ -29,7 +29,7 @@ fn metrics(record: &PrecisionRecord) -> BTreeMap<String, f64> {
                 out.insert(format!("lost-{k}"), lost);
             }
         }
-        if let Some(f) = r.checks.first().and_then(|c| c.squares_flushed) {
+        if let Some(f) = r.first_squares_flushed() {
             out.insert(format!("flushed-{k}"), 100.0 * f);
         }
         out.insert(format!("scale-{k}"), f64::from(r.final_scale));

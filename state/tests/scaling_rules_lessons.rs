@@ -36,13 +36,8 @@ fn check(id: &str) {
             runs.iter().find(|r| r.batch == batch).unwrap().outcome()
         });
         for (seed, outcome) in seeds.iter().zip(outcomes) {
-            eprintln!("{id} \"{}\" seed {seed}: {outcome}", section.heading);
-            assert!(
-                section.holds_text(outcome),
-                "{id} \"{}\" seed {seed}: {outcome}, not {:?}",
-                section.heading,
-                section.claim_is
-            );
+            eprint!("(seed {seed}) ");
+            section.assert_text_claim(id, outcome);
         }
     }
 }

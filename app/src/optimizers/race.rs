@@ -5,7 +5,7 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use lab_sims::surfaces::{measured_rate, race, Path, Racer};
+use lab_sims::surfaces::{measured_rate, Path};
 use lab_state::optimizers::{OptimizersLab, RACERS};
 
 use crate::draw::optimizers::{draw_contours, draw_losses, draw_paths};
@@ -21,20 +21,6 @@ pub struct Outcome {
     pub last: f32,
     pub rate: f32,
     pub diverged: bool,
-}
-
-/// Each chosen racer's path from the state's start, with its index in `RACERS`.
-fn run_race(s: &OptimizersLab) -> Vec<(usize, Path)> {
-    let chosen: Vec<usize> = (0..RACERS.len()).filter(|&i| s.is_on(i)).collect();
-    let racers: Vec<Racer> = chosen
-        .iter()
-        .map(|&i| Racer {
-            optimizer: s.optimizer(i),
-            learning_rate: s.lr[i],
-        })
-        .collect();
-    let paths = race(s.surface(), s.start(), &racers, s.steps, s.noise, 1);
-    chosen.into_iter().zip(paths).collect()
 }
 
 fn outcomes(paths: &[(usize, Path)]) -> Vec<Outcome> {
@@ -124,7 +110,7 @@ pub fn animator(
             while let Some((newer, whole)) = inbox.ready() {
                 (s, instant) = (newer, whole);
             }
-            let paths = run_race(&s);
+            let paths = s.race();
             outcomes_out.set(outcomes(&paths));
             publish_tables(&paths);
             let per_frame = if instant { s.steps } else { (s.steps / 120).max(1) };

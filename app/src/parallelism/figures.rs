@@ -55,12 +55,7 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
         "–".into()
     };
     // The busiest device's largest tensor class: what a memory lesson asks about.
-    let busiest = e
-        .devices
-        .iter()
-        .max_by_key(|d| d.total())
-        .copied()
-        .unwrap_or_default();
+    let busiest = e.busiest();
     view! {
         <tr>
             <td title=e.layout.label()>{e.layout.short_label()}</td>
@@ -82,12 +77,7 @@ fn row(e: &Estimate, run: Option<&LayoutRun>, budget: u64) -> impl IntoView {
 fn zero_table(r: &ParallelismRecord) -> impl IntoView {
     use lab_sims::parallelism::layout::{estimate, Layout};
     use lab_sims::parallelism::zero::Stage;
-    let workers = r
-        .estimates
-        .iter()
-        .map(|e| e.layout)
-        .find(|l| l.data > 1 && l.stages == 1)
-        .map_or(4, |l| l.data);
+    let workers = lab_sims::parallelism::layout::zero_table_workers(r.estimates.iter().map(|e| e.layout));
     let batch = r.config.batch;
     let rows = Stage::ALL.into_iter().filter_map(|stage| {
         let e = estimate(&Layout { data: workers, zero: stage, ..Layout::PLAIN }, &r.profile, batch, &r.machine).ok()?;

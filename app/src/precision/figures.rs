@@ -35,7 +35,7 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
         (Some(a), Some(f), None) => format!("{:+.1}", (a - f) * 100.0),
         _ => "–".into(),
     };
-    let last = r.checks.iter().rev().find(|c| !c.skipped);
+    let last = r.last_check();
     let lost = last
         .and_then(|c| c.lost_updates)
         .map_or("–".into(), |v| format!("{:.1} %", v * 100.0));
@@ -46,11 +46,7 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl I
         (c.gradient_shares.underflow * 100.0).to_string()
     });
     // The squared-gradient state flushed at the first step: what sinks naive fp16 with Adam.
-    let flushed = r
-        .checks
-        .first()
-        .and_then(|c| c.squares_flushed)
-        .map(|v| v * 100.0);
+    let flushed = r.first_squares_flushed().map(|v| v * 100.0);
     let scale = if r.scale_events.is_empty() {
         format!("{}", r.final_scale)
     } else {

@@ -133,6 +133,26 @@ pub struct Estimate {
     pub timeline: Option<Timeline>,
 }
 
+impl Estimate {
+    /// The device holding the most bytes (each pipeline stage's is one device of the layout).
+    pub fn busiest(&self) -> DeviceBytes {
+        self.devices
+            .iter()
+            .max_by_key(|d| d.total())
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// The workers of the ZeRO table: the data-parallel layout's among `layouts` (the ZeRO run's),
+/// else 4.
+pub fn zero_table_workers(layouts: impl IntoIterator<Item = Layout>) -> usize {
+    layouts
+        .into_iter()
+        .find(|l| l.data > 1 && l.stages == 1)
+        .map_or(4, |l| l.data)
+}
+
 /// Why a layout cannot run this network and batch.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {

@@ -221,6 +221,17 @@ pub fn flushed_share(squares: &[f32], grads: &[f32]) -> f64 {
 }
 
 impl PrecisionRun {
+    /// The last check of a step the scaler did not skip: what the page's table reports (the
+    /// gradients flushed, the updates lost).
+    pub fn last_check(&self) -> Option<&Check> {
+        self.checks.iter().rev().find(|c| !c.skipped)
+    }
+
+    /// The share of the squared-gradient state stored as 0 after the first step (None without one).
+    pub fn first_squares_flushed(&self) -> Option<f64> {
+        self.checks.first().and_then(|c| c.squares_flushed)
+    }
+
     /// The loss scale at each step: the dynamic scaler's record, else the fixed scale.
     pub fn scale_at(&self, step: u64) -> f32 {
         match self.precision.loss_scaling {
