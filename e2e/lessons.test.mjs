@@ -32,6 +32,7 @@ const SMALL = {
   'playground-overfitting': { readyStep: 300 },
   'playground-init': { readyStep: 100 },
   'playground-adamw': { readyStep: 300 },
+  'playground-dropout': { readyStep: 300 },
   'precision-mixed': { state: '&steps=60' },
   'precision-formats': { state: '&steps=60' },
   'bench-lies': { state: '&steps=20' },

@@ -41,10 +41,10 @@ fn the_default_spiral_is_learned_and_a_linear_model_cannot_learn_it() {
 
 /// Trains the playground a lesson section locks (its `state`) until `measure.ready`'s step, as
 /// the embedded lab does on the student's page, and reads the lab's two accuracy readouts in
-/// percent: the last step's batch accuracy and the test accuracy then, and each weighted layer's
-/// weight-gradient norm (`grad-norm-{layer}`, from 1). A run that diverges stops where it
+/// percent: the last step's batch accuracy and the test accuracy then; the test loss then; and
+/// each weighted layer's weight-gradient norm (`grad-norm-{layer}`, from 1). A run that diverges stops where it
 /// diverged, as the lab does.
-pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, Vec<f32>) {
+pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, f64, Vec<f32>) {
     let (s, notices) = Playground::from_query(state);
     assert!(notices.is_empty(), "{state}: {notices:?}");
     let (train, test) = s.toy().generate_split();
@@ -61,9 +61,9 @@ pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, V
             Err(e) => panic!("{e}"),
         }
     }
-    let test = block_on(t.evaluate(&test)).unwrap().1;
+    let (test_loss, test) = block_on(t.evaluate(&test)).unwrap();
     let norms = block_on(t.weight_gradient_norms()).unwrap();
-    (100.0 * f64::from(batch), 100.0 * f64::from(test), norms)
+    (100.0 * f64::from(batch), 100.0 * f64::from(test), f64::from(test_loss), norms)
 }
 
 /// Every section of the playground's lessons, run natively with its locked settings at five seeds
@@ -73,7 +73,7 @@ pub fn playground_metrics(state: &str, ready: u64, on_gpu: bool) -> (f64, f64, V
 #[test]
 fn every_playground_lesson_section_measures_its_claim() {
     // Every section's runs at once, so the longer GPU runs overlap the CPU ones.
-    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting", "playground-init", "playground-adamw"]
+    let sections: Vec<(&str, crate::lessons::Section)> = ["playground-features", "playground-overfitting", "playground-init", "playground-adamw", "playground-dropout"]
         .into_iter()
         .flat_map(|id| crate::lessons::sections(id).into_iter().map(move |s| (id, s)))
         .collect();
@@ -92,11 +92,12 @@ fn every_playground_lesson_section_measures_its_claim() {
             .expect("a step to measure at");
         (*k, label.clone(), playground_metrics(state, ready, *gpu))
     });
-    for (k, label, (batch, test, norms)) in runs {
+    for (k, label, (batch, test, test_loss, norms)) in runs {
         let (id, section) = &sections[k];
         let value = section.measure(|name| match name {
             "batch-accuracy" => batch,
             "test-accuracy" => test,
+            "test-loss" => test_loss,
             other => match other.strip_prefix("grad-norm-").and_then(|l| l.parse::<usize>().ok()) {
                 Some(layer) => f64::from(norms[layer - 1]),
                 None => panic!("{id}: the playground publishes no {other}"),
