@@ -18,6 +18,7 @@ mod gradients_finite_difference;
 mod hidden_split;
 #[path = "kernels_gpu_vs_cpu/main.rs"]
 mod kernels_gpu_vs_cpu;
+mod masked_training;
 mod memory_plan;
 mod micro_batches;
 mod norm_residual;

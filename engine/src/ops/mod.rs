@@ -14,6 +14,7 @@ pub mod gather;
 pub mod gemm_cpu;
 pub mod lars;
 pub mod loss_head;
+pub mod mask;
 pub mod matmul;
 pub mod mse;
 pub mod norm;

@@ -28,6 +28,9 @@ pub struct HostBuffers {
     /// before they were stored in the gradients' format: what the precision lab counts as
     /// flushed or overflowed. `grads` itself in an fp32 step, which rounds nothing.
     pub grads_unrounded: BufId,
+    /// The pruning mask (one value per weight, 1 kept, 0 pruned) of a masked plan
+    /// (`PlanConfig::masked`); `BufId(0)` otherwise.
+    pub mask: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the

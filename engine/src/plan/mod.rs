@@ -11,6 +11,7 @@ use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom, ROW_GROUPS};
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
+use crate::ops::mask::ApplyMask;
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::mse::Mse;
 use crate::ops::norm::{
@@ -124,6 +125,8 @@ pub struct PlanConfig<'a> {
     pub eval_batched: bool,
     /// The formats the training step stores its tensors in, and its loss scaling.
     pub precision: crate::precision::Precision,
+    /// A pruning mask on the weights (`HostBuffers::mask`), applied after every update.
+    pub masked: bool,
 }
 
 impl Plan {
@@ -156,6 +159,7 @@ impl Plan {
                 running: none,
                 nonfinite: none,
                 grads_unrounded: none,
+                mask: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -304,6 +308,14 @@ impl Plan {
             },
         ));
         rounding::store_update(&mut train, precision, cfg.seed, (params, opt_a, opt_b, n));
+        // Last of the update: what the optimizer moved a pruned weight by is undone.
+        let mask = if cfg.masked {
+            let mask = t.add("params.mask", Elem::F32, n);
+            train.push(Box::new(ApplyMask { mask, weights: params, n }));
+            mask
+        } else {
+            BufId(0)
+        };
         // After the update, so a gradient-only pass leaves the running statistics alone.
         train.extend(layer_ops::update_running(model, &fwd, running, b));
 
@@ -377,6 +389,7 @@ impl Plan {
                 running,
                 nonfinite,
                 grads_unrounded,
+                mask,
                 data_x,
                 data_y,
                 indices,

@@ -163,6 +163,10 @@ pub struct TrainConfig {
     /// files).
     #[serde(skip_serializing_if = "Precision::is_fp32")]
     pub precision: Precision,
+    /// Keeps a pruning mask on the weights (`Trainer::set_mask`): a pruned weight stays zero
+    /// through every update (left out of files when off).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
 }
 
 impl Default for TrainConfig {
@@ -181,6 +185,7 @@ impl Default for TrainConfig {
             init: Init::Auto,
             features: Vec::new(),
             precision: Precision::default(),
+            masked: false,
         }
     }
 }
@@ -252,6 +257,7 @@ impl TrainConfig {
             eval_rows: 0,
             eval_batched: false,
             precision: self.precision,
+            masked: self.masked,
         }
     }
 

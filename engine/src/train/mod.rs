@@ -198,6 +198,10 @@ impl Trainer {
         crate::precision::round_slice(&mut init, p.master, Rounding::Nearest, 0);
         backend.write_f32(host.params, &init);
         backend.write_f32(host.running, &crate::model::initial_running(&compiled));
+        if config.masked {
+            // Every weight kept until the caller prunes (`set_mask`).
+            backend.write_f32(host.mask, &vec![1.0; compiled.n_params]);
+        }
         backend.write_u32(host.segment_bounds, &crate::plan::segment_bounds(&compiled));
         match &packed {
             Some(words) => backend.write_u32(host.data_x, words),

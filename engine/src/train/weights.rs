@@ -43,6 +43,27 @@ impl Trainer {
         Ok(())
     }
 
+    /// Prunes: `mask` (one value per parameter, 1 kept, 0 pruned) zeroes the pruned weights now
+    /// and after every update from now on, whatever the optimizer's state (a trainer made with
+    /// `TrainConfig::masked`).
+    pub async fn set_mask(&mut self, mask: &[f32]) -> Result<(), Error> {
+        let n = self.compiled.n_params;
+        if !self.config.masked {
+            return Err(Error::Config("set_mask needs a trainer made with TrainConfig::masked".into()));
+        }
+        if mask.len() != n {
+            return Err(Error::ParamCount {
+                given: mask.len(),
+                expected: n,
+            });
+        }
+        self.backend.write_f32(self.host.mask, mask);
+        let mut params = self.params().await?;
+        crate::ops::mask::apply_mask_cpu(mask, &mut params);
+        self.backend.write_f32(self.host.params, &params);
+        Ok(())
+    }
+
     /// The row indices of the next training batch (advances the sampler).
     pub fn next_batch_rows(&mut self) -> Vec<u32> {
         self.sampler.next_batch(self.config.batch).to_vec()

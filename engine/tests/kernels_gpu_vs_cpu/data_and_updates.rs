@@ -1,4 +1,4 @@
-//! The landscape point's weights, the gathers of a batch (f32 and packed bytes) and every optimizer's update, against their CPU twins.
+//! The landscape point's weights, the pruning mask, the gathers of a batch (f32 and packed bytes) and every optimizer's update, against their CPU twins.
 
 use super::*;
 
@@ -43,6 +43,30 @@ fn weight_offset_matches_cpu() {
         let (c, a, b) = (random(n, 1), random(n, 2), random(n, 3));
         let want: Vec<f32> = (0..n).map(|i| c[i] - 0.25 * a[i] + 2.0 * b[i]).collect();
         assert_close("slot 1 is (−0.25, 2)", &out[0].1, &want, 1e-6, 1e-6);
+    }
+}
+
+/// The pruning mask on the weights: w · m, exact on both.
+#[test]
+fn mask_matches_cpu() {
+    use engine::ops::mask::ApplyMask;
+    let ctx = gpu();
+    for &n in &[1, 3, 17, 1000] {
+        let mut t = BufferTable::default();
+        let mask = t.add("mask", Elem::F32, n);
+        let weights = t.add("weights", Elem::F32, n);
+        let m: Vec<f32> = (0..n).map(|i| (i % 2) as f32).collect();
+        let out = run_both(
+            &ctx,
+            t,
+            vec![Init::F32(m.clone()), Init::F32(random(n, 4))],
+            || Box::new(ApplyMask { mask, weights, n }),
+            StepScalars::default(),
+            &[weights],
+        );
+        let want: Vec<f32> = random(n, 4).iter().zip(&m).map(|(w, m)| if *m == 1.0 { *w } else { 0.0 }).collect();
+        assert_eq!(out[0].0, want, "GPU");
+        assert_eq!(out[0].1, want, "CPU");
     }
 }
 
