@@ -105,7 +105,7 @@ fn toy(kind: ToyKind) -> DataConfig {
 }
 
 /// Configs that between them use every kernel: every optimizer, both losses, regression,
-/// regularization, dropout, conv and both pools, and the landscape evaluation.
+/// regularization, dropout, conv and both pools, a pruning mask, and the landscape evaluation.
 fn configs() -> Vec<TrainConfig> {
     let mut out: Vec<TrainConfig> = Optimizer::all()
         .into_iter()
@@ -119,6 +119,11 @@ fn configs() -> Vec<TrainConfig> {
         loss: Loss::Mse,
         regularization: Regularization { l1: 1e-3, l2: 1e-3 },
         data: toy(ToyKind::Plane),
+        ..Default::default()
+    });
+    out.push(TrainConfig {
+        data: toy(ToyKind::Spiral),
+        masked: true,
         ..Default::default()
     });
     // Reduced precision: the rounded weight copy, stores, loss scaling and the overflow count.
