@@ -17,6 +17,7 @@ const RUN = {
   parallelism: ['par-run', 'par-status', /^(done|failed)/],
   '': null,
   bench: null,
+  sparsity: ['sparse-run', 'sparse-status', /^(done|failed)/],
   labs: null,
 };
 // `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.

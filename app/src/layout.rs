@@ -120,6 +120,18 @@ impl Record for lab_sims::precision_run::PrecisionRecord {
     }
 }
 
+impl Record for lab_sims::sparsity::record::SparsityRecord {
+    fn csv(&self) -> String {
+        lab_sims::sparsity::record::SparsityRecord::csv(self)
+    }
+    fn from_json(text: &str) -> Result<Self, String> {
+        Ok(lab_sims::sparsity::record::SparsityRecord::from_json(text)?)
+    }
+    fn runs(&self) -> usize {
+        self.runs.len()
+    }
+}
+
 /// Where a record's files go and what the page does with one read back.
 pub struct RecordFiles<R> {
     /// Test-id prefix: `{prefix}-export-csv`, `-export-record`, `-load`.

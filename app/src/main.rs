@@ -24,6 +24,7 @@ mod optimizers;
 mod parallelism;
 mod playground;
 mod precision;
+mod sparsity;
 mod recorded;
 mod scaling;
 mod session;
@@ -76,6 +77,7 @@ fn mount_page(last: &str) {
         "precision" => mount_to_body(precision::PrecisionPage),
         "parallelism" => mount_to_body(parallelism::ParallelismPage),
         "bench" => mount_to_body(bench::BenchPage),
+        "sparsity" => mount_to_body(sparsity::SparsityPage),
         _ => mount_to_body(playground::App),
     }
 }

@@ -15,5 +15,6 @@ pub mod noise_scale;
 pub mod parallelism;
 pub mod precision_run;
 pub mod scaling;
+pub mod sparsity;
 pub mod surfaces;
 pub mod timeline;

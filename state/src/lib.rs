@@ -47,4 +47,5 @@ labs! {
     precision => PrecisionLab,
     parallelism => ParallelismLab,
     bench => BenchLab,
+    sparsity => SparsityLab,
 }

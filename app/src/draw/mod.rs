@@ -15,6 +15,7 @@ pub mod scaling;
 pub mod scaling_runs;
 pub mod schedule;
 pub mod slice_map;
+pub mod sparsity;
 pub mod surface;
 pub use plot_text::ticks;
 pub mod vision;

@@ -299,6 +299,7 @@ impl Playground {
             init: self.init,
             features: self.features.clone(),
             precision: Default::default(),
+            masked: false,
         }
     }
 

@@ -1,0 +1,108 @@
+//! The sparsity lab's views: accuracy against the weights remaining first, the table of every
+//! run with the verdict, the training curves of one round, the first layer's surviving inputs,
+//! and the share each layer lost.
+
+use leptos::prelude::*;
+
+use lab_sims::sparsity::lottery::Condition;
+use lab_sims::sparsity::masks::Scope;
+use lab_sims::sparsity::record::SparsityRecord;
+
+use super::Canvases;
+
+fn percent(v: f32) -> String {
+    format!("{:.1} %", 100.0 * v)
+}
+
+/// One row per round: its sparsity, then each condition's test accuracy.
+fn rows(r: &SparsityRecord) -> impl IntoView {
+    let conditions: Vec<Condition> = r.conditions().into_iter().filter(|c| *c != Condition::Dense).collect();
+    let rounds = r.runs.iter().map(|x| x.round).max().unwrap_or(0);
+    let dense = r.run(Condition::Dense, 0).map(|d| d.test_accuracy);
+    let head = view! {
+        <tr><th>"weights pruned"</th><th>"dense"</th>
+            {conditions.iter().map(|c| view! { <th>{c.name()}</th> }).collect_view()}
+        </tr>
+    };
+    let body = (1..=rounds).map(|round| {
+        let sparsity = r.runs.iter().find(|x| x.round == round).map_or(r.plan.sparsity_at(round), |x| x.sparsity);
+        let cells = conditions.iter().map(|c| {
+            let run = r.run(*c, round);
+            view! {
+                <td data-metric=format!("acc-{}-{round}", c.name()) data-metric-value=run.map_or(String::new(), |x| (100.0 * x.test_accuracy).to_string())>
+                    {run.map_or("–".into(), |x| percent(x.test_accuracy))}
+                </td>
+            }
+        }).collect_view();
+        view! {
+            <tr><td data-metric=format!("sparsity-{round}") data-metric-value=(100.0 * sparsity).to_string()>{format!("{:.1} % (round {round})", 100.0 * sparsity)}</td><td>"–"</td>{cells}</tr>
+        }
+    }).collect_view();
+    view! {
+        {head}
+        <tr><td>"0 % (dense)"</td><td data-metric="acc-dense-0" data-metric-value=dense.map_or(String::new(), |a| (100.0 * a).to_string())>{dense.map_or("–".into(), percent)}</td>
+            {conditions.iter().map(|_| view! { <td>"–"</td> }).collect_view()}</tr>
+        {body}
+    }
+}
+
+/// The one-shot points as hidden metrics (`oneshot-global-90`), for lessons and scripts.
+fn one_shot_metrics(r: &SparsityRecord) -> impl IntoView {
+    r.one_shot.iter().map(|o| {
+        let scope = if o.scope == Scope::Global { "global" } else { "per_layer" };
+        let percent = (1000.0 * o.sparsity).round() / 10.0;
+        view! { <span hidden data-metric=format!("oneshot-{scope}-{percent}") data-metric-value=(100.0 * o.test_accuracy).to_string()></span> }
+    }).collect_view()
+}
+
+/// The last ticket's share pruned per layer (`layer-pruned-1`, …), as text beside its chart.
+fn layer_text(r: &SparsityRecord) -> impl IntoView {
+    let last = r.runs.iter().filter(|x| x.condition == Condition::Ticket).max_by_key(|x| x.round);
+    last.map(|t| {
+        let parts = t.layer_sparsity.iter().enumerate().map(|(l, s)| {
+            let name = r.layers.get(l).cloned().unwrap_or_default();
+            view! { <li>{format!("layer {} ({name}): ", l + 1)}<span data-metric=format!("layer-pruned-{}", l + 1) data-metric-value=(100.0 * s).to_string()>{format!("{:.1} %", 100.0 * s)}</span>" pruned"</li> }
+        }).collect_view();
+        view! { <p class="small">{format!("Round {}'s ticket, {:.1} % pruned overall:", t.round, 100.0 * t.sparsity)}</p><ul class="small" data-testid="sparse-layer-text">{parts}</ul> }
+    })
+}
+
+pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> impl IntoView {
+    let rounds = move || record.with(|r| r.as_ref().map_or(0, |r| r.runs.iter().map(|x| x.round).max().unwrap_or(0)));
+    let shown = move || record.with(|r| r.as_ref().map_or(0, |r| super::shown_round(r, canvases.round.get())));
+    view! {
+        <section class="views">
+            <figure class="wide">
+                <canvas node_ref=canvases.accuracy data-testid="sparse-accuracy" data-empty="Press Run: test accuracy against the weights that remain, for the ticket and its controls." width="640" height="400"></canvas>
+                <figcaption>"Test accuracy on 2,000 MNIST test digits against the share of weights remaining (log scale: each step halves them). Solid: every run trained from its start for the same steps on the same batches — the ticket (the survivors of magnitude pruning reset to their initial values), the same mask from fresh random weights, a random mask of the same sparsity per layer. Dashed: the trained dense network pruned once, not retrained. Read it: where the ticket's line stays up and the controls' fall, the mask and the initial weights together are what trains."</figcaption>
+            </figure>
+            <figure class="wide">
+                <p class="verdict" data-testid="sparse-verdict" aria-live="polite">{move || record.with(|r| r.as_ref().and_then(|r| r.verdict()))}</p>
+                <table class="results" data-testid="sparse-table">
+                    {move || record.with(|r| r.as_ref().map(rows))}
+                </table>
+                <div>{move || record.with(|r| r.as_ref().map(one_shot_metrics))}</div>
+                <figcaption>"Test accuracy of every run at the end of its training, by round. A round prunes the given share of the weights that remained (biases are never pruned); the ticket's trained weights choose the next round's mask."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.curves data-testid="sparse-curves" data-empty="Press Run: test accuracy over training, for each condition of one round." width="420" height="320"></canvas>
+                <label class:hidden=crate::share::hidden("show")>"Round shown"
+                    <select data-testid="sparse-show" on:change=move |ev| canvases.round.set(event_target_value(&ev).parse().unwrap_or(0))>
+                        {move || (1..=rounds()).map(|k| view! { <option value=k.to_string() selected=shown() == k>{format!("round {k}")}</option> }).collect_view()}
+                    </select>
+                </label>
+                <figcaption>"Test accuracy during training, for the dense run and every condition of the round shown. Read it: a winning ticket learns at least as fast as the dense network (Frankle & Carbin's criterion); the controls learn more slowly."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.mask data-testid="sparse-mask" data-empty="Press Run: which input pixels keep their first-layer weights." width="420" height="320"></canvas>
+                <figcaption>"The ticket of the round shown: for each of the 28 × 28 input pixels, the share of its first-layer weights that survived (white: none; the darkest shade is the largest share any pixel kept, on the bar). Read it: the centre, where the strokes fall, keeps more of its weights than the border. A border pixel is blank in every digit, so its weights never get a gradient and keep their initial size: magnitude pruning keeps them only where that start was large, while in the centre training grew the weights the digits need."</figcaption>
+            </figure>
+            <figure>
+                <canvas node_ref=canvases.layers data-testid="sparse-layers" data-empty="Press Run: the share of each layer's weights pruned." width="420" height="320"></canvas>
+                {move || record.with(|r| r.as_ref().map(layer_text))}
+                <figcaption>"The share of each layer's weights the ticket of each round has lost. With a global threshold the layers lose different shares: the large first layer, with many small weights, more; the small output layer less. Per layer, every bar is the round's overall share."</figcaption>
+            </figure>
+            {crate::lessons::lesson("sparse", super::lesson::STEPS)}
+        </section>
+    }
+}

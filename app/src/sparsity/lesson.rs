@@ -1,0 +1,21 @@
+//! The sparsity lab's "what to try → what you see → why" panel (`crate::lessons::lesson` draws it).
+
+use crate::lessons::{step, Step};
+
+pub const STEPS: &[Step] = &[
+    step(
+        "press Run (a dense MLP 784-100-10 and three rounds of pruning half its weights, each round three runs of 200 steps on 5,000 MNIST digits: under a minute on the CPU path).",
+        "at 87.5 % of the weights pruned, the ticket — the surviving weights reset to their initial values and trained again — reaches about the dense network's test accuracy; the same mask from fresh random weights, and a random mask of the same sparsity, end several points lower and learn more slowly.",
+        "Frankle & Carbin's lottery ticket hypothesis: a dense, randomly initialized network contains a subnetwork that, trained alone from the same initial values, matches the full network. The mask alone is not the ticket (fresh weights lose), nor is the sparsity (a random mask loses): it is the mask together with the initial values it was found with. The native test asserts it at seeds 1 to 5 (state/tests/sparsity_lab.rs).",
+    ),
+    step(
+        "look at the dashed lines of the accuracy chart: the trained dense network pruned once, not retrained.",
+        "pruned globally, the network loses about a point at 75 % pruned and collapses past 90 % (to 60–75 % at 97 %); pruned per layer it falls much sooner (66–84 % already at 75 %).",
+        "most trained weights are small and contribute little, so magnitude pruning removes them almost for free (Han et al. 2015); past a point it cuts weights the function needs, and only retraining (the ticket, or fine-tuning) recovers. A global threshold chooses how much each layer loses: the first layer, 78,400 of the 79,400 weights and most of them small, gives up 88 % at the third round while the output layer's 1,000 weights lose under 40 % (the layer chart). Per layer, the output layer loses as large a share as the first, and its weights are the ones every answer passes through.",
+    ),
+    step(
+        "set the conditions to ticket, rewind, finetune and Run.",
+        "the ticket rewound to step 20 of the dense run ends within a point of the ticket rewound to step 0, at every round; the dense network pruned once and fine-tuned from its trained values ends about level with the ticket or a little above.",
+        "rewinding to an early step (Frankle et al. 2020) is what makes tickets exist in large networks, where rewinding to step 0 fails; on an MLP on MNIST step 0 already works, so the two match. Fine-tuning keeps the trained values and has trained twice as long (the dense run's steps, then its own), so it starts near the dense accuracy; the ticket reaches it from the initial values in the same steps as the dense run.",
+    ),
+];

@@ -1,0 +1,61 @@
+//! Training the experiment: the dense run, then each round's conditions, one after another on the
+//! chosen backend, each drawn as it ends; after the dense run, its one-shot pruning curve.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+
+use engine::train::Trainer;
+use lab_sims::sparsity::lottery::{self, Carry, Condition, LotteryPlan, SparseRun};
+use lab_sims::sparsity::record::{one_shot, OneShot, SparsityRecord};
+use lab_state::sparsity::{SparsityLab, CHUNK, PREDICT_ROWS};
+
+use super::{redraw, Canvases};
+use crate::fetch;
+use crate::recorded::Run;
+
+pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvases) -> Result<(), String> {
+    let (config, plan): (_, LotteryPlan) = (s.config(), s.plan());
+    let mut gpu = run.gpu().await;
+    run.status.set("loading data…".into());
+    let (train, test) = fetch::data(&config).await?;
+    let compiled = config.spec(train.classes).compile().map_err(|e| e.to_string())?;
+    run.record.set(Some(SparsityRecord::new(config.clone(), plan.clone(), &compiled)));
+    let jobs = plan.jobs();
+    let n = jobs.len();
+    let carry = RefCell::new(Carry::default());
+    run.each(
+        &mut gpu,
+        &jobs,
+        |(round, c)| format!("{} at {:.1} % pruned, {} steps", c.name(), 100.0 * plan.sparsity_at(*round), plan.steps),
+        async |i, job, gpu, pacer| {
+            let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, PREDICT_ROWS).await.map_err(|e| e.to_string())?;
+            let mut c = carry.take();
+            let steps = plan.steps.max(1) as f64;
+            let r = lottery::run(&mut t, &plan, *job, &mut c, (&test, CHUNK), |done| {
+                run.go_on(pacer, (i, n, done as f64 / steps))
+            })
+            .await;
+            carry.replace(c);
+            // Stopped: nothing to keep (the job's end says so).
+            let Some(r) = r.map_err(|e| e.to_string())? else {
+                return Ok(None);
+            };
+            let shots = if job.1 == Condition::Dense {
+                Some(one_shot(&mut t, &test).await.map_err(|e| e.to_string())?)
+            } else {
+                None
+            };
+            Ok::<Option<(SparseRun, Option<Vec<OneShot>>)>, String>(Some((r, shots)))
+        },
+        |rec, out| {
+            let Some((r, shots)) = out else { return };
+            rec.runs.push(r);
+            if let Some(s) = shots {
+                rec.one_shot = s;
+            }
+        },
+        |rec| redraw(&canvases, rec),
+    )
+    .await
+}

@@ -1,0 +1,8 @@
+//! The sparsity lab's studies (docs/theory.md §10): pruning masks by magnitude, globally or per
+//! layer; the lottery ticket experiment with its controls; and what a pruned network costs in
+//! FLOPs and bytes, unstructured (a sparse format with its indices) or structured (a smaller
+//! dense network).
+
+pub mod lottery;
+pub mod masks;
+pub mod record;
