@@ -36,6 +36,8 @@ const SMALL = {
   'precision-mixed': { state: '&steps=60' },
   'precision-formats': { state: '&steps=60' },
   'bench-lies': { state: '&steps=20' },
+  'sparsity-lottery': { state: '&steps=30&images=500' },
+  'sparsity-layers': { state: '&steps=30&images=500' },
   'scaling-normalization': { state: '&max_steps=200' },
   'scaling-lars': { state: '&max_steps=40' },
   'cluster-async-momentum': { state: '&max_steps=100' },

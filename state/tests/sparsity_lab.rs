@@ -3,7 +3,8 @@
 //! with the defaults, at 87.5 % of the weights pruned the lottery ticket reaches the dense
 //! network's test accuracy within a point and a half, and beats the same mask from fresh random
 //! weights and a random mask of the same sparsity by two points or more — at seeds 1 to 5 on the
-//! CPU path and at seed 1 on lavapipe (the WebGPU path).
+//! CPU path and at seed 1 on lavapipe (the WebGPU path). The course's sparsity lessons read
+//! those same runs: every section's claim is asserted on them.
 
 use std::rc::Rc;
 
@@ -86,6 +87,21 @@ fn with_the_defaults_the_ticket_matches_the_dense_network_and_its_controls_do_no
         // One shot without retraining: little lost at 75 %, collapsed at 97 %.
         assert!(shot(Scope::Global, 0.75) >= dense - 3.0, "{label}: one shot at 75 %");
         assert!(shot(Scope::Global, 0.97) < dense - 10.0, "{label}: one shot at 97 %");
+    }
+    // The lessons' sections lock the defaults (hiding controls), so they read these runs.
+    for id in ["sparsity-lottery", "sparsity-layers"] {
+        for section in crate::lessons::sections(id) {
+            let (mut lab, notices) = SparsityLab::from_query(&section.state);
+            assert!(notices.is_empty(), "{id}: {notices:?}");
+            lab.hide.clear();
+            assert!(lab == SparsityLab::default(), "{id} \"{}\": a section with other settings needs runs of its own", section.heading);
+            assert_eq!(section.seeds(), [1, 2, 3, 4, 5]);
+            for (label, r) in &records {
+                let value = section.measure(|name| r.metric(name).unwrap_or_else(|| panic!("{id}: no metric {name}")));
+                eprint!("({label}) ");
+                section.assert_claim(id, value);
+            }
+        }
     }
 }
 

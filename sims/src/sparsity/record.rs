@@ -111,6 +111,35 @@ impl SparsityRecord {
         Some(text)
     }
 
+    /// A metric the page publishes, by its name (`acc-ticket-3`, `sparsity-3`,
+    /// `oneshot-global-97`, `layer-pruned-2`), in percent: what a lesson reads.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let percent = |v: f64| 100.0 * v;
+        if let Some(rest) = name.strip_prefix("acc-") {
+            let (condition, round) = rest.rsplit_once('-')?;
+            let run = self.run(Condition::parse(condition)?, round.parse().ok()?)?;
+            return Some(percent(f64::from(run.test_accuracy)));
+        }
+        if let Some(round) = name.strip_prefix("sparsity-") {
+            let round: usize = round.parse().ok()?;
+            return self.runs.iter().find(|r| r.round == round).map(|r| percent(r.sparsity));
+        }
+        if let Some(rest) = name.strip_prefix("oneshot-") {
+            let (scope, at) = rest.rsplit_once('-')?;
+            let scope = match scope {
+                "global" => Scope::Global,
+                "per_layer" => Scope::PerLayer,
+                _ => return None,
+            };
+            let at: f64 = at.parse().ok()?;
+            let o = (self.one_shot.iter()).find(|o| o.scope == scope && (percent(o.sparsity) - at).abs() < 0.05)?;
+            return Some(percent(f64::from(o.test_accuracy)));
+        }
+        let layer: usize = name.strip_prefix("layer-pruned-")?.parse().ok()?;
+        let ticket = (self.runs.iter()).filter(|r| r.condition == Condition::Ticket).max_by_key(|r| r.round)?;
+        ticket.layer_sparsity.get(layer.checked_sub(1)?).map(|s| percent(*s))
+    }
+
     pub fn run(&self, condition: Condition, round: usize) -> Option<&SparseRun> {
         self.runs.iter().find(|r| r.condition == condition && r.round == round)
     }
