@@ -46,7 +46,8 @@ pub struct SparsityLab {
     /// The share of the remaining weights each round prunes.
     pub prune: f64,
     pub scope: Scope,
-    /// The conditions every round trains: `ticket` and any of `rewind`, `reinit`, `random`, `finetune`.
+    /// The conditions every round trains: `ticket` and any of `rewind`, `reinit`, `random`, `finetune`, `set`,
+    /// `rigl`.
     pub conditions: String,
     /// The dense run's step a `rewind` run starts from.
     pub rewind_step: u64,
@@ -93,7 +94,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
 
 /// The conditions in `text`, the ticket among them, or why not.
 pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, String> {
-    let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune"], 5)?;
+    let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl"], 7)?;
     if !names.iter().any(|n| n == "ticket") {
         return Err("conditions: the ticket carries the pruning from round to round; name it".into());
     }

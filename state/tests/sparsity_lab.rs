@@ -129,3 +129,21 @@ fn rewinding_to_an_early_step_and_fine_tuning_match_the_ticket_on_this_network()
         }
     }
 }
+
+/// Sparse from the start: SET and RigL keep the ticket's budget of weights in every layer while
+/// their masks change, and train (seed 1; what they reach against the ticket is in the book).
+#[test]
+fn set_and_rigl_train_at_the_tickets_budget_in_every_layer() {
+    let r = experiment("seed=1&conditions=ticket,set,rigl", None);
+    for round in 1..=3 {
+        let ticket = r.run(Condition::Ticket, round).unwrap();
+        for c in [Condition::Set, Condition::Rigl] {
+            let run = r.run(c, round).unwrap();
+            eprintln!("round {round}: {} {:.1} against the ticket's {:.1}", c.name(), 100.0 * run.test_accuracy, 100.0 * ticket.test_accuracy);
+            for (a, b) in run.layer_sparsity.iter().zip(&ticket.layer_sparsity) {
+                assert!((a - b).abs() < 1e-9, "{c:?} round {round}: {:?} against {:?}", run.layer_sparsity, ticket.layer_sparsity);
+            }
+            assert!(run.test_accuracy > 0.7, "{c:?} round {round} trains");
+        }
+    }
+}

@@ -24,6 +24,8 @@ pub fn condition_color(c: Condition) -> RGBColor {
         Condition::Random,
         Condition::Rewind,
         Condition::Finetune,
+        Condition::Set,
+        Condition::Rigl,
     ]
     .iter()
     .position(|x| *x == c)
@@ -40,6 +42,8 @@ pub fn condition_label(c: Condition) -> &'static str {
         Condition::Reinit => "same mask, fresh random weights",
         Condition::Random => "random mask, initial weights",
         Condition::Finetune => "pruned once after training, fine-tuned",
+        Condition::Set => "SET: sparse from the start, regrown at random",
+        Condition::Rigl => "RigL: sparse from the start, regrown by gradient",
     }
 }
 

@@ -71,7 +71,7 @@ pub fn SparsityPage() -> impl IntoView {
                     <option value="per_layer" selected=move || settings.with(|s| s.scope == Scope::PerLayer)>"per layer (same share each)"</option>
                 </select>
             </label>
-            {number_input("Conditions (ticket, rewind, reinit, random, finetune)", "sparse-conditions", |s| s.conditions.clone(), |s, v| parse_conditions(v).map(|_| s.conditions = v.into()).is_ok())}
+            {number_input("Conditions (ticket, rewind, reinit, random, finetune, set, rigl)", "sparse-conditions", |s| s.conditions.clone(), |s, v| parse_conditions(v).map(|_| s.conditions = v.into()).is_ok())}
             {number_input("Rewind step (the rewind condition)", "sparse-rewind_step", |s| s.rewind_step.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.rewind_step = x).is_some())}
             {number_input("Seed (the weights' start, the batches' order)", "sparse-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
             {crate::controls::backend_select("sparse-backend", settings)}

@@ -12,11 +12,19 @@ use engine::data::Dataset;
 use engine::error::Error;
 use engine::train::Trainer;
 
+use engine::rng::Rng;
+
+use super::dynamic::{self, Grow};
 use super::masks::{self, Scope};
 
 /// Salts of the seeds the controls draw from (a fixed offset from the run's seed).
 const REINIT_SALT: u64 = 0x5EED_0F_2E;
 const RANDOM_MASK_SALT: u64 = 0x5EED_0F_4A;
+const GROW_SALT: u64 = 0x5EED_0F_6B;
+
+/// The share of a layer's active weights the first update of SET and RigL drops (RigL's 0.3,
+/// decayed by a cosine to 0 at three quarters of the run).
+pub const DROP_FRACTION: f64 = 0.3;
 
 /// How a round's network starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +44,11 @@ pub enum Condition {
     /// Pruning after training in one shot: the trained dense network pruned by magnitude to the
     /// round's sparsity, then fine-tuned from its trained values.
     Finetune,
+    /// Sparse from the start (SET): a random mask with the ticket's count in every layer, from
+    /// the initial values, its smallest weights dropped and as many grown at random as it trains.
+    Set,
+    /// Sparse from the start (RigL): as `Set`, growing where the gradient is largest.
+    Rigl,
 }
 
 impl Condition {
@@ -47,10 +60,21 @@ impl Condition {
             Condition::Reinit => "reinit",
             Condition::Random => "random",
             Condition::Finetune => "finetune",
+            Condition::Set => "set",
+            Condition::Rigl => "rigl",
         }
     }
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::Dense, Self::Ticket, Self::Rewind, Self::Reinit, Self::Random, Self::Finetune]
+        [
+            Self::Dense,
+            Self::Ticket,
+            Self::Rewind,
+            Self::Reinit,
+            Self::Random,
+            Self::Finetune,
+            Self::Set,
+            Self::Rigl,
+        ]
             .into_iter()
             .find(|c| c.name() == name)
     }
@@ -175,7 +199,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
                 .init_with(&trainer.compiled, plan.seed ^ REINIT_SALT, trainer.config.init);
             (fresh, mask)
         }
-        Condition::Random => (
+        Condition::Random | Condition::Set | Condition::Rigl => (
             carry.init.clone(),
             masks::random_like(&mask, &spans, plan.seed ^ RANDOM_MASK_SALT ^ round as u64),
         ),
@@ -191,6 +215,14 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     };
     trainer.set_params(&start)?;
     trainer.set_mask(&mask).await?;
+    let dynamic = match condition {
+        Condition::Set => Some(Grow::Random),
+        Condition::Rigl => Some(Grow::Gradient),
+        _ => None,
+    };
+    let (mut mask, mut rng) = (mask, Rng::new(plan.seed ^ GROW_SALT ^ round as u64));
+    // RigL's schedule: an update every tenth of the run until three quarters through.
+    let (update_every, update_end) = ((plan.steps / 10).max(1), plan.steps * 3 / 4);
     // A rewound run trains on the batches the dense run had left.
     let skip = if condition == Condition::Rewind { plan.rewind_step.min(plan.steps) } else { 0 };
     for _ in 0..skip {
@@ -207,6 +239,9 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         if condition == Condition::Dense && done < plan.rewind_step {
             next = next.min(plan.rewind_step);
         }
+        if dynamic.is_some() {
+            next = next.min((done / update_every + 1) * update_every);
+        }
         trainer
             .train((next - done) as usize)
             .await
@@ -214,6 +249,21 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         done = next;
         if condition == Condition::Dense && done == plan.rewind_step {
             carry.rewind = Some(trainer.params().await?);
+        }
+        if let Some(grow) = dynamic.filter(|_| done % update_every == 0 && done < update_end) {
+            let params = trainer.params().await?;
+            // RigL's gradient: the dense gradient on a fixed batch (the first rows), so the
+            // training's own batches stay those of every other run.
+            let grads = match grow {
+                Grow::Gradient => {
+                    let rows: Vec<u32> = (0..trainer.config.batch as u32).collect();
+                    Some(trainer.loss_and_gradient(&rows).await?.1)
+                }
+                Grow::Random => None,
+            };
+            let fraction = dynamic::drop_fraction(DROP_FRACTION, done, update_end);
+            mask = dynamic::update(&params, grads.as_deref(), &mask, &spans, fraction, &mut rng);
+            trainer.set_mask(&mask).await?;
         }
         if done % plan.eval_every == 0 || done == steps {
             curve.push((done, trainer.evaluate(test).await?.1));

@@ -3,6 +3,7 @@
 //! FLOPs and bytes, unstructured (a sparse format with its indices) or structured (a smaller
 //! dense network).
 
+pub mod dynamic;
 pub mod lottery;
 pub mod masks;
 pub mod record;

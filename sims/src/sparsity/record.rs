@@ -82,8 +82,9 @@ impl SparsityRecord {
 
     /// What the last round with a ticket shows, in a sentence (None before one): the ticket
     /// against the dense run and against each control, in points of test accuracy. A ticket
-    /// "wins" when it is within a point of the dense run and a point or more above every
-    /// control (Frankle & Carbin's criterion, with a point's margin for this test set's noise).
+    /// "wins" when it is within a point of the dense run and a point or more above each of the
+    /// paper's controls, reinit and random (Frankle & Carbin's criterion, with a point's margin
+    /// for this test set's noise); the other conditions are compared, not required.
     pub fn verdict(&self) -> Option<String> {
         let dense = self.run(Condition::Dense, 0)?.test_accuracy;
         let ticket = self.runs.iter().filter(|r| r.condition == Condition::Ticket).max_by_key(|r| r.round)?;
@@ -102,7 +103,7 @@ impl SparsityRecord {
         for (c, d) in &controls {
             text += &format!("; {:.1} points {} {}", d.abs(), if *d >= 0.0 { "above" } else { "below" }, control_name(*c));
         }
-        let wins = points(ticket.test_accuracy - dense) >= -1.0 && controls.iter().all(|(c, d)| *d >= 1.0 || matches!(c, Condition::Rewind | Condition::Finetune));
+        let wins = points(ticket.test_accuracy - dense) >= -1.0 && controls.iter().all(|(c, d)| *d >= 1.0 || matches!(c, Condition::Rewind | Condition::Finetune | Condition::Set | Condition::Rigl));
         text += if wins {
             ": a winning ticket — the mask with its initial values trains as well as the whole network."
         } else {
@@ -162,6 +163,8 @@ fn control_name(c: Condition) -> &'static str {
         Condition::Random => "a random mask of the same sparsity",
         Condition::Rewind => "the ticket rewound to an early step",
         Condition::Finetune => "the dense network pruned once and fine-tuned",
+        Condition::Set => "SET (sparse from the start, grown at random)",
+        Condition::Rigl => "RigL (sparse from the start, grown by gradient)",
         Condition::Dense | Condition::Ticket => "",
     }
 }
