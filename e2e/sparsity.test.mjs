@@ -34,6 +34,16 @@ test('sparsity lab: a short lottery experiment, its table, verdict, charts and f
       assert.ok(v >= 0 && v <= 100, `${name}: a percentage (${v})`);
     }
     assert.ok(Number(await metric(page, 'acc-dense-0')) > 50, 'the dense network learns in 30 steps');
+    // Structured against unstructured at 75 %: a hand count of the bytes (784-100-10: 79,400
+    // weights, 4 bytes each dense; 19,850 kept at 6 bytes in CSR plus 112 row pointers; 784-25-10).
+    assert.equal(Number(await metric(page, 'dense-bytes')), 317_600);
+    assert.equal(Number(await metric(page, 'csr-bytes-75')), 19_850 * 6 + 4 * 112);
+    assert.equal(Number(await metric(page, 'smaller-bytes-75')), 4 * (784 * 25 + 25 * 10));
+    for (const name of ['structured-75', 'unstructured-75']) {
+      const v = Number(await metric(page, name));
+      assert.ok(v >= 0 && v <= 100, `${name}: a percentage (${v})`);
+    }
+    assert.match(await text(page, 'sparse-structured'), /\d+\.\d \/ \d+\.\d ms/, 'the forward passes timed');
     assert.match(await text(page, 'sparse-verdict'), /^At 75\.0 % of the weights pruned, the ticket reaches/);
     assert.match(await text(page, 'sparse-layer-text'), /layer 1 \(784 → 100\): [\d.]+ % pruned/);
     await screenshot(page, 'sparsity-runs.png');

@@ -24,11 +24,11 @@ mod optimizers;
 mod parallelism;
 mod playground;
 mod precision;
-mod sparsity;
 mod recorded;
 mod scaling;
 mod session;
 mod share;
+mod sparsity;
 mod vision;
 
 fn main() {

@@ -55,13 +55,19 @@ fn check(gpu: Option<Rc<GpuContext>>) {
             block_on(plain.train(1)).unwrap();
             block_on(masked.train(1)).unwrap();
         }
-        let (got, mut want) = (block_on(masked.params()).unwrap(), block_on(plain.params()).unwrap());
+        let (got, mut want) = (
+            block_on(masked.params()).unwrap(),
+            block_on(plain.params()).unwrap(),
+        );
         want.iter_mut().zip(&m).for_each(|(w, m)| *w *= m);
         assert!(
             got.iter().zip(&m).all(|(w, m)| *m == 1.0 || *w == 0.0),
             "{optimizer:?}: a pruned weight moved"
         );
-        assert_eq!(got, want, "{optimizer:?}: the kept weights as the host-zeroed run's");
+        assert_eq!(
+            got, want,
+            "{optimizer:?}: the kept weights as the host-zeroed run's"
+        );
         assert!(got.iter().zip(&m).any(|(w, m)| *m == 1.0 && *w != 0.0));
     }
 }

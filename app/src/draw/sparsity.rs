@@ -58,7 +58,10 @@ fn halvings(sparsity: f64) -> f64 {
 pub fn accuracy(canvas: HtmlCanvasElement, record: &SparsityRecord) {
     let Some(root) = area(canvas) else { return };
     let conditions = record.conditions();
-    let mut keys: Vec<Key> = conditions.iter().map(|c| Key::line(condition_label(*c), condition_color(*c))).collect();
+    let mut keys: Vec<Key> = conditions
+        .iter()
+        .map(|c| Key::line(condition_label(*c), condition_color(*c)))
+        .collect();
     keys.push(Key::dashed("pruned once, not retrained: global", GREY));
     keys.push(Key::dashed("per layer", BLACK));
     let plot = legend::below(&root, &keys);
@@ -84,14 +87,20 @@ pub fn accuracy(canvas: HtmlCanvasElement, record: &SparsityRecord) {
         .x_labels(8)
         .x_label_formatter(&|x| {
             let left = 100.0 * 0.5f64.powf(*x);
-            if left >= 10.0 { format!("{left:.0} %") } else { format!("{left:.1} %") }
+            if left >= 10.0 {
+                format!("{left:.0} %")
+            } else {
+                format!("{left:.1} %")
+            }
         })
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 12))
         .draw();
     let dense = record.run(Condition::Dense, 0);
     for c in &conditions {
-        let mut points: Vec<(f64, f64)> = dense.into_iter().chain(record.runs.iter().filter(|r| r.condition == *c))
+        let mut points: Vec<(f64, f64)> = dense
+            .into_iter()
+            .chain(record.runs.iter().filter(|r| r.condition == *c))
             .map(|r| (halvings(r.sparsity), 100.0 * f64::from(r.test_accuracy)))
             .collect();
         points.dedup();
@@ -114,7 +123,10 @@ pub fn curves(canvas: HtmlCanvasElement, record: &SparsityRecord, round: usize) 
     let runs: Vec<&SparseRun> = (record.runs.iter())
         .filter(|r| r.round == round || r.condition == Condition::Dense)
         .collect();
-    let keys: Vec<Key> = runs.iter().map(|r| Key::line(r.label(), condition_color(r.condition))).collect();
+    let keys: Vec<Key> = runs
+        .iter()
+        .map(|r| Key::line(r.label(), condition_color(r.condition)))
+        .collect();
     let plot = legend::below(&root, &keys);
     let steps = record.plan.steps.max(1) as f64;
     let Ok(mut chart) = ChartBuilder::on(&plot)
@@ -135,8 +147,16 @@ pub fn curves(canvas: HtmlCanvasElement, record: &SparsityRecord, round: usize) 
         .draw();
     for r in runs {
         // A rewound run's steps count from its rewind point.
-        let offset = if r.condition == Condition::Rewind { record.plan.rewind_step as f64 } else { 0.0 };
-        let points: Vec<(f64, f64)> = r.curve.iter().map(|(s, a)| (*s as f64 + offset, 100.0 * f64::from(*a))).collect();
+        let offset = if r.condition == Condition::Rewind {
+            record.plan.rewind_step as f64
+        } else {
+            0.0
+        };
+        let points: Vec<(f64, f64)> = r
+            .curve
+            .iter()
+            .map(|(s, a)| (*s as f64 + offset, 100.0 * f64::from(*a)))
+            .collect();
         let col = condition_color(r.condition);
         let _ = chart.draw_series(LineSeries::new(points.clone(), col.stroke_width(2)));
         let _ = chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, col.filled())));
@@ -157,7 +177,11 @@ pub fn input_mask(canvas: HtmlCanvasElement, run: &SparseRun, units: usize) {
     let cell = ((w.saturating_sub(100)).min(h.saturating_sub(20)) / side as u32).max(1) as i32;
     // The scale runs to the largest share kept (in steps of 5 %), so a sparse mask keeps contrast.
     let units = units.max(1) as f64;
-    let most = run.input_kept.iter().map(|k| f64::from(*k) / units).fold(0.0, f64::max);
+    let most = run
+        .input_kept
+        .iter()
+        .map(|k| f64::from(*k) / units)
+        .fold(0.0, f64::max);
     let top = ((most * 20.0).ceil() / 20.0).clamp(0.05, 1.0);
     let shade = |share: f64| {
         let v = (255.0 * (1.0 - (share / top).clamp(0.0, 1.0))) as u8;
@@ -165,10 +189,16 @@ pub fn input_mask(canvas: HtmlCanvasElement, run: &SparseRun, units: usize) {
     };
     for (k, kept) in run.input_kept.iter().enumerate() {
         let (x, y) = ((k % side) as i32 * cell + 6, (k / side) as i32 * cell + 6);
-        let _ = picture.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], shade(f64::from(*kept) / units).filled()));
+        let _ = picture.draw(&Rectangle::new(
+            [(x, y), (x + cell, y + cell)],
+            shade(f64::from(*kept) / units).filled(),
+        ));
     }
     let frame = side as i32 * cell;
-    let _ = picture.draw(&Rectangle::new([(6, 6), (6 + frame, 6 + frame)], GREY.stroke_width(1)));
+    let _ = picture.draw(&Rectangle::new(
+        [(6, 6), (6 + frame, 6 + frame)],
+        GREY.stroke_width(1),
+    ));
     // The colour bar: the share of the pixel's first-layer weights kept, 0 to 100 %.
     let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));
     let steps = 20;
@@ -177,19 +207,40 @@ pub fn input_mask(canvas: HtmlCanvasElement, run: &SparseRun, units: usize) {
     for i in 0..steps {
         let share = top * (1.0 - i as f64 / steps as f64);
         let y0 = y_top + i * tall / steps;
-        let _ = bar.draw(&Rectangle::new([(10, y0), (28, y0 + tall / steps + 1)], shade(share).filled()));
+        let _ = bar.draw(&Rectangle::new(
+            [(10, y0), (28, y0 + tall / steps + 1)],
+            shade(share).filled(),
+        ));
     }
-    let _ = bar.draw(&Rectangle::new([(10, y_top), (28, y_top + tall)], GREY.stroke_width(1)));
+    let _ = bar.draw(&Rectangle::new(
+        [(10, y_top), (28, y_top + tall)],
+        GREY.stroke_width(1),
+    ));
     let _ = bar.draw(&Text::new("kept", (6, 6), font.clone()));
-    let _ = bar.draw(&Text::new(format!("{:.0} %", 100.0 * top), (32, y_top), font.clone()));
+    let _ = bar.draw(&Text::new(
+        format!("{:.0} %", 100.0 * top),
+        (32, y_top),
+        font.clone(),
+    ));
     let _ = bar.draw(&Text::new("0 %", (32, y_top + tall - 12), font));
 }
 
 /// The share of each layer's weights pruned by the runs of one condition, a bar per round.
 pub fn layers(canvas: HtmlCanvasElement, record: &SparsityRecord) {
     let Some(root) = area(canvas) else { return };
-    let tickets: Vec<&SparseRun> = (record.runs.iter()).filter(|r| r.condition == Condition::Ticket).collect();
-    let keys: Vec<Key> = tickets.iter().enumerate().map(|(i, r)| Key::line(format!("round {}: {:.1} % overall", r.round, 100.0 * r.sparsity), color(i + 6))).collect();
+    let tickets: Vec<&SparseRun> = (record.runs.iter())
+        .filter(|r| r.condition == Condition::Ticket)
+        .collect();
+    let keys: Vec<Key> = tickets
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            Key::line(
+                format!("round {}: {:.1} % overall", r.round, 100.0 * r.sparsity),
+                color(i + 6),
+            )
+        })
+        .collect();
     let plot = legend::below(&root, &keys);
     let n = record.layers.len().max(1);
     let Ok(mut chart) = ChartBuilder::on(&plot)
@@ -207,7 +258,11 @@ pub fn layers(canvas: HtmlCanvasElement, record: &SparsityRecord) {
         .x_labels(n * 2 + 1)
         .x_label_formatter(&|x| {
             let k = x.floor() as usize;
-            if (x - k as f64 - 0.5).abs() < 0.01 { names.get(k).cloned().unwrap_or_default() } else { String::new() }
+            if (x - k as f64 - 0.5).abs() < 0.01 {
+                names.get(k).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
         })
         .x_desc("layer (inputs → outputs)")
         .y_desc("weights pruned (%)")

@@ -16,7 +16,11 @@ fn percent(v: f32) -> String {
 
 /// One row per round: its sparsity, then each condition's test accuracy.
 fn rows(r: &SparsityRecord) -> impl IntoView {
-    let conditions: Vec<Condition> = r.conditions().into_iter().filter(|c| *c != Condition::Dense).collect();
+    let conditions: Vec<Condition> = r
+        .conditions()
+        .into_iter()
+        .filter(|c| *c != Condition::Dense)
+        .collect();
     let rounds = r.runs.iter().map(|x| x.round).max().unwrap_or(0);
     let dense = r.run(Condition::Dense, 0).map(|d| d.test_accuracy);
     let head = view! {
@@ -46,6 +50,35 @@ fn rows(r: &SparsityRecord) -> impl IntoView {
     }
 }
 
+fn kib(bytes: f64) -> String {
+    format!("{:.0} KiB", bytes / 1024.0)
+}
+
+/// Structured against unstructured pruning of the trained dense network, a row per round's
+/// sparsity: accuracy in one shot, and what each costs.
+fn structured_rows(r: &SparsityRecord) -> impl IntoView {
+    let dense = r.structured.first().map(|x| x.dense);
+    let head = view! {
+        <tr><th>"weights pruned"</th><th>"unstructured: accuracy"</th><th>"structured: neurons left, accuracy"</th><th>"MFLOP per sample: dense / CSR / smaller"</th><th>"weights' bytes: dense / CSR / smaller"</th><th>"forward over the test set: dense / smaller"</th></tr>
+    };
+    let rows = r.structured.iter().map(|x| {
+        let p = (1000.0 * x.sparsity).round() / 10.0;
+        let hidden = x.widths[1..x.widths.len() - 1].iter().map(|w| w.to_string()).collect::<Vec<_>>().join("-");
+        let time = x.ms.map_or("–".into(), |(d, s)| format!("{d:.1} / {s:.1} ms"));
+        view! {
+            <tr>
+                <td>{format!("{p} %")}</td>
+                <td data-metric=format!("unstructured-{p}") data-metric-value=(100.0 * x.unstructured_accuracy).to_string()>{percent(x.unstructured_accuracy)}</td>
+                <td data-metric=format!("structured-{p}") data-metric-value=(100.0 * x.structured_accuracy).to_string()>{format!("{hidden} ({:.1} % pruned): {}", 100.0 * x.structured_sparsity, percent(x.structured_accuracy))}</td>
+                <td>{format!("{:.3} / {:.3} / {:.3}", x.dense.flops / 1e6, x.csr.flops / 1e6, x.smaller.flops / 1e6)}</td>
+                <td><span data-metric=format!("csr-bytes-{p}") data-metric-value=x.csr.bytes.to_string()>{format!("{} / {}", kib(x.dense.bytes), kib(x.csr.bytes))}</span>{" / "}<span data-metric=format!("smaller-bytes-{p}") data-metric-value=x.smaller.bytes.to_string()>{kib(x.smaller.bytes)}</span></td>
+                <td>{time}</td>
+            </tr>
+        }
+    }).collect_view();
+    view! { {head}{rows}<tr hidden><td data-metric="dense-bytes" data-metric-value=dense.map_or(String::new(), |d| d.bytes.to_string())></td></tr> }
+}
+
 /// The one-shot points as hidden metrics (`oneshot-global-90`), for lessons and scripts.
 fn one_shot_metrics(r: &SparsityRecord) -> impl IntoView {
     r.one_shot.iter().map(|o| {
@@ -57,7 +90,11 @@ fn one_shot_metrics(r: &SparsityRecord) -> impl IntoView {
 
 /// The last ticket's share pruned per layer (`layer-pruned-1`, …), as text beside its chart.
 fn layer_text(r: &SparsityRecord) -> impl IntoView {
-    let last = r.runs.iter().filter(|x| x.condition == Condition::Ticket).max_by_key(|x| x.round);
+    let last = r
+        .runs
+        .iter()
+        .filter(|x| x.condition == Condition::Ticket)
+        .max_by_key(|x| x.round);
     last.map(|t| {
         let parts = t.layer_sparsity.iter().enumerate().map(|(l, s)| {
             let name = r.layers.get(l).cloned().unwrap_or_default();
@@ -68,8 +105,18 @@ fn layer_text(r: &SparsityRecord) -> impl IntoView {
 }
 
 pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> impl IntoView {
-    let rounds = move || record.with(|r| r.as_ref().map_or(0, |r| r.runs.iter().map(|x| x.round).max().unwrap_or(0)));
-    let shown = move || record.with(|r| r.as_ref().map_or(0, |r| super::shown_round(r, canvases.round.get())));
+    let rounds = move || {
+        record.with(|r| {
+            r.as_ref()
+                .map_or(0, |r| r.runs.iter().map(|x| x.round).max().unwrap_or(0))
+        })
+    };
+    let shown = move || {
+        record.with(|r| {
+            r.as_ref()
+                .map_or(0, |r| super::shown_round(r, canvases.round.get()))
+        })
+    };
     view! {
         <section class="views">
             <figure class="wide">
@@ -83,6 +130,12 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> 
                 </table>
                 <div>{move || record.with(|r| r.as_ref().map(one_shot_metrics))}</div>
                 <figcaption>"Test accuracy of every run at the end of its training, by round. A round prunes the given share of the weights that remained (biases are never pruned); the ticket's trained weights choose the next round's mask."</figcaption>
+            </figure>
+            <figure class="wide">
+                <table class="results" data-testid="sparse-structured">
+                    {move || record.with(|r| r.as_ref().map(structured_rows))}
+                </table>
+                <figcaption>"The trained dense network pruned once, not retrained, at each round's share of weights: unstructured (its smallest weights, wherever they are) against structured (whole hidden neurons, the weakest by the norm of their incoming weights, as many as keep about the same number of weights). What each costs per sample: unstructured in a compressed sparse row format (each kept weight's value, 4 bytes, and column index, 2 bytes, and a pointer per row), structured as the smaller dense network. The last column times the forward pass over the 2,000 test images on this page's backend, the dense network against the smaller one the structured pruning leaves. Read it: unstructured pruning keeps the accuracy but its bytes shrink less than its weights (the indices), and dense kernels cannot skip its zeros; removing whole neurons shrinks the real network, and costs accuracy without retraining."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.curves data-testid="sparse-curves" data-empty="Press Run: test accuracy over training, for each condition of one round." width="420" height="320"></canvas>

@@ -18,4 +18,14 @@ pub const STEPS: &[Step] = &[
         "the ticket rewound to step 20 of the dense run ends within a point of the ticket rewound to step 0, at every round; the dense network pruned once and fine-tuned from its trained values ends about level with the ticket or a little above.",
         "rewinding to an early step (Frankle et al. 2020) is what makes tickets exist in large networks, where rewinding to step 0 fails; on an MLP on MNIST step 0 already works, so the two match. Fine-tuning keeps the trained values and has trained twice as long (the dense run's steps, then its own), so it starts near the dense accuracy; the ticket reaches it from the initial values in the same steps as the dense run.",
     ),
+    step(
+        "look at the table of structured against unstructured pruning, at 87.5 %.",
+        "the scattered weights keep about 84 % accuracy without retraining, twelve whole neurons about 40 %; CSR stores the kept weights in 19 % of the dense bytes, the smaller network in 12 %; the last column times the smaller network's forward pass against the dense one's on your backend (on the CPU path it is several times faster; on a GPU a pass this small is mostly fixed cost).",
+        "unstructured pruning keeps whichever weights matter, wherever they are, so it keeps the accuracy; but each kept weight needs its index (2 bytes beside its 4), and hardware gains only with kernels that skip the zeros. Removing whole neurons leaves a smaller dense network that any kernel runs faster, at a cost in accuracy that retraining must recover (theory §10.5).",
+    ),
+    step(
+        "set the conditions to ticket, random, set, rigl and Run.",
+        "SET and RigL — sparse from the first step, their masks changed as they train — end about a point above the static random mask and below the ticket.",
+        "dynamic sparse training never trains the dense network, so it costs a quarter of the ticket's search here; on this small network and short budget, regrowing helps little, and RigL's gains in the paper come on large networks trained several times longer (theory §10.4).",
+    ),
 ];

@@ -7,6 +7,7 @@ mod figures;
 mod lesson;
 mod page;
 mod run;
+mod timing;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -32,31 +33,71 @@ struct Canvases {
 /// The round shown: the chosen one if trained, else the last.
 fn shown_round(record: &SparsityRecord, chosen: usize) -> usize {
     let last = record.runs.iter().map(|r| r.round).max().unwrap_or(0);
-    if chosen >= 1 && chosen <= last { chosen } else { last }
+    if chosen >= 1 && chosen <= last {
+        chosen
+    } else {
+        last
+    }
 }
 
 /// The numbers behind each chart, as CSV.
 fn tables(record: &SparsityRecord, round: usize) {
     use crate::figures::{csv, set_table};
     let points = record.runs.iter().map(|r| {
-        [r.condition.name().to_string(), r.round.to_string(), (100.0 * r.sparsity).to_string(), r.test_accuracy.to_string()]
+        [
+            r.condition.name().to_string(),
+            r.round.to_string(),
+            (100.0 * r.sparsity).to_string(),
+            r.test_accuracy.to_string(),
+        ]
     });
     let one_shot = record.one_shot.iter().map(|o| {
-        let scope = if o.scope == Scope::Global { "one-shot global" } else { "one-shot per layer" };
-        [scope.to_string(), String::new(), (100.0 * o.sparsity).to_string(), o.test_accuracy.to_string()]
+        let scope = if o.scope == Scope::Global {
+            "one-shot global"
+        } else {
+            "one-shot per layer"
+        };
+        [
+            scope.to_string(),
+            String::new(),
+            (100.0 * o.sparsity).to_string(),
+            o.test_accuracy.to_string(),
+        ]
     });
-    set_table("sparse-accuracy", csv("condition,round,sparsity_percent,test_accuracy", points.chain(one_shot)));
+    set_table(
+        "sparse-accuracy",
+        csv(
+            "condition,round,sparsity_percent,test_accuracy",
+            points.chain(one_shot),
+        ),
+    );
     let curves = (record.runs.iter())
         .filter(|r| r.round == round || r.condition == Condition::Dense)
-        .flat_map(|r| r.curve.iter().map(move |(s, a)| [r.condition.name().to_string(), r.round.to_string(), s.to_string(), a.to_string()]));
+        .flat_map(|r| {
+            r.curve.iter().map(move |(s, a)| {
+                [
+                    r.condition.name().to_string(),
+                    r.round.to_string(),
+                    s.to_string(),
+                    a.to_string(),
+                ]
+            })
+        });
     set_table("sparse-curves", csv("condition,round,step,test_accuracy", curves));
     if let Some(t) = record.run(Condition::Ticket, round) {
-        let pixels = t.input_kept.iter().enumerate().map(|(k, n)| [k.to_string(), n.to_string()]);
+        let pixels = t
+            .input_kept
+            .iter()
+            .enumerate()
+            .map(|(k, n)| [k.to_string(), n.to_string()]);
         set_table("sparse-mask", csv("input,first_layer_weights_kept", pixels));
     }
-    let layers = (record.runs.iter()).filter(|r| r.condition == Condition::Ticket).flat_map(|r| {
-        (r.layer_sparsity.iter().enumerate()).map(move |(l, s)| [r.round.to_string(), (l + 1).to_string(), (100.0 * s).to_string()])
-    });
+    let layers = (record.runs.iter())
+        .filter(|r| r.condition == Condition::Ticket)
+        .flat_map(|r| {
+            (r.layer_sparsity.iter().enumerate())
+                .map(move |(l, s)| [r.round.to_string(), (l + 1).to_string(), (100.0 * s).to_string()])
+        });
     set_table("sparse-layers", csv("round,layer,pruned_percent", layers));
 }
 
@@ -69,7 +110,12 @@ fn redraw(c: &Canvases, record: &SparsityRecord) {
     if let Some(x) = c.curves.get_untracked() {
         charts::curves(x, record, round);
     }
-    if let (Some(x), Some(t)) = (c.mask.get_untracked(), record.run(Condition::Ticket, round).or(record.run(Condition::Dense, 0))) {
+    if let (Some(x), Some(t)) = (
+        c.mask.get_untracked(),
+        record
+            .run(Condition::Ticket, round)
+            .or(record.run(Condition::Dense, 0)),
+    ) {
         let units = match &record.config.model {
             engine::train::ModelConfig::Mlp { hidden, .. } => hidden.first().copied().unwrap_or(10),
             _ => 10,

@@ -7,12 +7,15 @@ use leptos::prelude::*;
 
 use engine::train::Trainer;
 use lab_sims::sparsity::lottery::{self, Carry, Condition, LotteryPlan, SparseRun};
-use lab_sims::sparsity::record::{one_shot, OneShot, SparsityRecord};
+use lab_sims::sparsity::record::{one_shot, structured, OneShot, SparsityRecord, Structured};
 use lab_state::sparsity::{SparsityLab, CHUNK, PREDICT_ROWS};
 
 use super::{redraw, Canvases};
 use crate::fetch;
 use crate::recorded::Run;
+
+/// What the dense run adds: its one-shot curve and the structured rows.
+type After = Option<(Vec<OneShot>, Vec<Structured>)>;
 
 pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvases) -> Result<(), String> {
     let (config, plan): (_, LotteryPlan) = (s.config(), s.plan());
@@ -20,16 +23,27 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
     run.status.set("loading data…".into());
     let (train, test) = fetch::data(&config).await?;
     let compiled = config.spec(train.classes).compile().map_err(|e| e.to_string())?;
-    run.record.set(Some(SparsityRecord::new(config.clone(), plan.clone(), &compiled)));
+    run.record
+        .set(Some(SparsityRecord::new(config.clone(), plan.clone(), &compiled)));
     let jobs = plan.jobs();
     let n = jobs.len();
     let carry = RefCell::new(Carry::default());
     run.each(
         &mut gpu,
         &jobs,
-        |(round, c)| format!("{} at {:.1} % pruned, {} steps", c.name(), 100.0 * plan.sparsity_at(*round), plan.steps),
+        |(round, c)| {
+            format!(
+                "{} at {:.1} % pruned, {} steps",
+                c.name(),
+                100.0 * plan.sparsity_at(*round),
+                plan.steps
+            )
+        },
         async |i, job, gpu, pacer| {
-            let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, PREDICT_ROWS).await.map_err(|e| e.to_string())?;
+            let t_gpu = gpu.clone();
+            let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, PREDICT_ROWS)
+                .await
+                .map_err(|e| e.to_string())?;
             let mut c = carry.take();
             let steps = plan.steps.max(1) as f64;
             let r = lottery::run(&mut t, &plan, *job, &mut c, (&test, CHUNK), |done| {
@@ -41,18 +55,25 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
             let Some(r) = r.map_err(|e| e.to_string())? else {
                 return Ok(None);
             };
-            let shots = if job.1 == Condition::Dense {
-                Some(one_shot(&mut t, &test).await.map_err(|e| e.to_string())?)
+            // After the dense run: its one-shot curve, and structured against unstructured
+            // pruning at each round's sparsity, timed.
+            let after = if job.1 == Condition::Dense {
+                let shots = one_shot(&mut t, &test).await.map_err(|e| e.to_string())?;
+                let at: Vec<f64> = (1..=plan.rounds).map(|k| plan.sparsity_at(k)).collect();
+                let mut rows = structured(&mut t, &test, &at).await.map_err(|e| e.to_string())?;
+                super::timing::time_rows(&mut rows, &mut t, (&config, &train, &test), t_gpu).await?;
+                Some((shots, rows))
             } else {
                 None
             };
-            Ok::<Option<(SparseRun, Option<Vec<OneShot>>)>, String>(Some((r, shots)))
+            Ok::<Option<(SparseRun, After)>, String>(Some((r, after)))
         },
         |rec, out| {
-            let Some((r, shots)) = out else { return };
+            let Some((r, after)) = out else { return };
             rec.runs.push(r);
-            if let Some(s) = shots {
-                rec.one_shot = s;
+            if let Some((shots, rows)) = after {
+                rec.one_shot = shots;
+                rec.structured = rows;
             }
         },
         |rec| redraw(&canvases, rec),

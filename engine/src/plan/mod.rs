@@ -311,7 +311,11 @@ impl Plan {
         // Last of the update: what the optimizer moved a pruned weight by is undone.
         let mask = if cfg.masked {
             let mask = t.add("params.mask", Elem::F32, n);
-            train.push(Box::new(ApplyMask { mask, weights: params, n }));
+            train.push(Box::new(ApplyMask {
+                mask,
+                weights: params,
+                n,
+            }));
             mask
         } else {
             BufId(0)

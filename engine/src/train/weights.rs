@@ -49,7 +49,9 @@ impl Trainer {
     pub async fn set_mask(&mut self, mask: &[f32]) -> Result<(), Error> {
         let n = self.compiled.n_params;
         if !self.config.masked {
-            return Err(Error::Config("set_mask needs a trainer made with TrainConfig::masked".into()));
+            return Err(Error::Config(
+                "set_mask needs a trainer made with TrainConfig::masked".into(),
+            ));
         }
         if mask.len() != n {
             return Err(Error::ParamCount {

@@ -64,7 +64,11 @@ fn mask_matches_cpu() {
             StepScalars::default(),
             &[weights],
         );
-        let want: Vec<f32> = random(n, 4).iter().zip(&m).map(|(w, m)| if *m == 1.0 { *w } else { 0.0 }).collect();
+        let want: Vec<f32> = random(n, 4)
+            .iter()
+            .zip(&m)
+            .map(|(w, m)| if *m == 1.0 { *w } else { 0.0 })
+            .collect();
         assert_eq!(out[0].0, want, "GPU");
         assert_eq!(out[0].1, want, "CPU");
     }

@@ -73,11 +73,25 @@ mod tests {
         let mask = [1., 1., 1., 1., 0., 0., 0., 0.];
         let w = [0.5, -0.1, 2.0, 0.05, 0., 0., 0., 0.];
         let g = [9., 9., 9., 9., 0.1, -3.0, 0.2, 2.0];
-        let m = update(&w, Some(&g), &mask, &[0..8], 0.5, &mut Rng::new(1));
+        let m = update(
+            &w,
+            Some(&g),
+            &mask,
+            std::slice::from_ref(&(0..8)),
+            0.5,
+            &mut Rng::new(1),
+        );
         // By hand: drop the two smallest |w| (3: 0.05, 1: 0.1); grow the two largest |g| among
         // 4..8 (5: 3.0, 7: 2.0).
         assert_eq!(m, [1., 0., 1., 0., 0., 1., 0., 1.]);
-        let set = update(&w, None, &mask, &[0..8], 0.5, &mut Rng::new(1));
+        let set = update(
+            &w,
+            None,
+            &mask,
+            std::slice::from_ref(&(0..8)),
+            0.5,
+            &mut Rng::new(1),
+        );
         assert_eq!(set.iter().filter(|v| **v != 0.0).count(), 4, "the budget is kept");
         assert_eq!((set[1], set[3]), (0.0, 0.0), "SET drops by magnitude too");
         assert_eq!(&set[..4], &[1., 0., 1., 0.]);

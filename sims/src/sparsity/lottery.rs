@@ -18,9 +18,9 @@ use super::dynamic::{self, Grow};
 use super::masks::{self, Scope};
 
 /// Salts of the seeds the controls draw from (a fixed offset from the run's seed).
-const REINIT_SALT: u64 = 0x5EED_0F_2E;
-const RANDOM_MASK_SALT: u64 = 0x5EED_0F_4A;
-const GROW_SALT: u64 = 0x5EED_0F_6B;
+const REINIT_SALT: u64 = 0x5EED_0F2E;
+const RANDOM_MASK_SALT: u64 = 0x5EED_0F4A;
+const GROW_SALT: u64 = 0x5EED_0F6B;
 
 /// The share of a layer's active weights the first update of SET and RigL drops (RigL's 0.3,
 /// decayed by a cosine to 0 at three quarters of the run).
@@ -75,8 +75,8 @@ impl Condition {
             Self::Set,
             Self::Rigl,
         ]
-            .into_iter()
-            .find(|c| c.name() == name)
+        .into_iter()
+        .find(|c| c.name() == name)
     }
 }
 
@@ -108,7 +108,12 @@ impl LotteryPlan {
     /// The runs in the order they train: the dense one, then each round's conditions, the
     /// ticket first (its trained weights give the next round's mask).
     pub fn jobs(&self) -> Vec<(usize, Condition)> {
-        let mut order: Vec<Condition> = self.conditions.iter().copied().filter(|c| *c != Condition::Dense).collect();
+        let mut order: Vec<Condition> = self
+            .conditions
+            .iter()
+            .copied()
+            .filter(|c| *c != Condition::Dense)
+            .collect();
         order.sort_by_key(|c| *c != Condition::Ticket);
         order.dedup();
         std::iter::once((0, Condition::Dense))
@@ -194,9 +199,10 @@ pub async fn run<F: std::future::Future<Output = bool>>(
             (w, mask)
         }
         Condition::Reinit => {
-            let fresh = trainer
-                .spec
-                .init_with(&trainer.compiled, plan.seed ^ REINIT_SALT, trainer.config.init);
+            let fresh =
+                trainer
+                    .spec
+                    .init_with(&trainer.compiled, plan.seed ^ REINIT_SALT, trainer.config.init);
             (fresh, mask)
         }
         Condition::Random | Condition::Set | Condition::Rigl => (
@@ -224,7 +230,11 @@ pub async fn run<F: std::future::Future<Output = bool>>(
     // RigL's schedule: an update every tenth of the run until three quarters through.
     let (update_every, update_end) = ((plan.steps / 10).max(1), plan.steps * 3 / 4);
     // A rewound run trains on the batches the dense run had left.
-    let skip = if condition == Condition::Rewind { plan.rewind_step.min(plan.steps) } else { 0 };
+    let skip = if condition == Condition::Rewind {
+        plan.rewind_step.min(plan.steps)
+    } else {
+        0
+    };
     for _ in 0..skip {
         trainer.next_batch_rows();
     }

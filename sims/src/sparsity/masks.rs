@@ -36,7 +36,10 @@ pub fn dense(n: usize) -> Vec<f32> {
 /// The share of each span's weights pruned, and of all spans' together.
 pub fn sparsity(mask: &[f32], spans: &[Range<usize>]) -> (Vec<f64>, f64) {
     let pruned = |r: &Range<usize>| mask[r.clone()].iter().filter(|m| **m == 0.0).count();
-    let per: Vec<f64> = spans.iter().map(|r| pruned(r) as f64 / r.len().max(1) as f64).collect();
+    let per: Vec<f64> = spans
+        .iter()
+        .map(|r| pruned(r) as f64 / r.len().max(1) as f64)
+        .collect();
     let total: usize = spans.iter().map(|r| r.len()).sum();
     let all: usize = spans.iter().map(pruned).sum();
     (per, all as f64 / total.max(1) as f64)
@@ -50,7 +53,13 @@ fn kept_of(len: usize, sparsity: f64) -> usize {
 /// Prunes by magnitude to `sparsity` of the weights (the share pruned, from 0 to 1): among the
 /// weights `mask` keeps, the largest |w| survive; what `mask` pruned stays pruned (iterative
 /// pruning never revives a weight). Ties break toward the lower index, so the count is exact.
-pub fn magnitude(params: &[f32], mask: &[f32], spans: &[Range<usize>], sparsity: f64, scope: Scope) -> Vec<f32> {
+pub fn magnitude(
+    params: &[f32],
+    mask: &[f32],
+    spans: &[Range<usize>],
+    sparsity: f64,
+    scope: Scope,
+) -> Vec<f32> {
     let mut out = mask.to_vec();
     let groups: Vec<Vec<Range<usize>>> = match scope {
         Scope::Global => vec![spans.to_vec()],
@@ -59,7 +68,11 @@ pub fn magnitude(params: &[f32], mask: &[f32], spans: &[Range<usize>], sparsity:
     for group in groups {
         let len: usize = group.iter().map(|r| r.len()).sum();
         let keep = kept_of(len, sparsity);
-        let mut alive: Vec<usize> = group.iter().flat_map(|r| r.clone()).filter(|&i| mask[i] != 0.0).collect();
+        let mut alive: Vec<usize> = group
+            .iter()
+            .flat_map(|r| r.clone())
+            .filter(|&i| mask[i] != 0.0)
+            .collect();
         alive.sort_by(|&a, &b| params[b].abs().total_cmp(&params[a].abs()).then(a.cmp(&b)));
         for &i in alive.iter().skip(keep) {
             out[i] = 0.0;
@@ -109,10 +122,10 @@ mod tests {
 
     #[test]
     fn iterative_pruning_never_revives_a_weight() {
-        let spans = vec![0..6];
-        let first = magnitude(&[3., 2., 1., 0., 0., 0.], &dense(6), &spans, 0.5, Scope::Global);
+        let spans = std::slice::from_ref(&(0..6));
+        let first = magnitude(&[3., 2., 1., 0., 0., 0.], &dense(6), spans, 0.5, Scope::Global);
         // The weights moved: 5 and 6 are now large, but were pruned.
-        let second = magnitude(&[3., 2., 1., 9., 9., 9.], &first, &spans, 2.0 / 3.0, Scope::Global);
+        let second = magnitude(&[3., 2., 1., 9., 9., 9.], &first, spans, 2.0 / 3.0, Scope::Global);
         assert_eq!(second, [1., 1., 0., 0., 0., 0.]);
     }
 

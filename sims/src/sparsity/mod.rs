@@ -3,7 +3,9 @@
 //! FLOPs and bytes, unstructured (a sparse format with its indices) or structured (a smaller
 //! dense network).
 
+pub mod cost;
 pub mod dynamic;
 pub mod lottery;
 pub mod masks;
 pub mod record;
+pub mod structured;

@@ -9,8 +9,10 @@ use engine::error::Error;
 use engine::model::Compiled;
 use engine::train::{TrainConfig, Trainer};
 
+use super::cost::{self, Cost};
 use super::lottery::{Condition, LotteryPlan, SparseRun};
 use super::masks::{self, Scope};
+use super::structured::{kept_widths, neuron_mask, weights_of};
 
 /// The sparsities the one-shot curve is measured at (the share pruned).
 pub const ONE_SHOT: [f64; 9] = [0.0, 0.5, 0.75, 0.875, 0.9, 0.95, 0.97, 0.98, 0.99];
@@ -25,6 +27,27 @@ pub struct OneShot {
     pub layer_sparsity: Vec<f64>,
 }
 
+/// Structured against unstructured pruning of the trained dense network, in one shot, at the
+/// same number of weights: what each keeps of the accuracy and what each costs to run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Structured {
+    /// The share of weights the unstructured mask prunes; the structured one prunes as close to
+    /// it as whole neurons allow (`structured_sparsity`).
+    pub sparsity: f64,
+    pub structured_sparsity: f64,
+    /// The smaller network's widths, input and output included.
+    pub widths: Vec<usize>,
+    pub unstructured_accuracy: f32,
+    pub structured_accuracy: f32,
+    pub dense: Cost,
+    pub csr: Cost,
+    pub smaller: Cost,
+    /// The forward pass over the test images, in milliseconds, of the dense network and of the
+    /// smaller one, as the page timed them on its backend (None: not timed).
+    #[serde(default)]
+    pub ms: Option<(f64, f64)>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SparsityRecord {
     pub config: TrainConfig,
@@ -33,6 +56,8 @@ pub struct SparsityRecord {
     pub layers: Vec<String>,
     pub runs: Vec<SparseRun>,
     pub one_shot: Vec<OneShot>,
+    #[serde(default)]
+    pub structured: Vec<Structured>,
 }
 
 impl SparsityRecord {
@@ -47,6 +72,7 @@ impl SparsityRecord {
             layers,
             runs: Vec::new(),
             one_shot: Vec::new(),
+            structured: Vec::new(),
         }
     }
 
@@ -75,7 +101,12 @@ impl SparsityRecord {
                 Scope::Global => "one-shot global, not retrained",
                 Scope::PerLayer => "one-shot per layer, not retrained",
             };
-            out += &format!("{name},,{},{},{}\n", percent(o.sparsity), o.test_accuracy, layers(&o.layer_sparsity));
+            out += &format!(
+                "{name},,{},{},{}\n",
+                percent(o.sparsity),
+                o.test_accuracy,
+                layers(&o.layer_sparsity)
+            );
         }
         out
     }
@@ -87,10 +118,16 @@ impl SparsityRecord {
     /// for this test set's noise); the other conditions are compared, not required.
     pub fn verdict(&self) -> Option<String> {
         let dense = self.run(Condition::Dense, 0)?.test_accuracy;
-        let ticket = self.runs.iter().filter(|r| r.condition == Condition::Ticket).max_by_key(|r| r.round)?;
+        let ticket = self
+            .runs
+            .iter()
+            .filter(|r| r.condition == Condition::Ticket)
+            .max_by_key(|r| r.round)?;
         let points = |a: f32| 100.0 * a;
         let controls: Vec<(Condition, f32)> = (self.runs.iter())
-            .filter(|r| r.round == ticket.round && !matches!(r.condition, Condition::Ticket | Condition::Dense))
+            .filter(|r| {
+                r.round == ticket.round && !matches!(r.condition, Condition::Ticket | Condition::Dense)
+            })
             .map(|r| (r.condition, points(ticket.test_accuracy - r.test_accuracy)))
             .collect();
         let mut text = format!(
@@ -101,9 +138,21 @@ impl SparsityRecord {
             points(dense)
         );
         for (c, d) in &controls {
-            text += &format!("; {:.1} points {} {}", d.abs(), if *d >= 0.0 { "above" } else { "below" }, control_name(*c));
+            text += &format!(
+                "; {:.1} points {} {}",
+                d.abs(),
+                if *d >= 0.0 { "above" } else { "below" },
+                control_name(*c)
+            );
         }
-        let wins = points(ticket.test_accuracy - dense) >= -1.0 && controls.iter().all(|(c, d)| *d >= 1.0 || matches!(c, Condition::Rewind | Condition::Finetune | Condition::Set | Condition::Rigl));
+        let wins = points(ticket.test_accuracy - dense) >= -1.0
+            && controls.iter().all(|(c, d)| {
+                *d >= 1.0
+                    || matches!(
+                        c,
+                        Condition::Rewind | Condition::Finetune | Condition::Set | Condition::Rigl
+                    )
+            });
         text += if wins {
             ": a winning ticket — the mask with its initial values trains as well as the whole network."
         } else {
@@ -123,7 +172,11 @@ impl SparsityRecord {
         }
         if let Some(round) = name.strip_prefix("sparsity-") {
             let round: usize = round.parse().ok()?;
-            return self.runs.iter().find(|r| r.round == round).map(|r| percent(r.sparsity));
+            return self
+                .runs
+                .iter()
+                .find(|r| r.round == round)
+                .map(|r| percent(r.sparsity));
         }
         if let Some(rest) = name.strip_prefix("oneshot-") {
             let (scope, at) = rest.rsplit_once('-')?;
@@ -133,16 +186,45 @@ impl SparsityRecord {
                 _ => return None,
             };
             let at: f64 = at.parse().ok()?;
-            let o = (self.one_shot.iter()).find(|o| o.scope == scope && (percent(o.sparsity) - at).abs() < 0.05)?;
+            let o = (self.one_shot.iter())
+                .find(|o| o.scope == scope && (percent(o.sparsity) - at).abs() < 0.05)?;
             return Some(percent(f64::from(o.test_accuracy)));
         }
+        let at = |rest: &str| -> Option<&Structured> {
+            let p: f64 = rest.parse().ok()?;
+            self.structured
+                .iter()
+                .find(|x| ((1000.0 * x.sparsity).round() / 10.0 - p).abs() < 1e-9)
+        };
+        if let Some(rest) = name.strip_prefix("unstructured-") {
+            return at(rest).map(|x| percent(f64::from(x.unstructured_accuracy)));
+        }
+        if let Some(rest) = name.strip_prefix("structured-") {
+            return at(rest).map(|x| percent(f64::from(x.structured_accuracy)));
+        }
+        if let Some(rest) = name.strip_prefix("csr-bytes-") {
+            return at(rest).map(|x| x.csr.bytes);
+        }
+        if let Some(rest) = name.strip_prefix("smaller-bytes-") {
+            return at(rest).map(|x| x.smaller.bytes);
+        }
+        if name == "dense-bytes" {
+            return self.structured.first().map(|x| x.dense.bytes);
+        }
         let layer: usize = name.strip_prefix("layer-pruned-")?.parse().ok()?;
-        let ticket = (self.runs.iter()).filter(|r| r.condition == Condition::Ticket).max_by_key(|r| r.round)?;
-        ticket.layer_sparsity.get(layer.checked_sub(1)?).map(|s| percent(*s))
+        let ticket = (self.runs.iter())
+            .filter(|r| r.condition == Condition::Ticket)
+            .max_by_key(|r| r.round)?;
+        ticket
+            .layer_sparsity
+            .get(layer.checked_sub(1)?)
+            .map(|s| percent(*s))
     }
 
     pub fn run(&self, condition: Condition, round: usize) -> Option<&SparseRun> {
-        self.runs.iter().find(|r| r.condition == condition && r.round == round)
+        self.runs
+            .iter()
+            .find(|r| r.condition == condition && r.round == round)
     }
 
     /// The conditions the runs trained, in the order first met (dense first).
@@ -189,6 +271,53 @@ pub async fn one_shot(trainer: &mut Trainer, test: &Dataset) -> Result<Vec<OneSh
                 layer_sparsity,
             });
         }
+    }
+    trainer.set_params(&trained)?;
+    Ok(out)
+}
+
+/// The network `trainer` holds (the trained dense one) pruned in one shot at each of `sparsities`,
+/// unstructured (global magnitude) and structured (whole neurons, `structured::neuron_mask`), and
+/// evaluated on `test`; their costs. Empty for a network that is not an MLP. The trainer's weights
+/// are put back after.
+pub async fn structured(
+    trainer: &mut Trainer,
+    test: &Dataset,
+    sparsities: &[f64],
+) -> Result<Vec<Structured>, Error> {
+    let trained = trainer.params().await?;
+    let compiled = trainer.compiled.clone();
+    let spans = masks::weight_spans(&compiled);
+    let dense = masks::dense(trained.len());
+    let mut out = Vec::new();
+    for &sparsity in sparsities {
+        let Some(widths) = kept_widths(&compiled, sparsity) else {
+            break;
+        };
+        let Some((neurons, _)) = neuron_mask(&trained, &compiled, &widths) else {
+            break;
+        };
+        let unstructured = masks::magnitude(&trained, &dense, &spans, sparsity, Scope::Global);
+        trainer.set_params(&masks::apply(&trained, &unstructured))?;
+        let unstructured_accuracy = trainer.evaluate(test).await?.1;
+        trainer.set_params(&masks::apply(&trained, &neurons))?;
+        let structured_accuracy = trainer.evaluate(test).await?.1;
+        let full: Vec<usize> = (compiled.layers.iter())
+            .filter(|l| l.w_len > 0)
+            .map(|l| l.in_len())
+            .chain(compiled.layers.last().map(|l| l.out_len()))
+            .collect();
+        out.push(Structured {
+            sparsity: masks::sparsity(&unstructured, &spans).1,
+            structured_sparsity: 1.0 - weights_of(&widths) as f64 / weights_of(&full) as f64,
+            widths: widths.clone(),
+            unstructured_accuracy,
+            structured_accuracy,
+            dense: cost::dense(&compiled),
+            csr: cost::csr(&compiled, &unstructured),
+            smaller: cost::smaller(&widths),
+            ms: None,
+        });
     }
     trainer.set_params(&trained)?;
     Ok(out)
