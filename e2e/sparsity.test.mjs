@@ -51,7 +51,7 @@ test('sparsity lab: a short lottery experiment, its table, verdict, charts and f
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('sparse-export-csv'))]);
     const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
     assert.match(rows[0], /^condition,round,sparsity_percent,test_accuracy/);
-    assert.equal(rows.length, 1 + 7 + 18, 'seven runs and eighteen one-shot points');
+    assert.equal(rows.length, 1 + 7 + 18 + 4, 'seven runs, eighteen one-shot points, two structured rows of two');
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('sparse-export-record'))]);
     const record = fs.readFileSync(await rec.path(), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 7);

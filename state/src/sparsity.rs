@@ -26,9 +26,21 @@ pub const PREDICT_ROWS: usize = 500;
 /// Steps per call to the trainer: the page draws and answers between calls.
 pub const CHUNK: usize = 16;
 
+/// The network pruned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Net {
+    /// A ReLU MLP of the `hidden` widths.
+    #[default]
+    Mlp,
+    /// The benchmark's small CNN (W2: conv 5×5×8, pool, conv 5×5×16, pool, dense 10).
+    Cnn,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SparsityLab {
+    pub net: Net,
     /// "mnist" or "fashion".
     pub data: String,
     /// Hidden widths of the ReLU MLP, comma-separated.
@@ -60,6 +72,7 @@ pub struct SparsityLab {
 impl Default for SparsityLab {
     fn default() -> Self {
         Self {
+            net: Net::Mlp,
             data: "mnist".into(),
             hidden: "100".into(),
             images: 5000,
@@ -110,9 +123,12 @@ impl SparsityLab {
                 train_limit: self.images,
                 test_limit: TEST_IMAGES,
             }),
-            model: ModelConfig::Mlp {
-                hidden: parse_hidden(&self.hidden).unwrap_or_else(|_| vec![100]),
-                activation: Activation::Relu,
+            model: match self.net {
+                Net::Mlp => ModelConfig::Mlp {
+                    hidden: parse_hidden(&self.hidden).unwrap_or_else(|_| vec![100]),
+                    activation: Activation::Relu,
+                },
+                Net::Cnn => engine::workloads::w2().model,
             },
             optimizer: Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)],
             learning_rate: self.lr,
@@ -151,6 +167,7 @@ impl LabState for SparsityLab {
 /// One row per setting; a control's name is its test id without `sparse-`.
 impl Table for SparsityLab {
     const SETTINGS: &'static [Setting<Self>] = &[
+        field!("net"),
         field!("data", check_data),
         text!("hidden", Some("hidden"), hidden, 40, parse_hidden),
         ranged!("images", images, 100, 60_000),

@@ -187,3 +187,17 @@ fn the_smaller_network_predicts_what_the_masked_dense_one_does() {
     let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
     assert!(worst < 1e-5, "largest difference {worst}");
 }
+
+/// The CNN (`net=cnn`): its conv and dense layers are pruned and masked like the MLP's, a short
+/// experiment trains, and structured pruning (an MLP's neurons) is left out rather than wrong.
+#[test]
+fn the_cnn_is_pruned_layer_by_layer_too() {
+    let r = experiment("net=cnn&steps=60&rounds=2&images=1000", None);
+    assert_eq!(r.layers, ["conv 5×5×8", "conv 5×5×16", "256 → 10"]);
+    let ticket = r.run(Condition::Ticket, 2).unwrap();
+    eprintln!("CNN: dense {:.1}, ticket 75 % {:.1}, layers {:?}", 100.0 * r.run(Condition::Dense, 0).unwrap().test_accuracy, 100.0 * ticket.test_accuracy, ticket.layer_sparsity);
+    assert!((ticket.sparsity - 0.75).abs() < 1e-3);
+    assert_eq!(ticket.layer_sparsity.len(), 3);
+    assert!(ticket.test_accuracy > 0.5, "the pruned CNN trains");
+    assert!(ticket.input_kept.is_empty() && r.structured.is_empty());
+}

@@ -170,6 +170,10 @@ pub fn input_mask(canvas: HtmlCanvasElement, run: &SparseRun, units: usize) {
     let Some(root) = area(canvas) else { return };
     let side = (run.input_kept.len() as f64).sqrt() as usize;
     if side * side != run.input_kept.len() || side == 0 {
+        super::placeholder(
+            &root,
+            "The mask picture is drawn for an MLP, whose first layer reads the pixels one weight each.",
+        );
         return;
     }
     let (w, h) = root.dim_in_pixel();

@@ -76,7 +76,10 @@ fn structured_rows(r: &SparsityRecord) -> impl IntoView {
             </tr>
         }
     }).collect_view();
-    view! { {head}{rows}<tr hidden><td data-metric="dense-bytes" data-metric-value=dense.map_or(String::new(), |d| d.bytes.to_string())></td></tr> }
+    let none = r.structured.is_empty().then(|| view! {
+        <tr><td colspan="6">"Structured pruning is defined here for an MLP's hidden neurons: choose the MLP to compare it."</td></tr>
+    });
+    view! { {head}{rows}{none}<tr hidden><td data-metric="dense-bytes" data-metric-value=dense.map_or(String::new(), |d| d.bytes.to_string())></td></tr> }
 }
 
 /// The one-shot points as hidden metrics (`oneshot-global-90`), for lessons and scripts.
@@ -153,7 +156,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> 
             <figure>
                 <canvas node_ref=canvases.layers data-testid="sparse-layers" data-empty="Press Run: the share of each layer's weights pruned." width="420" height="320"></canvas>
                 {move || record.with(|r| r.as_ref().map(layer_text))}
-                <figcaption>"The share of each layer's weights the ticket of each round has lost. With a global threshold the layers lose different shares: the large first layer, with many small weights, more; the small output layer less. Per layer, every bar is the round's overall share."</figcaption>
+                <figcaption>"The share of each layer's weights the ticket of each round has lost. With a global threshold the layers lose different shares, set by the sizes of their weights: in the MLP the large first layer, with many small weights, loses more and the small output layer less; in the CNN the first layer's few filters lose least. Per layer, every bar is the round's overall share."</figcaption>
             </figure>
             {crate::lessons::lesson("sparse", super::lesson::STEPS)}
         </section>

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use lab_sims::sparsity::masks::Scope;
 use lab_sims::sparsity::record::SparsityRecord;
-use lab_state::sparsity::{parse_conditions, parse_hidden, SparsityLab as Settings};
+use lab_state::sparsity::{parse_conditions, parse_hidden, Net, SparsityLab as Settings};
 
 use super::run::run_all;
 use super::{redraw, Canvases};
@@ -53,8 +53,17 @@ pub fn SparsityPage() -> impl IntoView {
             <button class:hidden=hidden("run") class="primary" data-lab-start="true" data-testid="sparse-run" disabled=move || running.get() on:click=go>"Run"</button>
         },
         view! {
+            <label class:hidden=hidden("net")>"Network"
+                <select data-testid="sparse-net" on:change=move |ev| {
+                    let n = if event_target_value(&ev) == "cnn" { Net::Cnn } else { Net::Mlp };
+                    set(&|s| s.net = n);
+                }>
+                    <option value="mlp" selected=move || settings.with(|s| s.net == Net::Mlp)>"MLP (ReLU, the widths below)"</option>
+                    <option value="cnn" selected=move || settings.with(|s| s.net == Net::Cnn)>"CNN: conv 5×5×8, pool, conv 5×5×16, pool, 10 (slower)"</option>
+                </select>
+            </label>
             {crate::controls::image_set_select(settings, "sparse-data", |s| &s.data, |s, d| s.data = d)}
-            {number_input("Hidden widths (ReLU MLP)", "sparse-hidden", |s| s.hidden.clone(), |s, v| parse_hidden(v).map(|_| s.hidden = v.into()).is_ok())}
+            {number_input("Hidden widths (the MLP)", "sparse-hidden", |s| s.hidden.clone(), |s, v| parse_hidden(v).map(|_| s.hidden = v.into()).is_ok())}
             {number_input("Training images", "sparse-images", |s| s.images.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.images = x).is_some())}
             {crate::controls::optimizer_select(settings, "sparse-optimizer", |s| s.optimizer, |s, i| s.optimizer = i)}
             {number_input("Learning rate", "sparse-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| *x > 0.0 && x.is_finite()).map(|x| s.lr = x).is_some())}

@@ -64,7 +64,12 @@ impl SparsityRecord {
     pub fn new(config: TrainConfig, plan: LotteryPlan, compiled: &Compiled) -> Self {
         let layers = (compiled.layers.iter())
             .filter(|l| l.w_len > 0)
-            .map(|l| format!("{} → {}", l.in_len(), l.out_len()))
+            .map(|l| match l.layer {
+                engine::model::Layer::Conv2d { filters, kernel, .. } => {
+                    format!("conv {kernel}×{kernel}×{filters}")
+                }
+                _ => format!("{} → {}", l.in_len(), l.out_len()),
+            })
             .collect();
         Self {
             config,
@@ -81,7 +86,7 @@ impl SparsityRecord {
     }
 
     /// One row per run: its condition, round, sparsity, final test accuracy and per-layer
-    /// sparsity; then one per one-shot point.
+    /// sparsity; then one per one-shot point; then the structured rows' two accuracies.
     pub fn csv(&self) -> String {
         let percent = |v: f64| format!("{:.3}", 100.0 * v);
         let layers = |l: &[f64]| l.iter().map(|v| percent(*v)).collect::<Vec<_>>().join(" ");
@@ -106,6 +111,24 @@ impl SparsityRecord {
                 percent(o.sparsity),
                 o.test_accuracy,
                 layers(&o.layer_sparsity)
+            );
+        }
+        for x in &self.structured {
+            let widths = x
+                .widths
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+                .join("-");
+            out += &format!(
+                "one-shot unstructured (global),,{},{},\n",
+                percent(x.sparsity),
+                x.unstructured_accuracy
+            );
+            out += &format!(
+                "one-shot structured ({widths}),,{},{},\n",
+                percent(x.structured_sparsity),
+                x.structured_accuracy
             );
         }
         out
