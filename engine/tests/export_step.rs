@@ -113,7 +113,11 @@ fn exported_steps_recheck_in_f64_on_both_backends() {
     // The text names the configured loss, and says the L1/L2 terms are not in it.
     let mse = TrainConfig {
         loss: engine::plan::Loss::Mse,
-        regularization: engine::plan::Regularization { l1: 0.0, l2: 1e-3 },
+        regularization: engine::plan::Regularization {
+            l1: 0.0,
+            l2: 1e-3,
+            group: 0.0,
+        },
         batch: 4,
         ..Default::default()
     };

@@ -44,7 +44,11 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
                     eps: 1e-8,
                 },
                 learning_rate: 1e-3,
-                regularization: Regularization { l1: 0.0, l2: 1e-3 },
+                regularization: Regularization {
+                    l1: 0.0,
+                    l2: 1e-3,
+                    group: 0.0,
+                },
                 ..w1
             },
         ),

@@ -54,7 +54,11 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
                     points: 300,
                     ..ToyConfig::default()
                 }),
-                regularization: Regularization { l1: 0.0, l2: 1e-3 },
+                regularization: Regularization {
+                    l1: 0.0,
+                    l2: 1e-3,
+                    group: 0.0,
+                },
                 batch: 48,
                 ..Default::default()
             },

@@ -105,7 +105,7 @@ fn toy(kind: ToyKind) -> DataConfig {
 }
 
 /// Configs that between them use every kernel: every optimizer, both losses, regression,
-/// regularization, dropout, conv and both pools, a pruning mask, and the landscape evaluation.
+/// regularization, dropout, conv and both pools, a pruning mask and group lasso, and the landscape evaluation.
 fn configs() -> Vec<TrainConfig> {
     let mut out: Vec<TrainConfig> = Optimizer::all()
         .into_iter()
@@ -117,13 +117,22 @@ fn configs() -> Vec<TrainConfig> {
         .collect();
     out.push(TrainConfig {
         loss: Loss::Mse,
-        regularization: Regularization { l1: 1e-3, l2: 1e-3 },
+        regularization: Regularization {
+            l1: 1e-3,
+            l2: 1e-3,
+            group: 0.0,
+        },
         data: toy(ToyKind::Plane),
         ..Default::default()
     });
     out.push(TrainConfig {
         data: toy(ToyKind::Spiral),
         masked: true,
+        regularization: Regularization {
+            l1: 0.0,
+            l2: 0.0,
+            group: 1e-3,
+        },
         ..Default::default()
     });
     // Reduced precision: the rounded weight copy, stores, loss scaling and the overflow count.

@@ -63,6 +63,9 @@ pub struct SparsityLab {
     pub conditions: String,
     /// The dense run's step a `rewind` run starts from.
     pub rewind_step: u64,
+    /// Group lasso's λ on the MLP's hidden neurons (0: none), in every run: it drives whole
+    /// neurons toward zero while training, so structured pruning removes less that matters.
+    pub group_lasso: f32,
     /// The weights' start and the batches' order (the controls draw from it too).
     pub seed: u64,
     pub backend: crate::lab::Backend,
@@ -89,6 +92,7 @@ impl Default for SparsityLab {
             scope: Scope::Global,
             conditions: "ticket, reinit, random".into(),
             rewind_step: 20,
+            group_lasso: 0.0,
             seed: 1,
             backend: crate::lab::Backend::Cpu,
             hide: BTreeSet::new(),
@@ -136,6 +140,10 @@ impl SparsityLab {
             shuffle: true,
             seed: self.seed,
             masked: true,
+            regularization: engine::plan::Regularization {
+                group: self.group_lasso,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -180,6 +188,7 @@ impl Table for SparsityLab {
         field!("scope"),
         text!("conditions", Some("conditions"), conditions, 60, parse_conditions),
         ranged!("rewind_step", rewind_step, 0, 20_000),
+        ranged!("group_lasso", group_lasso, 0.0, 1.0),
         ranged!("seed", seed, 0, crate::lab::MAX_SEED),
         field!("backend"),
     ];

@@ -12,6 +12,7 @@ pub mod finite;
 pub mod fused;
 pub mod gather;
 pub mod gemm_cpu;
+pub mod group_lasso;
 pub mod lars;
 pub mod loss_head;
 pub mod mask;

@@ -11,6 +11,7 @@ use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom, ROW_GROUPS};
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
+use crate::ops::group_lasso::GroupLasso;
 use crate::ops::mask::ApplyMask;
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::mse::Mse;
@@ -97,12 +98,20 @@ pub enum Loss {
     Mse,
 }
 
-/// L1 / L2 penalties on the weights (not the biases), added to their gradients in the update.
+/// L1 / L2 penalties on the weights (not the biases), and group lasso on the hidden dense
+/// layers' neurons, added to their gradients in the update.
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Regularization {
     pub l1: f32,
     pub l2: f32,
+    /// λ of λ Σ ‖W_o‖₂ over each hidden dense layer's rows (a neuron's incoming weights).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub group: f32,
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
 }
 
 pub struct PlanConfig<'a> {
@@ -293,6 +302,23 @@ impl Plan {
                 l1: r.l1,
                 l2: r.l2,
             }));
+        }
+        if r.group != 0.0 {
+            // Every dense layer but the output: its rows are the neurons a structured pruning
+            // removes.
+            let dense: Vec<&CompiledLayer> = (model.layers.iter())
+                .filter(|l| matches!(l.layer, Layer::Dense { .. }))
+                .collect();
+            for l in dense.iter().take(dense.len().saturating_sub(1)) {
+                train.push(Box::new(GroupLasso {
+                    weights: params,
+                    grads,
+                    w_off: l.w_off,
+                    inputs: l.in_len(),
+                    outputs: l.out_len(),
+                    lambda: r.group,
+                }));
+            }
         }
         train.extend(optim::kernels(
             cfg.optimizer,

@@ -117,7 +117,11 @@ fn configs() -> Vec<(&'static str, TrainConfig)> {
             "MSE regression, L1 and L2",
             TrainConfig {
                 loss: Loss::Mse,
-                regularization: Regularization { l1: 1e-3, l2: 1e-3 },
+                regularization: Regularization {
+                    l1: 1e-3,
+                    l2: 1e-3,
+                    group: 0.0,
+                },
                 data: toy(ToyKind::Plane),
                 batch: 20,
                 ..Default::default()

@@ -1,4 +1,4 @@
-//! The landscape point's weights, the pruning mask, the gathers of a batch (f32 and packed bytes) and every optimizer's update, against their CPU twins.
+//! The landscape point's weights, the pruning mask, group lasso, the gathers of a batch (f32 and packed bytes) and every optimizer's update, against their CPU twins.
 
 use super::*;
 
@@ -71,6 +71,44 @@ fn mask_matches_cpu() {
             .collect();
         assert_eq!(out[0].0, want, "GPU");
         assert_eq!(out[0].1, want, "CPU");
+    }
+}
+
+/// Group lasso on a layer's rows (a neuron's incoming weights), one all-zero row left alone.
+#[test]
+fn group_lasso_matches_cpu() {
+    use engine::ops::group_lasso::GroupLasso;
+    let ctx = gpu();
+    for &(inputs, outputs) in &[(1, 1), (3, 5), (784, 100)] {
+        let n = 2 + inputs * outputs;
+        let mut t = BufferTable::default();
+        let weights = t.add("weights", Elem::F32, n);
+        let grads = t.add("grads", Elem::F32, n);
+        let mut w = random(n, 5);
+        w[2..2 + inputs].fill(0.0);
+        let out = run_both(
+            &ctx,
+            t,
+            vec![Init::F32(w), Init::F32(random(n, 6))],
+            || {
+                Box::new(GroupLasso {
+                    weights,
+                    grads,
+                    w_off: 2,
+                    inputs,
+                    outputs,
+                    lambda: 0.01,
+                })
+            },
+            StepScalars::default(),
+            &[grads],
+        );
+        assert_close("group lasso", &out[0].0, &out[0].1, 1e-6, 1e-5);
+        assert_eq!(
+            out[0].1[2..2 + inputs],
+            random(n, 6)[2..2 + inputs],
+            "a zero row is left alone"
+        );
     }
 }
 

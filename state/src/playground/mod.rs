@@ -289,6 +289,7 @@ impl Playground {
             regularization: Regularization {
                 l1: self.l1,
                 l2: self.l2,
+                group: 0.0,
             },
             optimizer: self.optimizer(),
             learning_rate: self.learning_rate,
