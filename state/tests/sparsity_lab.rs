@@ -89,6 +89,11 @@ fn with_the_defaults_the_ticket_matches_the_dense_network_and_its_controls_do_no
         assert!(row.structured_accuracy < row.unstructured_accuracy - 0.05, "{label}");
         let kept = 79_400.0 * 0.125;
         assert!(row.csr.bytes > 1.5 * 4.0 * kept && row.csr.bytes < 0.2 * row.dense.bytes, "{label}: {}", row.csr.bytes);
+        // Before its first step the round-3 ticket already classifies far above chance (a
+        // supermask, Zhou et al. 2019); the reinit control, its same mask on fresh weights, does not.
+        let start = |c| 100.0 * f64::from(r.run(c, 3).unwrap().curve[0].1);
+        eprintln!("({label}) at step 0: ticket {:.1} %, reinit {:.1} %", start(Condition::Ticket), start(Condition::Reinit));
+        assert!(start(Condition::Ticket) > 50.0 && start(Condition::Reinit) < 30.0, "{label}");
         // The mask picture: the centre (where the strokes fall) keeps a larger share of its
         // first-layer weights than the 4-pixel border (blank in every digit: no gradient).
         let kept = &r.run(Condition::Ticket, 3).unwrap().input_kept;

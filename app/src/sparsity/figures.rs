@@ -147,7 +147,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> 
                         {move || (1..=rounds()).map(|k| view! { <option value=k.to_string() selected=shown() == k>{format!("round {k}")}</option> }).collect_view()}
                     </select>
                 </label>
-                <figcaption>"Test accuracy during training, for the dense run and every condition of the round shown. Read it: a winning ticket learns at least as fast as the dense network (Frankle & Carbin's criterion); the controls learn more slowly."</figcaption>
+                <figcaption>"Test accuracy during training, for the dense run and every condition of the round shown. Read it: a winning ticket learns at least as fast as the dense network (Frankle & Carbin's criterion); the controls learn more slowly. The ticket starts far above chance before its first step: the mask alone, on the initial weights, already classifies — it kept the initial weights that training grew, which already pointed the way training took them (Zhou et al. 2019's supermasks)."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.mask data-testid="sparse-mask" data-empty="Press Run: which input pixels keep their first-layer weights." width="420" height="320"></canvas>
