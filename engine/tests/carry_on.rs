@@ -2,32 +2,12 @@
 //! carried to the same settings it equals the run never interrupted, bit for bit; carried to
 //! new ones it uses them from the next step on.
 
-use engine::data::toy::{ToyConfig, ToyKind};
 use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
-use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+use engine::train::{ModelConfig, TrainConfig, Trainer};
 use pollster::block_on;
 
-fn config(optimizer: Optimizer, learning_rate: f32, batch: usize) -> TrainConfig {
-    TrainConfig {
-        data: DataConfig::Toy(ToyConfig {
-            kind: ToyKind::Spiral,
-            points: 200,
-            noise: 0.05,
-            seed: 4,
-            test_fraction: 0.0,
-            classes: 2,
-        }),
-        model: ModelConfig::Mlp {
-            hidden: vec![6, 6],
-            activation: Activation::Tanh,
-        },
-        optimizer,
-        learning_rate,
-        batch,
-        ..Default::default()
-    }
-}
+use crate::common::spiral_config as config;
 
 fn trainer(c: TrainConfig) -> Trainer {
     block_on(Trainer::new(c, None, 1)).expect("trainer")

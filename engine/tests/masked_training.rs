@@ -5,32 +5,15 @@
 
 use std::rc::Rc;
 
-use engine::data::toy::{ToyConfig, ToyKind};
 use engine::gpu::GpuContext;
-use engine::ops::activation::Activation;
 use engine::optim::Optimizer;
-use engine::train::{DataConfig, ModelConfig, TrainConfig, Trainer};
+use engine::train::{TrainConfig, Trainer};
 use pollster::block_on;
 
 fn config(optimizer: Optimizer, masked: bool) -> TrainConfig {
     TrainConfig {
-        data: DataConfig::Toy(ToyConfig {
-            kind: ToyKind::Spiral,
-            points: 200,
-            noise: 0.05,
-            seed: 4,
-            test_fraction: 0.0,
-            classes: 2,
-        }),
-        model: ModelConfig::Mlp {
-            hidden: vec![6, 6],
-            activation: Activation::Tanh,
-        },
-        optimizer,
-        learning_rate: 0.02,
-        batch: 16,
         masked,
-        ..Default::default()
+        ..crate::common::spiral_config(optimizer, 0.02, 16)
     }
 }
 

@@ -12,7 +12,7 @@ use engine::gpu::GpuContext;
 use engine::train::Trainer;
 use lab_sims::sparsity::lottery::{self, Carry, Condition};
 use lab_sims::sparsity::masks::Scope;
-use lab_sims::sparsity::record::{one_shot, structured, SparsityRecord};
+use lab_sims::sparsity::record::{after_dense, SparsityRecord};
 use lab_state::lab::LabState;
 use lab_state::sparsity::{SparsityLab, CHUNK, PREDICT_ROWS};
 use pollster::block_on;
@@ -33,9 +33,7 @@ pub fn experiment(query: &str, gpu: Option<Rc<GpuContext>>) -> SparsityRecord {
         let run = block_on(lottery::run(&mut t, &plan, job, &mut carry, (&test, CHUNK), |_| async { true }));
         record.runs.push(run.unwrap().expect("not stopped"));
         if job.1 == Condition::Dense {
-            record.one_shot = block_on(one_shot(&mut t, &test)).unwrap();
-            let at: Vec<f64> = (1..=plan.rounds).map(|k| plan.sparsity_at(k)).collect();
-            record.structured = block_on(structured(&mut t, &test, &at)).unwrap();
+            (record.one_shot, record.structured) = block_on(after_dense(&mut t, &test, &plan)).unwrap();
         }
     }
     record

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use lab_sims::sparsity::lottery::Condition;
 use lab_sims::sparsity::masks::Scope;
-use lab_sims::sparsity::record::SparsityRecord;
+use lab_sims::sparsity::record::{percent_key, SparsityRecord};
 
 use super::Canvases;
 
@@ -62,7 +62,7 @@ fn structured_rows(r: &SparsityRecord) -> impl IntoView {
         <tr><th>"weights pruned"</th><th>"unstructured: accuracy"</th><th>"structured: neurons left, accuracy"</th><th>"MFLOP per sample: dense / CSR / smaller"</th><th>"weights' bytes: dense / CSR / smaller"</th><th>"forward over the test set: dense / smaller"</th></tr>
     };
     let rows = r.structured.iter().map(|x| {
-        let p = (1000.0 * x.sparsity).round() / 10.0;
+        let p = percent_key(x.sparsity);
         let hidden = x.widths[1..x.widths.len() - 1].iter().map(|w| w.to_string()).collect::<Vec<_>>().join("-");
         let time = x.ms.map_or("–".into(), |(d, s)| format!("{d:.1} / {s:.1} ms"));
         view! {
@@ -86,7 +86,7 @@ fn structured_rows(r: &SparsityRecord) -> impl IntoView {
 fn one_shot_metrics(r: &SparsityRecord) -> impl IntoView {
     r.one_shot.iter().map(|o| {
         let scope = if o.scope == Scope::Global { "global" } else { "per_layer" };
-        let percent = (1000.0 * o.sparsity).round() / 10.0;
+        let percent = percent_key(o.sparsity);
         view! { <span hidden data-metric=format!("oneshot-{scope}-{percent}") data-metric-value=(100.0 * o.test_accuracy).to_string()></span> }
     }).collect_view()
 }

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use engine::train::Trainer;
 use lab_sims::sparsity::lottery::{self, Carry, Condition, LotteryPlan, SparseRun};
-use lab_sims::sparsity::record::{one_shot, structured, OneShot, SparsityRecord, Structured};
+use lab_sims::sparsity::record::{after_dense, OneShot, SparsityRecord, Structured};
 use lab_state::sparsity::{SparsityLab, CHUNK, PREDICT_ROWS};
 
 use super::{redraw, Canvases};
@@ -58,9 +58,9 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
             // After the dense run: its one-shot curve, and structured against unstructured
             // pruning at each round's sparsity, timed.
             let after = if job.1 == Condition::Dense {
-                let shots = one_shot(&mut t, &test).await.map_err(|e| e.to_string())?;
-                let at: Vec<f64> = (1..=plan.rounds).map(|k| plan.sparsity_at(k)).collect();
-                let mut rows = structured(&mut t, &test, &at).await.map_err(|e| e.to_string())?;
+                let (shots, mut rows) = after_dense(&mut t, &test, &plan)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 super::timing::time_rows(&mut rows, &mut t, (&config, &train, &test), t_gpu).await?;
                 Some((shots, rows))
             } else {

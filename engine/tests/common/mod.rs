@@ -214,3 +214,32 @@ pub fn unsplit_run(t: &mut engine::train::Trainer, steps: usize) -> (Vec<f32>, V
     let params = pollster::block_on(t.params()).unwrap();
     (losses.iter().map(|m| m.loss).collect(), params)
 }
+
+/// The small spiral run several tests train: 200 points, an MLP 6-6 (tanh), the given optimizer,
+/// rate and batch (`carry_on`, `masked_training`).
+pub fn spiral_config(
+    optimizer: engine::optim::Optimizer,
+    learning_rate: f32,
+    batch: usize,
+) -> engine::train::TrainConfig {
+    use engine::data::toy::{ToyConfig, ToyKind};
+    use engine::train::{DataConfig, ModelConfig, TrainConfig};
+    TrainConfig {
+        data: DataConfig::Toy(ToyConfig {
+            kind: ToyKind::Spiral,
+            points: 200,
+            noise: 0.05,
+            seed: 4,
+            test_fraction: 0.0,
+            classes: 2,
+        }),
+        model: ModelConfig::Mlp {
+            hidden: vec![6, 6],
+            activation: Activation::Tanh,
+        },
+        optimizer,
+        learning_rate,
+        batch,
+        ..Default::default()
+    }
+}

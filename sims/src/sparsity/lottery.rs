@@ -252,10 +252,8 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         if dynamic.is_some() {
             next = next.min((done / update_every + 1) * update_every);
         }
-        trainer
-            .train((next - done) as usize)
-            .await
-            .map_err(|e| Error::Config(e.to_string()))?;
+        // A divergence or a lost device keeps its own error (`From<TrainError>`).
+        trainer.train((next - done) as usize).await?;
         done = next;
         if condition == Condition::Dense && done == plan.rewind_step {
             carry.rewind = Some(trainer.params().await?);

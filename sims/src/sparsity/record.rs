@@ -17,6 +17,12 @@ use super::structured::{kept_widths, neuron_mask, weights_of};
 /// The sparsities the one-shot curve is measured at (the share pruned).
 pub const ONE_SHOT: [f64; 9] = [0.0, 0.5, 0.75, 0.875, 0.9, 0.95, 0.97, 0.98, 0.99];
 
+/// A sparsity as the page's metric names write it (`oneshot-global-87.5`, `structured-75`): a
+/// percentage to a tenth, so the page and `SparsityRecord::metric` name the same points.
+pub fn percent_key(sparsity: f64) -> f64 {
+    (1000.0 * sparsity).round() / 10.0
+}
+
 /// The trained dense network pruned in one shot, not retrained.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OneShot {
@@ -209,15 +215,12 @@ impl SparsityRecord {
                 _ => return None,
             };
             let at: f64 = at.parse().ok()?;
-            let o = (self.one_shot.iter())
-                .find(|o| o.scope == scope && (percent(o.sparsity) - at).abs() < 0.05)?;
+            let o = (self.one_shot.iter()).find(|o| o.scope == scope && percent_key(o.sparsity) == at)?;
             return Some(percent(f64::from(o.test_accuracy)));
         }
         let at = |rest: &str| -> Option<&Structured> {
             let p: f64 = rest.parse().ok()?;
-            self.structured
-                .iter()
-                .find(|x| ((1000.0 * x.sparsity).round() / 10.0 - p).abs() < 1e-9)
+            self.structured.iter().find(|x| percent_key(x.sparsity) == p)
         };
         if let Some(rest) = name.strip_prefix("unstructured-") {
             return at(rest).map(|x| percent(f64::from(x.unstructured_accuracy)));
@@ -344,4 +347,17 @@ pub async fn structured(
     }
     trainer.set_params(&trained)?;
     Ok(out)
+}
+
+/// What is measured on the trained dense network `trainer` holds, after its run: the one-shot
+/// curve, and structured against unstructured pruning at each of `plan`'s rounds' sparsity (the
+/// page and the native test both call this).
+pub async fn after_dense(
+    trainer: &mut Trainer,
+    test: &Dataset,
+    plan: &LotteryPlan,
+) -> Result<(Vec<OneShot>, Vec<Structured>), Error> {
+    let shots = one_shot(trainer, test).await?;
+    let at: Vec<f64> = (1..=plan.rounds).map(|k| plan.sparsity_at(k)).collect();
+    Ok((shots, structured(trainer, test, &at).await?))
 }
