@@ -22,6 +22,7 @@ pub mod precision;
 pub mod readback;
 pub mod rng;
 pub mod series;
+pub mod sparse;
 pub mod table;
 pub mod tile_probes;
 pub mod tiles;

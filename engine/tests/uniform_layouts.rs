@@ -251,6 +251,16 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
             }
         }
     }
+    // The sparse (CSR) forward pass runs outside a trainer's plan: a small pruned MLP's.
+    let mlp = engine::model::ModelSpec::mlp(5, &[4], 3, engine::ops::activation::Activation::Relu).compile().unwrap();
+    let weights: Vec<f32> = (0..mlp.n_params).map(|i| (i % 3) as f32).collect();
+    let sparse = pollster::block_on(engine::sparse::SparseMlp::new(&mlp, &weights, 2, None)).unwrap();
+    for k in &sparse.plan().train {
+        seen.insert(k.name());
+        used.insert(k.shader().file.trim_end_matches(".wgsl").to_string());
+        sources.push(k.shader().source);
+        problems.extend(check(k.as_ref(), sparse.plan(), &mut parsed));
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The configs reach every shader file in shaders/ (a new one is checked once a config uses
     // it): as a kernel's own file, or as shared code put before one (the tile loop, the

@@ -59,7 +59,7 @@ pub struct SparsityLab {
     pub prune: f64,
     pub scope: Scope,
     /// The conditions every round trains: `ticket` and any of `rewind`, `reinit`, `random`, `finetune`, `set`,
-    /// `rigl`.
+    /// `rigl`, `structured`.
     pub conditions: String,
     /// The dense run's step a `rewind` run starts from.
     pub rewind_step: u64,
@@ -90,7 +90,7 @@ impl Default for SparsityLab {
             rounds: 3,
             prune: 0.5,
             scope: Scope::Global,
-            conditions: "ticket, reinit, random".into(),
+            conditions: "ticket, reinit, random, finetune, structured".into(),
             rewind_step: 20,
             group_lasso: 0.0,
             seed: 1,
@@ -111,7 +111,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
 
 /// The conditions in `text`, the ticket among them, or why not.
 pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, String> {
-    let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl"], 7)?;
+    let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl", "structured"], 8)?;
     if !names.iter().any(|n| n == "ticket") {
         return Err("conditions: the ticket carries the pruning from round to round; name it".into());
     }

@@ -26,6 +26,7 @@ pub fn condition_color(c: Condition) -> RGBColor {
         Condition::Finetune,
         Condition::Set,
         Condition::Rigl,
+        Condition::Structured,
     ]
     .iter()
     .position(|x| *x == c)
@@ -44,6 +45,7 @@ pub fn condition_label(c: Condition) -> &'static str {
         Condition::Finetune => "pruned once after training, fine-tuned",
         Condition::Set => "SET: sparse from the start, regrown at random",
         Condition::Rigl => "RigL: sparse from the start, regrown by gradient",
+        Condition::Structured => "whole neurons/filters pruned once, fine-tuned",
     }
 }
 

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use lab_sims::sparsity::lottery::Condition;
 use lab_sims::sparsity::masks::Scope;
 use lab_sims::sparsity::record::{percent_key, SparsityRecord};
+use lab_sims::sparsity::structured::describe;
 
 use super::Canvases;
 
@@ -58,13 +59,15 @@ fn kib(bytes: f64) -> String {
 /// sparsity: accuracy in one shot, and what each costs.
 fn structured_rows(r: &SparsityRecord) -> impl IntoView {
     let dense = r.structured.first().map(|x| x.dense);
+    let convs = r.layers.iter().filter(|l| l.starts_with("conv")).count();
     let head = view! {
-        <tr><th>"weights pruned"</th><th>"unstructured: accuracy"</th><th>"structured: neurons left, accuracy"</th><th>"MFLOP per sample: dense / CSR / smaller"</th><th>"weights' bytes: dense / CSR / smaller"</th><th>"forward over the test set: dense / smaller"</th></tr>
+        <tr><th>"weights pruned"</th><th>"unstructured: accuracy"</th><th>"structured: units left, accuracy"</th><th>"MFLOP per sample: dense / CSR / smaller"</th><th>"weights' bytes: dense / CSR / smaller"</th><th>"forward over the test set: dense / CSR / smaller"</th></tr>
     };
     let rows = r.structured.iter().map(|x| {
         let p = percent_key(x.sparsity);
-        let hidden = x.widths[1..x.widths.len() - 1].iter().map(|w| w.to_string()).collect::<Vec<_>>().join("-");
-        let time = x.ms.map_or("–".into(), |(d, s)| format!("{d:.1} / {s:.1} ms"));
+        let hidden = describe(convs, &x.widths);
+        let csr = x.csr_ms.map_or("–".into(), |c| format!("{c:.1}"));
+        let time = x.ms.map_or("–".into(), |(d, s)| format!("{d:.1} / {csr} / {s:.1} ms"));
         view! {
             <tr>
                 <td>{format!("{p} %")}</td>
@@ -77,7 +80,7 @@ fn structured_rows(r: &SparsityRecord) -> impl IntoView {
         }
     }).collect_view();
     let none = r.structured.is_empty().then(|| view! {
-        <tr><td colspan="6">"Structured pruning is defined here for an MLP's hidden neurons: choose the MLP to compare it."</td></tr>
+        <tr><td colspan="6">"Structured pruning removes an MLP's neurons or a CNN's filters; this network has neither to remove."</td></tr>
     });
     view! { {head}{rows}{none}<tr hidden><td data-metric="dense-bytes" data-metric-value=dense.map_or(String::new(), |d| d.bytes.to_string())></td></tr> }
 }
@@ -138,7 +141,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<SparsityRecord>>) -> 
                 <table class="results" data-testid="sparse-structured">
                     {move || record.with(|r| r.as_ref().map(structured_rows))}
                 </table>
-                <figcaption>"The trained dense network pruned once, not retrained, at each round's share of weights: unstructured (its smallest weights, wherever they are) against structured (whole hidden neurons, the weakest by the norm of their incoming weights, as many as keep about the same number of weights). What each costs per sample: unstructured in a compressed sparse row format (each kept weight's value, 4 bytes, and column index, 2 bytes, and a pointer per row), structured as the smaller dense network. The last column times the forward pass over the 2,000 test images on this page's backend, the dense network against the smaller one the structured pruning leaves. Read it: unstructured pruning keeps the accuracy but its bytes shrink less than its weights (the indices), and dense kernels cannot skip its zeros; removing whole neurons shrinks the real network, and costs accuracy without retraining."</figcaption>
+                <figcaption>"The trained dense network pruned once, not retrained, at each round's share of weights: unstructured (its smallest weights, wherever they are) against structured (whole hidden neurons of an MLP, or whole filters of a CNN — channel pruning — the weakest by the norm of their incoming weights, as many as keep about the same number of weights). What each costs per sample: unstructured in a compressed sparse row format (each kept weight's value, 4 bytes, and column index, 2 bytes, and a pointer per row), structured as the smaller dense network. The last column times the forward pass over the 2,000 test images on this page's backend: the dense network, the unstructured one run by a sparse kernel over its CSR weights (an MLP), and the smaller dense network. Read it: unstructured pruning keeps the accuracy but its bytes shrink less than its weights (the indices), and a sparse kernel's irregular reads give back much of what skipping zeros saves; removing whole units shrinks the real network, and costs accuracy until it is retrained (the structured condition)."</figcaption>
             </figure>
             <figure>
                 <canvas node_ref=canvases.curves data-testid="sparse-curves" data-empty="Press Run: test accuracy over training, for each condition of one round." width="420" height="320"></canvas>

@@ -80,7 +80,7 @@ pub fn SparsityPage() -> impl IntoView {
                     <option value="per_layer" selected=move || settings.with(|s| s.scope == Scope::PerLayer)>"per layer (same share each)"</option>
                 </select>
             </label>
-            {number_input("Conditions (ticket, rewind, reinit, random, finetune, set, rigl)", "sparse-conditions", |s| s.conditions.clone(), |s, v| parse_conditions(v).map(|_| s.conditions = v.into()).is_ok())}
+            {number_input("Conditions (ticket, rewind, reinit, random, finetune, set, rigl, structured)", "sparse-conditions", |s| s.conditions.clone(), |s, v| parse_conditions(v).map(|_| s.conditions = v.into()).is_ok())}
             {number_input("Rewind step (the rewind condition)", "sparse-rewind_step", |s| s.rewind_step.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.rewind_step = x).is_some())}
             {number_input("Group lasso λ on the MLP's neurons (0: none)", "sparse-group_lasso", |s| s.group_lasso.to_string(), |s, v| v.parse::<f32>().ok().filter(|x| x.is_finite()).map(|x| s.group_lasso = x).is_some())}
             {number_input("Seed (the weights' start, the batches' order)", "sparse-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}

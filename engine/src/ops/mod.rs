@@ -16,6 +16,7 @@ pub mod group_lasso;
 pub mod lars;
 pub mod loss_head;
 pub mod mask;
+pub mod spmm;
 pub mod matmul;
 pub mod mse;
 pub mod norm;

@@ -16,6 +16,7 @@ use engine::rng::Rng;
 
 use super::dynamic::{self, Grow};
 use super::masks::{self, Scope};
+use super::structured::{kept_widths, unit_mask, STRUCTURED_NETWORKS};
 
 /// Salts of the seeds the controls draw from (a fixed offset from the run's seed).
 const REINIT_SALT: u64 = 0x5EED_0F2E;
@@ -49,6 +50,10 @@ pub enum Condition {
     Set,
     /// Sparse from the start (RigL): as `Set`, growing where the gradient is largest.
     Rigl,
+    /// Structured pruning after training: the trained dense network's weakest whole neurons or
+    /// filters removed, as many as keep about the round's share of weights
+    /// (`structured::kept_widths`), then fine-tuned — training the smaller dense network.
+    Structured,
 }
 
 impl Condition {
@@ -62,6 +67,7 @@ impl Condition {
             Condition::Finetune => "finetune",
             Condition::Set => "set",
             Condition::Rigl => "rigl",
+            Condition::Structured => "structured",
         }
     }
     pub fn parse(name: &str) -> Option<Self> {
@@ -74,6 +80,7 @@ impl Condition {
             Self::Finetune,
             Self::Set,
             Self::Rigl,
+            Self::Structured,
         ]
         .into_iter()
         .find(|c| c.name() == name)
@@ -217,6 +224,16 @@ pub async fn run<F: std::future::Future<Output = bool>>(
             let dense = masks::dense(n);
             let oneshot = masks::magnitude(&trained, &dense, &spans, plan.sparsity_at(round), plan.scope);
             (trained, oneshot)
+        }
+        Condition::Structured => {
+            let trained = carry
+                .trained
+                .clone()
+                .ok_or_else(|| Error::Config("structured pruning comes after the dense run".into()))?;
+            let units = kept_widths(&trainer.compiled, plan.sparsity_at(round))
+                .and_then(|widths| unit_mask(&trained, &trainer.compiled, &widths))
+                .ok_or_else(|| Error::Config(STRUCTURED_NETWORKS.into()))?;
+            (trained, units.0)
         }
     };
     trainer.set_params(&start)?;

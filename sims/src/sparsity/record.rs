@@ -12,7 +12,8 @@ use engine::train::{TrainConfig, Trainer};
 use super::cost::{self, Cost};
 use super::lottery::{Condition, LotteryPlan, SparseRun};
 use super::masks::{self, Scope};
-use super::structured::{kept_widths, neuron_mask, weights_of};
+use super::structured::{prune_both, PrunedBoth};
+use super::structured::{smaller_config, sparsity_of};
 
 /// The sparsities the one-shot curve is measured at (the share pruned).
 pub const ONE_SHOT: [f64; 9] = [0.0, 0.5, 0.75, 0.875, 0.9, 0.95, 0.97, 0.98, 0.99];
@@ -38,10 +39,11 @@ pub struct OneShot {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Structured {
     /// The share of weights the unstructured mask prunes; the structured one prunes as close to
-    /// it as whole neurons allow (`structured_sparsity`).
+    /// it as whole units (neurons or filters) allow (`structured_sparsity`).
     pub sparsity: f64,
     pub structured_sparsity: f64,
-    /// The smaller network's widths, input and output included.
+    /// The smaller network's widths (`structured::widths_of`: an MLP's layer widths, a CNN's
+    /// channels, the input's first).
     pub widths: Vec<usize>,
     pub unstructured_accuracy: f32,
     pub structured_accuracy: f32,
@@ -52,6 +54,10 @@ pub struct Structured {
     /// smaller one, as the page timed them on its backend (None: not timed).
     #[serde(default)]
     pub ms: Option<(f64, f64)>,
+    /// The same forward pass of the unstructured network stored in CSR (`engine::sparse`), in
+    /// milliseconds (None: not timed, or not an MLP).
+    #[serde(default)]
+    pub csr_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -179,7 +185,11 @@ impl SparsityRecord {
                 *d >= 1.0
                     || matches!(
                         c,
-                        Condition::Rewind | Condition::Finetune | Condition::Set | Condition::Rigl
+                        Condition::Rewind
+                            | Condition::Finetune
+                            | Condition::Set
+                            | Condition::Rigl
+                            | Condition::Structured
                     )
             });
         text += if wins {
@@ -273,6 +283,7 @@ fn control_name(c: Condition) -> &'static str {
         Condition::Finetune => "the dense network pruned once and fine-tuned",
         Condition::Set => "SET (sparse from the start, grown at random)",
         Condition::Rigl => "RigL (sparse from the start, grown by gradient)",
+        Condition::Structured => "whole neurons or filters pruned once and fine-tuned",
         Condition::Dense | Condition::Ticket => "",
     }
 }
@@ -303,9 +314,9 @@ pub async fn one_shot(trainer: &mut Trainer, test: &Dataset) -> Result<Vec<OneSh
 }
 
 /// The network `trainer` holds (the trained dense one) pruned in one shot at each of `sparsities`,
-/// unstructured (global magnitude) and structured (whole neurons, `structured::neuron_mask`), and
-/// evaluated on `test`; their costs. Empty for a network that is not an MLP. The trainer's weights
-/// are put back after.
+/// unstructured (global magnitude) and structured (whole neurons or filters, `structured::unit_mask`),
+/// and evaluated on `test`; their costs. Empty for a network `structured` does not prune. The
+/// trainer's weights are put back after.
 pub async fn structured(
     trainer: &mut Trainer,
     test: &Dataset,
@@ -314,35 +325,29 @@ pub async fn structured(
     let trained = trainer.params().await?;
     let compiled = trainer.compiled.clone();
     let spans = masks::weight_spans(&compiled);
-    let dense = masks::dense(trained.len());
     let mut out = Vec::new();
     for &sparsity in sparsities {
-        let Some(widths) = kept_widths(&compiled, sparsity) else {
+        let Some(PrunedBoth { unstructured, units, widths, .. }) = prune_both(&trained, &compiled, sparsity) else {
             break;
         };
-        let Some((neurons, _)) = neuron_mask(&trained, &compiled, &widths) else {
+        let Some(smaller) = smaller_config(&trainer.config, &compiled, &widths) else {
             break;
         };
-        let unstructured = masks::magnitude(&trained, &dense, &spans, sparsity, Scope::Global);
         trainer.set_params(&masks::apply(&trained, &unstructured))?;
         let unstructured_accuracy = trainer.evaluate(test).await?.1;
-        trainer.set_params(&masks::apply(&trained, &neurons))?;
+        trainer.set_params(&masks::apply(&trained, &units))?;
         let structured_accuracy = trainer.evaluate(test).await?.1;
-        let full: Vec<usize> = (compiled.layers.iter())
-            .filter(|l| l.w_len > 0)
-            .map(|l| l.in_len())
-            .chain(compiled.layers.last().map(|l| l.out_len()))
-            .collect();
         out.push(Structured {
             sparsity: masks::sparsity(&unstructured, &spans).1,
-            structured_sparsity: 1.0 - weights_of(&widths) as f64 / weights_of(&full) as f64,
+            structured_sparsity: sparsity_of(&compiled, &widths).unwrap_or(0.0),
             widths: widths.clone(),
             unstructured_accuracy,
             structured_accuracy,
             dense: cost::dense(&compiled),
             csr: cost::csr(&compiled, &unstructured),
-            smaller: cost::smaller(&widths),
+            smaller: cost::dense(&smaller.1),
             ms: None,
+            csr_ms: None,
         });
     }
     trainer.set_params(&trained)?;
