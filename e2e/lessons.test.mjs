@@ -38,6 +38,7 @@ const SMALL = {
   'bench-lies': { state: '&steps=20' },
   'sparsity-lottery': { state: '&steps=30&images=500' },
   'sparsity-layers': { state: '&steps=30&images=500' },
+  'sparsity-structured': { state: '&steps=30&images=500' },
   'scaling-normalization': { state: '&max_steps=200' },
   'scaling-lars': { state: '&max_steps=40' },
   'cluster-async-momentum': { state: '&max_steps=100' },

@@ -7,6 +7,7 @@ mod lesson;
 mod matmul;
 mod parallelism;
 mod prepare;
+mod sparse_bench;
 mod split_bench;
 mod study;
 mod torch;
@@ -92,6 +93,8 @@ enum Command {
     BenchMatmul(matmul::MatmulArgs),
     /// W1's CPU step on one core, and split over two threads by batch rows and by hidden units
     SplitBench(split_bench::SplitArgs),
+    /// An MLP's forward pass dense, pruned in CSR, and pruned to a smaller dense network: ms and speed-ups
+    SparseBench(sparse_bench::SparseArgs),
     /// Lesson files: `lab lesson check FILE…` says what is wrong with each before a class sees it
     Lesson(lesson::LessonArgs),
     /// A saved model for a notebook: safetensors weights, a PyTorch script, its layer list
@@ -121,6 +124,7 @@ fn main() -> ExitCode {
         Command::Layouts(a) => parallelism::layouts(&a, data),
         Command::BenchMatmul(a) => matmul::bench(&a),
         Command::SplitBench(a) => split_bench::split_bench(&a, data),
+        Command::SparseBench(a) => sparse_bench::sparse_bench(&a, data),
         Command::Lesson(a) => lesson::run(&a),
         Command::ExportTorch(a) => torch::run(&a),
     };

@@ -53,7 +53,8 @@ pub fn metric_name(prefix: &str, label: &str) -> String {
     out
 }
 
-/// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`,
+/// Whether `name` fits `pattern`, where each `{…}` stands for one or more of `a-z`, `0-9`, `-`, `.`
+/// (a percentage such as 87.5),
 /// or, where it lists alternatives (`{sgd|adam}`), for exactly one of them: a lesson checker
 /// then catches a misspelled part too.
 fn matches_pattern(pattern: &str, name: &str) -> bool {
@@ -72,7 +73,7 @@ fn matches_pattern(pattern: &str, name: &str) -> bool {
                     Some(names) => names.contains(&part),
                     None => part
                         .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'),
                 };
                 fits && matches_pattern(after, remaining)
             })
