@@ -39,7 +39,11 @@ pub struct SparseArgs {
 
 fn list<T: std::str::FromStr>(text: &str, what: &str) -> anyhow::Result<Vec<T>> {
     (text.split(','))
-        .map(|v| v.trim().parse().map_err(|_| anyhow::anyhow!("{what}: {v:?} is not a number")))
+        .map(|v| {
+            v.trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("{what}: {v:?} is not a number"))
+        })
         .collect()
 }
 
@@ -69,29 +73,61 @@ pub fn sparse_bench(a: &SparseArgs, _: &Path) -> anyhow::Result<()> {
         targets: Vec::new(),
     };
     let config = TrainConfig {
-        model: ModelConfig::Mlp { hidden: hidden.clone(), activation: Activation::Relu },
+        model: ModelConfig::Mlp {
+            hidden: hidden.clone(),
+            activation: Activation::Relu,
+        },
         ..lab_sims::bench::w1()
     };
     for backend in a.backend.list() {
         let gpu = gpu_of(backend)?;
-        let device = gpu.as_ref().map_or("CPU path".to_string(), |g| g.adapter.name.clone());
+        let device = gpu
+            .as_ref()
+            .map_or("CPU path".to_string(), |g| g.adapter.name.clone());
         let trainer = |config: TrainConfig| -> anyhow::Result<Trainer> {
-            Ok(pollster::block_on(Trainer::with_data(config, data.clone(), gpu.clone(), a.rows))?)
+            Ok(pollster::block_on(Trainer::with_data(
+                config,
+                data.clone(),
+                gpu.clone(),
+                a.rows,
+            ))?)
         };
         let mut dense = trainer(config.clone())?;
         let params = pollster::block_on(dense.params())?;
-        let dense_ms = median_ms(a.repeats, || Ok(pollster::block_on(dense.evaluate(&data)).map(|_| ())?))?;
+        let dense_ms = median_ms(a.repeats, || {
+            Ok(pollster::block_on(dense.evaluate(&data)).map(|_| ())?)
+        })?;
         let spans = masks::weight_spans(&dense.compiled);
         for &sparsity in &sparsities {
-            let mask = masks::magnitude(&params, &masks::dense(params.len()), &spans, sparsity, Scope::Global);
-            let mut sparse = pollster::block_on(SparseMlp::new(&dense.compiled, &masks::apply(&params, &mask), a.rows, gpu.clone()))?;
-            let csr_ms = median_ms(a.repeats, || Ok(pollster::block_on(sparse.accuracy(&data)).map(|_| ())?))?;
-            let widths = kept_widths(&dense.compiled, sparsity).ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
-            let (_, kept) = unit_mask(&params, &dense.compiled, &widths).ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
-            let (small_config, _) = smaller_config(&config, &dense.compiled, &widths).ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
+            let mask = masks::magnitude(
+                &params,
+                &masks::dense(params.len()),
+                &spans,
+                sparsity,
+                Scope::Global,
+            );
+            let mut sparse = pollster::block_on(SparseMlp::new(
+                &dense.compiled,
+                &masks::apply(&params, &mask),
+                a.rows,
+                gpu.clone(),
+            ))?;
+            let csr_ms = median_ms(a.repeats, || {
+                Ok(pollster::block_on(sparse.accuracy(&data)).map(|_| ())?)
+            })?;
+            let widths =
+                kept_widths(&dense.compiled, sparsity).ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
+            let (_, kept) =
+                unit_mask(&params, &dense.compiled, &widths).ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
+            let (small_config, _) = smaller_config(&config, &dense.compiled, &widths)
+                .ok_or_else(|| anyhow::anyhow!("not an MLP"))?;
             let mut small = trainer(small_config)?;
-            small.set_params(&compact(&params, &dense.compiled, &kept).ok_or_else(|| anyhow::anyhow!("not an MLP"))?)?;
-            let small_ms = median_ms(a.repeats, || Ok(pollster::block_on(small.evaluate(&data)).map(|_| ())?))?;
+            small.set_params(
+                &compact(&params, &dense.compiled, &kept).ok_or_else(|| anyhow::anyhow!("not an MLP"))?,
+            )?;
+            let small_ms = median_ms(a.repeats, || {
+                Ok(pollster::block_on(small.evaluate(&data)).map(|_| ())?)
+            })?;
             let line = serde_json::json!({
                 "device": device,
                 "hidden": hidden,

@@ -37,7 +37,11 @@ fn dense_layers(compiled: &Compiled) -> Result<Vec<&crate::model::CompiledLayer>
     for l in &compiled.layers {
         match l.layer {
             Layer::Dense { .. } => dense.push(l),
-            Layer::Activation { kind: Activation::Relu } | Layer::Flatten | Layer::Dropout { .. } => {}
+            Layer::Activation {
+                kind: Activation::Relu,
+            }
+            | Layer::Flatten
+            | Layer::Dropout { .. } => {}
             _ => {
                 return Err(Error::Config(
                     "the sparse (CSR) forward pass runs an MLP of dense layers and ReLUs".into(),
@@ -59,7 +63,9 @@ impl SparseMlp {
     ) -> Result<Self, Error> {
         let dense = dense_layers(compiled)?;
         let (Some(first), Some(last)) = (dense.first(), dense.last()) else {
-            return Err(Error::Config("the sparse forward pass needs a dense layer".into()));
+            return Err(Error::Config(
+                "the sparse forward pass needs a dense layer".into(),
+            ));
         };
         let (inputs, classes) = (first.in_len(), last.out_len());
         let mut table = BufferTable::default();
@@ -105,7 +111,14 @@ impl SparseMlp {
             backend.write_u32(l.bufs[0], &l.csr.row_ptr);
             backend.write_u32(l.bufs[1], &l.csr.packed_cols());
             // An all-pruned layer still has a (one-value) buffer.
-            backend.write_f32(l.bufs[2], if l.csr.values.is_empty() { &[0.0] } else { &l.csr.values });
+            backend.write_f32(
+                l.bufs[2],
+                if l.csr.values.is_empty() {
+                    &[0.0]
+                } else {
+                    &l.csr.values
+                },
+            );
             backend.write_f32(l.bufs[3], &l.bias);
         }
         Ok(Self {
@@ -148,10 +161,17 @@ impl SparseMlp {
     /// The share of `data` classified right, `batch` rows at a time.
     pub async fn accuracy(&mut self, data: &Dataset) -> Result<f32, Error> {
         if data.dim != self.inputs {
-            return Err(Error::Mismatch(format!("{} features against {} inputs", data.dim, self.inputs)));
+            return Err(Error::Mismatch(format!(
+                "{} features against {} inputs",
+                data.dim, self.inputs
+            )));
         }
         let mut right = 0usize;
-        for (chunk, labels) in data.x.chunks(self.batch * self.inputs).zip(data.y.chunks(self.batch)) {
+        for (chunk, labels) in data
+            .x
+            .chunks(self.batch * self.inputs)
+            .zip(data.y.chunks(self.batch))
+        {
             let logits = self.forward(chunk).await?;
             for (row, label) in logits.chunks(self.classes).zip(labels) {
                 let best = (0..self.classes).fold(0, |b, c| if row[c] > row[b] { c } else { b });

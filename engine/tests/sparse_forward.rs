@@ -42,7 +42,12 @@ fn csr_keeps_the_nonzeros_and_counts_its_bytes() {
 #[test]
 fn spmm_matches_cpu_and_the_dense_product() {
     let ctx = gpu();
-    for &(rows, columns, batch, keep, relu) in &[(1, 1, 1, 1, false), (3, 17, 5, 2, true), (100, 784, 7, 5, true), (65, 130, 3, 3, false)] {
+    for &(rows, columns, batch, keep, relu) in &[
+        (1, 1, 1, 1, false),
+        (3, 17, 5, 2, true),
+        (100, 784, 7, 5, true),
+        (65, 130, 3, 3, false),
+    ] {
         let w = pruned(rows, columns, keep, 11);
         let csr = Csr::from_dense(&w, rows, columns).unwrap();
         let (bias, x) = (random(rows, 12), random(batch * columns, 13));
@@ -50,9 +55,26 @@ fn spmm_matches_cpu_and_the_dense_product() {
         let row_ptr = t.add("row_ptr", Elem::U32, csr.row_ptr.len());
         let cols = t.add("cols", Elem::U32, csr.packed_cols().len());
         let values = t.add("values", Elem::F32, csr.values.len());
-        let [b, xb, y] = [("bias", rows), ("x", batch * columns), ("y", batch * rows)].map(|(n, l)| t.add(n, Elem::F32, l));
-        let kernel = Spmm { row_ptr, cols, values, bias: b, x: xb, y, rows, inputs: columns, batch, relu, nnz: csr.values.len() };
-        let values_init = if csr.values.is_empty() { vec![0.0] } else { csr.values.clone() };
+        let [b, xb, y] = [("bias", rows), ("x", batch * columns), ("y", batch * rows)]
+            .map(|(n, l)| t.add(n, Elem::F32, l));
+        let kernel = Spmm {
+            row_ptr,
+            cols,
+            values,
+            bias: b,
+            x: xb,
+            y,
+            rows,
+            inputs: columns,
+            batch,
+            relu,
+            nnz: csr.values.len(),
+        };
+        let values_init = if csr.values.is_empty() {
+            vec![0.0]
+        } else {
+            csr.values.clone()
+        };
         let out = run_both(
             &ctx,
             t,
@@ -71,7 +93,10 @@ fn spmm_matches_cpu_and_the_dense_product() {
         let mut want = vec![0.0f32; batch * rows];
         for n in 0..batch {
             for o in 0..rows {
-                let s: f32 = (0..columns).map(|j| w[o * columns + j] * x[n * columns + j]).sum::<f32>() + bias[o];
+                let s: f32 = (0..columns)
+                    .map(|j| w[o * columns + j] * x[n * columns + j])
+                    .sum::<f32>()
+                    + bias[o];
                 want[n * rows + o] = if relu { s.max(0.0) } else { s };
             }
         }
@@ -84,14 +109,20 @@ fn spmm_matches_cpu_and_the_dense_product() {
 /// network's probabilities and accuracy.
 fn check(gpu: Option<Rc<GpuContext>>) {
     let config = engine::train::TrainConfig {
-        model: engine::train::ModelConfig::Mlp { hidden: vec![16, 16], activation: engine::ops::activation::Activation::Relu },
+        model: engine::train::ModelConfig::Mlp {
+            hidden: vec![16, 16],
+            activation: engine::ops::activation::Activation::Relu,
+        },
         ..crate::common::spiral_config(Optimizer::adam(), 0.02, 16)
     };
     let mut trainer = block_on(Trainer::new(config, gpu.clone(), 1)).unwrap();
     block_on(trainer.train(30)).unwrap();
     let mut w = block_on(trainer.params()).unwrap();
     for l in trainer.compiled.layers.iter().filter(|l| l.w_len > 0) {
-        w[l.w_off..l.w_off + l.w_len].iter_mut().enumerate().for_each(|(i, v)| *v *= f32::from(i % 3 == 0));
+        w[l.w_off..l.w_off + l.w_len]
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v *= f32::from(i % 3 == 0));
     }
     trainer.set_params(&w).unwrap();
     let data = trainer.data.clone();
@@ -106,7 +137,10 @@ fn check(gpu: Option<Rc<GpuContext>>) {
         let max = row.iter().fold(f32::MIN, |a, b| a.max(*b));
         let sum: f32 = row.iter().map(|v| (v - max).exp()).sum();
         for (v, want) in row.iter().zip(p) {
-            assert!(((v - max).exp() / sum - want).abs() < 1e-4, "probabilities {row:?} against {p:?}");
+            assert!(
+                ((v - max).exp() / sum - want).abs() < 1e-4,
+                "probabilities {row:?} against {p:?}"
+            );
         }
     }
     let right = (dense.chunks(classes).zip(&data.y))

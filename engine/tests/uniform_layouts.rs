@@ -252,7 +252,9 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         }
     }
     // The sparse (CSR) forward pass runs outside a trainer's plan: a small pruned MLP's.
-    let mlp = engine::model::ModelSpec::mlp(5, &[4], 3, engine::ops::activation::Activation::Relu).compile().unwrap();
+    let mlp = engine::model::ModelSpec::mlp(5, &[4], 3, engine::ops::activation::Activation::Relu)
+        .compile()
+        .unwrap();
     let weights: Vec<f32> = (0..mlp.n_params).map(|i| (i % 3) as f32).collect();
     let sparse = pollster::block_on(engine::sparse::SparseMlp::new(&mlp, &weights, 2, None)).unwrap();
     for k in &sparse.plan().train {

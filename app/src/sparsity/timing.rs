@@ -59,7 +59,9 @@ pub async fn time_rows(
         row.ms = Some((full, timed(&mut t, test).await?));
         // A CNN has no CSR pass here (`SparseMlp` runs dense layers): its cell says so.
         let unstructured = masks::apply(&trained, &pruned.unstructured);
-        if let Ok(mut sparse) = SparseMlp::new(&dense.compiled, &unstructured, PREDICT_ROWS, gpu.clone()).await {
+        if let Ok(mut sparse) =
+            SparseMlp::new(&dense.compiled, &unstructured, PREDICT_ROWS, gpu.clone()).await
+        {
             row.csr_ms = Some(timed_csr(&mut sparse, test).await?);
         }
     }

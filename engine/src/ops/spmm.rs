@@ -80,7 +80,13 @@ pub struct Spmm {
 }
 
 /// The CPU twin of `shaders/spmm.wgsl`.
-pub fn spmm_cpu(k: &Spmm, (row_ptr, cols, values): (&[u32], &[u32], &[f32]), bias: &[f32], x: &[f32], y: &mut [f32]) {
+pub fn spmm_cpu(
+    k: &Spmm,
+    (row_ptr, cols, values): (&[u32], &[u32], &[f32]),
+    bias: &[f32],
+    x: &[f32],
+    y: &mut [f32],
+) {
     for n in 0..k.batch {
         let input = &x[n * k.inputs..(n + 1) * k.inputs];
         for o in 0..k.rows {
@@ -117,7 +123,11 @@ impl Kernel for Spmm {
         ]
     }
     fn workgroups(&self) -> [u32; 3] {
-        [(self.rows as u32).div_ceil(64).max(1), self.batch.max(1) as u32, 1]
+        [
+            (self.rows as u32).div_ceil(64).max(1),
+            self.batch.max(1) as u32,
+            1,
+        ]
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut y = bufs.take_f32(self.y);

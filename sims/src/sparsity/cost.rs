@@ -29,7 +29,10 @@ fn positions(l: &CompiledLayer) -> f64 {
 /// The dense network's cost.
 pub fn dense(compiled: &Compiled) -> Cost {
     let weighted = compiled.layers.iter().filter(|l| l.w_len > 0);
-    let flops = weighted.clone().map(|l| 2.0 * l.w_len as f64 * positions(l)).sum();
+    let flops = weighted
+        .clone()
+        .map(|l| 2.0 * l.w_len as f64 * positions(l))
+        .sum();
     let weights: usize = weighted.map(|l| l.w_len).sum();
     Cost {
         flops,
@@ -95,7 +98,13 @@ mod tests {
         // conv 1→8 5×5 over 28×28: 200 weights at 24·24 positions; conv 8→16 5×5 over 12×12:
         // 3,200 at 8·8; dense 256 → 10: 2,560 once.
         let flops = 2.0 * (200.0 * 576.0 + 3_200.0 * 64.0 + 2_560.0);
-        assert_eq!(dense(&c), Cost { flops, bytes: 4.0 * 5_960.0 });
+        assert_eq!(
+            dense(&c),
+            Cost {
+                flops,
+                bytes: 4.0 * 5_960.0
+            }
+        );
         // Every weight kept in CSR: rows are the 8 and 16 filters and the 10 outputs.
         let all = vec![1.0; c.n_params];
         let bytes = 5_960.0 * 6.0 + 4.0 * (9.0 + 17.0 + 11.0);

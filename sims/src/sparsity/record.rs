@@ -327,7 +327,13 @@ pub async fn structured(
     let spans = masks::weight_spans(&compiled);
     let mut out = Vec::new();
     for &sparsity in sparsities {
-        let Some(PrunedBoth { unstructured, units, widths, .. }) = prune_both(&trained, &compiled, sparsity) else {
+        let Some(PrunedBoth {
+            unstructured,
+            units,
+            widths,
+            ..
+        }) = prune_both(&trained, &compiled, sparsity)
+        else {
             break;
         };
         let Some(smaller) = smaller_config(&trainer.config, &compiled, &widths) else {

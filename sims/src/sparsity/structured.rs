@@ -37,7 +37,9 @@ fn weighted_layers(compiled: &Compiled) -> Option<Vec<Weighted>> {
         let units = match l.layer {
             Layer::Dense { units } => units,
             Layer::Conv2d { filters, .. } => filters,
-            Layer::Activation { .. } | Layer::Pool { .. } | Layer::Flatten | Layer::Dropout { .. } => continue,
+            Layer::Activation { .. } | Layer::Pool { .. } | Layer::Flatten | Layer::Dropout { .. } => {
+                continue
+            }
             _ => return None,
         };
         let channels = match (out.last(), &l.layer) {
@@ -64,7 +66,11 @@ fn weighted_layers(compiled: &Compiled) -> Option<Vec<Weighted>> {
 /// not prune.
 pub fn widths_of(compiled: &Compiled) -> Option<Vec<usize>> {
     let layers = weighted_layers(compiled)?;
-    Some(std::iter::once(layers[0].channels).chain(layers.iter().map(|l| l.units)).collect())
+    Some(
+        std::iter::once(layers[0].channels)
+            .chain(layers.iter().map(|l| l.units))
+            .collect(),
+    )
 }
 
 /// Weights (biases aside) of `compiled`'s network with these widths (`widths_of`'s form).
@@ -173,10 +179,12 @@ pub fn compact(params: &[f32], compiled: &Compiled, kept: &[Vec<usize>]) -> Opti
 /// its width. None where the widths do not fit the model's weighted layers.
 pub fn smaller_model(model: &ModelConfig, widths: &[usize]) -> Option<ModelConfig> {
     match model {
-        ModelConfig::Mlp { hidden, activation } => (widths.len() == hidden.len() + 2).then(|| ModelConfig::Mlp {
-            hidden: widths[1..widths.len() - 1].to_vec(),
-            activation: *activation,
-        }),
+        ModelConfig::Mlp { hidden, activation } => {
+            (widths.len() == hidden.len() + 2).then(|| ModelConfig::Mlp {
+                hidden: widths[1..widths.len() - 1].to_vec(),
+                activation: *activation,
+            })
+        }
         ModelConfig::Layers { layers } => {
             let mut k = 0;
             let mut out = layers.clone();
@@ -219,7 +227,11 @@ pub fn prune_both(trained: &[f32], compiled: &Compiled, sparsity: f64) -> Option
 }
 
 /// The config of the smaller network (unmasked) and its compiled layers.
-pub fn smaller_config(config: &TrainConfig, compiled: &Compiled, widths: &[usize]) -> Option<(TrainConfig, Compiled)> {
+pub fn smaller_config(
+    config: &TrainConfig,
+    compiled: &Compiled,
+    widths: &[usize],
+) -> Option<(TrainConfig, Compiled)> {
     let classes = compiled.layers.last()?.out_len();
     let config = TrainConfig {
         model: smaller_model(&config.model, widths)?,
@@ -238,7 +250,13 @@ pub fn describe(convs: usize, widths: &[usize]) -> String {
         return hidden.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("-");
     }
     (hidden.iter().enumerate())
-        .map(|(k, w)| if k < convs { format!("conv {w}") } else { format!("dense {w}") })
+        .map(|(k, w)| {
+            if k < convs {
+                format!("conv {w}")
+            } else {
+                format!("dense {w}")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -35,8 +35,21 @@ fn the_cnn_is_read_as_channels_by_hand() {
     // 100 + 900 + 1,440 = 2,440) does not.
     assert_eq!(kept_widths(&c, 0.6), Some(vec![1, 4, 8, 10]));
     let small = smaller_model(&model, &[1, 4, 8, 10]).unwrap();
-    let small = engine::train::TrainConfig { model: small, ..engine::workloads::w2() };
-    assert_eq!(small.spec(10).compile().unwrap().layers.iter().map(|l| l.w_len).sum::<usize>(), 2_180);
+    let small = engine::train::TrainConfig {
+        model: small,
+        ..engine::workloads::w2()
+    };
+    assert_eq!(
+        small
+            .spec(10)
+            .compile()
+            .unwrap()
+            .layers
+            .iter()
+            .map(|l| l.w_len)
+            .sum::<usize>(),
+        2_180
+    );
     assert_eq!(describe(2, &[1, 4, 8, 10]), "conv 4, conv 8");
     assert_eq!(describe(0, &[4, 5, 3, 2]), "5-3");
 }
@@ -54,7 +67,10 @@ fn a_filter_goes_with_its_bias_and_the_next_layers_channel() {
     // Its 25 weights, its bias, and channel 3 of each of the second conv's 16 filters (25 each).
     assert_eq!(mask.iter().filter(|m| **m == 0.0).count(), 25 + 1 + 16 * 25);
     let conv2 = weighted_layers(&c).unwrap()[1];
-    assert_eq!(mask[conv2.w_off + 5 * 200 + 3 * 25..conv2.w_off + 5 * 200 + 4 * 25], [0.0; 25]);
+    assert_eq!(
+        mask[conv2.w_off + 5 * 200 + 3 * 25..conv2.w_off + 5 * 200 + 4 * 25],
+        [0.0; 25]
+    );
     assert_eq!(mask[conv2.w_off + 5 * 200 + 4 * 25], 1.0);
     let small = compact(&p, &c, &kept).unwrap();
     assert_eq!(small.len(), c.n_params - (25 + 1 + 16 * 25));
