@@ -235,9 +235,9 @@ mod tests {
     }
 
     #[test]
-    fn the_defaults_train_three_rounds_of_three_conditions_after_the_dense_run() {
+    fn the_defaults_train_three_rounds_of_five_conditions_after_the_dense_run() {
         let plan = SparsityLab::default().plan();
-        assert_eq!(plan.jobs().len(), 1 + 3 * 3);
+        assert_eq!(plan.jobs().len(), 1 + 3 * 5);
         // 1 − 0.5³: seven eighths pruned at the last round.
         assert_eq!(plan.sparsity_at(3), 0.875);
     }
