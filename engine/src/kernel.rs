@@ -339,6 +339,11 @@ pub trait Kernel: KernelCopy {
     fn flops(&self) -> f64 {
         0.0
     }
+    /// Bytes the kernel must move between memory and the device at the least (each value it
+    /// reads or writes once), for its arithmetic intensity on a roofline; 0 where not counted.
+    fn bytes(&self) -> f64 {
+        0.0
+    }
     /// A short name for profiles: the shader file, and the entry point when it is not `main`.
     fn name(&self) -> String {
         let s = self.shader();

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod precision;
 pub mod readback;
 pub mod rng;
+pub mod roofline;
 pub mod series;
 pub mod sparse;
 pub mod table;

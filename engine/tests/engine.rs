@@ -25,6 +25,7 @@ mod norm_residual;
 mod optimizer_formulas;
 mod precision_formats;
 mod readbacks;
+mod roofline;
 mod sparse_forward;
 mod split_step;
 mod step_export_whole;

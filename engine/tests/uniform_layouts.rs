@@ -257,11 +257,15 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         .unwrap();
     let weights: Vec<f32> = (0..mlp.n_params).map(|i| (i % 3) as f32).collect();
     let sparse = pollster::block_on(engine::sparse::SparseMlp::new(&mlp, &weights, 2, None)).unwrap();
-    for k in &sparse.plan().train {
-        seen.insert(k.name());
-        used.insert(k.shader().file.trim_end_matches(".wgsl").to_string());
-        sources.push(k.shader().source);
-        problems.extend(check(k.as_ref(), sparse.plan(), &mut parsed));
+    // So do the roofline's probes.
+    let probes = engine::roofline::probe_plan(engine::roofline::ProbeSizes::for_device(None));
+    for plan in [sparse.plan(), &probes] {
+        for k in &plan.train {
+            seen.insert(k.name());
+            used.insert(k.shader().file.trim_end_matches(".wgsl").to_string());
+            sources.push(k.shader().source);
+            problems.extend(check(k.as_ref(), plan, &mut parsed));
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The configs reach every shader file in shaders/ (a new one is checked once a config uses

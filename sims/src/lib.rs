@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod cluster_run;
 pub mod compress;
 pub mod curvature;
+pub mod hardware;
 pub mod hessian;
 pub mod landscape;
 pub mod noise_scale;

@@ -20,6 +20,7 @@ pub mod matmul;
 pub mod mse;
 pub mod norm;
 pub mod pool;
+pub mod probe;
 pub mod quantize;
 pub mod regularize;
 pub mod sgd;

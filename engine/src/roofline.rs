@@ -1,0 +1,112 @@
+//! The roofline of the device a page runs on, measured (docs/theory.md §11.1): the attainable
+//! FLOP/s from a compute probe and bytes/s from a copy probe (`ops::probe`), each timed over
+//! repeated dispatches on the GPU, or run by its CPU twin on the CPU path. A kernel of intensity
+//! I FLOPs per byte can reach at most min(peak, I · bandwidth).
+
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::error::Error;
+use crate::gpu::GpuContext;
+use crate::kernel::{BufferTable, Elem, Kernel, StepScalars};
+use crate::ops::probe::{ProbeCopy, ProbeFlops};
+use crate::plan::Plan;
+
+/// A device's two roofs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Roofs {
+    /// Attainable arithmetic, GFLOP/s.
+    pub gflops: f64,
+    /// Attainable memory bandwidth, GB/s.
+    pub gbs: f64,
+}
+
+impl Roofs {
+    /// The intensity (FLOPs per byte) where the two roofs meet: kernels below it are bound by
+    /// memory, above it by arithmetic.
+    pub fn ridge(&self) -> f64 {
+        self.gflops / self.gbs
+    }
+
+    /// The GFLOP/s a kernel of this intensity can reach at most.
+    pub fn attainable(&self, intensity: f64) -> f64 {
+        self.gflops.min(intensity * self.gbs)
+    }
+}
+
+/// The probes' sizes: invocations and rounds of the compute probe, floats of the copy probe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeSizes {
+    pub invocations: usize,
+    pub rounds: usize,
+    pub floats: usize,
+}
+
+impl ProbeSizes {
+    /// Sized so each probe runs long enough to time on this device and briefly on an emulated
+    /// one or the CPU path (`ctx.parallel_workgroups` is 0 on a real GPU).
+    pub fn for_device(gpu: Option<&GpuContext>) -> Self {
+        match gpu {
+            Some(ctx) if ctx.parallel_workgroups == 0 => ProbeSizes {
+                invocations: 1 << 20,
+                rounds: 1024,
+                floats: 1 << 24,
+            },
+            _ => ProbeSizes {
+                invocations: 1 << 12,
+                rounds: 256,
+                floats: 1 << 20,
+            },
+        }
+    }
+}
+
+/// The probes' plan: the compute probe, then the copy probe.
+pub fn probe_plan(sizes: ProbeSizes) -> Plan {
+    let mut table = BufferTable::default();
+    let out = table.add("probe_out", Elem::F32, sizes.invocations);
+    let src = table.add("probe_src", Elem::F32, sizes.floats);
+    let dst = table.add("probe_dst", Elem::F32, sizes.floats);
+    let kernels: Vec<Box<dyn Kernel>> = vec![
+        Box::new(ProbeFlops {
+            out,
+            n: sizes.invocations,
+            iters: sizes.rounds,
+        }),
+        Box::new(ProbeCopy {
+            src,
+            dst,
+            n: sizes.floats,
+            groups: (sizes.floats as u32).div_ceil(256 * 16).clamp(1, 65_535),
+        }),
+    ];
+    Plan::of_kernels(table, kernels)
+}
+
+/// Measures the roofs on the GPU `gpu` gives, else on the CPU path: each probe's time from
+/// `reps` repeated runs (the backends' `profile`), `now_ms` the clock.
+pub async fn measure(
+    gpu: Option<Rc<GpuContext>>,
+    reps: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Roofs, Error> {
+    let sizes = ProbeSizes::for_device(gpu.as_deref());
+    let plan = probe_plan(sizes);
+    let mut backend = match gpu {
+        Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
+        None => Backend::Cpu(CpuBackend::new(plan)),
+    };
+    // A first run compiles the pipelines and touches the buffers.
+    backend.run(Pass::Train, &StepScalars::default());
+    let times = backend
+        .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
+        .await?;
+    let kernels = backend.plan().kernels(Pass::Train);
+    let rate = |k: usize, amount: f64| amount / (times[k].ms.max(1e-6) * 1e6);
+    Ok(Roofs {
+        gflops: rate(0, kernels[0].flops()),
+        gbs: rate(1, kernels[1].bytes()),
+    })
+}

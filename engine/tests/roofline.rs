@@ -1,0 +1,106 @@
+//! The roofline's probes (`ops::probe`, `roofline`): each against its CPU twin on the GPU (every
+//! lane of the compute probe walks to exactly 1.0, so each invocation's sum is 32; the copy
+//! probe copies), their counts by hand, and a measurement that gives two positive roofs on the
+//! CPU path and on the GPU (their size is a figure, never asserted).
+
+use engine::kernel::{BufferTable, Elem, StepScalars};
+use engine::ops::probe::{probe_flops_cpu, ProbeCopy, ProbeFlops, FLOPS_PER_ROUND};
+use engine::roofline::{measure, Roofs};
+use pollster::block_on;
+
+use crate::common::{gpu, random, run_both, Init};
+
+fn now_ms() -> f64 {
+    thread_local!(static START: std::time::Instant = std::time::Instant::now());
+    START.with(|s| s.elapsed().as_secs_f64() * 1e3)
+}
+
+#[test]
+fn the_compute_probe_matches_its_twin_and_sums_to_32() {
+    let ctx = gpu();
+    for &(n, iters) in &[(1, 64), (300, 64), (1000, 200)] {
+        let mut t = BufferTable::default();
+        let out = t.add("out", Elem::F32, n);
+        let got = run_both(
+            &ctx,
+            t,
+            vec![Init::F32(vec![0.0; n])],
+            || Box::new(ProbeFlops { out, n, iters }),
+            StepScalars::default(),
+            &[out],
+        );
+        assert_eq!(got[0].0, vec![32.0; n], "GPU");
+        assert_eq!(got[0].1, vec![32.0; n], "CPU");
+    }
+    // Few rounds: not yet converged, the twin still agrees.
+    let mut twin = vec![0.0; 9];
+    probe_flops_cpu(9, 3, &mut twin);
+    let mut t = BufferTable::default();
+    let out = t.add("out", Elem::F32, 9);
+    let got = run_both(
+        &ctx,
+        t,
+        vec![Init::F32(vec![0.0; 9])],
+        || Box::new(ProbeFlops { out, n: 9, iters: 3 }),
+        StepScalars::default(),
+        &[out],
+    );
+    crate::common::assert_close("3 rounds", &got[0].0, &twin, 1e-5, 1e-5);
+    // 8 chains × 4 lanes × (a multiply and an add).
+    assert_eq!(FLOPS_PER_ROUND, 64.0);
+    use engine::kernel::Kernel;
+    let k = ProbeFlops { out, n: 10, iters: 5 };
+    assert_eq!((k.flops(), k.bytes()), (3_200.0, 40.0));
+}
+
+#[test]
+fn the_copy_probe_copies_and_counts_its_bytes() {
+    let ctx = gpu();
+    for &(n, groups) in &[(1, 1), (1000, 1), (70_000, 3)] {
+        let mut t = BufferTable::default();
+        let src = t.add("src", Elem::F32, n);
+        let dst = t.add("dst", Elem::F32, n);
+        let got = run_both(
+            &ctx,
+            t,
+            vec![Init::F32(random(n, 3)), Init::F32(vec![0.0; n])],
+            || Box::new(ProbeCopy { src, dst, n, groups }),
+            StepScalars::default(),
+            &[dst],
+        );
+        assert_eq!(got[0].0, random(n, 3), "GPU");
+        assert_eq!(got[0].1, random(n, 3), "CPU");
+        use engine::kernel::Kernel;
+        assert_eq!(ProbeCopy { src, dst, n, groups }.bytes(), 8.0 * n as f64);
+    }
+}
+
+#[test]
+fn the_ridge_is_where_the_roofs_meet() {
+    // 1,000 GFLOP/s and 100 GB/s: 10 FLOPs a byte; a kernel of 2 FLOPs a byte reaches 200.
+    let r = Roofs {
+        gflops: 1000.0,
+        gbs: 100.0,
+    };
+    assert_eq!(r.ridge(), 10.0);
+    assert_eq!(r.attainable(2.0), 200.0);
+    assert_eq!(r.attainable(50.0), 1000.0);
+}
+
+#[test]
+fn measuring_gives_two_positive_roofs_on_both_paths() {
+    for gpu in [None, Some(gpu())] {
+        let on_gpu = gpu.is_some();
+        let r = block_on(measure(gpu, 3, &now_ms)).unwrap();
+        eprintln!(
+            "roofs (GPU {on_gpu}): {:.1} GFLOP/s, {:.1} GB/s, ridge {:.2} FLOPs/byte",
+            r.gflops,
+            r.gbs,
+            r.ridge()
+        );
+        assert!(
+            r.gflops.is_finite() && r.gflops > 0.0 && r.gbs.is_finite() && r.gbs > 0.0,
+            "{r:?}"
+        );
+    }
+}
