@@ -7,6 +7,7 @@ mod lesson;
 mod matmul;
 mod parallelism;
 mod prepare;
+mod roofline;
 mod sparse_bench;
 mod split_bench;
 mod study;
@@ -93,6 +94,8 @@ enum Command {
     BenchMatmul(matmul::MatmulArgs),
     /// W1's CPU step on one core, and split over two threads by batch rows and by hidden units
     SplitBench(split_bench::SplitArgs),
+    /// The device's roofs, measured, and a workload's step kernels under them
+    Roofline(roofline::RooflineArgs),
     /// An MLP's forward pass dense, pruned in CSR, and pruned to a smaller dense network: ms and speed-ups
     SparseBench(sparse_bench::SparseArgs),
     /// Lesson files: `lab lesson check FILE…` says what is wrong with each before a class sees it
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
         Command::Layouts(a) => parallelism::layouts(&a, data),
         Command::BenchMatmul(a) => matmul::bench(&a),
         Command::SplitBench(a) => split_bench::split_bench(&a, data),
+        Command::Roofline(a) => roofline::roofline(&a, data),
         Command::SparseBench(a) => sparse_bench::sparse_bench(&a, data),
         Command::Lesson(a) => lesson::run(&a),
         Command::ExportTorch(a) => torch::run(&a),

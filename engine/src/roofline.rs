@@ -54,10 +54,11 @@ impl ProbeSizes {
                 rounds: 1024,
                 floats: 1 << 24,
             },
+            // The copy larger than a processor's caches, so it measures its memory.
             _ => ProbeSizes {
                 invocations: 1 << 12,
                 rounds: 256,
-                floats: 1 << 20,
+                floats: 1 << 23,
             },
         }
     }
@@ -100,11 +101,18 @@ pub async fn measure(
     };
     // A first run compiles the pipelines and touches the buffers.
     backend.run(Pass::Train, &StepScalars::default());
-    let times = backend
-        .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
-        .await?;
+    // The best of three profiles: a roof is what the device attains, not its average.
+    let mut best = [f64::MAX; 2];
+    for _ in 0..3 {
+        let times = backend
+            .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
+            .await?;
+        for (b, t) in best.iter_mut().zip(&times) {
+            *b = b.min(t.ms);
+        }
+    }
     let kernels = backend.plan().kernels(Pass::Train);
-    let rate = |k: usize, amount: f64| amount / (times[k].ms.max(1e-6) * 1e6);
+    let rate = |k: usize, amount: f64| amount / (best[k].max(1e-6) * 1e6);
     Ok(Roofs {
         gflops: rate(0, kernels[0].flops()),
         gbs: rate(1, kernels[1].bytes()),

@@ -104,3 +104,50 @@ fn measuring_gives_two_positive_roofs_on_both_paths() {
         );
     }
 }
+
+/// W1's fused step (784-128-10, batch 64, SGD): its kernels' FLOPs and bytes by hand count, each
+/// float 4 bytes, each value read or written once.
+#[test]
+fn the_steps_kernels_are_counted_by_hand() {
+    use engine::kernel::Kernel;
+    let data = engine::data::Dataset {
+        x: vec![0.5; 100 * 784],
+        y: vec![1; 100],
+        dim: 784,
+        classes: 10,
+        targets: vec![],
+    };
+    let t = block_on(engine::train::Trainer::with_data(
+        engine::workloads::w1(),
+        data,
+        None,
+        1,
+    ))
+    .unwrap();
+    let kernels = t.plan().kernels(engine::backend::Pass::Train);
+    let find = |name: &str| {
+        kernels
+            .iter()
+            .find(|k| k.name() == name)
+            .unwrap_or_else(|| panic!("no kernel {name}"))
+    };
+    // The first layer's forward: the batch's 64 × 784 rows, W 784 × 128, Z 64 × 128, the bias.
+    let first = find("fused:gather+matmul+bias+ReLU");
+    assert_eq!(first.flops(), 2.0 * 64.0 * 784.0 * 128.0);
+    assert_eq!(
+        first.bytes(),
+        4.0 * (64.0 * 784.0 + 784.0 * 128.0 + 64.0 * 128.0 + 128.0)
+    );
+    // The output layer's: 64 × 128 by 128 × 10, into 64 × 10, its 10 biases.
+    assert_eq!(
+        find("fused:matmul+bias").bytes(),
+        4.0 * (8_192.0 + 1_280.0 + 640.0 + 10.0)
+    );
+    // The loss: the logits read and their gradient written (64 × 10 each), the labels, two means.
+    assert_eq!(
+        find("fused:softmax_xent+batch_mean").bytes(),
+        4.0 * (2.0 * 640.0 + 64.0 + 2.0)
+    );
+    // Plain SGD over 784·128 + 128 + 128·10 + 10 = 101,770 parameters: g and w read, w written.
+    assert_eq!(find("sgd").bytes(), 12.0 * 101_770.0);
+}

@@ -16,6 +16,9 @@ pub struct KernelTime {
     pub name: String,
     pub ms: f64,
     pub flops: f64,
+    /// The least bytes it moves (`Kernel::bytes`; 0 where not counted).
+    #[serde(default)]
+    pub bytes: f64,
 }
 
 pub enum Backend {
@@ -159,6 +162,7 @@ impl Backend {
                 name: k.name(),
                 ms,
                 flops: k.flops(),
+                bytes: k.bytes(),
             })
             .collect())
     }

@@ -121,6 +121,9 @@ pub fn act_backward_cpu(kind: Activation, z: &[f32], dh: &[f32], dz: &mut [f32])
 }
 
 impl Kernel for ActForward {
+    fn bytes(&self) -> f64 {
+        8.0 * self.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "forward")
     }
@@ -147,6 +150,9 @@ impl Kernel for ActForward {
 }
 
 impl Kernel for ActBackward {
+    fn bytes(&self) -> f64 {
+        12.0 * self.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl_with!(["activation_fns.wgsl"], "activation.wgsl", "backward")
     }

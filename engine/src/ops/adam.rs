@@ -49,6 +49,10 @@ pub fn adam_cpu(
 }
 
 impl Kernel for Adam {
+    fn bytes(&self) -> f64 {
+        // Reads g, w, m, v; writes w, m, v.
+        28.0 * self.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("adam.wgsl", "main")
     }

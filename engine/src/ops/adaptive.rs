@@ -36,6 +36,10 @@ pub fn adaptive_cpu(g: &[f32], w: &mut [f32], a: &mut [f32], lr: f32, rule: Adap
 }
 
 impl Kernel for Adaptive {
+    fn bytes(&self) -> f64 {
+        // Reads g, w, the accumulator; writes w and the accumulator.
+        20.0 * self.n as f64
+    }
     fn shader(&self) -> Shader {
         match self.rule {
             AdaptiveRule::AdaGrad { .. } => wgsl!("adagrad.wgsl", "main"),

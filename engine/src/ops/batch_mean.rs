@@ -19,6 +19,11 @@ pub fn mean_cpu(values: &[f32]) -> f32 {
 }
 
 impl Kernel for BatchMean {
+    fn bytes(&self) -> f64 {
+        // Reads each batch's losses and correct flags; writes two values per batch.
+        let batches = self.batches.max(1);
+        4.0 * (2 * self.rows * batches + 2 * batches) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("batch_mean.wgsl", "main")
     }

@@ -45,6 +45,10 @@ fn words(rows: usize, cols: usize, bias_off: usize, points: Points, step: &StepS
 }
 
 impl Kernel for AddBias {
+    fn bytes(&self) -> f64 {
+        // Reads Z and the bias, writes Z, for each live point.
+        4.0 * (self.points.n() * (2 * self.rows * self.cols + self.cols)) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("bias.wgsl", "add_bias")
     }
@@ -74,6 +78,9 @@ impl Kernel for AddBias {
 }
 
 impl Kernel for BiasGrad {
+    fn bytes(&self) -> f64 {
+        4.0 * (self.rows * self.cols + self.cols) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("bias.wgsl", "bias_grad")
     }

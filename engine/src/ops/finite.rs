@@ -18,6 +18,9 @@ pub struct CountNonFinite {
 }
 
 impl Kernel for CountNonFinite {
+    fn bytes(&self) -> f64 {
+        4.0 * self.n as f64
+    }
     fn shader(&self) -> Shader {
         if self.clear {
             wgsl!("finite.wgsl", "clear")

@@ -211,6 +211,16 @@ impl FusedMatmul {
 }
 
 impl Kernel for FusedMatmul {
+    fn bytes(&self) -> f64 {
+        // Each product's A (once when the second shares it), B, C (read too when it accumulates)
+        // and bias; what the fused kernels kept apart wrote and read again stays on the chip.
+        let one = |p: &Product, a: bool| {
+            let d = &p.dims;
+            let c = d.m * d.n * (1 + usize::from(d.accumulate));
+            4.0 * (usize::from(a) * d.m * d.k + d.k * d.n + c + p.bias.map_or(0, |_| d.n)) as f64
+        };
+        one(&self.first, true) + self.second.as_ref().map_or(0.0, |p| one(p, false))
+    }
     fn shader(&self) -> Shader {
         if self.quads {
             return wgsl_with!(

@@ -36,6 +36,11 @@ pub fn gather_cpu(
 }
 
 impl Kernel for Gather {
+    fn bytes(&self) -> f64 {
+        // Reads the indices, the rows (a byte a value when packed) and labels; writes the batch.
+        let value = if self.packed { 1 } else { 4 };
+        (self.rows * (4 + value * self.dim + 4) + 4 * self.rows * (self.dim + 1)) as f64
+    }
     fn shader(&self) -> Shader {
         if self.packed {
             wgsl!("gather.wgsl", "packed")

@@ -33,6 +33,10 @@ impl Clone for LossHead {
 }
 
 impl Kernel for LossHead {
+    fn bytes(&self) -> f64 {
+        // Reads the logits and labels; writes their gradient, the losses' mean and accuracy.
+        4.0 * (2 * self.rows * self.classes + self.rows + 2) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("softmax_xent.wgsl", "softmax_xent_mean")
     }

@@ -205,6 +205,13 @@ impl Matmul {
 }
 
 impl Kernel for Matmul {
+    fn bytes(&self) -> f64 {
+        // Each product reads A (m × k) and B (k × n) and writes C (m × n), reading it too when it
+        // accumulates.
+        let d = &self.dims;
+        let c = d.m * d.n * (1 + usize::from(d.accumulate));
+        4.0 * (d.products() * (d.m * d.k + d.k * d.n + c)) as f64
+    }
     fn shader(&self) -> Shader {
         with_tiles!(
             self.tiles.unwrap_or_default(),

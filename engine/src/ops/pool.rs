@@ -115,6 +115,10 @@ pub struct PoolBackward {
 }
 
 impl Kernel for PoolForward {
+    fn bytes(&self) -> f64 {
+        // Reads the input; writes the output and each window's argmax.
+        4.0 * (self.g.in_len() + 2 * self.g.out_len()) as f64
+    }
     fn shader(&self) -> Shader {
         match self.kind {
             PoolKind::Max => wgsl!("pool.wgsl", "max_forward"),
@@ -153,6 +157,9 @@ impl PoolBackward {
 }
 
 impl Kernel for PoolBackward {
+    fn bytes(&self) -> f64 {
+        4.0 * (2 * self.g.out_len() + self.g.in_len()) as f64
+    }
     fn shader(&self) -> Shader {
         match self.kind {
             PoolKind::Max if self.by_window() => wgsl!("pool.wgsl", "max_backward_tiled"),

@@ -19,32 +19,38 @@ pub struct ProbeFlops {
     pub iters: usize,
 }
 
-/// The CPU twin of `probe_flops.wgsl`, invocation by invocation.
+/// The CPU twin of `probe_flops.wgsl`, invocation by invocation, the invocations shared among
+/// the cores as the other twins share their work (`parallel`), the 32 lanes in one flat loop the
+/// compiler vectorizes: the CPU path's attainable rate for code written as the twins are.
 pub fn probe_flops_cpu(n: usize, iters: usize, out: &mut [f32]) {
-    for (i, o) in out.iter_mut().enumerate().take(n) {
-        let s = (i & 7) as f32 * 0.125;
-        let start = [s, s + 0.01, s + 0.02, s + 0.03];
-        let mut x = [[0.0f32; 4]; 8];
-        for (c, chain) in x.iter_mut().enumerate() {
-            for (lane, v) in chain.iter_mut().enumerate() {
+    crate::parallel::for_each_piece(&mut out[..n], 256, |piece, out| {
+        for (offset, o) in out.iter_mut().enumerate() {
+            let i = piece * 256 + offset;
+            let s = (i & 7) as f32 * 0.125;
+            let start = [s, s + 0.01, s + 0.02, s + 0.03];
+            // Chain c, lane l at 4·c + l, as the shader's x_c.
+            let mut x = [0.0f32; 32];
+            for (k, v) in x.iter_mut().enumerate() {
+                let (c, l) = (k / 4, k % 4);
                 *v = if c == 0 {
-                    start[lane]
+                    start[l]
                 } else {
-                    start[lane] + 0.1 * c as f32
+                    start[l] + 0.1 * c as f32
                 };
             }
-        }
-        // A multiply then an add: A·x is exact (a halving), so one rounding, as the fused op's.
-        for _ in 0..iters {
-            for v in x.iter_mut().flatten() {
-                *v = *v * A + B;
+            // A multiply then an add: A·x is exact (a halving), so one rounding, as the fused op's.
+            for _ in 0..iters {
+                for v in x.iter_mut() {
+                    *v = *v * A + B;
+                }
             }
+            let lane = |l: usize| {
+                ((x[l] + x[4 + l]) + (x[8 + l] + x[12 + l]))
+                    + ((x[16 + l] + x[20 + l]) + (x[24 + l] + x[28 + l]))
+            };
+            *o = (lane(0) + lane(1)) + (lane(2) + lane(3));
         }
-        let lane = |l: usize| {
-            ((x[0][l] + x[1][l]) + (x[2][l] + x[3][l])) + ((x[4][l] + x[5][l]) + (x[6][l] + x[7][l]))
-        };
-        *o = (lane(0) + lane(1)) + (lane(2) + lane(3));
-    }
+    });
 }
 
 impl Kernel for ProbeFlops {

@@ -36,6 +36,11 @@ pub fn sgd_cpu(g: &[f32], w: &mut [f32], v: &mut [f32], lr: f32, momentum: f32, 
 }
 
 impl Kernel for Sgd {
+    fn bytes(&self) -> f64 {
+        // Reads g and w, writes w; with momentum reads and writes the velocity too.
+        let per = if self.momentum == 0.0 { 12.0 } else { 20.0 };
+        per * self.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("sgd.wgsl", "main")
     }

@@ -67,6 +67,10 @@ fn words(rows: usize, classes: usize) -> Words {
 }
 
 impl Kernel for SoftmaxXent {
+    fn bytes(&self) -> f64 {
+        // Reads the logits and labels; writes the gradient, each row's loss and correct flag.
+        4.0 * (2 * self.rows * self.classes + 3 * self.rows) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("softmax_xent.wgsl", "softmax_xent")
     }
@@ -107,6 +111,9 @@ impl Kernel for SoftmaxXent {
 }
 
 impl Kernel for Softmax {
+    fn bytes(&self) -> f64 {
+        8.0 * (self.rows * self.classes) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("softmax_xent.wgsl", "softmax")
     }

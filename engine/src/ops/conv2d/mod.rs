@@ -167,6 +167,13 @@ fn tiles(filters: usize, rows: usize, chunks: usize, ahead: bool, narrow: bool) 
 }
 
 impl Kernel for Conv2dForward {
+    fn bytes(&self) -> f64 {
+        // Reads each point's input (once when shared) and weights, writes its output.
+        let g = &self.g;
+        let inputs = if self.input_shared { 1 } else { self.points.n() };
+        let weights = g.out_c * g.patch_len() + g.out_c;
+        4.0 * (inputs * g.in_len() + self.points.n() * (weights + g.out_len())) as f64
+    }
     fn flops(&self) -> f64 {
         self.points.n() as f64 * self.g.gemm_flops()
     }
@@ -225,6 +232,11 @@ impl Kernel for Conv2dForward {
 }
 
 impl Kernel for Conv2dBackwardWeight {
+    fn bytes(&self) -> f64 {
+        // Reads the input and the output's gradient; writes a partial gradient per chunk.
+        let g = &self.g;
+        4.0 * (g.in_len() + g.out_len() + g.chunks(self.chunk) * g.partial_len()) as f64
+    }
     fn flops(&self) -> f64 {
         self.g.gemm_flops()
     }
@@ -276,6 +288,9 @@ impl Kernel for Conv2dBackwardWeight {
 }
 
 impl Kernel for Conv2dBackwardReduce {
+    fn bytes(&self) -> f64 {
+        4.0 * ((self.g.chunks(self.chunk) + 1) * self.g.partial_len()) as f64
+    }
     fn shader(&self) -> Shader {
         wgsl_with!(["block_fns.wgsl"], "conv2d.wgsl", "backward_reduce")
     }
@@ -312,6 +327,9 @@ impl Kernel for Conv2dBackwardReduce {
 }
 
 impl Kernel for Conv2dBackwardInput {
+    fn bytes(&self) -> f64 {
+        4.0 * (self.g.out_len() + self.g.out_c * self.g.patch_len() + self.g.in_len()) as f64
+    }
     fn flops(&self) -> f64 {
         self.g.gemm_flops()
     }
