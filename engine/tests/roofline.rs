@@ -109,7 +109,6 @@ fn measuring_gives_two_positive_roofs_on_both_paths() {
 /// float 4 bytes, each value read or written once.
 #[test]
 fn the_steps_kernels_are_counted_by_hand() {
-    use engine::kernel::Kernel;
     let data = engine::data::Dataset {
         x: vec![0.5; 100 * 784],
         y: vec![1; 100],
