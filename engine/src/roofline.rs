@@ -7,10 +7,12 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::KernelTime;
 use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
 use crate::error::Error;
 use crate::gpu::GpuContext;
 use crate::kernel::{BufferTable, Elem, Kernel, StepScalars};
+use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::probe::{ProbeCopy, ProbeFlops};
 use crate::plan::Plan;
 
@@ -117,4 +119,33 @@ pub async fn measure(
         gflops: rate(0, kernels[0].flops()),
         gbs: rate(1, kernels[1].bytes()),
     })
+}
+
+/// Square products C = A·B of each size n: intensity 2n³ / (12n²) = n/6 FLOPs a byte, so the
+/// sizes walk from the memory roof toward the compute roof. Each timed over `reps` runs; one
+/// plan holds them all (the largest sets the memory it takes).
+pub async fn matmul_sweep(
+    gpu: Option<Rc<GpuContext>>,
+    sizes: &[usize],
+    reps: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Vec<(usize, KernelTime)>, Error> {
+    let largest = sizes.iter().copied().max().unwrap_or(1);
+    let mut table = BufferTable::default();
+    let [a, b, c] = ["a", "b", "c"].map(|name| table.add(name, Elem::F32, largest * largest));
+    let kernels: Vec<Box<dyn Kernel>> = (sizes.iter())
+        .map(|&n| Box::new(Matmul::new(a, b, c, MatmulDims::row_major(n, n, n))) as Box<dyn Kernel>)
+        .collect();
+    let plan = Plan::of_kernels(table, kernels);
+    let mut backend = match gpu {
+        Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
+        None => Backend::Cpu(CpuBackend::new(plan)),
+    };
+    backend.write_f32(a, &vec![0.5; largest * largest]);
+    backend.write_f32(b, &vec![0.25; largest * largest]);
+    backend.run(Pass::Train, &StepScalars::default());
+    let times = backend
+        .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
+        .await?;
+    Ok(sizes.iter().copied().zip(times).collect())
 }

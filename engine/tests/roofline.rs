@@ -150,3 +150,21 @@ fn the_steps_kernels_are_counted_by_hand() {
     // Plain SGD over 784·128 + 128 + 128·10 + 10 = 101,770 parameters: g and w read, w written.
     assert_eq!(find("sgd").bytes(), 12.0 * 101_770.0);
 }
+
+/// The sweep's products: n/6 FLOPs a byte by hand (2n³ FLOPs over A, B and C's 12n² bytes), each
+/// timed on both paths.
+#[test]
+fn the_matmul_sweep_walks_up_in_intensity() {
+    for gpu in [None, Some(gpu())] {
+        let sweep = block_on(engine::roofline::matmul_sweep(gpu, &[6, 60, 120], 2, &now_ms)).unwrap();
+        for (n, k) in &sweep {
+            let n = *n as f64;
+            assert_eq!((k.flops, k.bytes), (2.0 * n * n * n, 12.0 * n * n));
+            assert!(k.ms >= 0.0);
+        }
+        assert_eq!(
+            sweep.iter().map(|(_, k)| k.flops / k.bytes).collect::<Vec<_>>(),
+            [1.0, 10.0, 20.0]
+        );
+    }
+}

@@ -48,4 +48,5 @@ labs! {
     parallelism => ParallelismLab,
     bench => BenchLab,
     sparsity => SparsityLab,
+    hardware => HardwareLab,
 }

@@ -1,0 +1,232 @@
+//! What the hardware lab keeps of a measurement (docs/theory.md §11): the device's two roofs,
+//! each kernel of a workload's training step with its time, FLOPs and bytes, the matrix-product
+//! sweep, and the systolic array's count of one product in both dataflows.
+
+use serde::{Deserialize, Serialize};
+
+use engine::backend::KernelTime;
+use engine::error::Error;
+use engine::roofline::Roofs;
+
+use super::systolic::{self, Dataflow, Gemm, Traffic};
+
+/// The sizes the sweep multiplies (square, n × n by n × n).
+pub const SWEEP: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
+
+/// One dataflow's count of the product.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SystolicRow {
+    pub flow: Dataflow,
+    pub cycles: usize,
+    pub utilization: f64,
+    pub traffic: Traffic,
+}
+
+/// The product `gemm` on an `array × array` systolic array, both dataflows (closed forms, which
+/// `systolic::simulate` is tested to equal).
+pub fn systolic_rows(gemm: Gemm, array: usize) -> Vec<SystolicRow> {
+    [Dataflow::WeightStationary, Dataflow::OutputStationary]
+        .into_iter()
+        .map(|flow| SystolicRow {
+            flow,
+            cycles: systolic::cycles(flow, gemm, array, array),
+            utilization: systolic::utilization(flow, gemm, array, array),
+            traffic: systolic::traffic(flow, gemm, array, array),
+        })
+        .collect()
+}
+
+/// Which roof bounds a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Below the ridge: memory traffic limits it.
+    Memory,
+    /// At or above the ridge: arithmetic limits it.
+    Compute,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HardwareRecord {
+    /// The adapter's name, or "CPU path".
+    pub device: String,
+    /// A GPU emulated on the processor (SwiftShader, lavapipe), or the CPU path: its figures are
+    /// what it measures, not a real GPU's.
+    pub emulated: bool,
+    /// "W1" or "W2".
+    pub workload: String,
+    pub fused: bool,
+    pub roofs: Option<Roofs>,
+    pub kernels: Vec<KernelTime>,
+    pub sweep: Vec<(usize, KernelTime)>,
+    pub gemm: Gemm,
+    pub array: usize,
+    pub systolic: Vec<SystolicRow>,
+}
+
+impl HardwareRecord {
+    pub fn new(workload: &str, fused: bool, gemm: Gemm, array: usize) -> Self {
+        Self {
+            device: String::new(),
+            emulated: true,
+            workload: workload.into(),
+            fused,
+            roofs: None,
+            kernels: Vec::new(),
+            sweep: Vec::new(),
+            gemm,
+            array,
+            systolic: systolic_rows(gemm, array),
+        }
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        serde_json::from_str(text).map_err(|e| Error::Config(format!("not a hardware record: {e}")))
+    }
+
+    /// FLOPs a byte (None where the kernel's bytes are not counted).
+    pub fn intensity(k: &KernelTime) -> Option<f64> {
+        (k.bytes > 0.0).then(|| k.flops / k.bytes)
+    }
+
+    /// Which roof bounds a kernel on the measured device (None before the roofs are measured or
+    /// where its bytes are not counted). A kernel without counted arithmetic is memory-bound.
+    pub fn bound(&self, k: &KernelTime) -> Option<Bound> {
+        let (roofs, i) = (self.roofs?, Self::intensity(k)?);
+        Some(if i < roofs.ridge() {
+            Bound::Memory
+        } else {
+            Bound::Compute
+        })
+    }
+
+    /// The step's time, ms: its kernels' times added.
+    pub fn step_ms(&self) -> f64 {
+        self.kernels.iter().map(|k| k.ms).sum()
+    }
+
+    /// A metric the page publishes, by name: `peak-gflops`, `bandwidth-gbs`, `ridge`,
+    /// `intensity-{k}` and `share-{k}` (kernel k of the step, from 1; share in percent),
+    /// `memory-bound` (how many kernels), `largest-intensity`, and `cycles-{ws|os}`,
+    /// `utilization-{ws|os}` (percent) and `traffic-{ws|os}` (values) of the systolic count.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let roofs = self.roofs;
+        match name {
+            "peak-gflops" => return roofs.map(|r| r.gflops),
+            "bandwidth-gbs" => return roofs.map(|r| r.gbs),
+            "ridge" => return roofs.map(|r| r.ridge()),
+            "memory-bound" => {
+                roofs?;
+                let n = self
+                    .kernels
+                    .iter()
+                    .filter(|k| self.bound(k) == Some(Bound::Memory))
+                    .count();
+                return Some(n as f64);
+            }
+            "largest-intensity" => {
+                return self.kernels.iter().filter_map(Self::intensity).reduce(f64::max);
+            }
+            _ => {}
+        }
+        let kernel = |rest: &str| -> Option<&KernelTime> {
+            self.kernels.get(rest.parse::<usize>().ok()?.checked_sub(1)?)
+        };
+        if let Some(rest) = name.strip_prefix("intensity-") {
+            return kernel(rest).and_then(Self::intensity);
+        }
+        if let Some(rest) = name.strip_prefix("share-") {
+            return kernel(rest).map(|k| 100.0 * k.ms / self.step_ms().max(1e-12));
+        }
+        let (what, flow) = name.rsplit_once('-')?;
+        let flow = match flow {
+            "ws" => Dataflow::WeightStationary,
+            "os" => Dataflow::OutputStationary,
+            _ => return None,
+        };
+        let row = self.systolic.iter().find(|r| r.flow == flow)?;
+        match what {
+            "cycles" => Some(row.cycles as f64),
+            "utilization" => Some(100.0 * row.utilization),
+            "traffic" => Some(row.traffic.total() as f64),
+            _ => None,
+        }
+    }
+
+    /// The step's kernels, then the sweep, then the systolic counts.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("part,name,ms,flops,bytes,intensity,gflops_per_s,bound\n");
+        let bound = |k: &KernelTime| match self.bound(k) {
+            Some(Bound::Memory) => "memory",
+            Some(Bound::Compute) => "compute",
+            None => "",
+        };
+        let row = |part: &str, name: &str, k: &KernelTime| {
+            format!(
+                "{part},{name},{},{},{},{},{},{}\n",
+                k.ms,
+                k.flops,
+                k.bytes,
+                Self::intensity(k).map_or(String::new(), |i| i.to_string()),
+                k.flops / (k.ms.max(1e-12) * 1e6),
+                bound(k)
+            )
+        };
+        for k in &self.kernels {
+            out += &row("step", &k.name, k);
+        }
+        for (n, k) in &self.sweep {
+            out += &row("sweep", &format!("matmul {n}×{n}"), k);
+        }
+        out += "\ndataflow,cycles,utilization,a_reads,b_reads,c_reads,c_writes\n";
+        for r in &self.systolic {
+            let t = r.traffic;
+            out += &format!(
+                "{:?},{},{},{},{},{},{}\n",
+                r.flow, r.cycles, r.utilization, t.a_reads, t.b_reads, t.c_reads, t.c_writes
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_read_the_record() {
+        let mut r = HardwareRecord::new(
+            "W1",
+            true,
+            Gemm {
+                m: 64,
+                k: 784,
+                n: 128,
+            },
+            16,
+        );
+        let k = |name: &str, ms, flops, bytes| KernelTime {
+            name: name.into(),
+            ms,
+            flops,
+            bytes,
+        };
+        r.kernels = vec![k("matmul", 3.0, 2000.0, 100.0), k("sgd", 1.0, 0.0, 400.0)];
+        assert_eq!(r.metric("intensity-1"), Some(20.0));
+        assert_eq!(r.metric("share-2"), Some(25.0));
+        assert_eq!(r.metric("memory-bound"), None, "no roofs yet");
+        r.roofs = Some(Roofs {
+            gflops: 100.0,
+            gbs: 10.0,
+        });
+        // Ridge 10: the product (20) is compute-bound, the update (0) memory-bound.
+        assert_eq!(r.metric("memory-bound"), Some(1.0));
+        assert_eq!(r.metric("largest-intensity"), Some(20.0));
+        // Weight-stationary, 16 × 16: 49 slices of k × 8 column tiles, each 16 + 64 + 30 cycles.
+        assert_eq!(r.metric("cycles-ws"), Some(392.0 * 110.0));
+        // Output-stationary: 4 row tiles × 8 column tiles, each 784 + 30 cycles.
+        assert_eq!(r.metric("cycles-os"), Some(32.0 * 814.0));
+        assert!(r.metric("utilization-os").unwrap() > 96.0);
+    }
+}
