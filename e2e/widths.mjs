@@ -18,6 +18,7 @@ const RUN = {
   '': null,
   bench: null,
   sparsity: ['sparse-run', 'sparse-status', /^(done|failed)/],
+  hardware: ['hw-run', 'hw-status', /^(done|failed)/],
   labs: null,
 };
 // `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.

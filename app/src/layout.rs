@@ -132,6 +132,20 @@ impl Record for lab_sims::sparsity::record::SparsityRecord {
     }
 }
 
+impl Record for lab_sims::hardware::record::HardwareRecord {
+    fn csv(&self) -> String {
+        lab_sims::hardware::record::HardwareRecord::csv(self)
+    }
+    fn from_json(text: &str) -> Result<Self, String> {
+        Ok(lab_sims::hardware::record::HardwareRecord::from_json(text)?)
+    }
+    fn runs(&self) -> usize {
+        usize::from(self.roofs.is_some())
+            + usize::from(!self.kernels.is_empty())
+            + usize::from(!self.sweep.is_empty())
+    }
+}
+
 /// Where a record's files go and what the page does with one read back.
 pub struct RecordFiles<R> {
     /// Test-id prefix: `{prefix}-export-csv`, `-export-record`, `-load`.

@@ -15,6 +15,7 @@ mod figures;
 mod frame;
 mod gpu;
 mod gpu_tiles;
+mod hardware;
 mod home;
 mod job;
 mod landscape;
@@ -78,6 +79,7 @@ fn mount_page(last: &str) {
         "parallelism" => mount_to_body(parallelism::ParallelismPage),
         "bench" => mount_to_body(bench::BenchPage),
         "sparsity" => mount_to_body(sparsity::SparsityPage),
+        "hardware" => mount_to_body(hardware::HardwarePage),
         _ => mount_to_body(playground::App),
     }
 }

@@ -1,6 +1,7 @@
 //! The roofline of the device a page runs on, measured (docs/theory.md §11.1): the attainable
-//! FLOP/s from a compute probe and bytes/s from a copy probe (`ops::probe`), each timed over
-//! repeated dispatches on the GPU, or run by its CPU twin on the CPU path. A kernel of intensity
+//! FLOP/s from a compute probe (or a compute-bound product, where it is faster) and bytes/s from
+//! a copy probe (`ops::probe`), each timed over repeated dispatches on the GPU, or run by its CPU
+//! twin on the CPU path. A kernel of intensity
 //! I FLOPs per byte can reach at most min(peak, I · bandwidth).
 
 use std::rc::Rc;
@@ -66,12 +67,19 @@ impl ProbeSizes {
     }
 }
 
-/// The probes' plan: the compute probe, then the copy probe.
+/// The side of the square product timed beside the compute probe.
+pub const PRODUCT_SIDE: usize = 256;
+
+/// The probes' plan: the compute probe, the copy probe, then a 256 × 256 product (intensity
+/// 256/6: compute-bound on any device), whose rate the compute roof takes where it beats the
+/// probe's — on the CPU path the twins' tuned product outruns a plain loop of multiply-adds.
 pub fn probe_plan(sizes: ProbeSizes) -> Plan {
     let mut table = BufferTable::default();
     let out = table.add("probe_out", Elem::F32, sizes.invocations);
     let src = table.add("probe_src", Elem::F32, sizes.floats);
     let dst = table.add("probe_dst", Elem::F32, sizes.floats);
+    let side = PRODUCT_SIDE;
+    let [a, b, c] = ["probe_a", "probe_b", "probe_c"].map(|name| table.add(name, Elem::F32, side * side));
     let kernels: Vec<Box<dyn Kernel>> = vec![
         Box::new(ProbeFlops {
             out,
@@ -84,6 +92,7 @@ pub fn probe_plan(sizes: ProbeSizes) -> Plan {
             n: sizes.floats,
             groups: (sizes.floats as u32).div_ceil(256 * 16).clamp(1, 65_535),
         }),
+        Box::new(Matmul::new(a, b, c, MatmulDims::row_major(side, side, side))),
     ];
     Plan::of_kernels(table, kernels)
 }
@@ -104,7 +113,7 @@ pub async fn measure(
     // A first run compiles the pipelines and touches the buffers.
     backend.run(Pass::Train, &StepScalars::default());
     // The best of three profiles: a roof is what the device attains, not its average.
-    let mut best = [f64::MAX; 2];
+    let mut best = [f64::MAX; 3];
     for _ in 0..3 {
         let times = backend
             .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
@@ -116,7 +125,7 @@ pub async fn measure(
     let kernels = backend.plan().kernels(Pass::Train);
     let rate = |k: usize, amount: f64| amount / (best[k].max(1e-6) * 1e6);
     Ok(Roofs {
-        gflops: rate(0, kernels[0].flops()),
+        gflops: rate(0, kernels[0].flops()).max(rate(2, kernels[2].flops())),
         gbs: rate(1, kernels[1].bytes()),
     })
 }

@@ -168,3 +168,30 @@ fn the_matmul_sweep_walks_up_in_intensity() {
         );
     }
 }
+
+/// W2's first convolution (1 → 8 channels, 5 × 5, 28 × 28 → 24 × 24) and its first pool, by hand.
+#[test]
+fn the_cnn_kernels_are_counted_by_hand() {
+    let data = engine::data::Dataset {
+        x: vec![0.5; 100 * 784],
+        y: vec![1; 100],
+        dim: 784,
+        classes: 10,
+        targets: vec![],
+    };
+    let config = engine::workloads::w2();
+    let batch = config.batch as f64;
+    let t = block_on(engine::train::Trainer::with_data(config, data, None, 1)).unwrap();
+    let kernels = t.plan().kernels(engine::backend::Pass::Train);
+    let conv = kernels
+        .iter()
+        .find(|k| k.name().starts_with("conv2d") && k.name().contains("forward"))
+        .unwrap();
+    // Each image: 784 inputs read, 8 · 25 weights and 8 biases, 8 · 576 outputs written; a
+    // multiply-add per weight per output position.
+    assert_eq!(conv.bytes(), 4.0 * (batch * 784.0 + 208.0 + batch * 4_608.0));
+    assert_eq!(conv.flops(), 2.0 * batch * 4_608.0 * 25.0);
+    // The max pool reads 8 × 24 × 24 a image and writes 8 × 12 × 12 values and as many argmaxes.
+    let pool = kernels.iter().find(|k| k.name() == "pool:max_forward").unwrap();
+    assert_eq!(pool.bytes(), 4.0 * batch * (4_608.0 + 2.0 * 1_152.0));
+}

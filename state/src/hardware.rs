@@ -63,7 +63,7 @@ impl HardwareLab {
             data: DataConfig::Images(ImageConfig {
                 set: "mnist".into(),
                 train_limit: IMAGES,
-                test_limit: 0,
+                test_limit: 100,
             }),
             ..base
         }

@@ -4,6 +4,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 pub mod cluster;
+pub mod hardware;
 pub mod heatmap;
 pub mod legend;
 pub mod loss_chart;

@@ -1,0 +1,142 @@
+//! The hardware lab's charts (plotters on canvases): the device's roofline with the step's
+//! kernels and the product sweep under it (log axes drawn as linear axes over the logarithms,
+//! labelled with the values), and the systolic array at one cycle.
+
+use plotters::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use lab_sims::hardware::record::HardwareRecord;
+use lab_sims::hardware::systolic::Pe;
+
+use super::legend::{self, Key};
+use super::scaling::{area, color};
+use super::{BLUE, ORANGE};
+
+const GREY: RGBColor = RGBColor(120, 120, 120);
+const IDLE: RGBColor = RGBColor(236, 236, 236);
+
+/// "10", "0.1", "1k": a power of ten as a label.
+fn power_label(log10: f64) -> String {
+    let v = 10f64.powf(log10.round());
+    if v >= 1e3 {
+        format!("{:.0}k", v / 1e3)
+    } else if v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The roofline: GFLOP/s against FLOPs per byte, both log scales; the measured roofs, each kernel
+/// of the step with counted arithmetic (numbered as in the table), and the product sweep.
+pub fn roofline(canvas: HtmlCanvasElement, record: &HardwareRecord) {
+    let Some(root) = area(canvas) else { return };
+    let Some(roofs) = record.roofs else {
+        super::placeholder(&root, "Press Run: the probes measure this device's two roofs.");
+        return;
+    };
+    let keys = [
+        Key::line("roofs: min(peak, intensity × bandwidth), measured", BLACK),
+        Key::line("kernels of the step (numbered as in the table)", ORANGE),
+        Key::dashed("n × n matrix products, n = 8 … 512", BLUE),
+    ];
+    let plot = legend::below(&root, &keys);
+    let rate = |flops: f64, ms: f64| flops / (ms.max(1e-9) * 1e6);
+    let points: Vec<(usize, f64, f64)> = (record.kernels.iter().enumerate())
+        .filter_map(|(k, t)| {
+            HardwareRecord::intensity(t)
+                .filter(|i| *i > 0.0)
+                .map(|i| (k + 1, i.log10(), rate(t.flops, t.ms).max(1e-6).log10()))
+        })
+        .collect();
+    let sweep: Vec<(f64, f64)> = (record.sweep.iter())
+        .filter_map(|(_, t)| {
+            HardwareRecord::intensity(t).map(|i| (i.log10(), rate(t.flops, t.ms).max(1e-6).log10()))
+        })
+        .collect();
+    let xs = points
+        .iter()
+        .map(|p| p.1)
+        .chain(sweep.iter().map(|p| p.0))
+        .chain([roofs.ridge().log10()]);
+    let (x_lo, x_hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (x_lo, x_hi) = ((x_lo - 0.5).floor(), (x_hi + 0.5).ceil());
+    let y_hi = (roofs.gflops.log10() + 0.3).ceil();
+    let ys = points
+        .iter()
+        .map(|p| p.2)
+        .chain(sweep.iter().map(|p| p.1))
+        .chain([(roofs.gbs * 10f64.powf(x_lo)).log10()]);
+    let y_lo = (ys.fold(f64::MAX, f64::min) - 0.3).floor().max(y_hi - 8.0);
+    let Ok(mut chart) = ChartBuilder::on(&plot)
+        .margin(12)
+        .x_label_area_size(34)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("arithmetic intensity (FLOPs per byte, log scale)")
+        .y_desc("GFLOP/s (log scale)")
+        .x_labels((x_hi - x_lo) as usize + 1)
+        .y_labels((y_hi - y_lo) as usize + 1)
+        .x_label_formatter(&|x| power_label(*x))
+        .y_label_formatter(&|y| power_label(*y))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    // The roofs: the memory slope up to the ridge, then flat.
+    let ridge = roofs.ridge().log10();
+    let roof = vec![
+        (x_lo, (roofs.gbs * 10f64.powf(x_lo)).log10()),
+        (ridge, roofs.gflops.log10()),
+        (x_hi, roofs.gflops.log10()),
+    ];
+    let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
+    let _ = chart.draw_series(DashedLineSeries::new(sweep.clone(), 5, 3, BLUE.stroke_width(2)));
+    let _ = chart.draw_series(sweep.into_iter().map(|p| Circle::new(p, 3, BLUE.filled())));
+    let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));
+    for (k, x, y) in points {
+        // Numbers beside their points, odd ones above and even ones below, so neighbours part.
+        let dy = if k % 2 == 1 { -16 } else { 4 };
+        let mark = EmptyElement::at((x, y))
+            + Circle::new((0, 0), 5, color(k).filled())
+            + Text::new(k.to_string(), (7, dy), font.clone());
+        let _ = chart.draw_series(std::iter::once(mark));
+    }
+}
+
+/// The systolic array at one cycle of its first fold: a square per PE, idle, loading a weight,
+/// or multiplying and adding.
+pub fn systolic(canvas: HtmlCanvasElement, grid: &[Pe], side: usize, cycle: usize) {
+    let Some(root) = area(canvas) else { return };
+    let keys = [
+        Key::line("multiply-add this cycle", ORANGE),
+        Key::line("loading a weight (weight-stationary)", BLUE),
+        Key::line("idle", RGBColor(200, 200, 200)),
+    ];
+    let plot = legend::below(&root, &keys);
+    let (w, h) = plot.dim_in_pixel();
+    let side = side.max(1);
+    let cell = ((w.min(h).saturating_sub(40)) / side as u32).max(1) as i32;
+    let x0 = ((w as i32 - cell * side as i32) / 2).max(0);
+    for (k, pe) in grid.iter().enumerate().take(side * side) {
+        let (x, y) = (x0 + (k % side) as i32 * cell, 24 + (k / side) as i32 * cell);
+        let fill = match pe {
+            Pe::Idle => IDLE,
+            Pe::Load => BLUE,
+            Pe::Mac => ORANGE,
+        };
+        let inset = i32::from(cell > 4);
+        let _ = plot.draw(&Rectangle::new(
+            [(x, y), (x + cell - inset, y + cell - inset)],
+            fill.filled(),
+        ));
+    }
+    let busy = grid.iter().filter(|p| **p == Pe::Mac).count();
+    let text = format!("cycle {cycle}: {busy} of {} PEs multiply-add", side * side);
+    let font = ("sans-serif", 13).into_font().color(&GREY);
+    let _ = plot.draw(&Text::new(text, (x0, 4), font));
+}

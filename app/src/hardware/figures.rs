@@ -1,0 +1,115 @@
+//! The hardware page's charts and tables: the roofline, the step's kernels, the systolic array,
+//! and the "what to try" panel.
+
+use leptos::prelude::*;
+
+use lab_sims::hardware::record::{Bound, HardwareRecord};
+use lab_state::hardware::HardwareLab;
+
+use super::Canvases;
+
+fn si(v: f64, unit: &str) -> String {
+    let (scaled, prefix) = if v >= 1e9 {
+        (v / 1e9, "G")
+    } else if v >= 1e6 {
+        (v / 1e6, "M")
+    } else if v >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    format!("{scaled:.2} {prefix}{unit}")
+}
+
+/// The device and its roofs, in words.
+fn roofs_text(r: &HardwareRecord) -> impl IntoView {
+    r.roofs.map(|roofs| {
+        let emulated = r.emulated.then_some(" This is an emulation — a GPU run by the processor (SwiftShader, lavapipe) or the CPU path — so these are a processor's figures, not a graphics card's.");
+        view! {
+            <p class="verdict" data-testid="hw-roofs" aria-live="polite">
+                {format!("{}: ", r.device)}
+                <span data-metric="peak-gflops" data-metric-value=roofs.gflops.to_string()>{format!("{:.1} GFLOP/s", roofs.gflops)}</span>
+                " attainable arithmetic, "
+                <span data-metric="bandwidth-gbs" data-metric-value=roofs.gbs.to_string()>{format!("{:.1} GB/s", roofs.gbs)}</span>
+                " memory bandwidth; the roofs meet at "
+                <span data-metric="ridge" data-metric-value=roofs.ridge().to_string()>{format!("{:.2} FLOPs per byte", roofs.ridge())}</span>
+                "."
+                {emulated}
+            </p>
+        }
+    })
+}
+
+/// A row per kernel of the step.
+fn kernel_rows(r: &HardwareRecord) -> impl IntoView {
+    let step = r.step_ms();
+    let head = view! {
+        <tr><th>"#"</th><th>"kernel"</th><th>"ms"</th><th>"share of the step"</th><th>"FLOPs"</th><th>"bytes (at least)"</th><th>"FLOPs per byte"</th><th>"GFLOP/s attained"</th><th>"bound"</th></tr>
+    };
+    let rows = r.kernels.iter().enumerate().map(|(k, t)| {
+        let i = HardwareRecord::intensity(t);
+        let bound = match r.bound(t) {
+            Some(Bound::Memory) if t.flops == 0.0 => "memory (no arithmetic counted)",
+            Some(Bound::Memory) => "memory",
+            Some(Bound::Compute) => "compute",
+            None => "–",
+        };
+        let share = 100.0 * t.ms / step.max(1e-12);
+        view! {
+            <tr>
+                <td>{(k + 1).to_string()}</td>
+                <td>{t.name.clone()}</td>
+                <td>{format!("{:.3}", t.ms)}</td>
+                <td data-metric=format!("share-{}", k + 1) data-metric-value=share.to_string()>{format!("{share:.1} %")}</td>
+                <td>{si(t.flops, "")}</td>
+                <td>{si(t.bytes, "B")}</td>
+                <td data-metric=format!("intensity-{}", k + 1) data-metric-value=i.map_or(String::new(), |i| i.to_string())>{i.map_or("–".into(), |i| format!("{i:.2}"))}</td>
+                <td>{format!("{:.2}", t.flops / (t.ms.max(1e-9) * 1e6))}</td>
+                <td>{bound}</td>
+            </tr>
+        }
+    }).collect_view();
+    let summary = (r.roofs.is_some() && !r.kernels.is_empty()).then(|| {
+        let memory = r
+            .kernels
+            .iter()
+            .filter(|k| r.bound(k) == Some(Bound::Memory))
+            .count();
+        let largest = r
+            .kernels
+            .iter()
+            .filter_map(HardwareRecord::intensity)
+            .fold(0.0, f64::max);
+        view! {
+            <tr hidden>
+                <td data-metric="memory-bound" data-metric-value=memory.to_string()></td>
+                <td data-metric="largest-intensity" data-metric-value=largest.to_string()></td>
+            </tr>
+        }
+    });
+    view! { {head}{rows}{summary} }
+}
+
+pub fn figures(
+    canvases: Canvases,
+    record: RwSignal<Option<HardwareRecord>>,
+    settings: RwSignal<HardwareLab>,
+) -> impl IntoView {
+    view! {
+        <section class="views">
+            <figure class="wide">
+                {move || record.with(|r| r.as_ref().map(roofs_text))}
+                <canvas node_ref=canvases.roofline data-testid="hw-roofline" data-empty="Press Run: this device's roofline, and the step's kernels under it." width="640" height="420"></canvas>
+                <figcaption>"The roofline of this device, measured in the page: GFLOP/s against arithmetic intensity (FLOPs per byte moved), both on log scales. The flat roof is the compute probe's rate (chains of fused multiply-adds, no memory traffic); the slope is the copy probe's bandwidth times the intensity. Orange, numbered as in the table below: the kernels of one training step, each at its hand-counted intensity and the rate it attained. Blue: square matrix products of n = 8 to 512, whose intensity grows as n/6. Read it: a kernel left of the corner (the ridge) can go no faster than memory feeds it; right of it, no faster than the arithmetic. How far below its roof a kernel sits is what tuning could still win."</figcaption>
+            </figure>
+            <figure class="wide">
+                <table class="results" data-testid="hw-kernels">
+                    {move || record.with(|r| r.as_ref().map(kernel_rows))}
+                </table>
+                <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed over repeated dispatches on this device (the page subtracts a read-back's time; browsers do not all offer timestamp queries). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (the update, an activation, the loss) has no arithmetic counted: it is memory-bound on any device."</figcaption>
+            </figure>
+            {super::systolic::systolic(settings)}
+            {crate::lessons::lesson("hw", super::lesson::STEPS)}
+        </section>
+    }
+}

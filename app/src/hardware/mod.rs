@@ -1,0 +1,49 @@
+//! The hardware lab (`/hardware`): the device's roofline measured in the page (engine::roofline's
+//! probes), each kernel of a training step placed under it with its hand-counted FLOPs and bytes,
+//! and a matrix product counted on a systolic array cycle by cycle (docs/theory.md §11). `page`
+//! lays it out, `run` measures, `figures` shows, `systolic` draws the array.
+
+mod figures;
+mod lesson;
+mod page;
+mod run;
+mod systolic;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+
+use lab_sims::hardware::record::HardwareRecord;
+
+use crate::draw::hardware as charts;
+
+pub use page::HardwarePage;
+
+#[derive(Clone, Copy)]
+struct Canvases {
+    roofline: NodeRef<Canvas>,
+}
+
+/// The numbers behind the roofline, as CSV.
+fn tables(record: &HardwareRecord) {
+    use crate::figures::{csv, set_table};
+    let rows = (record.kernels.iter().enumerate())
+        .map(|(k, t)| (format!("{} {}", k + 1, t.name), t))
+        .chain(record.sweep.iter().map(|(n, t)| (format!("matmul {n}x{n}"), t)))
+        .map(|(name, t)| {
+            [
+                name,
+                t.ms.to_string(),
+                t.flops.to_string(),
+                t.bytes.to_string(),
+                HardwareRecord::intensity(t).map_or(String::new(), |i| i.to_string()),
+            ]
+        });
+    set_table("hw-roofline", csv("kernel,ms,flops,bytes,flops_per_byte", rows));
+}
+
+fn redraw(c: &Canvases, record: &HardwareRecord) {
+    tables(record);
+    if let Some(x) = c.roofline.get_untracked() {
+        charts::roofline(x, record);
+    }
+}

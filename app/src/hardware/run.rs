@@ -1,0 +1,86 @@
+//! Measuring: the device's roofs (the probes), the workload's training step kernel by kernel, and
+//! the product sweep — three stages on the chosen backend, each drawn as it ends.
+
+use leptos::prelude::*;
+
+use engine::backend::KernelTime;
+use engine::roofline::{self, Roofs};
+use engine::train::Trainer;
+use lab_sims::hardware::record::{HardwareRecord, SWEEP};
+use lab_state::hardware::HardwareLab;
+
+use super::{redraw, Canvases};
+use crate::fetch;
+use crate::frame::now_ms;
+use crate::recorded::Run;
+
+/// What a stage measured.
+enum Measured {
+    Roofs(Roofs, String, bool),
+    Kernels(Vec<KernelTime>),
+    Sweep(Vec<(usize, KernelTime)>),
+}
+
+const STAGES: [&str; 3] = [
+    "the roofs (the probes)",
+    "the training step, kernel by kernel",
+    "the matrix-product sweep",
+];
+
+pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvases) -> Result<(), String> {
+    let config = s.config();
+    let mut gpu = run.gpu().await;
+    run.status.set("loading data…".into());
+    let (train, _) = fetch::data(&config).await?;
+    run.record
+        .set(Some(HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array)));
+    let reps = s.reps.max(1);
+    run.each(
+        &mut gpu,
+        &[0usize, 1, 2],
+        |i| STAGES[*i].to_string(),
+        async |i, stage, gpu, pacer| {
+            let measured = match stage {
+                0 => {
+                    let device = match gpu.as_ref().map(|g| g.adapter.name.trim()) {
+                        None => "the CPU path".to_string(),
+                        Some("") => "this browser's WebGPU adapter (it gives no name)".to_string(),
+                        Some(name) => name.to_string(),
+                    };
+                    let emulated = gpu.as_ref().is_none_or(|g| g.parallel_workgroups != 0);
+                    let roofs = roofline::measure(gpu, reps, &now_ms)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    Measured::Roofs(roofs, device, emulated)
+                }
+                1 => {
+                    let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    t.set_fused(s.fused);
+                    // A few steps first: pipelines compiled, buffers touched.
+                    t.train(3).await.map_err(|e| e.to_string())?;
+                    Measured::Kernels(t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?)
+                }
+                _ => Measured::Sweep(
+                    roofline::matmul_sweep(gpu, &SWEEP, reps, &now_ms)
+                        .await
+                        .map_err(|e| e.to_string())?,
+                ),
+            };
+            run.go_on(pacer, (i, STAGES.len(), 1.0)).await;
+            Ok::<Measured, String>(measured)
+        },
+        |rec, out| match out {
+            Measured::Roofs(roofs, device, emulated) => {
+                rec.roofs = Some(roofs);
+                rec.device = device;
+                rec.emulated = emulated;
+            }
+            Measured::Kernels(k) => rec.kernels = k,
+            Measured::Sweep(s) => rec.sweep = s,
+        },
+        |rec| redraw(&canvases, rec),
+    )
+    .await
+}

@@ -1,0 +1,57 @@
+// End-to-end: the hardware lab's page, on the CPU path and on WebGPU (SwiftShader). The science —
+// the kernels' FLOPs and bytes, the systolic counts — is asserted natively (engine/tests/
+// roofline.rs, state/tests/hardware_lab.rs); here the page measures, shows those numbers, names
+// an emulation as one, plays the array, writes its files and reloads them.
+import fs from 'node:fs';
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, byId, text, until } from './harness.mjs';
+
+let server;
+before(async () => { server = await serve(); });
+after(async () => { await server.close(); });
+
+const metric = (page, name) => page.getAttribute(`[data-metric="${name}"]`, 'data-metric-value');
+
+for (const webgpu of [false, true]) {
+  test(`hardware lab: the roofline, the step's kernels and the systolic array (${webgpu ? 'WebGPU' : 'CPU path'})`, async () => {
+    const { browser, page, errors } = await launch({ webgpu });
+    try {
+      await page.goto(`${server.url}hardware?reps=3${webgpu ? '' : '&backend=cpu'}`);
+      // The systolic counts follow the settings before any run (closed forms, by hand in the
+      // native tests): W1's first layer on 16 × 16.
+      assert.equal(Number(await metric(page, 'cycles-ws')), 392 * 110);
+      assert.equal(Number(await metric(page, 'cycles-os')), 32 * 814);
+      await page.click(byId('hw-run'));
+      await until(async () => /^(done|failed)/.test(await text(page, 'hw-status')), 300_000, 'the measurements');
+      assert.equal(await text(page, 'hw-status'), 'done');
+      console.log(await text(page, 'hw-roofs'));
+      assert.match(await text(page, 'hw-roofs'), /This is an emulation/, 'SwiftShader and the CPU path are named emulations');
+      for (const name of ['peak-gflops', 'bandwidth-gbs', 'ridge']) {
+        assert.ok(Number(await metric(page, name)) > 0, `${name} measured`);
+      }
+      // Six fused kernels for W1; the first layer's product at its hand-counted 20.2 FLOPs a byte.
+      assert.equal(await page.locator(`${byId('hw-kernels')} tr`).count(), 1 + 6 + 1);
+      assert.ok(Math.abs(Number(await metric(page, 'intensity-1')) - 12845056 / 635392) < 1e-9);
+      assert.ok(Number(await metric(page, 'memory-bound')) >= 2, 'the loss and the update at least');
+      // The fold plays and the slider moves the picture.
+      await page.fill(byId('hw-cycle'), '40');
+      await page.click(byId('hw-play'));
+      await until(async () => /Play/.test(await text(page, 'hw-play')), 60_000, 'the fold played to its end');
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('hw-export-csv'))]);
+      const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+      assert.match(rows[0], /^part,name,ms,flops,bytes/);
+      assert.equal(rows.filter((r) => r.startsWith('step,')).length, 6);
+      assert.equal(rows.filter((r) => r.startsWith('sweep,')).length, 7);
+      const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('hw-export-record'))]);
+      const record = fs.readFileSync(await rec.path(), 'utf8');
+      await page.goto(`${server.url}hardware?reps=3`);
+      await page.locator(byId('hw-load')).setInputFiles({ name: 'hardware-results.json', mimeType: 'application/json', buffer: Buffer.from(record) });
+      await until(async () => /loaded hardware-results.json/.test(await text(page, 'hw-status')), 10_000, 'the reload');
+      assert.equal(await page.locator(`${byId('hw-kernels')} tr`).count(), 1 + 6 + 1);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
+  });
+}

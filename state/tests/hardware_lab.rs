@@ -1,0 +1,88 @@
+//! The hardware lab's lessons, asserted natively through the lab's own settings: the systolic
+//! counts the page shows (closed forms) equal a register-by-register simulation of the whole
+//! product, and the step's kernels on the CPU path's measured roofline — the figures the course's
+//! hardware lessons read (every section's claim asserted on them).
+
+use engine::train::Trainer;
+use lab_sims::hardware::record::{HardwareRecord, SWEEP};
+use lab_sims::hardware::systolic::{self, Dataflow};
+use lab_state::hardware::HardwareLab;
+use lab_state::lab::LabState;
+use pollster::block_on;
+
+fn now_ms() -> f64 {
+    thread_local!(static START: std::time::Instant = std::time::Instant::now());
+    START.with(|s| s.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The record a link's settings give on the CPU path, measured as the page measures it.
+fn measured(query: &str) -> HardwareRecord {
+    let (s, notices) = HardwareLab::from_query(query);
+    assert!(notices.is_empty(), "{query}: {notices:?}");
+    let config = s.config();
+    let (train, _) = config.data.load(crate::lessons::read_data).unwrap();
+    let mut r = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
+    r.roofs = Some(block_on(engine::roofline::measure(None, s.reps, &now_ms)).unwrap());
+    let mut t = block_on(Trainer::with_data(config, train, None, 1)).unwrap();
+    t.set_fused(s.fused);
+    block_on(t.train(3)).unwrap();
+    r.kernels = block_on(t.profile_step(s.reps, &now_ms)).unwrap();
+    r.sweep = block_on(engine::roofline::matmul_sweep(None, &SWEEP[..4], s.reps, &now_ms)).unwrap();
+    r
+}
+
+/// The page's counts for the defaults (and m = 1024) are what the simulation counts, moving every
+/// operand of the whole product; and the product it computes is A·B.
+#[test]
+fn the_systolic_counts_are_the_simulations() {
+    for query in ["", "m=1024"] {
+        let (s, _) = HardwareLab::from_query(query);
+        let g = s.gemm();
+        let a: Vec<f32> = (0..g.m * g.k).map(|i| ((i % 5) as f32 - 2.0) / 4.0).collect();
+        let b: Vec<f32> = (0..g.k * g.n).map(|i| ((i % 3) as f32 - 1.0) / 2.0).collect();
+        let record = HardwareRecord::new(&s.workload, s.fused, g, s.array);
+        for flow in [Dataflow::WeightStationary, Dataflow::OutputStationary] {
+            if query == "m=1024" && flow == Dataflow::OutputStationary {
+                continue;
+            }
+            let sim = systolic::simulate(flow, g, (s.array, s.array), &a, &b);
+            let row = record.systolic.iter().find(|r| r.flow == flow).unwrap();
+            assert_eq!((sim.cycles, sim.traffic), (row.cycles, row.traffic), "{query} {flow:?}");
+            // Spot rows of C against the definition.
+            for i in [0, g.m / 2, g.m - 1] {
+                for j in [0, g.n - 1] {
+                    let want: f32 = (0..g.k).map(|k| a[i * g.k + k] * b[k * g.n + j]).sum();
+                    assert!((sim.c[i * g.n + j] - want).abs() < 1e-3, "{query} {flow:?} C[{i}, {j}]");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_hardware_lessons_hold_on_the_cpu_path() {
+    let defaults = measured("backend=cpu");
+    let by_query = |state: &str| -> HardwareRecord {
+        let (mut lab, _) = HardwareLab::from_query(state);
+        lab.hide.clear();
+        if lab == HardwareLab::from_query("backend=cpu").0 {
+            return defaults.clone();
+        }
+        // The systolic sections change only the product: its counts need no measurement.
+        let mut r = defaults.clone();
+        r.systolic = lab_sims::hardware::record::systolic_rows(lab.gemm(), lab.array);
+        r
+    };
+    let roofs = defaults.roofs.unwrap();
+    eprintln!("CPU path: {:.1} GFLOP/s, {:.1} GB/s, ridge {:.2}", roofs.gflops, roofs.gbs, roofs.ridge());
+    for (k, t) in defaults.kernels.iter().enumerate() {
+        eprintln!("  {} {}: {:.3} ms, {:?} FLOPs/byte, {:?}", k + 1, t.name, t.ms, HardwareRecord::intensity(t), defaults.bound(t));
+    }
+    for id in ["hardware-roofline", "hardware-systolic"] {
+        for section in crate::lessons::sections(id) {
+            let r = by_query(&section.state);
+            let value = section.measure(|name| r.metric(name).unwrap_or_else(|| panic!("{id}: no metric {name}")));
+            section.assert_claim(id, value);
+        }
+    }
+}
