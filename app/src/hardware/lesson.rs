@@ -10,7 +10,7 @@ pub const STEPS: &[Step] = &[
     ),
     step(
         "read the table's \"bound\" column, then switch the backend and Run again.",
-        "on the CPU path the ridge is below 1 FLOP per byte and every product is compute-bound; a real GPU's ridge lies far higher (about 12 by an H100's published fp32 peak and bandwidth), and more of the step falls under the memory roof. The same kernel changes sides with the device.",
+        "on the CPU path the ridge is a FLOP or two per byte and every product is compute-bound; a real GPU's ridge lies far higher (about 20 by an H100 SXM's published fp32 peak, 67 TFLOP/s, over its 3.35 TB/s), and more of the step falls under the memory roof. The same kernel changes sides with the device.",
         "a GPU has far more arithmetic per byte of bandwidth than a processor core. What bounds a kernel is a property of the kernel and the device together; on an emulated GPU (SwiftShader, lavapipe) the figures are a processor's, which the page says.",
     ),
     step(
