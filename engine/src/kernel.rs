@@ -344,6 +344,10 @@ pub trait Kernel: KernelCopy {
     fn bytes(&self) -> f64 {
         0.0
     }
+    /// The teaching kernels a fused kernel runs as one, in order (none for a kernel of one op).
+    fn parts(&self) -> &[Box<dyn Kernel>] {
+        &[]
+    }
     /// A short name for profiles: the shader file, and the entry point when it is not `main`.
     fn name(&self) -> String {
         let s = self.shader();

@@ -110,7 +110,7 @@ fn measuring_gives_two_positive_roofs_on_both_paths() {
 #[test]
 fn the_steps_kernels_are_counted_by_hand() {
     let data = engine::data::Dataset {
-        x: vec![0.5; 100 * 784],
+        x: vec![128.0 / 255.0; 100 * 784],
         y: vec![1; 100],
         dim: 784,
         classes: 10,
@@ -130,12 +130,15 @@ fn the_steps_kernels_are_counted_by_hand() {
             .find(|k| k.name() == name)
             .unwrap_or_else(|| panic!("no kernel {name}"))
     };
-    // The first layer's forward: the batch's 64 × 784 rows, W 784 × 128, Z 64 × 128, the bias.
+    // The first layer's forward: the batch gathered (64 indices, 64 × 784 pixels a byte each and
+    // 64 labels read; the 64 × 785 floats stored for the backward), W 784 × 128, Z 64 × 128 and
+    // the bias.
     let first = find("fused:gather+matmul+bias+ReLU");
     assert_eq!(first.flops(), 2.0 * 64.0 * 784.0 * 128.0);
+    let gather = 64.0 * (4.0 + 784.0 + 4.0) + 4.0 * 64.0 * 785.0;
     assert_eq!(
         first.bytes(),
-        4.0 * (64.0 * 784.0 + 784.0 * 128.0 + 64.0 * 128.0 + 128.0)
+        gather + 4.0 * (784.0 * 128.0 + 64.0 * 128.0 + 128.0)
     );
     // The output layer's: 64 × 128 by 128 × 10, into 64 × 10, its 10 biases.
     assert_eq!(
@@ -194,4 +197,47 @@ fn the_cnn_kernels_are_counted_by_hand() {
     // The max pool reads 8 × 24 × 24 a image and writes 8 × 12 × 12 values and as many argmaxes.
     let pool = kernels.iter().find(|k| k.name() == "pool:max_forward").unwrap();
     assert_eq!(pool.bytes(), 4.0 * batch * (4_608.0 + 2.0 * 1_152.0));
+}
+
+/// A fused kernel runs its teaching kernels' arithmetic (the same FLOPs) and moves fewer bytes:
+/// W1's output layer, matmul then bias apart, writes Z (64 × 10) and reads and writes it again;
+/// fused, once.
+#[test]
+fn fusion_keeps_the_flops_and_saves_the_intermediate_bytes() {
+    let data = engine::data::Dataset {
+        x: vec![0.5; 100 * 784],
+        y: vec![1; 100],
+        dim: 784,
+        classes: 10,
+        targets: vec![],
+    };
+    let t = block_on(engine::train::Trainer::with_data(
+        engine::workloads::w1(),
+        data,
+        None,
+        1,
+    ))
+    .unwrap();
+    for k in t.plan().kernels(engine::backend::Pass::Train) {
+        if k.parts().is_empty() {
+            continue;
+        }
+        let (flops, bytes): (f64, f64) = k
+            .parts()
+            .iter()
+            .map(|p| (p.flops(), p.bytes()))
+            .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        assert_eq!(k.flops(), flops, "{}", k.name());
+        assert!(
+            k.bytes() < bytes,
+            "{}: {} fused against {bytes} apart",
+            k.name(),
+            k.bytes()
+        );
+        if k.name() == "fused:matmul+bias" {
+            // Apart: 4 · (8,192 + 1,280 + 640) for the product, 4 · (2 · 640 + 10) for the bias.
+            assert_eq!(bytes, 40_448.0 + 5_160.0);
+            assert_eq!(bytes - k.bytes(), 4.0 * 2.0 * 640.0);
+        }
+    }
 }

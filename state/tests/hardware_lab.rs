@@ -27,6 +27,7 @@ fn measured(query: &str) -> HardwareRecord {
     t.set_fused(s.fused);
     block_on(t.train(3)).unwrap();
     r.kernels = block_on(t.profile_step(s.reps, &now_ms)).unwrap();
+    r.dispatches = lab_sims::hardware::record::dispatches(t.plan().kernels(engine::backend::Pass::Train));
     r.sweep = block_on(engine::roofline::matmul_sweep(None, &SWEEP[..4], s.reps, &now_ms)).unwrap();
     r
 }
@@ -78,6 +79,12 @@ fn the_hardware_lessons_hold_on_the_cpu_path() {
     for (k, t) in defaults.kernels.iter().enumerate() {
         eprintln!("  {} {}: {:.3} ms, {:?} FLOPs/byte, {:?}", k + 1, t.name, t.ms, HardwareRecord::intensity(t), defaults.bound(t));
     }
+    for d in &defaults.dispatches {
+        eprintln!("  {}: {} ops, {} bytes fused, {} apart", d.kernel.name, d.ops.len(), d.kernel.bytes, d.separate_bytes());
+    }
+    eprintln!("fusion saves {:?} bytes", defaults.metric("fusion-saved"));
+    // The same count the page shows (e2e/hardware.test.mjs): W1's fused step, packed pixels.
+    assert_eq!(defaults.metric("fusion-saved"), Some(474_664.0));
     for id in ["hardware-roofline", "hardware-systolic"] {
         for section in crate::lessons::sections(id) {
             let r = by_query(&section.state);

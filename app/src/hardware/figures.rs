@@ -90,6 +90,32 @@ fn kernel_rows(r: &HardwareRecord) -> impl IntoView {
     view! { {head}{rows}{summary} }
 }
 
+/// Each kernel and the ops it runs, with the bytes fusion saves.
+fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
+    let head = view! {
+        <tr><th>"#"</th><th>"kernel dispatched"</th><th>"the ops it runs"</th><th>"FLOPs"</th><th>"bytes, as one kernel"</th><th>"bytes, op by op"</th><th>"saved"</th></tr>
+    };
+    let rows = r.dispatches.iter().enumerate().map(|(k, d)| {
+        let ops = d.ops.iter().map(|o| o.name.clone()).collect::<Vec<_>>().join(" → ");
+        let apart = d.separate_bytes();
+        view! {
+            <tr>
+                <td>{(k + 1).to_string()}</td>
+                <td>{d.kernel.name.clone()}</td>
+                <td>{ops}</td>
+                <td>{si(d.kernel.flops, "")}</td>
+                <td>{si(d.kernel.bytes, "B")}</td>
+                <td>{si(apart, "B")}</td>
+                <td>{if apart > d.kernel.bytes { si(apart - d.kernel.bytes, "B") } else { "–".into() }}</td>
+            </tr>
+        }
+    }).collect_view();
+    let saved = r.metric("fusion-saved").map(
+        |v| view! { <tr hidden><td data-metric="fusion-saved" data-metric-value=v.to_string()></td></tr> },
+    );
+    view! { {head}{rows}{saved} }
+}
+
 pub fn figures(
     canvases: Canvases,
     record: RwSignal<Option<HardwareRecord>>,
@@ -107,6 +133,12 @@ pub fn figures(
                     {move || record.with(|r| r.as_ref().map(kernel_rows))}
                 </table>
                 <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed over repeated dispatches on this device (the page subtracts a read-back's time; browsers do not all offer timestamp queries). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (the update, an activation, the loss) has no arithmetic counted: it is memory-bound on any device."</figcaption>
+            </figure>
+            <figure class="wide">
+                <table class="results" data-testid="hw-fusion">
+                    {move || record.with(|r| r.as_ref().map(fusion_rows))}
+                </table>
+                <figcaption>"The step as the engine runs it: each kernel dispatched and the ops of the network's forward and backward pass it covers, in order (gather the batch, multiply, add the bias, the activation; the loss; then the backward products and the update). A fused kernel runs several ops in one pass: the same FLOPs, but what one op wrote and the next read again stays on the chip, so it moves fewer bytes — its intensity rises, toward the compute roof. Turn \"fused step\" off to dispatch every op as a kernel of its own."</figcaption>
             </figure>
             {super::systolic::systolic(settings)}
             {crate::lessons::lesson("hw", super::lesson::STEPS)}

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use engine::backend::KernelTime;
 use engine::roofline::{self, Roofs};
 use engine::train::Trainer;
-use lab_sims::hardware::record::{HardwareRecord, SWEEP};
+use lab_sims::hardware::record::{dispatches, Dispatch, HardwareRecord, SWEEP};
 use lab_state::hardware::HardwareLab;
 
 use super::{redraw, Canvases};
@@ -17,7 +17,7 @@ use crate::recorded::Run;
 /// What a stage measured.
 enum Measured {
     Roofs(Roofs, String, bool),
-    Kernels(Vec<KernelTime>),
+    Kernels(Vec<KernelTime>, Vec<Dispatch>),
     Sweep(Vec<(usize, KernelTime)>),
 }
 
@@ -60,7 +60,8 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                     t.set_fused(s.fused);
                     // A few steps first: pipelines compiled, buffers touched.
                     t.train(3).await.map_err(|e| e.to_string())?;
-                    Measured::Kernels(t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?)
+                    let times = t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?;
+                    Measured::Kernels(times, dispatches(t.plan().kernels(engine::backend::Pass::Train)))
                 }
                 _ => Measured::Sweep(
                     roofline::matmul_sweep(gpu, &SWEEP, reps, &now_ms)
@@ -77,7 +78,10 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                 rec.device = device;
                 rec.emulated = emulated;
             }
-            Measured::Kernels(k) => rec.kernels = k,
+            Measured::Kernels(k, d) => {
+                rec.kernels = k;
+                rec.dispatches = d;
+            }
             Measured::Sweep(s) => rec.sweep = s,
         },
         |rec| redraw(&canvases, rec),

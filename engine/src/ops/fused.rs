@@ -211,6 +211,9 @@ impl FusedMatmul {
 }
 
 impl Kernel for FusedMatmul {
+    fn parts(&self) -> &[Box<dyn Kernel>] {
+        &self.replaces
+    }
     fn bytes(&self) -> f64 {
         // Each product's A (once when the second shares it), B, C (read too when it accumulates)
         // and bias; what the fused kernels kept apart wrote and read again stays on the chip.
@@ -219,7 +222,16 @@ impl Kernel for FusedMatmul {
             let c = d.m * d.n * (1 + usize::from(d.accumulate));
             4.0 * (usize::from(a) * d.m * d.k + d.k * d.n + c + p.bias.map_or(0, |_| d.n)) as f64
         };
-        one(&self.first, true) + self.second.as_ref().map_or(0.0, |p| one(p, false))
+        // A gathered first product reads its rows from the data set and stores them for the
+        // backward: the gather's own traffic, in place of reading A.
+        let gather = (self.replaces.iter())
+            .find(|k| self.first.gathered && k.name().starts_with("gather"))
+            .map(|g| g.bytes());
+        let first = match gather {
+            Some(g) => g + one(&self.first, false),
+            None => one(&self.first, true),
+        };
+        first + self.second.as_ref().map_or(0.0, |p| one(p, false))
     }
     fn shader(&self) -> Shader {
         if self.quads {

@@ -33,6 +33,9 @@ impl Clone for LossHead {
 }
 
 impl Kernel for LossHead {
+    fn parts(&self) -> &[Box<dyn Kernel>] {
+        &self.replaces
+    }
     fn bytes(&self) -> f64 {
         // Reads the logits and labels; writes their gradient, the losses' mean and accuracy.
         4.0 * (2 * self.rows * self.classes + self.rows + 2) as f64

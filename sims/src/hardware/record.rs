@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use engine::backend::KernelTime;
 use engine::error::Error;
+use engine::kernel::Kernel;
 use engine::roofline::Roofs;
 
 use super::systolic::{self, Dataflow, Gemm, Traffic};
@@ -46,6 +47,52 @@ pub enum Bound {
     Compute,
 }
 
+/// An op of the step: its name, FLOPs and bytes (`Kernel::flops`, `Kernel::bytes`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Op {
+    pub name: String,
+    pub flops: f64,
+    pub bytes: f64,
+}
+
+/// A kernel the step dispatches and the ops it runs: one for a kernel of one op, several for a
+/// fused kernel (`Kernel::parts`), whose bytes are fewer than its ops' apart — what they wrote
+/// and read again stays on the chip.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub kernel: Op,
+    pub ops: Vec<Op>,
+}
+
+impl Dispatch {
+    /// The bytes its ops move run one by one.
+    pub fn separate_bytes(&self) -> f64 {
+        self.ops.iter().map(|o| o.bytes).sum()
+    }
+}
+
+fn op(k: &dyn Kernel) -> Op {
+    Op {
+        name: k.name(),
+        flops: k.flops(),
+        bytes: k.bytes(),
+    }
+}
+
+/// The kernels a training step dispatches, each with the ops it runs.
+pub fn dispatches(kernels: &[Box<dyn Kernel>]) -> Vec<Dispatch> {
+    (kernels.iter())
+        .map(|k| Dispatch {
+            kernel: op(k.as_ref()),
+            ops: if k.parts().is_empty() {
+                vec![op(k.as_ref())]
+            } else {
+                k.parts().iter().map(|p| op(p.as_ref())).collect()
+            },
+        })
+        .collect()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HardwareRecord {
     /// The adapter's name, or "CPU path".
@@ -59,6 +106,9 @@ pub struct HardwareRecord {
     pub roofs: Option<Roofs>,
     pub kernels: Vec<KernelTime>,
     pub sweep: Vec<(usize, KernelTime)>,
+    /// The step's kernels and the ops each runs (counted, not timed).
+    #[serde(default)]
+    pub dispatches: Vec<Dispatch>,
     pub gemm: Gemm,
     pub array: usize,
     pub systolic: Vec<SystolicRow>,
@@ -74,6 +124,7 @@ impl HardwareRecord {
             roofs: None,
             kernels: Vec::new(),
             sweep: Vec::new(),
+            dispatches: Vec::new(),
             gemm,
             array,
             systolic: systolic_rows(gemm, array),
@@ -123,6 +174,14 @@ impl HardwareRecord {
                     .filter(|k| self.bound(k) == Some(Bound::Memory))
                     .count();
                 return Some(n as f64);
+            }
+            "fusion-saved" => {
+                let saved = self
+                    .dispatches
+                    .iter()
+                    .map(|d| d.separate_bytes() - d.kernel.bytes)
+                    .sum::<f64>();
+                return (!self.dispatches.is_empty()).then_some(saved);
             }
             "largest-intensity" => {
                 return self.kernels.iter().filter_map(Self::intensity).reduce(f64::max);
@@ -177,6 +236,22 @@ impl HardwareRecord {
         }
         for (n, k) in &self.sweep {
             out += &row("sweep", &format!("matmul {n}×{n}"), k);
+        }
+        out += "\nkernel,ops,flops,bytes_fused,bytes_op_by_op\n";
+        for d in &self.dispatches {
+            let ops = d
+                .ops
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" then ");
+            out += &format!(
+                "{},{ops},{},{},{}\n",
+                d.kernel.name,
+                d.kernel.flops,
+                d.kernel.bytes,
+                d.separate_bytes()
+            );
         }
         out += "\ndataflow,cycles,utilization,a_reads,b_reads,c_reads,c_writes\n";
         for r in &self.systolic {
