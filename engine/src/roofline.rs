@@ -158,3 +158,31 @@ pub async fn matmul_sweep(
         .await?;
     Ok(sizes.iter().copied().zip(times).collect())
 }
+
+/// The product C = A·B (A m × k, B k × n) in each tile shape the GPU's product kernel knows, each
+/// timed over `reps` runs (`Matmul::tiles` set, so the device's choice is overridden).
+pub async fn tile_sweep(
+    gpu: Rc<GpuContext>,
+    (m, n, k): (usize, usize, usize),
+    reps: usize,
+    now_ms: &dyn Fn() -> f64,
+) -> Result<Vec<(crate::tiles::TileShape, KernelTime)>, Error> {
+    let shapes = crate::tiles::TileShape::ALL;
+    let mut table = BufferTable::default();
+    let a = table.add("a", Elem::F32, m * k);
+    let b = table.add("b", Elem::F32, k * n);
+    let c = table.add("c", Elem::F32, m * n);
+    let kernels: Vec<Box<dyn Kernel>> = (shapes.iter())
+        .map(|&shape| {
+            let mut product = Matmul::new(a, b, c, MatmulDims::row_major(m, n, k));
+            product.tiles = Some(shape);
+            Box::new(product) as Box<dyn Kernel>
+        })
+        .collect();
+    let mut backend = Backend::Gpu(GpuBackend::new(gpu, Plan::of_kernels(table, kernels)).await?);
+    backend.run(Pass::Train, &StepScalars::default());
+    let times = backend
+        .profile(Pass::Train, &StepScalars::default(), reps, now_ms)
+        .await?;
+    Ok(shapes.into_iter().zip(times).collect())
+}

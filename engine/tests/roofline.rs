@@ -241,3 +241,15 @@ fn fusion_keeps_the_flops_and_saves_the_intermediate_bytes() {
         }
     }
 }
+
+/// Every tile shape computes the same product (timed; its values are the product kernels' own
+/// tests), one time per shape.
+#[test]
+fn the_tile_sweep_times_every_shape() {
+    let sweep = block_on(engine::roofline::tile_sweep(gpu(), (64, 128, 784), 2, &now_ms)).unwrap();
+    assert_eq!(sweep.len(), engine::tiles::TileShape::ALL.len());
+    for (_, k) in &sweep {
+        assert_eq!(k.flops, 2.0 * 64.0 * 128.0 * 784.0);
+        assert!(k.ms >= 0.0);
+    }
+}

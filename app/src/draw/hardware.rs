@@ -140,3 +140,62 @@ pub fn systolic(canvas: HtmlCanvasElement, grid: &[Pe], side: usize, cycle: usiz
     let font = ("sans-serif", 13).into_font().color(&GREY);
     let _ = plot.draw(&Text::new(text, (x0, 4), font));
 }
+
+/// One tile of C = A·B and what it reads: C (m × n) cut into `edge × edge` tiles, the first tile
+/// highlighted, with its panel of A (its rows, all of k) to the left and of B (its columns, all of
+/// k) above. Drawn to proportion where it fits, each matrix scaled alike.
+pub fn tiles(canvas: HtmlCanvasElement, (m, n, k): (usize, usize, usize), edge: usize) {
+    let Some(root) = area(canvas) else { return };
+    let (w, h) = root.dim_in_pixel();
+    let (w, h) = (f64::from(w) - 20.0, f64::from(h) - 50.0);
+    // Width: k (A) + n (C); height: k (B) + m (C).
+    let scale = (w / (k + n) as f64).min(h / (k + m) as f64);
+    let px = |v: usize| (v as f64 * scale).round() as i32;
+    let (x0, y0) = (10, 30);
+    let (ax, by) = (x0 + px(k), y0 + px(k));
+    let frame = |x: i32, y: i32, ww: i32, hh: i32, style: ShapeStyle| {
+        let _ = root.draw(&Rectangle::new([(x, y), (x + ww.max(1), y + hh.max(1))], style));
+    };
+    let edge = edge.max(1);
+    let (rows, cols) = (edge.min(m), edge.min(n));
+    // A (m × k) left of C, B (k × n) above it, C at the corner; the panels the first tile reads.
+    frame(x0, by, px(k), px(m), IDLE.filled());
+    frame(ax, y0, px(n), px(k), IDLE.filled());
+    frame(x0, by, px(k), px(rows), BLUE.mix(0.5).filled());
+    frame(ax, y0, px(cols), px(k), BLUE.mix(0.5).filled());
+    frame(ax, by, px(n), px(m), RGBColor(250, 250, 250).filled());
+    for t in (0..m).step_by(edge) {
+        for u in (0..n).step_by(edge) {
+            frame(
+                ax + px(u),
+                by + px(t),
+                px(edge.min(n - u)),
+                px(edge.min(m - t)),
+                GREY.stroke_width(1),
+            );
+        }
+    }
+    frame(ax, by, px(cols), px(rows), ORANGE.filled());
+    let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));
+    let _ = root.draw(&Text::new(
+        format!("A ({m} × {k})"),
+        (x0, by + px(m) + 4),
+        font.clone(),
+    ));
+    let _ = root.draw(&Text::new(
+        format!("B ({k} × {n})"),
+        (ax + px(n) + 4, y0),
+        font.clone(),
+    ));
+    let _ = root.draw(&Text::new(
+        format!("C ({m} × {n}) in {edge} × {edge} tiles"),
+        (ax, by + px(m) + 4),
+        font.clone(),
+    ));
+    let reads = (rows + cols) * k;
+    let _ = root.draw(&Text::new(
+        format!("the orange tile reads the blue panels: ({rows} + {cols}) × {k} = {reads} floats, each used {} or {} times", cols, rows),
+        (x0, 6),
+        font,
+    ));
+}

@@ -116,6 +116,27 @@ fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
     view! { {head}{rows}{saved} }
 }
 
+/// The settings' product in each tile shape.
+fn tile_rows(r: &HardwareRecord) -> impl IntoView {
+    let head = view! {
+        <tr><th>"tile shape"</th><th>"tiles of C (workgroups)"</th><th>"bytes from global memory"</th><th>"ms on this device"</th><th>"GFLOP/s"</th></tr>
+    };
+    let flops = 2.0 * (r.gemm.m * r.gemm.k * r.gemm.n) as f64;
+    let rows = r.tiles.iter().map(|t| {
+        let name = if t.code.ends_with("k4") { format!("{0} × {0}, k split in four", t.edge) } else { format!("{0} × {0}", t.edge) };
+        view! {
+            <tr>
+                <td>{name}</td>
+                <td>{t.tiles.to_string()}</td>
+                <td data-metric=format!("tile-bytes-{}", t.code) data-metric-value=t.bytes.to_string()>{si(t.bytes, "B")}</td>
+                <td>{t.ms.map_or("– (no GPU tiles on the CPU path)".into(), |ms| format!("{ms:.3}"))}</td>
+                <td>{t.ms.map_or("–".into(), |ms| format!("{:.2}", flops / (ms.max(1e-9) * 1e6)))}</td>
+            </tr>
+        }
+    }).collect_view();
+    view! { {head}{rows} }
+}
+
 pub fn figures(
     canvases: Canvases,
     record: RwSignal<Option<HardwareRecord>>,
@@ -139,6 +160,13 @@ pub fn figures(
                     {move || record.with(|r| r.as_ref().map(fusion_rows))}
                 </table>
                 <figcaption>"The step as the engine runs it: each kernel dispatched and the ops of the network's forward and backward pass it covers, in order (gather the batch, multiply, add the bias, the activation; the loss; then the backward products and the update). A fused kernel runs several ops in one pass: the same FLOPs, but what one op wrote and the next read again stays on the chip, so it moves fewer bytes — its intensity rises, toward the compute roof. Turn \"fused step\" off to dispatch every op as a kernel of its own."</figcaption>
+            </figure>
+            <figure class="wide">
+                <canvas node_ref=canvases.tiles data-testid="hw-tiles" data-empty="Press Run: one tile of the product and what it reads." width="640" height="360"></canvas>
+                <table class="results" data-testid="hw-tile-table">
+                    {move || record.with(|r| r.as_ref().map(tile_rows))}
+                </table>
+                <figcaption>"Tiling the product of the systolic settings below (by default W1's first layer): a workgroup computes one tile of C, reading its panel of A (its rows, all of k) and of B (its columns, all of k) into workgroup memory once and using each value there as many times as the tile is wide. A is read once per column of tiles and B once per row of tiles, so larger tiles move fewer bytes (theory §11.2, counted by hand in sims/src/hardware/tiling.rs); but they leave fewer workgroups to share among the GPU's cores. The table times the product in each of the engine's tile shapes on this device (on a GPU; the CPU path has no tiles)."</figcaption>
             </figure>
             {super::systolic::systolic(settings)}
             {crate::lessons::lesson("hw", super::lesson::STEPS)}

@@ -21,6 +21,7 @@ pub use page::HardwarePage;
 #[derive(Clone, Copy)]
 struct Canvases {
     roofline: NodeRef<Canvas>,
+    tiles: NodeRef<Canvas>,
 }
 
 /// The numbers behind the roofline, as CSV.
@@ -39,11 +40,25 @@ fn tables(record: &HardwareRecord) {
             ]
         });
     set_table("hw-roofline", csv("kernel,ms,flops,bytes,flops_per_byte", rows));
+    let tiles = record.tiles.iter().map(|t| {
+        [
+            t.code.clone(),
+            t.edge.to_string(),
+            t.tiles.to_string(),
+            t.bytes.to_string(),
+            t.ms.map_or(String::new(), |ms| ms.to_string()),
+        ]
+    });
+    set_table("hw-tiles", csv("shape,edge,tiles,bytes,ms", tiles));
 }
 
 fn redraw(c: &Canvases, record: &HardwareRecord) {
     tables(record);
     if let Some(x) = c.roofline.get_untracked() {
         charts::roofline(x, record);
+    }
+    // The 64 × 64 shape (the default's) drawn; the table has every shape.
+    if let (Some(x), false) = (c.tiles.get_untracked(), record.tiles.is_empty()) {
+        charts::tiles(x, (record.gemm.m, record.gemm.n, record.gemm.k), 64);
     }
 }

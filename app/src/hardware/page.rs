@@ -28,6 +28,7 @@ pub fn HardwarePage() -> impl IntoView {
     let (status, running) = (page.job.status, page.job.running);
     let canvases = Canvases {
         roofline: NodeRef::new(),
+        tiles: NodeRef::new(),
     };
     let go = {
         let page = page.clone();

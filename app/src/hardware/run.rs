@@ -7,6 +7,7 @@ use engine::backend::KernelTime;
 use engine::roofline::{self, Roofs};
 use engine::train::Trainer;
 use lab_sims::hardware::record::{dispatches, Dispatch, HardwareRecord, SWEEP};
+use lab_sims::hardware::tiling::{tile_bytes, TileRow};
 use lab_state::hardware::HardwareLab;
 
 use super::{redraw, Canvases};
@@ -19,13 +20,48 @@ enum Measured {
     Roofs(Roofs, String, bool),
     Kernels(Vec<KernelTime>, Vec<Dispatch>),
     Sweep(Vec<(usize, KernelTime)>),
+    Tiles(Vec<TileRow>),
 }
 
-const STAGES: [&str; 3] = [
+const STAGES: [&str; 4] = [
     "the roofs (the probes)",
     "the training step, kernel by kernel",
     "the matrix-product sweep",
+    "the product in each tile shape",
 ];
+
+/// The most floats a matrix of the tile sweep may hold (64 MB): a larger product is counted, not
+/// timed.
+const TILE_FLOATS: usize = 1 << 24;
+
+/// The settings' product in each tile shape: its bytes counted, and on a GPU its time.
+async fn tiles(
+    s: &HardwareLab,
+    gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>,
+    reps: usize,
+) -> Result<Vec<TileRow>, String> {
+    let (m, n, k) = (s.m, s.n, s.k);
+    let fits = [m * k, k * n, m * n].iter().all(|f| *f <= TILE_FLOATS);
+    let times = match gpu.filter(|_| fits) {
+        Some(g) => roofline::tile_sweep(g, (m, n, k), reps, &now_ms)
+            .await
+            .map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    Ok(engine::tiles::TileShape::ALL
+        .iter()
+        .map(|&shape| {
+            let edge = shape.edge() as usize;
+            TileRow {
+                code: shape.code().to_string(),
+                edge,
+                tiles: m.div_ceil(edge) * n.div_ceil(edge),
+                bytes: tile_bytes(m, n, k, edge),
+                ms: times.iter().find(|(t, _)| *t == shape).map(|(_, k)| k.ms),
+            }
+        })
+        .collect())
+}
 
 pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvases) -> Result<(), String> {
     let config = s.config();
@@ -37,7 +73,7 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
     let reps = s.reps.max(1);
     run.each(
         &mut gpu,
-        &[0usize, 1, 2],
+        &[0usize, 1, 2, 3],
         |i| STAGES[*i].to_string(),
         async |i, stage, gpu, pacer| {
             let measured = match stage {
@@ -63,11 +99,12 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                     let times = t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?;
                     Measured::Kernels(times, dispatches(t.plan().kernels(engine::backend::Pass::Train)))
                 }
-                _ => Measured::Sweep(
+                2 => Measured::Sweep(
                     roofline::matmul_sweep(gpu, &SWEEP, reps, &now_ms)
                         .await
                         .map_err(|e| e.to_string())?,
                 ),
+                _ => Measured::Tiles(tiles(&s, gpu, reps).await?),
             };
             run.go_on(pacer, (i, STAGES.len(), 1.0)).await;
             Ok::<Measured, String>(measured)
@@ -83,6 +120,7 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                 rec.dispatches = d;
             }
             Measured::Sweep(s) => rec.sweep = s,
+            Measured::Tiles(t) => rec.tiles = t,
         },
         |rec| redraw(&canvases, rec),
     )

@@ -117,6 +117,14 @@ pub fn systolic(settings: RwSignal<HardwareLab>) -> impl IntoView {
             if let (Some(c), Ok(f)) = (canvas.get(), f) {
                 if let Some(grid) = f.get(at) {
                     charts::systolic(c, grid, side, at);
+                    let cells = grid.iter().enumerate().map(|(p, pe)| {
+                        [
+                            (p / side).to_string(),
+                            (p % side).to_string(),
+                            format!("{pe:?}").to_lowercase(),
+                        ]
+                    });
+                    crate::figures::set_table("hw-systolic", crate::figures::csv("row,column,state", cells));
                 }
             }
         });

@@ -4,3 +4,4 @@
 
 pub mod record;
 pub mod systolic;
+pub mod tiling;

@@ -10,6 +10,7 @@ use engine::kernel::Kernel;
 use engine::roofline::Roofs;
 
 use super::systolic::{self, Dataflow, Gemm, Traffic};
+use super::tiling::TileRow;
 
 /// The sizes the sweep multiplies (square, n × n by n × n).
 pub const SWEEP: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
@@ -109,6 +110,9 @@ pub struct HardwareRecord {
     /// The step's kernels and the ops each runs (counted, not timed).
     #[serde(default)]
     pub dispatches: Vec<Dispatch>,
+    /// The first layer's product in each tile shape: bytes counted, time measured on a GPU.
+    #[serde(default)]
+    pub tiles: Vec<TileRow>,
     pub gemm: Gemm,
     pub array: usize,
     pub systolic: Vec<SystolicRow>,
@@ -125,6 +129,7 @@ impl HardwareRecord {
             kernels: Vec::new(),
             sweep: Vec::new(),
             dispatches: Vec::new(),
+            tiles: Vec::new(),
             gemm,
             array,
             systolic: systolic_rows(gemm, array),
@@ -251,6 +256,17 @@ impl HardwareRecord {
                 d.kernel.flops,
                 d.kernel.bytes,
                 d.separate_bytes()
+            );
+        }
+        out += "\ntile,edge,tiles,bytes,ms\n";
+        for t in &self.tiles {
+            out += &format!(
+                "{},{},{},{},{}\n",
+                t.code,
+                t.edge,
+                t.tiles,
+                t.bytes,
+                t.ms.map_or(String::new(), |ms| ms.to_string())
             );
         }
         out += "\ndataflow,cycles,utilization,a_reads,b_reads,c_reads,c_writes\n";
