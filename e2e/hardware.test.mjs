@@ -40,6 +40,8 @@ for (const webgpu of [false, true]) {
       // engine/tests/roofline.rs).
       assert.equal(await page.locator(`${byId('hw-fusion')} tr`).count(), 1 + 6 + 1);
       assert.equal(Number(await metric(page, 'fusion-saved')), 474_664);
+      // The cluster lab's model leaves the compute roof at 16 workers (state/tests/hardware_lab.rs).
+      assert.equal(Number(await metric(page, 'network-bound-from')), 16);
       // The tile shapes: 64 × 64 tiles read A twice and B once (by hand, sims/src/hardware/tiling.rs).
       assert.equal(await page.locator(`${byId('hw-tile-table')} tr`).count(), 1 + 4);
       assert.equal(Number(await metric(page, 'tile-bytes-64')), 4 * (2 * 50_176 + 100_352 + 8_192));

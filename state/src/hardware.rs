@@ -8,10 +8,15 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use engine::train::{DataConfig, ImageConfig, TrainConfig};
+use engine::collectives::Link;
+use lab_sims::hardware::distributed::{distributed, DistPoint};
 use lab_sims::hardware::systolic::{Dataflow, Gemm};
 
 use crate::lab::{one_of, LabState};
 use crate::table::{field, hide_field, ranged, Setting, Table};
+
+/// The worker counts of the distributed roofline.
+pub const WORKERS: [usize; 6] = [2, 4, 8, 16, 32, 64];
 
 /// Training images the step's batches come from (a step's kernels do not depend on how many).
 pub const IMAGES: usize = 1000;
@@ -67,6 +72,17 @@ impl HardwareLab {
             }),
             ..base
         }
+    }
+
+    /// The distributed roofline of the cluster lab's default experiment: its model and global
+    /// batch, its workers' speed and its network between nodes, for 2 to 64 workers; and the two
+    /// roofs, a worker's FLOP/s and the link's bytes/s.
+    pub fn distributed() -> (Vec<DistPoint>, (f64, f64)) {
+        let c = crate::cluster::ClusterLab::default();
+        let link = Link::preset(Link::PRESETS[c.inter.min(Link::PRESETS.len() - 1)]).expect("a preset");
+        let roofs = (c.gflops * 1e9, 1.0 / link.beta);
+        let points = c.work().map_or(Vec::new(), |work| distributed(&work, c.batch, roofs.0, link, &WORKERS));
+        (points, roofs)
     }
 
     pub fn gemm(&self) -> Gemm {

@@ -199,3 +199,70 @@ pub fn tiles(canvas: HtmlCanvasElement, (m, n, k): (usize, usize, usize), edge: 
         font,
     ));
 }
+
+/// The distributed roofline: FLOP/s a worker attains against FLOPs per byte it sends, log scales;
+/// the worker's speed and the link's bandwidth as roofs, a point per worker count.
+pub fn distributed(canvas: HtmlCanvasElement, record: &HardwareRecord) {
+    let Some(root) = area(canvas) else { return };
+    let Some((peak, bandwidth)) = record.cluster_roofs else {
+        super::placeholder(
+            &root,
+            "Press Run: the cluster lab's model on the network's roofline.",
+        );
+        return;
+    };
+    let keys = [
+        Key::line(
+            "roofs: min(worker's FLOP/s, FLOPs per byte sent × link bandwidth)",
+            BLACK,
+        ),
+        Key::line("a worker's step, by worker count (the label)", ORANGE),
+    ];
+    let plot = legend::below(&root, &keys);
+    let points: Vec<(usize, f64, f64)> = (record.distributed.iter())
+        .map(|p| (p.workers, p.intensity().log10(), (p.attainable / 1e9).log10()))
+        .collect();
+    let ridge = (peak / bandwidth).log10();
+    let xs = points.iter().map(|p| p.1).chain([ridge]);
+    let (x_lo, x_hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (x_lo, x_hi) = ((x_lo - 0.5).floor(), (x_hi + 0.5).ceil());
+    let y_hi = ((peak / 1e9).log10() + 0.5).ceil();
+    let y_lo = ((bandwidth * 10f64.powf(x_lo) / 1e9).log10())
+        .floor()
+        .max(y_hi - 6.0);
+    let Ok(mut chart) = ChartBuilder::on(&plot)
+        .margin(12)
+        .x_label_area_size(34)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("FLOPs per byte sent (log scale)")
+        .y_desc("GFLOP/s a worker attains (log scale)")
+        .x_labels((x_hi - x_lo) as usize + 1)
+        .y_labels((y_hi - y_lo) as usize + 1)
+        .x_label_formatter(&|x| power_label(*x))
+        .y_label_formatter(&|y| power_label(*y))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    let top = (peak / 1e9).log10();
+    let roof = vec![
+        (x_lo, (bandwidth * 10f64.powf(x_lo) / 1e9).log10()),
+        (ridge, top),
+        (x_hi, top),
+    ];
+    let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
+    let line: Vec<(f64, f64)> = points.iter().map(|p| (p.1, p.2)).collect();
+    let _ = chart.draw_series(LineSeries::new(line, ORANGE.stroke_width(1)));
+    let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));
+    for (n, x, y) in points {
+        let mark = EmptyElement::at((x, y))
+            + Circle::new((0, 0), 5, ORANGE.filled())
+            + Text::new(n.to_string(), (6, -16), font.clone());
+        let _ = chart.draw_series(std::iter::once(mark));
+    }
+}

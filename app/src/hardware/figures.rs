@@ -116,6 +116,17 @@ fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
     view! { {head}{rows}{saved} }
 }
 
+/// Where the workers leave the compute roof, in words.
+fn distributed_text(r: &HardwareRecord) -> Option<impl IntoView + use<>> {
+    let from = r.metric("network-bound-from")?;
+    let (peak, bandwidth) = r.cluster_roofs?;
+    Some(view! {
+        "The ridge is at " {format!("{:.1}", peak / bandwidth)} " FLOPs per byte sent; from "
+        <span data-metric="network-bound-from" data-metric-value=from.to_string()>{format!("{from:.0}")}</span>
+        " workers on, a worker waits on the network."
+    })
+}
+
 /// The settings' product in each tile shape.
 fn tile_rows(r: &HardwareRecord) -> impl IntoView {
     let head = view! {
@@ -169,6 +180,11 @@ pub fn figures(
                 <figcaption>"Tiling the product of the systolic settings below (by default W1's first layer): a workgroup computes one tile of C, reading its panel of A (its rows, all of k) and of B (its columns, all of k) into workgroup memory once and using each value there as many times as the tile is wide. A is read once per column of tiles and B once per row of tiles, so larger tiles move fewer bytes (theory §11.2, counted by hand in sims/src/hardware/tiling.rs); but they leave fewer workgroups to share among the GPU's cores. The table times the product in each of the engine's tile shapes on this device (on a GPU; the CPU path has no tiles)."</figcaption>
             </figure>
             {super::systolic::systolic(settings)}
+            <figure class="wide">
+                <canvas node_ref=canvases.distributed data-testid="hw-distributed" data-empty="Press Run: the cluster lab's model on the network's roofline." width="640" height="380"></canvas>
+                <p class="small" data-testid="hw-distributed-text">{move || record.with(|r| r.as_ref().and_then(distributed_text))}</p>
+                <figcaption>"The roofline of data-parallel training, for the cluster lab's default experiment (its MNIST model, a global batch of 64 split among the workers, each worker at 5 GFLOP/s, a 10 Gb Ethernet between them, a ring allreduce): a worker's step does its share of the batch's FLOPs and sends about twice the gradient, so its intensity is FLOPs per byte sent, and it computes no faster than min(its speed, intensity × the link's bandwidth). Adding workers to a fixed batch divides the FLOPs but not the bytes: the point walks left, and past the ridge the network, not the arithmetic, sets the pace (theory §11.4; the cluster lab simulates the same in time)."</figcaption>
+            </figure>
             {crate::lessons::lesson("hw", super::lesson::STEPS)}
         </section>
     }

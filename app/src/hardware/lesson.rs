@@ -23,4 +23,9 @@ pub const STEPS: &[Step] = &[
         "the PEs load their weights row by row, then a diagonal wave of multiply-adds fills the array and drains it. The table: weight-stationary keeps 58 % of the array busy, output-stationary 96 %.",
         "weight-stationary pays a load (16 cycles) and a fill and drain (30 cycles) for every 16 × 16 slice of W, and streams only 64 rows (the batch) through it; output-stationary streams all 784 of k per tile. A longer stream amortizes the fill: set m to 1024 and weight-stationary climbs to 96 %. That is why accelerators want large batches.",
     ),
+    step(
+        "look at the distributed roofline below the array.",
+        "the cluster lab's model, its batch of 64 split among more and more workers: each worker's point walks left, and from 16 workers on it falls off the compute roof onto the network's slope.",
+        "a worker's FLOPs shrink with its share of the batch, but a ring allreduce still sends about twice the gradient each step: FLOPs per byte sent fall until the link, not the arithmetic, sets the pace (theory §11.4). Larger batches per worker, faster links, compression and overlap each move the point right or the roof up — the cluster lab's levers.",
+    ),
 ];

@@ -22,6 +22,7 @@ pub use page::HardwarePage;
 struct Canvases {
     roofline: NodeRef<Canvas>,
     tiles: NodeRef<Canvas>,
+    distributed: NodeRef<Canvas>,
 }
 
 /// The numbers behind the roofline, as CSV.
@@ -50,12 +51,31 @@ fn tables(record: &HardwareRecord) {
         ]
     });
     set_table("hw-tiles", csv("shape,edge,tiles,bytes,ms", tiles));
+    let points = record.distributed.iter().map(|p| {
+        [
+            p.workers.to_string(),
+            p.worker_batch.to_string(),
+            p.flops.to_string(),
+            p.bytes.to_string(),
+            p.attainable.to_string(),
+        ]
+    });
+    set_table(
+        "hw-distributed",
+        csv(
+            "workers,worker_batch,flops,bytes_sent,attainable_flops_per_s",
+            points,
+        ),
+    );
 }
 
 fn redraw(c: &Canvases, record: &HardwareRecord) {
     tables(record);
     if let Some(x) = c.roofline.get_untracked() {
         charts::roofline(x, record);
+    }
+    if let Some(x) = c.distributed.get_untracked() {
+        charts::distributed(x, record);
     }
     // The 64 × 64 shape (the default's) drawn; the table has every shape.
     if let (Some(x), false) = (c.tiles.get_untracked(), record.tiles.is_empty()) {

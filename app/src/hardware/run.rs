@@ -68,8 +68,10 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());
     let (train, _) = fetch::data(&config).await?;
-    run.record
-        .set(Some(HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array)));
+    let mut record = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
+    let (points, roofs) = HardwareLab::distributed();
+    (record.distributed, record.cluster_roofs) = (points, Some(roofs));
+    run.record.set(Some(record));
     let reps = s.reps.max(1);
     run.each(
         &mut gpu,

@@ -2,6 +2,7 @@
 //! array, cycle by cycle, in two dataflows; and what the lab keeps of a device's roofline and a
 //! training step's kernels under it.
 
+pub mod distributed;
 pub mod record;
 pub mod systolic;
 pub mod tiling;

@@ -113,6 +113,12 @@ pub struct HardwareRecord {
     /// The first layer's product in each tile shape: bytes counted, time measured on a GPU.
     #[serde(default)]
     pub tiles: Vec<TileRow>,
+    /// The cluster lab's model on the distributed roofline, by worker count.
+    #[serde(default)]
+    pub distributed: Vec<super::distributed::DistPoint>,
+    /// The cluster's worker speed (FLOP/s) and link bandwidth (bytes/s) the points are set against.
+    #[serde(default)]
+    pub cluster_roofs: Option<(f64, f64)>,
     pub gemm: Gemm,
     pub array: usize,
     pub systolic: Vec<SystolicRow>,
@@ -130,6 +136,8 @@ impl HardwareRecord {
             sweep: Vec::new(),
             dispatches: Vec::new(),
             tiles: Vec::new(),
+            distributed: Vec::new(),
+            cluster_roofs: None,
             gemm,
             array,
             systolic: systolic_rows(gemm, array),
@@ -187,6 +195,14 @@ impl HardwareRecord {
                     .map(|d| d.separate_bytes() - d.kernel.bytes)
                     .sum::<f64>();
                 return (!self.dispatches.is_empty()).then_some(saved);
+            }
+            "network-bound-from" => {
+                let (peak, _) = self.cluster_roofs?;
+                return self
+                    .distributed
+                    .iter()
+                    .find(|p| p.attainable < peak)
+                    .map(|p| p.workers as f64);
             }
             "largest-intensity" => {
                 return self.kernels.iter().filter_map(Self::intensity).reduce(f64::max);
