@@ -68,11 +68,12 @@ impl ProbeSizes {
 }
 
 /// The side of the square product timed beside the compute probe.
-pub const PRODUCT_SIDE: usize = 256;
+pub const PRODUCT_SIDE: usize = 512;
 
-/// The probes' plan: the compute probe, the copy probe, then a 256 × 256 product (intensity
-/// 256/6: compute-bound on any device), whose rate the compute roof takes where it beats the
-/// probe's — on the CPU path the twins' tuned product outruns a plain loop of multiply-adds.
+/// The probes' plan: the compute probe, the copy probe, then a 512 × 512 product (intensity
+/// 512/6: compute-bound on any device, and the sweep's largest), whose rate the compute roof
+/// takes where it beats the probe's — on the CPU path the twins' tuned product outruns a plain
+/// loop of multiply-adds.
 pub fn probe_plan(sizes: ProbeSizes) -> Plan {
     let mut table = BufferTable::default();
     let out = table.add("probe_out", Elem::F32, sizes.invocations);
