@@ -4,13 +4,13 @@ use crate::lessons::{step, Step};
 
 pub const STEPS: &[Step] = &[
     step(
-        "press Run (the probes, then W1's training step kernel by kernel, then matrix products of 8 to 512: seconds).",
+        "press Run (the probes, then W1's training step kernel by kernel, then matrix products of 8 to 512 and the first layer's product in each tile shape: seconds).",
         "the roofline: a slope (memory bandwidth) rising to a flat roof (arithmetic), both measured here, and the step's kernels placed under it by their FLOPs per byte. The first layer's forward and weight-gradient kernels have the most arithmetic per byte (about 19 and 20); the output layer's products about 4; the loss and the update have no arithmetic to speak of.",
         "a kernel of intensity I FLOPs per byte can go no faster than min(peak, I × bandwidth) (Williams et al. 2009). Below the ridge, where the roofs meet, memory bounds it; above, arithmetic. The intensities are hand counts of what each kernel must read and write (theory §11.1); the times are this device's.",
     ),
     step(
         "read the table's \"bound\" column, then switch the backend and Run again.",
-        "on the CPU path the ridge is a FLOP or two per byte and every product is compute-bound; a real GPU's ridge lies far higher (about 20 by an H100 SXM's published fp32 peak, 67 TFLOP/s, over its 3.35 TB/s), and more of the step falls under the memory roof. The same kernel changes sides with the device.",
+        "on the CPU path the ridge is about one FLOP per byte (0.3 to 2 measured here) and every product is compute-bound; a real GPU's ridge lies far higher (about 20 by an H100 SXM's published fp32 peak, 67 TFLOP/s, over its 3.35 TB/s), and more of the step falls under the memory roof. The same kernel changes sides with the device.",
         "a GPU has far more arithmetic per byte of bandwidth than a processor core. What bounds a kernel is a property of the kernel and the device together; on an emulated GPU (SwiftShader, lavapipe) the figures are a processor's, which the page says.",
     ),
     step(
