@@ -4,9 +4,9 @@
 //! and which roof bounds it. JSON lines: the roofs, then a line per kernel.
 
 use std::path::Path;
-use std::time::Instant;
 
 use engine::train::Trainer;
+use lab_sims::hardware::record::{bound_of, HardwareRecord};
 
 use crate::io::{gpu_of, load_data};
 use crate::Backends;
@@ -42,14 +42,16 @@ fn synthetic() -> engine::data::Dataset {
 }
 
 pub fn roofline(a: &RooflineArgs, dir: &Path) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let now_ms = move || start.elapsed().as_secs_f64() * 1e3;
     for backend in a.backend.list() {
         let gpu = gpu_of(backend)?;
         let device = gpu
             .as_ref()
             .map_or("CPU path".to_string(), |g| g.adapter.name.clone());
-        let roofs = pollster::block_on(engine::roofline::measure(gpu.clone(), a.reps, &now_ms))?;
+        let roofs = pollster::block_on(engine::roofline::measure(
+            gpu.clone(),
+            a.reps,
+            &lab_sims::bench::native_now_ms,
+        ))?;
         println!(
             "{}",
             serde_json::json!({ "device": device, "gflops": roofs.gflops, "gbs": roofs.gbs, "ridge": roofs.ridge() })
@@ -67,10 +69,10 @@ pub fn roofline(a: &RooflineArgs, dir: &Path) -> anyhow::Result<()> {
             };
             let mut t = pollster::block_on(Trainer::with_data(config, data, gpu.clone(), 1))?;
             pollster::block_on(t.train(5)).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let times = pollster::block_on(t.profile_step(a.reps, &now_ms))?;
+            let times = pollster::block_on(t.profile_step(a.reps, &lab_sims::bench::native_now_ms))?;
             let step: f64 = times.iter().map(|k| k.ms).sum();
             for k in times {
-                let intensity = (k.bytes > 0.0).then(|| k.flops / k.bytes);
+                let intensity = HardwareRecord::intensity(&k);
                 let gflops = k.flops / (k.ms.max(1e-9) * 1e6);
                 println!(
                     "{}",
@@ -80,7 +82,7 @@ pub fn roofline(a: &RooflineArgs, dir: &Path) -> anyhow::Result<()> {
                         "intensity": intensity, "gflops": gflops,
                         "gbs": k.bytes / (k.ms.max(1e-9) * 1e6),
                         "attainable": intensity.map(|i| roofs.attainable(i)),
-                        "bound": intensity.map(|i| if i < roofs.ridge() { "memory" } else { "compute" }),
+                        "bound": intensity.map(|i| bound_of(roofs, i)),
                     })
                 );
             }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::KernelTime;
-use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::backend::{Backend, Pass};
 use crate::error::Error;
 use crate::gpu::GpuContext;
 use crate::kernel::{BufferTable, Elem, Kernel, StepScalars};
@@ -107,10 +107,7 @@ pub async fn measure(
 ) -> Result<Roofs, Error> {
     let sizes = ProbeSizes::for_device(gpu.as_deref());
     let plan = probe_plan(sizes);
-    let mut backend = match gpu {
-        Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
-        None => Backend::Cpu(CpuBackend::new(plan)),
-    };
+    let mut backend = Backend::on(gpu, plan).await?;
     // A first run compiles the pipelines and touches the buffers.
     backend.run(Pass::Train, &StepScalars::default());
     // The best of three profiles: a roof is what the device attains, not its average.
@@ -147,10 +144,7 @@ pub async fn matmul_sweep(
         .map(|&n| Box::new(Matmul::new(a, b, c, MatmulDims::row_major(n, n, n))) as Box<dyn Kernel>)
         .collect();
     let plan = Plan::of_kernels(table, kernels);
-    let mut backend = match gpu {
-        Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
-        None => Backend::Cpu(CpuBackend::new(plan)),
-    };
+    let mut backend = Backend::on(gpu, plan).await?;
     backend.write_f32(a, &vec![0.5; largest * largest]);
     backend.write_f32(b, &vec![0.25; largest * largest]);
     backend.run(Pass::Train, &StepScalars::default());
@@ -180,7 +174,7 @@ pub async fn tile_sweep(
             Box::new(product) as Box<dyn Kernel>
         })
         .collect();
-    let mut backend = Backend::Gpu(GpuBackend::new(gpu, Plan::of_kernels(table, kernels)).await?);
+    let mut backend = Backend::on(Some(gpu), Plan::of_kernels(table, kernels)).await?;
     backend.run(Pass::Train, &StepScalars::default());
     let times = backend
         .profile(Pass::Train, &StepScalars::default(), reps, now_ms)

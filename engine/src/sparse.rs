@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
+use crate::backend::{Backend, Pass};
 use crate::data::Dataset;
 use crate::error::Error;
 use crate::gpu::GpuContext;
@@ -103,10 +103,7 @@ impl SparseMlp {
             input = y;
         }
         let plan = Plan::of_kernels(table, kernels);
-        let mut backend = match gpu {
-            Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
-            None => Backend::Cpu(CpuBackend::new(plan)),
-        };
+        let mut backend = Backend::on(gpu, plan).await?;
         for l in &layers {
             backend.write_u32(l.bufs[0], &l.csr.row_ptr);
             backend.write_u32(l.bufs[1], &l.csr.packed_cols());

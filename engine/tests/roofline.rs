@@ -10,9 +10,17 @@ use pollster::block_on;
 
 use crate::common::{gpu, random, run_both, Init};
 
-fn now_ms() -> f64 {
-    thread_local!(static START: std::time::Instant = std::time::Instant::now());
-    START.with(|s| s.elapsed().as_secs_f64() * 1e3)
+/// A trainer of `config` on 100 images of MNIST's shape whose pixels are bytes over 255, as the
+/// data set's are (so the batch's gather reads them packed, a byte a pixel), on the CPU path.
+fn on_digits(config: engine::train::TrainConfig) -> engine::train::Trainer {
+    let data = engine::data::Dataset {
+        x: vec![128.0 / 255.0; 100 * 784],
+        y: vec![1; 100],
+        dim: 784,
+        classes: 10,
+        targets: vec![],
+    };
+    block_on(engine::train::Trainer::with_data(config, data, None, 1)).unwrap()
 }
 
 #[test]
@@ -91,7 +99,7 @@ fn the_ridge_is_where_the_roofs_meet() {
 fn measuring_gives_two_positive_roofs_on_both_paths() {
     for gpu in [None, Some(gpu())] {
         let on_gpu = gpu.is_some();
-        let r = block_on(measure(gpu, 3, &now_ms)).unwrap();
+        let r = block_on(measure(gpu, 3, &engine::workloads::native_now_ms)).unwrap();
         eprintln!(
             "roofs (GPU {on_gpu}): {:.1} GFLOP/s, {:.1} GB/s, ridge {:.2} FLOPs/byte",
             r.gflops,
@@ -109,20 +117,7 @@ fn measuring_gives_two_positive_roofs_on_both_paths() {
 /// float 4 bytes, each value read or written once.
 #[test]
 fn the_steps_kernels_are_counted_by_hand() {
-    let data = engine::data::Dataset {
-        x: vec![128.0 / 255.0; 100 * 784],
-        y: vec![1; 100],
-        dim: 784,
-        classes: 10,
-        targets: vec![],
-    };
-    let t = block_on(engine::train::Trainer::with_data(
-        engine::workloads::w1(),
-        data,
-        None,
-        1,
-    ))
-    .unwrap();
+    let t = on_digits(engine::workloads::w1());
     let kernels = t.plan().kernels(engine::backend::Pass::Train);
     let find = |name: &str| {
         kernels
@@ -159,7 +154,13 @@ fn the_steps_kernels_are_counted_by_hand() {
 #[test]
 fn the_matmul_sweep_walks_up_in_intensity() {
     for gpu in [None, Some(gpu())] {
-        let sweep = block_on(engine::roofline::matmul_sweep(gpu, &[6, 60, 120], 2, &now_ms)).unwrap();
+        let sweep = block_on(engine::roofline::matmul_sweep(
+            gpu,
+            &[6, 60, 120],
+            2,
+            &engine::workloads::native_now_ms,
+        ))
+        .unwrap();
         for (n, k) in &sweep {
             let n = *n as f64;
             assert_eq!((k.flops, k.bytes), (2.0 * n * n * n, 12.0 * n * n));
@@ -175,16 +176,9 @@ fn the_matmul_sweep_walks_up_in_intensity() {
 /// W2's first convolution (1 → 8 channels, 5 × 5, 28 × 28 → 24 × 24) and its first pool, by hand.
 #[test]
 fn the_cnn_kernels_are_counted_by_hand() {
-    let data = engine::data::Dataset {
-        x: vec![0.5; 100 * 784],
-        y: vec![1; 100],
-        dim: 784,
-        classes: 10,
-        targets: vec![],
-    };
     let config = engine::workloads::w2();
     let batch = config.batch as f64;
-    let t = block_on(engine::train::Trainer::with_data(config, data, None, 1)).unwrap();
+    let t = on_digits(config);
     let kernels = t.plan().kernels(engine::backend::Pass::Train);
     let conv = kernels
         .iter()
@@ -204,20 +198,7 @@ fn the_cnn_kernels_are_counted_by_hand() {
 /// fused, once.
 #[test]
 fn fusion_keeps_the_flops_and_saves_the_intermediate_bytes() {
-    let data = engine::data::Dataset {
-        x: vec![0.5; 100 * 784],
-        y: vec![1; 100],
-        dim: 784,
-        classes: 10,
-        targets: vec![],
-    };
-    let t = block_on(engine::train::Trainer::with_data(
-        engine::workloads::w1(),
-        data,
-        None,
-        1,
-    ))
-    .unwrap();
+    let t = on_digits(engine::workloads::w1());
     for k in t.plan().kernels(engine::backend::Pass::Train) {
         if k.parts().is_empty() {
             continue;
@@ -246,7 +227,13 @@ fn fusion_keeps_the_flops_and_saves_the_intermediate_bytes() {
 /// tests), one time per shape.
 #[test]
 fn the_tile_sweep_times_every_shape() {
-    let sweep = block_on(engine::roofline::tile_sweep(gpu(), (64, 128, 784), 2, &now_ms)).unwrap();
+    let sweep = block_on(engine::roofline::tile_sweep(
+        gpu(),
+        (64, 128, 784),
+        2,
+        &engine::workloads::native_now_ms,
+    ))
+    .unwrap();
     assert_eq!(sweep.len(), engine::tiles::TileShape::ALL.len());
     for (_, k) in &sweep {
         assert_eq!(k.flops, 2.0 * 64.0 * 128.0 * 784.0);

@@ -10,11 +10,6 @@ use lab_state::hardware::HardwareLab;
 use lab_state::lab::LabState;
 use pollster::block_on;
 
-fn now_ms() -> f64 {
-    thread_local!(static START: std::time::Instant = std::time::Instant::now());
-    START.with(|s| s.elapsed().as_secs_f64() * 1e3)
-}
-
 /// The record a link's settings give on the CPU path, measured as the page measures it.
 fn measured(query: &str) -> HardwareRecord {
     let (s, notices) = HardwareLab::from_query(query);
@@ -24,13 +19,13 @@ fn measured(query: &str) -> HardwareRecord {
     let mut r = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
     let (points, roofs) = HardwareLab::distributed();
     (r.distributed, r.cluster_roofs) = (points, Some(roofs));
-    r.roofs = Some(block_on(engine::roofline::measure(None, s.reps, &now_ms)).unwrap());
+    r.roofs = Some(block_on(engine::roofline::measure(None, s.reps, &engine::workloads::native_now_ms)).unwrap());
     let mut t = block_on(Trainer::with_data(config, train, None, 1)).unwrap();
     t.set_fused(s.fused);
     block_on(t.train(3)).unwrap();
-    r.kernels = block_on(t.profile_step(s.reps, &now_ms)).unwrap();
+    r.kernels = block_on(t.profile_step(s.reps, &engine::workloads::native_now_ms)).unwrap();
     r.dispatches = lab_sims::hardware::record::dispatches(t.plan().kernels(engine::backend::Pass::Train));
-    r.sweep = block_on(engine::roofline::matmul_sweep(None, &SWEEP[..4], s.reps, &now_ms)).unwrap();
+    r.sweep = block_on(engine::roofline::matmul_sweep(None, &SWEEP[..4], s.reps, &engine::workloads::native_now_ms)).unwrap();
     r
 }
 

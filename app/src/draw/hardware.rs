@@ -2,7 +2,10 @@
 //! kernels and the product sweep under it (log axes drawn as linear axes over the logarithms,
 //! labelled with the values), and the systolic array at one cycle.
 
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use lab_sims::hardware::record::HardwareRecord;
@@ -25,6 +28,47 @@ fn power_label(log10: f64) -> String {
     } else {
         format!("{v}")
     }
+}
+
+/// A log–log chart under a roofline of `peak` GFLOP/s and `gbs` GB/s, drawn with its roof: x the
+/// log of FLOPs per byte, y the log of GFLOP/s, spanning the ridge and the `data` points (in
+/// those logs), to at most eight decades below the peak. The roofline and the distributed
+/// roofline are both drawn on one.
+fn roof_chart<'a>(
+    plot: &'a DrawingArea<CanvasBackend, Shift>,
+    (peak, gbs): (f64, f64),
+    data: impl Iterator<Item = (f64, f64)> + Clone,
+    (x_desc, y_desc): (&str, &str),
+) -> Option<ChartContext<'a, CanvasBackend, Cartesian2d<RangedCoordf64, RangedCoordf64>>> {
+    let ridge = (peak / gbs).log10();
+    let xs = data.clone().map(|p| p.0).chain([ridge]);
+    let (x_lo, x_hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (x_lo, x_hi) = ((x_lo - 0.5).floor(), (x_hi + 0.5).ceil());
+    let memory = |x: f64| (gbs * 10f64.powf(x)).log10();
+    let y_hi = (peak.log10() + 0.3).ceil();
+    let ys = data.map(|p| p.1).chain([memory(x_lo)]);
+    let y_lo = (ys.fold(f64::MAX, f64::min) - 0.3).floor().max(y_hi - 8.0);
+    let mut chart = ChartBuilder::on(plot)
+        .margin(12)
+        .x_label_area_size(34)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+        .ok()?;
+    let _ = chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels((x_hi - x_lo) as usize + 1)
+        .y_labels((y_hi - y_lo) as usize + 1)
+        .x_label_formatter(&|x| power_label(*x))
+        .y_label_formatter(&|y| power_label(*y))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    // The roofs: the memory slope up to the ridge, then flat.
+    let roof = vec![(x_lo, memory(x_lo)), (ridge, peak.log10()), (x_hi, peak.log10())];
+    let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
+    Some(chart)
 }
 
 /// The roofline: GFLOP/s against FLOPs per byte, both log scales; the measured roofs, each kernel
@@ -54,47 +98,14 @@ pub fn roofline(canvas: HtmlCanvasElement, record: &HardwareRecord) {
             HardwareRecord::intensity(t).map(|i| (i.log10(), rate(t.flops, t.ms).max(1e-6).log10()))
         })
         .collect();
-    let xs = points
-        .iter()
-        .map(|p| p.1)
-        .chain(sweep.iter().map(|p| p.0))
-        .chain([roofs.ridge().log10()]);
-    let (x_lo, x_hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (x_lo, x_hi) = ((x_lo - 0.5).floor(), (x_hi + 0.5).ceil());
-    let y_hi = (roofs.gflops.log10() + 0.3).ceil();
-    let ys = points
-        .iter()
-        .map(|p| p.2)
-        .chain(sweep.iter().map(|p| p.1))
-        .chain([(roofs.gbs * 10f64.powf(x_lo)).log10()]);
-    let y_lo = (ys.fold(f64::MAX, f64::min) - 0.3).floor().max(y_hi - 8.0);
-    let Ok(mut chart) = ChartBuilder::on(&plot)
-        .margin(12)
-        .x_label_area_size(34)
-        .y_label_area_size(52)
-        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
-    else {
+    let data = points.iter().map(|p| (p.1, p.2)).chain(sweep.iter().copied());
+    let labels = (
+        "arithmetic intensity (FLOPs per byte, log scale)",
+        "GFLOP/s (log scale)",
+    );
+    let Some(mut chart) = roof_chart(&plot, (roofs.gflops, roofs.gbs), data, labels) else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_desc("arithmetic intensity (FLOPs per byte, log scale)")
-        .y_desc("GFLOP/s (log scale)")
-        .x_labels((x_hi - x_lo) as usize + 1)
-        .y_labels((y_hi - y_lo) as usize + 1)
-        .x_label_formatter(&|x| power_label(*x))
-        .y_label_formatter(&|y| power_label(*y))
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
-    // The roofs: the memory slope up to the ridge, then flat.
-    let ridge = roofs.ridge().log10();
-    let roof = vec![
-        (x_lo, (roofs.gbs * 10f64.powf(x_lo)).log10()),
-        (ridge, roofs.gflops.log10()),
-        (x_hi, roofs.gflops.log10()),
-    ];
-    let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
     let _ = chart.draw_series(DashedLineSeries::new(sweep.clone(), 5, 3, BLUE.stroke_width(2)));
     let _ = chart.draw_series(sweep.into_iter().map(|p| Circle::new(p, 3, BLUE.filled())));
     let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));
@@ -222,40 +233,14 @@ pub fn distributed(canvas: HtmlCanvasElement, record: &HardwareRecord) {
     let points: Vec<(usize, f64, f64)> = (record.distributed.iter())
         .map(|p| (p.workers, p.intensity().log10(), (p.attainable / 1e9).log10()))
         .collect();
-    let ridge = (peak / bandwidth).log10();
-    let xs = points.iter().map(|p| p.1).chain([ridge]);
-    let (x_lo, x_hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (x_lo, x_hi) = ((x_lo - 0.5).floor(), (x_hi + 0.5).ceil());
-    let y_hi = ((peak / 1e9).log10() + 0.5).ceil();
-    let y_lo = ((bandwidth * 10f64.powf(x_lo) / 1e9).log10())
-        .floor()
-        .max(y_hi - 6.0);
-    let Ok(mut chart) = ChartBuilder::on(&plot)
-        .margin(12)
-        .x_label_area_size(34)
-        .y_label_area_size(52)
-        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
-    else {
+    let data = points.iter().map(|p| (p.1, p.2));
+    let labels = (
+        "FLOPs per byte sent (log scale)",
+        "GFLOP/s a worker attains (log scale)",
+    );
+    let Some(mut chart) = roof_chart(&plot, (peak / 1e9, bandwidth / 1e9), data, labels) else {
         return;
     };
-    let _ = chart
-        .configure_mesh()
-        .x_desc("FLOPs per byte sent (log scale)")
-        .y_desc("GFLOP/s a worker attains (log scale)")
-        .x_labels((x_hi - x_lo) as usize + 1)
-        .y_labels((y_hi - y_lo) as usize + 1)
-        .x_label_formatter(&|x| power_label(*x))
-        .y_label_formatter(&|y| power_label(*y))
-        .light_line_style(RGBColor(235, 235, 235))
-        .label_style(("sans-serif", 12))
-        .draw();
-    let top = (peak / 1e9).log10();
-    let roof = vec![
-        (x_lo, (bandwidth * 10f64.powf(x_lo) / 1e9).log10()),
-        (ridge, top),
-        (x_hi, top),
-    ];
-    let _ = chart.draw_series(LineSeries::new(roof, BLACK.stroke_width(2)));
     let line: Vec<(f64, f64)> = points.iter().map(|p| (p.1, p.2)).collect();
     let _ = chart.draw_series(LineSeries::new(line, ORANGE.stroke_width(1)));
     let font = ("sans-serif", 12).into_font().color(&RGBColor(40, 40, 40));

@@ -70,20 +70,11 @@ fn kernel_rows(r: &HardwareRecord) -> impl IntoView {
         }
     }).collect_view();
     let summary = (r.roofs.is_some() && !r.kernels.is_empty()).then(|| {
-        let memory = r
-            .kernels
-            .iter()
-            .filter(|k| r.bound(k) == Some(Bound::Memory))
-            .count();
-        let largest = r
-            .kernels
-            .iter()
-            .filter_map(HardwareRecord::intensity)
-            .fold(0.0, f64::max);
+        let metric = |name| r.metric(name).map_or(String::new(), |v| v.to_string());
         view! {
             <tr hidden>
-                <td data-metric="memory-bound" data-metric-value=memory.to_string()></td>
-                <td data-metric="largest-intensity" data-metric-value=largest.to_string()></td>
+                <td data-metric="memory-bound" data-metric-value=metric("memory-bound")></td>
+                <td data-metric="largest-intensity" data-metric-value=metric("largest-intensity")></td>
             </tr>
         }
     });

@@ -27,6 +27,18 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// `plan` on the GPU `gpu` gives, else on the CPU path (the trainer adds its memory budget
+    /// check to the CPU side; the sparse network and the roofline's probes need none).
+    pub async fn on(
+        gpu: Option<std::rc::Rc<crate::gpu::GpuContext>>,
+        plan: crate::plan::Plan,
+    ) -> Result<Self, Error> {
+        Ok(match gpu {
+            Some(ctx) => Backend::Gpu(GpuBackend::new(ctx, plan).await?),
+            None => Backend::Cpu(CpuBackend::new(plan)),
+        })
+    }
+
     pub fn write_f32(&mut self, id: BufId, data: &[f32]) {
         match self {
             Backend::Gpu(g) => g.write(id, bytemuck::cast_slice(data)),

@@ -94,6 +94,15 @@ pub fn dispatches(kernels: &[Box<dyn Kernel>]) -> Vec<Dispatch> {
         .collect()
 }
 
+/// The roof that bounds a kernel of this intensity (FLOPs per byte) on a device with these roofs.
+pub fn bound_of(roofs: Roofs, intensity: f64) -> Bound {
+    if intensity < roofs.ridge() {
+        Bound::Memory
+    } else {
+        Bound::Compute
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HardwareRecord {
     /// The adapter's name, or "CPU path".
@@ -156,12 +165,7 @@ impl HardwareRecord {
     /// Which roof bounds a kernel on the measured device (None before the roofs are measured or
     /// where its bytes are not counted). A kernel without counted arithmetic is memory-bound.
     pub fn bound(&self, k: &KernelTime) -> Option<Bound> {
-        let (roofs, i) = (self.roofs?, Self::intensity(k)?);
-        Some(if i < roofs.ridge() {
-            Bound::Memory
-        } else {
-            Bound::Compute
-        })
+        Some(bound_of(self.roofs?, Self::intensity(k)?))
     }
 
     /// The step's time, ms: its kernels' times added.
