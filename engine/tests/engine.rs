@@ -29,6 +29,7 @@ mod roofline;
 mod sparse_forward;
 mod split_step;
 mod step_export_whole;
+mod step_graph;
 mod tiles;
 mod training_gpu_vs_cpu;
 mod uniform_layouts;

@@ -31,6 +31,7 @@ pub type KernelList = Vec<Box<dyn Kernel>>;
 
 mod buffers;
 mod fuse;
+mod graph;
 mod layer_ops;
 mod layer_spans;
 pub mod liveness;
@@ -39,6 +40,7 @@ mod rounding;
 mod steps;
 
 pub use buffers::{EvalBuffers, HostBuffers};
+pub use graph::{Edge, Node, Phase, StepGraph, Tensor};
 pub use layer_ops::input_gradient_needed;
 pub use layer_spans::LayerSpans;
 pub use loss::{eval_chunks, eval_chunks_within, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
