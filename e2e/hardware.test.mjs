@@ -40,6 +40,16 @@ for (const webgpu of [false, true]) {
       // engine/tests/roofline.rs).
       assert.equal(await page.locator(`${byId('hw-fusion')} tr`).count(), 1 + 6 + 1);
       assert.equal(Number(await metric(page, 'fusion-saved')), 474_664);
+      // The step's graph: W1's 15 ops and 22 tensors between them (every edge by hand in
+      // engine/tests/step_graph.rs); the backward's FLOPs are two products a layer less the first
+      // layer's input gradient: (2·64·784·128 + 2·2·64·128·10) / (2·64·784·128 + 2·64·128·10).
+      assert.match(await text(page, 'hw-graph-text'), /^15 ops, 22 tensors passed between them; 6 kernels run them/);
+      const ratio = (12_845_056 + 2 * 163_840) / (12_845_056 + 163_840);
+      assert.ok(Math.abs(Number(await metric(page, 'backward-ratio')) - ratio) < 1e-12);
+      assert.equal(await page.getAttribute(byId('hw-graph'), 'height'), String(30 + 4 * 64 + 50 + 20));
+      // Which clock timed the kernels, said: the CPU twin's, or on WebGPU timestamps or repeats.
+      assert.match(await text(page, 'hw-clock'), webgpu ? /GPU's own clock|repeated dispatches/ : /CPU twin/);
+      assert.match(await text(page, 'hw-tuning'), webgpu ? /emulated GPU: 64×64, untimed/ : /CPU path has no tiles/);
       // The cluster lab's model leaves the compute roof at 16 workers (state/tests/hardware_lab.rs).
       assert.equal(Number(await metric(page, 'network-bound-from')), 16);
       // The tile shapes: 64 × 64 tiles read A twice and B once (by hand, sims/src/hardware/tiling.rs).

@@ -34,6 +34,13 @@ fn remembered(ctx: &GpuContext) -> Option<TilePlan> {
 thread_local! {
     /// How the last context's tiles were chosen, in words (`/bench` shows it).
     static HOW: RefCell<String> = const { RefCell::new(String::new()) };
+    /// What the autotune timed, where it timed in this visit (`/hardware` shows it).
+    static LAST: RefCell<Option<Tuning>> = const { RefCell::new(None) };
+}
+
+/// What the autotune timed in this visit, if it timed.
+pub fn last_tuning() -> Option<Tuning> {
+    LAST.with(|l| l.borrow().clone())
 }
 
 /// How the last context's tiles were chosen: "remembered for this GPU", the timings, …
@@ -74,5 +81,6 @@ pub async fn tune(ctx: &Rc<GpuContext>) -> Result<Tuning, engine::error::Error> 
         let _ = s.set_item(&key(ctx), &tuning.best.code());
     }
     say(format!("timed now: {}", tuning.summary()));
+    LAST.with(|l| *l.borrow_mut() = Some(tuning.clone()));
     Ok(tuning)
 }

@@ -79,7 +79,7 @@ pub fn roofline(a: &RooflineArgs, dir: &Path) -> anyhow::Result<()> {
                     serde_json::json!({
                         "device": device, "workload": name, "kernel": k.name, "ms": k.ms,
                         "share": k.ms / step.max(1e-12), "flops": k.flops, "bytes": k.bytes,
-                        "intensity": intensity, "gflops": gflops,
+                        "intensity": intensity, "gflops": gflops, "clock": k.clock,
                         "gbs": k.bytes / (k.ms.max(1e-9) * 1e6),
                         "attainable": intensity.map(|i| roofs.attainable(i)),
                         "bound": intensity.map(|i| bound_of(roofs, i)),

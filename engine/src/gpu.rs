@@ -47,6 +47,9 @@ pub struct GpuContext {
     /// Whether kernels may use subgroup operations: the device was opened with them, where the
     /// adapter offers subgroups of exactly 4 lanes (setting it false keeps the blocks).
     pub subgroups: std::cell::Cell<bool>,
+    /// Whether the device was opened with timestamp queries (where the adapter offers them): a
+    /// pass's start and end on the GPU's own clock, which `GpuBackend::profile` times kernels by.
+    pub timestamps: bool,
     modules: RefCell<HashMap<&'static str, wgpu::ShaderModule>>,
     /// Whether `specialized` sets override constants: on a real GPU (see there); tests turn it on
     /// for an emulated one to check the specialized pipelines too.
@@ -142,11 +145,12 @@ impl GpuContext {
         // share reads across them (`ops::fused`). lavapipe's 8 lanes compile such kernels for
         // minutes, so it is not asked.
         let four_lanes = info.subgroup_min_size == 4 && info.subgroup_max_size == 4;
-        let features = if four_lanes {
+        let lanes = if four_lanes {
             adapter.features() & wgpu::Features::SUBGROUP
         } else {
             wgpu::Features::empty()
         };
+        let features = lanes | (adapter.features() & wgpu::Features::TIMESTAMP_QUERY);
         #[cfg(target_arch = "wasm32")]
         if four_lanes {
             ask_for_subgroups();
@@ -175,6 +179,7 @@ impl GpuContext {
             0
         };
         let subgroups = four_lanes && has_subgroups(&device, features);
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -191,6 +196,7 @@ impl GpuContext {
             specialize: std::cell::Cell::new(parallel_workgroups == 0),
             tiles: std::cell::Cell::default(),
             subgroups: std::cell::Cell::new(subgroups),
+            timestamps,
             modules: RefCell::default(),
             pipelines: RefCell::default(),
             lost,

@@ -240,3 +240,33 @@ fn the_tile_sweep_times_every_shape() {
         assert!(k.ms >= 0.0);
     }
 }
+
+#[test]
+fn a_kernels_time_is_gpu_time_within_the_hosts_clock() {
+    use engine::backend::{Backend, Clock, Pass};
+    use engine::roofline::{probe_plan, ProbeSizes};
+    use engine::workloads::native_now_ms;
+    let ctx = gpu();
+    let plan = probe_plan(ProbeSizes::for_device(Some(&ctx)));
+    let mut b = block_on(Backend::on(Some(ctx.clone()), plan)).unwrap();
+    b.run(Pass::Train, &StepScalars::default());
+    let reps = 3;
+    let t0 = native_now_ms();
+    let times = block_on(b.profile(Pass::Train, &StepScalars::default(), reps, &native_now_ms)).unwrap();
+    let wall = native_now_ms() - t0;
+    eprintln!(
+        "timestamp queries: {}; kernels timed by {:?}",
+        ctx.timestamps, times[0].clock
+    );
+    assert!(times.iter().all(|t| t.ms > 0.0 && t.ms.is_finite()), "{times:?}");
+    // Timestamps, or the host's clock less a read-back: either way no more than the wall time.
+    let total: f64 = times.iter().map(|t| t.ms * reps as f64).sum();
+    assert!(total <= wall, "{total} ms of kernels in {wall} ms");
+    if !ctx.timestamps {
+        assert!(times.iter().all(|t| t.clock == Clock::Repeated));
+    }
+    let cpu = block_on(Backend::on(None, probe_plan(ProbeSizes::for_device(None))));
+    let mut cpu = cpu.unwrap();
+    let times = block_on(cpu.profile(Pass::Train, &StepScalars::default(), 1, &native_now_ms)).unwrap();
+    assert!(times.iter().all(|t| t.clock == Clock::Cpu));
+}

@@ -17,6 +17,7 @@ pub mod scaling_runs;
 pub mod schedule;
 pub mod slice_map;
 pub mod sparsity;
+pub mod step_graph;
 pub mod surface;
 pub use plot_text::ticks;
 pub mod vision;

@@ -81,6 +81,16 @@ fn kernel_rows(r: &HardwareRecord) -> impl IntoView {
     view! { {head}{rows}{summary} }
 }
 
+/// How the kernels were timed, in words.
+fn clock_text(r: &HardwareRecord) -> Option<&'static str> {
+    use engine::backend::Clock;
+    Some(match r.kernels.first()?.clock {
+        Clock::Timestamps => "Timed by the GPU's own clock: timestamp queries at the start and end of a pass of repeated dispatches of each kernel.",
+        Clock::Repeated => "Timed by the page's clock around repeated dispatches of each kernel, less a read-back's time: this browser offers no timestamp queries, or rounds them too coarsely to resolve a kernel (Chrome rounds to 0.1 ms unless its WebGPU developer features are on).",
+        Clock::Cpu => "Timed by the page's clock around repeated runs of each kernel's CPU twin.",
+    })
+}
+
 /// Each kernel and the ops it runs, with the bytes fusion saves.
 fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
     let head = view! {
@@ -107,6 +117,53 @@ fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
     view! { {head}{rows}{saved} }
 }
 
+/// The graph in numbers: its nodes, the kernels that run them, the backward's FLOPs against the
+/// forward's.
+fn graph_text(r: &HardwareRecord) -> Option<impl IntoView + use<>> {
+    use engine::plan::Phase;
+    let g = r.graph.as_ref()?;
+    let flops = |p: Phase| {
+        g.nodes
+            .iter()
+            .filter(|n| n.phase == p)
+            .map(|n| n.flops)
+            .sum::<f64>()
+    };
+    let (forward, backward) = (flops(Phase::Forward), flops(Phase::Backward));
+    let kernels = g.nodes.last().map_or(0, |n| n.fused_kernel + 1);
+    let ratio = backward / forward.max(1.0);
+    Some(view! {
+        {format!("{} ops, {} tensors passed between them; ", g.nodes.len(), g.edges.len())}
+        {format!("{kernels} kernels run them with fusion on. ")}
+        "The backward pass costs "
+        <span data-metric="backward-ratio" data-metric-value=ratio.to_string()>{format!("{ratio:.2}×")}</span>
+        {format!(" the forward's FLOPs ({} against {}): two products a layer (the weights' gradient and the input's) for the forward's one, less the first layer's input gradient, which nothing needs.", si(backward, "FLOPs"), si(forward, "FLOPs"))}
+    })
+}
+
+/// How the engine chose its tiles here, and what the autotune timed this visit, as rates.
+fn tuning_view(r: &HardwareRecord) -> impl IntoView {
+    let how = (!r.tuning.is_empty()).then(|| format!("The engine's tiles on this device: {}.", r.tuning));
+    let table = (!r.tuned.is_empty()).then(|| {
+        let rows = r.tuned.iter().map(|t| view! {
+            <tr>
+                <td>{t.class.clone()}</td>
+                <td>{t.code.clone()}</td>
+                <td>{format!("{:.3}", t.ms)}</td>
+                <td>{format!("{:.1}", t.gflops)}</td>
+                <td>{if t.chosen { "chosen" } else { "" }}</td>
+            </tr>
+        }).collect_view();
+        view! {
+            <table class="results" data-testid="hw-tuned">
+                <tr><th>"products"</th><th>"tile shape"</th><th>"ms a pass"</th><th>"GFLOP/s"</th><th></th></tr>
+                {rows}
+            </table>
+        }
+    });
+    view! { <p class="small" data-testid="hw-tuning">{how}</p>{table} }
+}
+
 /// Where the workers leave the compute roof, in words.
 fn distributed_text(r: &HardwareRecord) -> Option<impl IntoView + use<>> {
     let from = r.metric("network-bound-from")?;
@@ -125,7 +182,10 @@ fn tile_rows(r: &HardwareRecord) -> impl IntoView {
     };
     let flops = 2.0 * (r.gemm.m * r.gemm.k * r.gemm.n) as f64;
     let rows = r.tiles.iter().map(|t| {
-        let name = if t.code.ends_with("k4") { format!("{0} × {0}, k split in four", t.edge) } else { format!("{0} × {0}", t.edge) };
+        let mut name = if t.code.ends_with("k4") { format!("{0} × {0}, k split in four", t.edge) } else { format!("{0} × {0}", t.edge) };
+        if r.tile_choice.as_deref() == Some(t.code.as_str()) {
+            name.push_str(" (the engine's here)");
+        }
         view! {
             <tr>
                 <td>{name}</td>
@@ -152,10 +212,16 @@ pub fn figures(
                 <figcaption>"The roofline of this device, measured in the page: GFLOP/s against arithmetic intensity (FLOPs per byte moved), both on log scales. The flat roof is the compute probe's rate (chains of fused multiply-adds, no memory traffic); the slope is the copy probe's bandwidth times the intensity. Orange, numbered as in the table below: the kernels of one training step, each at its hand-counted intensity and the rate it attained. Blue: square matrix products of n = 8 to 512, whose intensity grows as n/6. Read it: a kernel left of the corner (the ridge) can go no faster than memory feeds it; right of it, no faster than the arithmetic. How far below its roof a kernel sits is what tuning could still win. A point a little above the roof is timing noise, or a kernel better tuned than the probes: the roofs are what the page measured, not the data sheet's peaks."</figcaption>
             </figure>
             <figure class="wide">
+                <canvas node_ref=canvases.graph data-testid="hw-graph" data-empty="Press Run: the training step as a graph of ops, forward and backward." width="960" height="420"></canvas>
+                <p class="small" data-testid="hw-graph-text">{move || record.with(|r| r.as_ref().and_then(graph_text))}</p>
+                <figcaption>"The training step as a graph, drawn from the engine's own plan: each box an op (its number, what it computes, its operands' shapes rows first, its FLOPs and the bytes it moves at the least), each line a tensor one op writes and a later one reads. The forward pass runs down the left, a row per layer; the loss sits at the foot; the backward pass climbs the right beside the layer it differentiates, reading what that layer's forward kept (its input, a ReLU's input, a pool's arg-max); the update at the top right reads every gradient. With the fused step on, a coloured outline and K-number mark the kernel that runs each op: one dispatch for several boxes. The table button lists every node in words."</figcaption>
+            </figure>
+            <figure class="wide">
+                <p class="small" data-testid="hw-clock">{move || record.with(|r| r.as_ref().and_then(clock_text))}</p>
                 <table class="results" data-testid="hw-kernels">
                     {move || record.with(|r| r.as_ref().map(kernel_rows))}
                 </table>
-                <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed over repeated dispatches on this device (the page subtracts a read-back's time; browsers do not all offer timestamp queries). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (the update, an activation, the loss) has no arithmetic counted: it is memory-bound on any device."</figcaption>
+                <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed on this device (the line above says by which clock). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (the update, an activation, the loss) has no arithmetic counted: it is memory-bound on any device."</figcaption>
             </figure>
             <figure class="wide">
                 <table class="results" data-testid="hw-fusion">
@@ -168,7 +234,8 @@ pub fn figures(
                 <table class="results" data-testid="hw-tile-table">
                     {move || record.with(|r| r.as_ref().map(tile_rows))}
                 </table>
-                <figcaption>"Tiling the product of the systolic settings below (by default W1's first layer): a workgroup computes one tile of C, reading its panel of A (its rows, all of k) and of B (its columns, all of k) into workgroup memory once and using each value there as many times as the tile is wide. A is read once per column of tiles and B once per row of tiles, so larger tiles move fewer bytes (theory §11.2, counted by hand in sims/src/hardware/tiling.rs); but they leave fewer workgroups to share among the GPU's cores. The table times the product in each of the engine's tile shapes on this device (on a GPU; the CPU path has no tiles)."</figcaption>
+                {move || record.with(|r| r.as_ref().map(tuning_view))}
+                <figcaption>"Tiling the product of the systolic settings below (by default W1's first layer): a workgroup computes one tile of C, reading its panel of A (its rows, all of k) and of B (its columns, all of k) into workgroup memory once and using each value there as many times as the tile is wide. A is read once per column of tiles and B once per row of tiles, so larger tiles move fewer bytes (theory §11.2, counted by hand in sims/src/hardware/tiling.rs); but they leave fewer workgroups to share among the GPU's cores. The table times the product in each of the engine's tile shapes on this device (on a GPU; the CPU path has no tiles) and marks the one the engine would use for it. On a real GPU the engine's autotune times every shape on W1's products and on larger squares once per browser and keeps the fastest of each size; when it timed in this visit, its candidates and their rates are listed below the table (an emulated GPU keeps 64 × 64 untimed; /bench?tiles=time times any device again)."</figcaption>
             </figure>
             {super::systolic::systolic(settings)}
             <figure class="wide">

@@ -22,7 +22,40 @@ pub use page::HardwarePage;
 struct Canvases {
     roofline: NodeRef<Canvas>,
     tiles: NodeRef<Canvas>,
+    graph: NodeRef<Canvas>,
     distributed: NodeRef<Canvas>,
+}
+
+const GRAPH_HEAD: &str =
+    "node,phase,layer,computes,kernel_op,product,reads,writes,flops,bytes,inputs_from,fused_kernel";
+
+/// The step's graph, a row per node: what the drawing shows, in words.
+fn graph_rows(g: &engine::plan::StepGraph) -> impl Iterator<Item = [String; 12]> + '_ {
+    let tensors = |ts: &[engine::plan::Tensor]| {
+        ts.iter()
+            .map(|t| format!("{} {}", t.name, t.dims()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    g.nodes.iter().enumerate().map(move |(i, n)| {
+        let from: Vec<String> = (g.edges.iter().filter(|e| e.to == i))
+            .map(|e| (e.from + 1).to_string())
+            .collect();
+        [
+            (i + 1).to_string(),
+            format!("{:?}", n.phase).to_lowercase(),
+            n.layer.map_or(String::new(), |l| (l + 1).to_string()),
+            crate::draw::step_graph::label(n),
+            n.op.clone(),
+            n.product.clone().unwrap_or_default(),
+            tensors(&n.reads),
+            tensors(&n.writes),
+            n.flops.to_string(),
+            n.bytes.to_string(),
+            from.join(" "),
+            (n.fused_kernel + 1).to_string(),
+        ]
+    })
 }
 
 /// The numbers behind the roofline, as CSV.
@@ -50,6 +83,9 @@ fn tables(record: &HardwareRecord) {
             t.ms.map_or(String::new(), |ms| ms.to_string()),
         ]
     });
+    if let Some(g) = &record.graph {
+        set_table("hw-graph", csv(GRAPH_HEAD, graph_rows(g)));
+    }
     set_table("hw-tiles", csv("shape,edge,tiles,bytes,ms", tiles));
     let points = record.distributed.iter().map(|p| {
         [
@@ -73,6 +109,10 @@ fn redraw(c: &Canvases, record: &HardwareRecord) {
     tables(record);
     if let Some(x) = c.roofline.get_untracked() {
         charts::roofline(x, record);
+    }
+    if let (Some(x), Some(g)) = (c.graph.get_untracked(), &record.graph) {
+        x.set_height(crate::draw::step_graph::height(g));
+        crate::draw::step_graph::step_graph(x, g, record.fused);
     }
     if let Some(x) = c.distributed.get_untracked() {
         charts::distributed(x, record);

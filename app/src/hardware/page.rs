@@ -29,6 +29,7 @@ pub fn HardwarePage() -> impl IntoView {
     let canvases = Canvases {
         roofline: NodeRef::new(),
         tiles: NodeRef::new(),
+        graph: NodeRef::new(),
         distributed: NodeRef::new(),
     };
     let go = {

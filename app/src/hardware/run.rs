@@ -4,10 +4,11 @@
 use leptos::prelude::*;
 
 use engine::backend::KernelTime;
+use engine::plan::StepGraph;
 use engine::roofline::{self, Roofs};
 use engine::train::Trainer;
 use lab_sims::hardware::record::{dispatches, Dispatch, HardwareRecord, SWEEP};
-use lab_sims::hardware::tiling::{tile_bytes, TileRow};
+use lab_sims::hardware::tiling::{tile_bytes, tuned_rows, TileRow, TunedRow};
 use lab_state::hardware::HardwareLab;
 
 use super::{redraw, Canvases};
@@ -15,12 +16,32 @@ use crate::fetch;
 use crate::frame::now_ms;
 use crate::recorded::Run;
 
+/// The engine's tiles for the settings' product on this device, how they were chosen, and what
+/// the autotune timed this visit.
+struct Autotuned {
+    choice: Option<String>,
+    how: String,
+    tuned: Vec<TunedRow>,
+}
+
+fn autotuned(s: &HardwareLab, gpu: Option<&engine::gpu::GpuContext>) -> Autotuned {
+    let flops = 2.0 * (s.m * s.n * s.k) as f64;
+    Autotuned {
+        choice: gpu.map(|g| g.tiles.get().for_flops(flops).code().to_string()),
+        how: match gpu {
+            Some(_) => crate::gpu_tiles::how(),
+            None => "the CPU path has no tiles".into(),
+        },
+        tuned: crate::gpu_tiles::last_tuning().map_or_else(Vec::new, |t| tuned_rows(&t)),
+    }
+}
+
 /// What a stage measured.
 enum Measured {
     Roofs(Roofs, String, bool),
-    Kernels(Vec<KernelTime>, Vec<Dispatch>),
+    Kernels(Vec<KernelTime>, Vec<Dispatch>, StepGraph),
     Sweep(Vec<(usize, KernelTime)>),
-    Tiles(Vec<TileRow>),
+    Tiles(Vec<TileRow>, Autotuned),
 }
 
 const STAGES: [&str; 4] = [
@@ -99,14 +120,22 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                     // A few steps first: pipelines compiled, buffers touched.
                     t.train(3).await.map_err(|e| e.to_string())?;
                     let times = t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?;
-                    Measured::Kernels(times, dispatches(t.plan().kernels(engine::backend::Pass::Train)))
+                    let graph = t.plan().graph(&t.compiled);
+                    Measured::Kernels(
+                        times,
+                        dispatches(t.plan().kernels(engine::backend::Pass::Train)),
+                        graph,
+                    )
                 }
                 2 => Measured::Sweep(
                     roofline::matmul_sweep(gpu, &SWEEP, reps, &now_ms)
                         .await
                         .map_err(|e| e.to_string())?,
                 ),
-                _ => Measured::Tiles(tiles(&s, gpu, reps).await?),
+                _ => {
+                    let chosen = autotuned(&s, gpu.as_deref());
+                    Measured::Tiles(tiles(&s, gpu, reps).await?, chosen)
+                }
             };
             run.go_on(pacer, (i, STAGES.len(), 1.0)).await;
             Ok::<Measured, String>(measured)
@@ -117,12 +146,18 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                 rec.device = device;
                 rec.emulated = emulated;
             }
-            Measured::Kernels(k, d) => {
+            Measured::Kernels(k, d, g) => {
                 rec.kernels = k;
                 rec.dispatches = d;
+                rec.graph = Some(g);
             }
             Measured::Sweep(s) => rec.sweep = s,
-            Measured::Tiles(t) => rec.tiles = t,
+            Measured::Tiles(t, a) => {
+                rec.tiles = t;
+                rec.tile_choice = a.choice;
+                rec.tuning = a.how;
+                rec.tuned = a.tuned;
+            }
         },
         |rec| redraw(&canvases, rec),
     )

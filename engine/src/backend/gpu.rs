@@ -4,7 +4,7 @@
 use crate::error::Error;
 use std::rc::Rc;
 
-use super::Pass;
+use super::{Clock, Pass};
 use crate::gpu::GpuContext;
 use crate::kernel::{strided_groups, BufId, Kernel, StepScalars};
 use crate::plan::Plan;
@@ -260,17 +260,77 @@ impl GpuBackend {
         enc
     }
 
-    /// Times every dispatch of `pass` on its own: `reps` copies in one submission, then a one-word
-    /// readback to wait for them, minus the time of the readback alone. Returns ms per dispatch.
+    /// Times every dispatch of `pass` on its own, ms per dispatch: by the GPU's timestamps where
+    /// the device has them and they resolve every dispatch (a browser may round them to 0.1 ms,
+    /// too coarse for a short kernel), else by the host's clock (`Clock::Repeated`).
     pub async fn profile(
         &mut self,
         pass: Pass,
         step: &StepScalars,
         reps: usize,
         now_ms: &dyn Fn() -> f64,
+    ) -> Result<(Vec<f64>, Clock), Error> {
+        self.run(pass, step); // uniforms for this step
+        if self.ctx.timestamps {
+            let times = self.profile_timestamps(pass, reps).await?;
+            if times.iter().all(|t| *t > 0.0) {
+                return Ok((times, Clock::Timestamps));
+            }
+        }
+        Ok((self.profile_repeated(pass, reps, now_ms).await?, Clock::Repeated))
+    }
+
+    /// Each dispatch's `reps` copies in a compute pass of their own, the GPU's clock read at the
+    /// pass's start and end; ms per copy.
+    async fn profile_timestamps(&self, pass: Pass, reps: usize) -> Result<Vec<f64>, Error> {
+        let count = self.dispatches(pass).len();
+        let queries = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("profile"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2 * count as u32,
+        });
+        let resolved = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile.timestamps"),
+            size: 16 * count as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for (i, d) in self.dispatches(pass).iter().enumerate() {
+            let mut cp = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(2 * i as u32),
+                    end_of_pass_write_index: Some(2 * i as u32 + 1),
+                }),
+            });
+            cp.set_pipeline(&d.pipeline);
+            cp.set_bind_group(0, &d.bind_group, &[]);
+            for _ in 0..reps {
+                cp.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
+            }
+        }
+        enc.resolve_query_set(&queries, 0..2 * count as u32, &resolved, 0);
+        let staged = self.ctx.stage(&mut enc, &[(&resolved, 4 * count)]);
+        let words = self.ctx.collect(enc, staged).await?.swap_remove(0);
+        // Ticks of `period` nanoseconds, 64 bits little-endian: start, end per dispatch.
+        let period = f64::from(self.ctx.queue.get_timestamp_period());
+        let tick = |j: usize| u64::from(words[2 * j]) | (u64::from(words[2 * j + 1]) << 32);
+        Ok((0..count)
+            .map(|i| tick(2 * i + 1).saturating_sub(tick(2 * i)) as f64 * period / 1e6 / reps as f64)
+            .collect())
+    }
+
+    /// `reps` copies of each dispatch in one submission, then a one-word readback to wait for
+    /// them, minus the time of the readback alone; ms per copy.
+    async fn profile_repeated(
+        &self,
+        pass: Pass,
+        reps: usize,
+        now_ms: &dyn Fn() -> f64,
     ) -> Result<Vec<f64>, Error> {
         let sync = self.plan.host.log_loss;
-        self.run(pass, step); // uniforms for this step
         self.read(sync, 1).await?;
         let t0 = now_ms();
         for _ in 0..reps {

@@ -10,6 +10,20 @@ pub use crate::plan::Pass;
 pub use cpu::CpuBackend;
 pub use gpu::GpuBackend;
 
+/// How a kernel's time was taken (docs/theory.md §11.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// The host's clock around many copies of the dispatch in one submission, less the time of
+    /// a read-back alone: what any WebGPU offers.
+    #[default]
+    Repeated,
+    /// The GPU's own clock (timestamp queries) at the start and end of a pass of many copies.
+    Timestamps,
+    /// The host's clock around repeated runs of the CPU twin.
+    Cpu,
+}
+
 /// How long one kernel of a pass took.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelTime {
@@ -19,6 +33,8 @@ pub struct KernelTime {
     /// The least bytes it moves (`Kernel::bytes`; 0 where not counted).
     #[serde(default)]
     pub bytes: f64,
+    #[serde(default)]
+    pub clock: Clock,
 }
 
 pub enum Backend {
@@ -161,9 +177,9 @@ impl Backend {
         now_ms: &dyn Fn() -> f64,
     ) -> Result<Vec<KernelTime>, Error> {
         let reps = reps.max(1);
-        let times = match self {
+        let (times, clock) = match self {
             Backend::Gpu(g) => g.profile(pass, step, reps, now_ms).await?,
-            Backend::Cpu(c) => c.profile(pass, step, reps, now_ms),
+            Backend::Cpu(c) => (c.profile(pass, step, reps, now_ms), Clock::Cpu),
         };
         let plan = self.plan();
         Ok(plan
@@ -175,6 +191,7 @@ impl Backend {
                 ms,
                 flops: k.flops(),
                 bytes: k.bytes(),
+                clock,
             })
             .collect())
     }

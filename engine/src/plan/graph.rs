@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Plan;
 use crate::kernel::{BufId, Kernel};
-use crate::model::Compiled;
+use crate::model::{Compiled, Layer};
 use crate::ops::conv2d::{Conv2dBackwardInput, Conv2dBackwardWeight, Conv2dForward, ConvGeom};
 use crate::ops::matmul::Matmul;
+use crate::ops::pool::PoolKind;
 
 /// Where a node sits in the step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +52,9 @@ pub struct Node {
     pub phase: Phase,
     /// The model layer it belongs to (forward or backward); None for the batch, loss, update.
     pub layer: Option<usize>,
+    /// That layer in words: "dense 128", "conv 5×5×8", "ReLU", "max-pool 2".
+    #[serde(default)]
+    pub layer_kind: Option<String>,
     /// A product's operands, "64×784 · 784×128" (a convolution's: input ⊛ filters).
     pub product: Option<String>,
     pub reads: Vec<Tensor>,
@@ -185,6 +189,23 @@ fn fused_kernels(plan: &Plan) -> Option<Vec<usize>> {
     (of.len() == plan.train.len()).then_some(of)
 }
 
+fn layer_kind(l: &Layer) -> String {
+    match l {
+        Layer::Dense { units } => format!("dense {units}"),
+        Layer::Conv2d { filters, kernel, .. } => format!("conv {kernel}×{kernel}×{filters}"),
+        Layer::Pool { kind, size, .. } => match kind {
+            PoolKind::Max => format!("max-pool {size}"),
+            PoolKind::Avg => format!("average-pool {size}"),
+        },
+        Layer::Activation { kind } => kind.label().into(),
+        Layer::Flatten => "flatten".into(),
+        Layer::Dropout { .. } => "dropout".into(),
+        Layer::BatchNorm { .. } => "batch norm".into(),
+        Layer::LayerNorm => "layer norm".into(),
+        Layer::Residual { .. } | Layer::SkipFrom | Layer::SkipAdd { .. } => "residual".into(),
+    }
+}
+
 fn phase_of(plan: &Plan, i: usize) -> (Phase, Option<usize>) {
     let spans = &plan.layers;
     if let Some(l) = spans.forward.iter().position(|r| r.contains(&i)) {
@@ -259,6 +280,9 @@ impl Plan {
                 op: k.name(),
                 phase,
                 layer,
+                layer_kind: layer
+                    .and_then(|l| model.layers.get(l))
+                    .map(|l| layer_kind(&l.layer)),
                 product: product(k.as_ref()),
                 reads,
                 writes,

@@ -119,9 +119,21 @@ pub struct HardwareRecord {
     /// The step's kernels and the ops each runs (counted, not timed).
     #[serde(default)]
     pub dispatches: Vec<Dispatch>,
+    /// The step as a graph: its ops, their tensors, what reads what (counted, not timed).
+    #[serde(default)]
+    pub graph: Option<engine::plan::StepGraph>,
     /// The first layer's product in each tile shape: bytes counted, time measured on a GPU.
     #[serde(default)]
     pub tiles: Vec<TileRow>,
+    /// The engine's tile shape for the settings' product on this device, and how its tiles were
+    /// chosen (timed now, remembered, untimed on an emulation).
+    #[serde(default)]
+    pub tile_choice: Option<String>,
+    #[serde(default)]
+    pub tuning: String,
+    /// What the autotune timed, where it timed in this visit.
+    #[serde(default)]
+    pub tuned: Vec<super::tiling::TunedRow>,
     /// The cluster lab's model on the distributed roofline, by worker count.
     #[serde(default)]
     pub distributed: Vec<super::distributed::DistPoint>,
@@ -144,6 +156,10 @@ impl HardwareRecord {
             kernels: Vec::new(),
             sweep: Vec::new(),
             dispatches: Vec::new(),
+            graph: None,
+            tile_choice: None,
+            tuning: String::new(),
+            tuned: Vec::new(),
             tiles: Vec::new(),
             distributed: Vec::new(),
             cluster_roofs: None,
@@ -322,6 +338,7 @@ mod tests {
             ms,
             flops,
             bytes,
+            clock: Default::default(),
         };
         r.kernels = vec![k("matmul", 3.0, 2000.0, 100.0), k("sgd", 1.0, 0.0, 400.0)];
         assert_eq!(r.metric("intensity-1"), Some(20.0));

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use engine::autotune::{Tuning, LARGE_PROBES, MEDIUM_PROBES, SMALL_PROBES};
+use engine::tile_probes::GATHERED_PROBE;
+
 /// Bytes a product C = A·B (A m × k, B k × n) moves from and to global memory in T × T tiles:
 /// 4 · (m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n).
 pub fn tile_bytes(m: usize, n: usize, k: usize, edge: usize) -> f64 {
@@ -22,6 +25,50 @@ pub struct TileRow {
     pub tiles: usize,
     pub bytes: f64,
     pub ms: Option<f64>,
+}
+
+/// A tile shape the autotune timed for a class of products: milliseconds for one pass over the
+/// class's probe products, the rate that is, and whether the autotune chose it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunedRow {
+    /// "small", "medium", "large", "gathered".
+    pub class: String,
+    pub code: String,
+    pub ms: f64,
+    pub gflops: f64,
+    pub chosen: bool,
+}
+
+/// FLOPs of one pass over some products (m, n, k): 2·m·n·k each.
+fn flops_of(products: &[(usize, usize, usize)]) -> f64 {
+    products.iter().map(|(m, n, k)| 2.0 * (m * n * k) as f64).sum()
+}
+
+/// Every candidate of every class the autotune timed, as rates.
+pub fn tuned_rows(t: &Tuning) -> Vec<TunedRow> {
+    let classes = [
+        ("small", &t.small, t.best.small, flops_of(&SMALL_PROBES)),
+        ("medium", &t.medium, t.best.medium, flops_of(&MEDIUM_PROBES)),
+        ("large", &t.large, t.best.large, flops_of(&LARGE_PROBES)),
+        (
+            "gathered",
+            &t.gathered,
+            t.best.gathered,
+            flops_of(&[GATHERED_PROBE]),
+        ),
+    ];
+    classes
+        .into_iter()
+        .flat_map(|(class, timings, best, flops)| {
+            timings.iter().map(move |c| TunedRow {
+                class: class.into(),
+                code: c.tiles.code().into(),
+                ms: c.ms,
+                gflops: flops / (c.ms.max(1e-9) * 1e6),
+                chosen: c.tiles == best,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -44,6 +91,33 @@ mod tests {
         assert_eq!(
             tile_bytes(64, 128, 784, 128),
             4.0 * (50_176.0 + 100_352.0 + 8_192.0)
+        );
+    }
+
+    #[test]
+    fn the_autotunes_timings_as_rates_by_hand() {
+        use engine::autotune::TileTiming;
+        use engine::tiles::{TilePlan, TileShape};
+        let timing = |tiles, ms| TileTiming { tiles, ms };
+        let t = Tuning {
+            best: TilePlan::uniform(TileShape::Small),
+            small: vec![timing(TileShape::Medium, 2.0), timing(TileShape::Small, 1.0)],
+            medium: vec![timing(TileShape::Small, 4.0)],
+            large: vec![],
+            gathered: vec![timing(TileShape::Split, 0.5)],
+            conv: vec![],
+            conv_tiles: vec![],
+        };
+        let rows = tuned_rows(&t);
+        assert_eq!(rows.len(), 4);
+        // Small: 2 · (64·128·784 + 784·128·64 + 64·10·128 + 256³) = 59,408,384 FLOPs a pass.
+        assert_eq!(rows[0].gflops, 59_408_384.0 / 2e6);
+        assert_eq!((rows[0].chosen, rows[1].chosen), (false, true));
+        // Medium: 2 · 512³ in 4 ms; gathered: 2 · 64 · 128 · 784 in 0.5 ms, not the chosen shape.
+        assert_eq!(rows[2].gflops, 2.0 * 512f64.powi(3) / 4e6);
+        assert_eq!(
+            (rows[3].class.as_str(), rows[3].gflops, rows[3].chosen),
+            ("gathered", 12_845_056.0 / 0.5e6, false)
         );
     }
 }
