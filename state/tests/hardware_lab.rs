@@ -25,7 +25,19 @@ fn measured(query: &str) -> HardwareRecord {
     block_on(t.train(3)).unwrap();
     r.kernels = block_on(t.profile_step(s.reps, &engine::workloads::native_now_ms)).unwrap();
     r.dispatches = lab_sims::hardware::record::dispatches(t.plan().kernels(engine::backend::Pass::Train));
+    r.graph = Some(t.plan().graph(&t.compiled));
     r.sweep = block_on(engine::roofline::matmul_sweep(None, &SWEEP[..4], s.reps, &engine::workloads::native_now_ms)).unwrap();
+    r
+}
+
+/// A record holding only the graph of a link's workload (counted, not timed).
+fn graph_record(query: &str) -> HardwareRecord {
+    let (s, _) = HardwareLab::from_query(query);
+    let config = s.config();
+    let (train, _) = config.data.load(crate::lessons::read_data).unwrap();
+    let t = block_on(Trainer::with_data(config, train, None, 1)).unwrap();
+    let mut r = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
+    r.graph = Some(t.plan().graph(&t.compiled));
     r
 }
 
@@ -60,11 +72,16 @@ fn the_systolic_counts_are_the_simulations() {
 #[test]
 fn the_hardware_lessons_hold_on_the_cpu_path() {
     let defaults = measured("backend=cpu");
+    let w2 = graph_record("workload=W2&backend=cpu");
     let by_query = |state: &str| -> HardwareRecord {
         let (mut lab, _) = HardwareLab::from_query(state);
         lab.hide.clear();
         if lab == HardwareLab::from_query("backend=cpu").0 {
             return defaults.clone();
+        }
+        // The graph's sections change the workload: its graph needs no measurement.
+        if lab.workload != "W1" {
+            return w2.clone();
         }
         // The systolic sections change only the product: its counts need no measurement.
         let mut r = defaults.clone();
@@ -82,7 +99,12 @@ fn the_hardware_lessons_hold_on_the_cpu_path() {
     eprintln!("fusion saves {:?} bytes", defaults.metric("fusion-saved"));
     // The same count the page shows (e2e/hardware.test.mjs): W1's fused step, packed pixels.
     assert_eq!(defaults.metric("fusion-saved"), Some(474_664.0));
-    for id in ["hardware-roofline", "hardware-systolic"] {
+    // The backward's FLOPs over the forward's, by hand: W1 (2·64·784·128 + 2·2·64·128·10) /
+    // (2·64·784·128 + 2·64·128·10); W2 adds both convolutions' weight gradients and the second's
+    // input gradient: (14,745,600 + 2·26,214,400 + 2·327,680) / (14,745,600 + 26,214,400 + 327,680).
+    assert_eq!(defaults.metric("backward-ratio"), Some(13_172_736.0 / 13_008_896.0));
+    assert_eq!(w2.metric("backward-ratio"), Some(67_829_760.0 / 41_287_680.0));
+    for id in ["hardware-roofline", "hardware-systolic", "hardware-graph"] {
         for section in crate::lessons::sections(id) {
             let r = by_query(&section.state);
             let value = section.measure(|name| r.metric(name).unwrap_or_else(|| panic!("{id}: no metric {name}")));

@@ -122,16 +122,9 @@ fn fusion_rows(r: &HardwareRecord) -> impl IntoView {
 fn graph_text(r: &HardwareRecord) -> Option<impl IntoView + use<>> {
     use engine::plan::Phase;
     let g = r.graph.as_ref()?;
-    let flops = |p: Phase| {
-        g.nodes
-            .iter()
-            .filter(|n| n.phase == p)
-            .map(|n| n.flops)
-            .sum::<f64>()
-    };
-    let (forward, backward) = (flops(Phase::Forward), flops(Phase::Backward));
+    let (forward, backward) = (g.flops_of(Phase::Forward), g.flops_of(Phase::Backward));
     let kernels = g.nodes.last().map_or(0, |n| n.fused_kernel + 1);
-    let ratio = backward / forward.max(1.0);
+    let ratio = r.metric("backward-ratio")?;
     Some(view! {
         {format!("{} ops, {} tensors passed between them; ", g.nodes.len(), g.edges.len())}
         {format!("{kernels} kernels run them with fusion on. ")}

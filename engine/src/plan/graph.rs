@@ -79,6 +79,17 @@ pub struct StepGraph {
     pub edges: Vec<Edge>,
 }
 
+impl StepGraph {
+    /// The FLOPs of a phase's nodes.
+    pub fn flops_of(&self, phase: Phase) -> f64 {
+        self.nodes
+            .iter()
+            .filter(|n| n.phase == phase)
+            .map(|n| n.flops)
+            .sum()
+    }
+}
+
 /// The model's state: whole-run buffers that kernels update in slices (each layer its own part
 /// of the parameters and gradients). A kernel binding one `read_write` writes its slice without
 /// reading the others', so every writer feeds a later reader.

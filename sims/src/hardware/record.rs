@@ -224,6 +224,11 @@ impl HardwareRecord {
                     .find(|p| p.attainable < peak)
                     .map(|p| p.workers as f64);
             }
+            "backward-ratio" => {
+                use engine::plan::Phase;
+                let g = self.graph.as_ref()?;
+                return Some(g.flops_of(Phase::Backward) / g.flops_of(Phase::Forward));
+            }
             "largest-intensity" => {
                 return self.kernels.iter().filter_map(Self::intensity).reduce(f64::max);
             }
