@@ -52,6 +52,13 @@ for (const webgpu of [false, true]) {
       assert.match(await text(page, 'hw-tuning'), webgpu ? /emulated GPU: 64×64, untimed/ : /CPU path has no tiles/);
       // The cluster lab's model leaves the compute roof at 16 workers (state/tests/hardware_lab.rs).
       assert.equal(Number(await metric(page, 'network-bound-from')), 16);
+      // Its own settings: over Wi-Fi (0.05 GB/s, a ridge of 100 FLOPs a byte) even two workers
+      // wait on the network (32 samples × 102,272 FLOPs over half of a 101,800-byte gradient sent
+      // twice); the chart follows without a new run.
+      await page.selectOption(byId('hw-link'), 'wifi');
+      await until(async () => Number(await metric(page, 'network-bound-from')) === 2, 5_000, 'the distributed roofline over Wi-Fi');
+      await page.selectOption(byId('hw-link'), '10gbe');
+      await until(async () => Number(await metric(page, 'network-bound-from')) === 16, 5_000, 'back to 10 Gb Ethernet');
       // The tile shapes: 64 × 64 tiles read A twice and B once (by hand, sims/src/hardware/tiling.rs).
       assert.equal(await page.locator(`${byId('hw-tile-table')} tr`).count(), 1 + 4);
       assert.equal(Number(await metric(page, 'tile-bytes-64')), 4 * (2 * 50_176 + 100_352 + 8_192));

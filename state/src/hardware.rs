@@ -38,12 +38,19 @@ pub struct HardwareLab {
     pub m: usize,
     pub k: usize,
     pub n: usize,
+    /// The distributed roofline's experiment: the cluster lab's model, this global batch split
+    /// among the workers, each at `worker_gflops`, over `link` (the cluster lab's defaults).
+    pub cluster_batch: usize,
+    pub worker_gflops: f64,
+    #[serde(with = "crate::names::link")]
+    pub link: usize,
     pub backend: crate::lab::Backend,
     pub hide: BTreeSet<String>,
 }
 
 impl Default for HardwareLab {
     fn default() -> Self {
+        let cluster = crate::cluster::ClusterLab::default();
         Self {
             workload: "W1".into(),
             fused: true,
@@ -54,6 +61,9 @@ impl Default for HardwareLab {
             m: 64,
             k: 784,
             n: 128,
+            cluster_batch: cluster.batch,
+            worker_gflops: cluster.gflops,
+            link: cluster.inter,
             backend: crate::lab::Backend::Webgpu,
             hide: BTreeSet::new(),
         }
@@ -74,14 +84,16 @@ impl HardwareLab {
         }
     }
 
-    /// The distributed roofline of the cluster lab's default experiment: its model and global
-    /// batch, its workers' speed and its network between nodes, for 2 to 64 workers; and the two
-    /// roofs, a worker's FLOP/s and the link's bytes/s.
-    pub fn distributed() -> (Vec<DistPoint>, (f64, f64)) {
+    /// The distributed roofline: the cluster lab's model, `cluster_batch` split among 2 to 64
+    /// workers at `worker_gflops` over `link`; and the two roofs, a worker's FLOP/s and the
+    /// link's bytes/s.
+    pub fn distributed(&self) -> (Vec<DistPoint>, (f64, f64)) {
         let c = crate::cluster::ClusterLab::default();
-        let link = Link::preset(Link::PRESETS[c.inter.min(Link::PRESETS.len() - 1)]).expect("a preset");
-        let roofs = (c.gflops * 1e9, 1.0 / link.beta);
-        let points = c.work().map_or(Vec::new(), |work| distributed(&work, c.batch, roofs.0, link, &WORKERS));
+        let link = Link::preset(Link::PRESETS[self.link.min(Link::PRESETS.len() - 1)]).expect("a preset");
+        let roofs = (self.worker_gflops * 1e9, 1.0 / link.beta);
+        let points = c
+            .work()
+            .map_or(Vec::new(), |work| distributed(&work, self.cluster_batch, roofs.0, link, &WORKERS));
         (points, roofs)
     }
 
@@ -110,6 +122,9 @@ impl Table for HardwareLab {
         ranged!("m", m, 1, 100_000),
         ranged!("k", k, 1, 100_000),
         ranged!("n", n, 1, 100_000),
+        ranged!("cluster_batch", cluster_batch, 2, 65_536),
+        ranged!("worker_gflops", worker_gflops, 1e-3, 1e6),
+        field!("link"),
         field!("backend"),
     ];
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "export-csv", "export-record", "load", "share", "lesson"];
@@ -129,5 +144,8 @@ mod tests {
         assert_eq!((lab.m, lab.flow, lab.array, lab.workload.as_str()), (128, Dataflow::OutputStationary, 1, "W1"));
         assert_eq!(notices.len(), 2, "{notices:?}");
         assert_eq!(HardwareLab::default().gemm(), Gemm { m: 64, k: 784, n: 128 });
+        let (lab, notices) = HardwareLab::from_query("link=100gbe&worker_gflops=50&cluster_batch=1");
+        assert_eq!((Link::PRESETS[lab.link], lab.worker_gflops, lab.cluster_batch), ("100gbe", 50.0, 2));
+        assert_eq!(notices.len(), 1, "{notices:?}");
     }
 }

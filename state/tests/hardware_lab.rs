@@ -17,7 +17,7 @@ fn measured(query: &str) -> HardwareRecord {
     let config = s.config();
     let (train, _) = config.data.load(crate::lessons::read_data).unwrap();
     let mut r = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
-    let (points, roofs) = HardwareLab::distributed();
+    let (points, roofs) = s.distributed();
     (r.distributed, r.cluster_roofs) = (points, Some(roofs));
     r.roofs = Some(block_on(engine::roofline::measure(None, s.reps, &engine::workloads::native_now_ms)).unwrap());
     let mut t = block_on(Trainer::with_data(config, train, None, 1)).unwrap();
@@ -118,17 +118,22 @@ fn the_hardware_lessons_hold_on_the_cpu_path() {
 /// bytes a ring allreduce's 2 (n − 1)/n of the gradient.
 #[test]
 fn the_distributed_roofline_follows_the_cluster_labs_model() {
-    let (points, (peak, bandwidth)) = HardwareLab::distributed();
     let c = lab_state::cluster::ClusterLab::default();
     let work = c.work().unwrap();
     let params: usize = work.buckets.iter().map(|b| b.params).sum();
     eprintln!("the cluster lab's model: {} FLOPs a sample, {params} parameters", work.flops_per_sample);
-    for p in &points {
-        let n = p.workers as f64;
-        eprintln!("{} workers: batch {}, {:.3e} FLOPs, {:.3e} bytes, {:.2} FLOPs/byte, {:.3e} FLOP/s of {peak:.1e}", p.workers, p.worker_batch, p.flops, p.bytes, p.intensity(), p.attainable);
-        assert_eq!(p.flops, work.flops_per_sample * (c.batch / p.workers) as f64);
-        let ring = 2.0 * (n - 1.0) / n * 4.0 * params as f64;
-        assert!((p.bytes - ring).abs() <= 8.0 * n, "{}: {} against {ring}", p.workers, p.bytes);
-        assert!((p.attainable - peak.min(p.intensity() * bandwidth)).abs() < 1e-3);
+    // The defaults (the cluster lab's: 64, 5 GFLOP/s, 10 Gb Ethernet at 1.25 GB/s), then a link's
+    // own: 256 samples, 20 GFLOP/s, 100 Gb Ethernet (12.5 GB/s).
+    for (query, batch, gflops, gbs) in [("", 64, 5.0, 1.25), ("cluster_batch=256&worker_gflops=20&link=100gbe", 256, 20.0, 12.5)] {
+        let (points, (peak, bandwidth)) = HardwareLab::from_query(query).0.distributed();
+        assert_eq!((peak, bandwidth), (gflops * 1e9, gbs * 1e9), "{query}");
+        for p in &points {
+            let n = p.workers as f64;
+            eprintln!("{query}: {} workers: batch {}, {:.3e} FLOPs, {:.3e} bytes, {:.2} FLOPs/byte, {:.3e} FLOP/s of {peak:.1e}", p.workers, p.worker_batch, p.flops, p.bytes, p.intensity(), p.attainable);
+            assert_eq!(p.flops, work.flops_per_sample * (batch / p.workers) as f64);
+            let ring = 2.0 * (n - 1.0) / n * 4.0 * params as f64;
+            assert!((p.bytes - ring).abs() <= 8.0 * n, "{}: {} against {ring}", p.workers, p.bytes);
+            assert!((p.attainable - peak.min(p.intensity() * bandwidth)).abs() < 1e-3);
+        }
     }
 }

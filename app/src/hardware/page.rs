@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use engine::collectives::Link;
 use lab_sims::hardware::record::HardwareRecord;
 use lab_sims::hardware::systolic::Dataflow;
 use lab_state::hardware::HardwareLab as Settings;
@@ -40,6 +41,19 @@ pub fn HardwarePage() -> impl IntoView {
         }
     };
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
+    // The distributed roofline is counted, not measured: it follows its settings at once.
+    let experiment = Memo::new(move |_| settings.with(|s| (s.cluster_batch, s.worker_gflops, s.link)));
+    Effect::new(move |_| {
+        // Read, not only tracked: a memo nobody reads is never computed, so never changes.
+        let _ = experiment.get();
+        let (points, roofs) = settings.with_untracked(|s| s.distributed());
+        record.update(|r| {
+            if let Some(r) = r {
+                (r.distributed, r.cluster_roofs) = (points, Some(roofs));
+                redraw(&canvases, r);
+            }
+        });
+    });
     let number_input = crate::controls::numbers(settings, error);
     page.frame(
         ("hardware", "Measure your device's roofline, place a training step's kernels under it, and count a matrix product on a systolic array.", "hw"),
@@ -77,6 +91,18 @@ pub fn HardwarePage() -> impl IntoView {
             {number_input("m (rows of A: the batch)", "hw-m", |s| s.m.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.m = x).is_some())}
             {number_input("k (A's columns, B's rows)", "hw-k", |s| s.k.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.k = x).is_some())}
             {number_input("n (B's columns)", "hw-n", |s| s.n.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.n = x).is_some())}
+            <h3 class="small">"Distributed roofline"</h3>
+            {number_input("Global batch (split among the workers)", "hw-cluster_batch", |s| s.cluster_batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.cluster_batch = x).is_some())}
+            {number_input("A worker's speed (GFLOP/s)", "hw-worker_gflops", |s| s.worker_gflops.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.worker_gflops = x).is_some())}
+            <label class:hidden=hidden("link")>"Network between workers"
+                <select data-testid="hw-link" on:change=move |ev| {
+                    if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { set(&|s| s.link = i) }
+                }>
+                    {Link::PRESETS.iter().enumerate().map(|(i, l)| view! {
+                        <option value=*l selected=move || settings.with(|s| s.link == i)>{*l}</option>
+                    }).collect_view()}
+                </select>
+            </label>
             {record_files(
                 RecordFiles { prefix: "hw", name: "hardware", csv_label: "results CSV", record, error, status },
                 (),

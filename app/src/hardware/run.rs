@@ -90,7 +90,7 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
     run.status.set("loading data…".into());
     let (train, _) = fetch::data(&config).await?;
     let mut record = HardwareRecord::new(&s.workload, s.fused, s.gemm(), s.array);
-    let (points, roofs) = HardwareLab::distributed();
+    let (points, roofs) = s.distributed();
     (record.distributed, record.cluster_roofs) = (points, Some(roofs));
     run.record.set(Some(record));
     let reps = s.reps.max(1);
