@@ -9,6 +9,11 @@ pub const STEPS: &[Step] = &[
         "a kernel of intensity I FLOPs per byte can go no faster than min(peak, I × bandwidth) (Williams et al. 2009). Below the ridge, where the roofs meet, memory bounds it; above, arithmetic. The intensities are hand counts of what each kernel must read and write (theory §11.1); the times are this device's.",
     ),
     step(
+        "look at the step's graph under the roofline, then turn \"fused step\" off and Run again.",
+        "W1's 15 ops: down the left the batch, the first layer's product, its bias and ReLU, the output layer's product and bias; the loss at the foot; up the right each layer's gradients, beside the layer. Fused, coloured outlines join them into 6 kernels; unfused, 15 dispatches, and the kernels' table has a row for each. The backward costs 1.01× the forward's FLOPs here; choose W2 and it costs 1.64×.",
+        "backpropagation does two products a layer — the weights' gradient and the input's — for the forward's one, but the first layer's input is the data, whose gradient nothing needs (theory §11.5). Each line from the left half to the right is a tensor the forward keeps for the backward: the activation memory training needs.",
+    ),
+    step(
         "read the table's \"bound\" column, then switch the backend and Run again.",
         "on the CPU path the ridge is about one FLOP per byte (0.3 to 2 measured here) and every product is compute-bound; a real GPU's ridge lies far higher (about 20 by an H100 SXM's published fp32 peak, 67 TFLOP/s, over its 3.35 TB/s), and more of the step falls under the memory roof. The same kernel changes sides with the device.",
         "a GPU has far more arithmetic per byte of bandwidth than a processor core. What bounds a kernel is a property of the kernel and the device together; on an emulated GPU (SwiftShader, lavapipe) the figures are a processor's, which the page says.",
