@@ -5,12 +5,14 @@
 mod common;
 
 mod architecture;
+mod attention;
 mod carry_on;
 mod checkpointing;
 mod cnn_training;
 mod collectives;
 mod conv_pool;
 mod data_files;
+mod embedding;
 mod export_step;
 #[path = "fused/main.rs"]
 mod fused;

@@ -259,7 +259,9 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
     let sparse = pollster::block_on(engine::sparse::SparseMlp::new(&mlp, &weights, 2, None)).unwrap();
     // So do the roofline's probes.
     let probes = engine::roofline::probe_plan(engine::roofline::ProbeSizes::for_device(None));
-    for plan in [sparse.plan(), &probes] {
+    // And the attention and embedding kernels, not yet in a trainer's plan.
+    let sequences = sequence_plan();
+    for plan in [sparse.plan(), &probes, &sequences] {
         for k in &plan.train {
             seen.insert(k.name());
             used.insert(k.shader().file.trim_end_matches(".wgsl").to_string());
@@ -283,4 +285,75 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
         files.insert(name);
     }
     assert_eq!(files, used, "kernels seen: {seen:?}");
+}
+
+/// A plan of the transformer's kernels: embedding, attention, and their backward passes.
+fn sequence_plan() -> engine::plan::Plan {
+    use engine::kernel::BufferTable;
+    use engine::ops::attention::{
+        AttentionBackwardKey, AttentionBackwardQuery, AttentionForward, AttentionGeom,
+    };
+    use engine::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
+    let g = AttentionGeom {
+        batch: 2,
+        seq: 3,
+        heads: 2,
+        head_dim: 2,
+        causal: true,
+    };
+    let e = EmbedGeom {
+        tokens: 6,
+        seq: 3,
+        width: 4,
+        vocab: 5,
+    };
+    let mut t = BufferTable::default();
+    let ids = t.add("ids", Elem::U32, 6);
+    let table = t.add("table", Elem::F32, 20);
+    let positions = t.add("positions", Elem::F32, 12);
+    let x = t.add("x", Elem::F32, 24);
+    let qkv = t.add("qkv", Elem::F32, 72);
+    let out = t.add("out", Elem::F32, 24);
+    let probs = t.add("probs", Elem::F32, g.scores_len());
+    let d_scores = t.add("d_scores", Elem::F32, g.scores_len());
+    let d_qkv = t.add("d_qkv", Elem::F32, 72);
+    let kernels: Vec<Box<dyn Kernel>> = vec![
+        Box::new(Embed {
+            g: e,
+            ids,
+            table,
+            positions,
+            x,
+        }),
+        Box::new(AttentionForward { g, qkv, out, probs }),
+        Box::new(AttentionBackwardQuery {
+            g,
+            qkv,
+            probs,
+            d_out: out,
+            d_scores,
+            d_qkv,
+        }),
+        Box::new(AttentionBackwardKey {
+            g,
+            qkv,
+            probs,
+            d_out: out,
+            d_scores,
+            d_qkv,
+        }),
+        Box::new(EmbedTableGrad {
+            g: e,
+            ids,
+            d_x: x,
+            d_table: table,
+            accumulate: true,
+        }),
+        Box::new(EmbedPositionsGrad {
+            g: e,
+            d_x: x,
+            d_positions: positions,
+        }),
+    ];
+    engine::plan::Plan::of_kernels(t, kernels)
 }

@@ -4,6 +4,7 @@ pub mod csv;
 pub mod features;
 pub mod images;
 pub mod sampler;
+pub mod sequences;
 pub mod slices;
 pub mod toy;
 
