@@ -47,6 +47,7 @@ ACTIVATIONS = {
     "tanh": np.tanh,
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "leaky_relu": lambda x: np.where(x > 0, x, 0.01 * x),
+    "gelu": lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))),
 }
 
 

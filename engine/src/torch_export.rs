@@ -51,6 +51,7 @@ fn torch_layer(l: &crate::model::CompiledLayer, i: usize) -> Result<(String, Val
                 Activation::Tanh => ("nn.Tanh()".to_string(), "tanh"),
                 Activation::Sigmoid => ("nn.Sigmoid()".to_string(), "sigmoid"),
                 Activation::LeakyRelu => (format!("nn.LeakyReLU({LEAK})"), "leaky_relu"),
+                Activation::Gelu => ("nn.GELU(approximate='tanh')".to_string(), "gelu"),
             };
             (module, json!({ "type": "activation", "kind": name }))
         }

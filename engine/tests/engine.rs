@@ -8,6 +8,7 @@ mod architecture;
 mod attention;
 mod carry_on;
 mod checkpointing;
+mod clipping;
 mod cnn_training;
 mod collectives;
 mod conv_pool;

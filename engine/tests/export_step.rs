@@ -22,6 +22,11 @@ fn act(kind: Activation, x: f64) -> f64 {
                 0.01 * x
             }
         }
+        // The tanh form, in f64 from its formula.
+        Activation::Gelu => {
+            let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x.powi(3));
+            0.5 * x * (1.0 + u.tanh())
+        }
     }
 }
 

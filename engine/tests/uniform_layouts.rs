@@ -287,12 +287,14 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
     assert_eq!(files, used, "kernels seen: {seen:?}");
 }
 
-/// A plan of the transformer's kernels: embedding, attention, and their backward passes.
+/// A plan of the transformer's kernels (embedding, attention and their backward passes) and the
+/// gradient's clipping.
 fn sequence_plan() -> engine::plan::Plan {
     use engine::kernel::BufferTable;
     use engine::ops::attention::{
         AttentionBackwardKey, AttentionBackwardQuery, AttentionForward, AttentionGeom,
     };
+    use engine::ops::clip::{ClipGrads, GradNorm};
     use engine::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
     let g = AttentionGeom {
         batch: 2,
@@ -317,6 +319,7 @@ fn sequence_plan() -> engine::plan::Plan {
     let probs = t.add("probs", Elem::F32, g.scores_len());
     let d_scores = t.add("d_scores", Elem::F32, g.scores_len());
     let d_qkv = t.add("d_qkv", Elem::F32, 72);
+    let clip = t.add("clip", Elem::F32, 2);
     let kernels: Vec<Box<dyn Kernel>> = vec![
         Box::new(Embed {
             g: e,
@@ -353,6 +356,17 @@ fn sequence_plan() -> engine::plan::Plan {
             g: e,
             d_x: x,
             d_positions: positions,
+        }),
+        Box::new(GradNorm {
+            grads: x,
+            clip,
+            n: 24,
+            max_norm: 1.0,
+        }),
+        Box::new(ClipGrads {
+            grads: x,
+            clip,
+            n: 24,
         }),
     ];
     engine::plan::Plan::of_kernels(t, kernels)

@@ -7,12 +7,13 @@ use engine::model::{Layer, BN_MOMENTUM};
 use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
 
-const ACTIVATIONS: [(&str, Activation); 5] = [
+const ACTIVATIONS: [(&str, Activation); 6] = [
     ("relu", Activation::Relu),
     ("tanh", Activation::Tanh),
     ("sigmoid", Activation::Sigmoid),
     ("leaky", Activation::LeakyRelu),
     ("linear", Activation::Linear),
+    ("gelu", Activation::Gelu),
 ];
 
 /// Parses the layer list; a `flatten` goes in front of the first dense layer after convolutions

@@ -13,17 +13,30 @@ pub enum Activation {
     Tanh,
     Sigmoid,
     LeakyRelu,
+    /// x·Φ(x) in the tanh form of Hendrycks & Gimpel 2016 (GPT-2's): WGSL has no erf.
+    Gelu,
 }
 
 pub const LEAK: f32 = 0.01;
 
+/// √(2/π), GELU's tanh form's scale.
+const GELU_C: f32 = 0.797_884_6;
+/// GELU's cubic term.
+const GELU_A: f32 = 0.044_715;
+
+/// tanh of GELU's inner term, clamped where tanh is ±1 in f32 (a GPU's tanh may overflow past it).
+fn gelu_tanh(x: f32) -> f32 {
+    (GELU_C * (x + GELU_A * x * x * x)).clamp(-15.0, 15.0).tanh()
+}
+
 impl Activation {
-    pub const ALL: [Activation; 5] = [
+    pub const ALL: [Activation; 6] = [
         Activation::Linear,
         Activation::Relu,
         Activation::Tanh,
         Activation::Sigmoid,
         Activation::LeakyRelu,
+        Activation::Gelu,
     ];
 
     /// The `kind` code the shader switches on.
@@ -34,6 +47,7 @@ impl Activation {
             Activation::Tanh => 2,
             Activation::Sigmoid => 3,
             Activation::LeakyRelu => 4,
+            Activation::Gelu => 5,
         }
     }
 
@@ -50,6 +64,7 @@ impl Activation {
                     LEAK * x
                 }
             }
+            Activation::Gelu => 0.5 * x * (1.0 + gelu_tanh(x)),
         }
     }
 
@@ -69,6 +84,10 @@ impl Activation {
                     LEAK
                 }
             }
+            Activation::Gelu => {
+                let t = gelu_tanh(x);
+                0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * x * x)
+            }
         }
     }
 
@@ -79,6 +98,7 @@ impl Activation {
             Activation::Tanh => "tanh",
             Activation::Sigmoid => "sigmoid",
             Activation::LeakyRelu => "leaky ReLU",
+            Activation::Gelu => "GELU",
         }
     }
 }
@@ -181,5 +201,30 @@ impl Kernel for ActBackward {
             &mut dz[..n],
         );
         bufs.put_f32(self.dz, dz);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Activation::Gelu;
+
+    #[test]
+    fn gelu_at_known_points() {
+        // The tanh form's published values (PyTorch's GELU(approximate='tanh')): 0.841192 at 1,
+        // −0.158808 at −1; x far out is x or 0, its slope 1 or 0; at 0 the slope is ½.
+        assert!((Gelu.apply(1.0) - 0.841_192).abs() < 1e-6);
+        assert!((Gelu.apply(-1.0) + 0.158_808).abs() < 1e-6);
+        assert_eq!(
+            (Gelu.apply(0.0), Gelu.apply(30.0), Gelu.apply(-30.0)),
+            (0.0, 30.0, 0.0)
+        );
+        assert_eq!(
+            (
+                Gelu.derivative(0.0),
+                Gelu.derivative(30.0),
+                Gelu.derivative(-30.0)
+            ),
+            (0.5, 1.0, 0.0)
+        );
     }
 }

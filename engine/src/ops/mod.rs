@@ -7,6 +7,7 @@ pub mod add;
 pub mod attention;
 pub mod batch_mean;
 pub mod bias;
+pub mod clip;
 pub mod conv2d;
 pub mod dropout;
 pub mod embedding;

@@ -8,6 +8,7 @@ use crate::ops::activation::{ActBackward, ActForward};
 use crate::ops::add::Add;
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
+use crate::ops::clip::{ClipGrads, GradNorm};
 use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom, ROW_GROUPS};
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
@@ -138,6 +139,8 @@ pub struct PlanConfig<'a> {
     pub precision: crate::precision::Precision,
     /// A pruning mask on the weights (`HostBuffers::mask`), applied after every update.
     pub masked: bool,
+    /// The gradient's global norm is clipped to this before the update (0: not clipped).
+    pub clip_norm: f32,
 }
 
 impl Plan {
@@ -293,6 +296,17 @@ impl Plan {
         );
         let optimizer_start = train.len();
         rounding::unscale_gradients(&mut train, precision, (grads, n));
+        // Clipped as PyTorch's clip_grad_norm_: the loss's gradient, before any penalty is added.
+        if cfg.clip_norm > 0.0 {
+            let clip = t.add("grads.clip", Elem::F32, 2);
+            train.push(Box::new(GradNorm {
+                grads,
+                clip,
+                n,
+                max_norm: cfg.clip_norm,
+            }));
+            train.push(Box::new(ClipGrads { grads, clip, n }));
+        }
         let r = cfg.regularization;
         if r.l1 != 0.0 || r.l2 != 0.0 {
             train.push(Box::new(Regularize {

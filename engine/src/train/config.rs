@@ -167,6 +167,14 @@ pub struct TrainConfig {
     /// through every update (left out of files when off).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub masked: bool,
+    /// Clips the gradient to this global norm before the update (0: no clipping; left out of
+    /// files then).
+    #[serde(skip_serializing_if = "no_clipping")]
+    pub clip_norm: f32,
+}
+
+fn no_clipping(v: &f32) -> bool {
+    *v == 0.0
 }
 
 impl Default for TrainConfig {
@@ -186,6 +194,7 @@ impl Default for TrainConfig {
             features: Vec::new(),
             precision: Precision::default(),
             masked: false,
+            clip_norm: 0.0,
         }
     }
 }
@@ -196,6 +205,12 @@ impl TrainConfig {
             return Err(Error::Config(format!(
                 "learning rate must be a positive number, got {}",
                 self.learning_rate
+            )));
+        }
+        if !(self.clip_norm.is_finite() && self.clip_norm >= 0.0) {
+            return Err(Error::Config(format!(
+                "the gradient's clipping norm must be 0 (off) or positive, got {}",
+                self.clip_norm
             )));
         }
         let rows = self.data.rows().unwrap_or(usize::MAX);
@@ -258,6 +273,7 @@ impl TrainConfig {
             eval_batched: false,
             precision: self.precision,
             masked: self.masked,
+            clip_norm: self.clip_norm,
         }
     }
 

@@ -301,6 +301,7 @@ impl Playground {
             features: self.features.clone(),
             precision: Default::default(),
             masked: false,
+            clip_norm: 0.0,
         }
     }
 
