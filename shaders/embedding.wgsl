@@ -2,9 +2,10 @@
 // positions[n mod seq], a row of `width` per token. backward_table: each row of the table's
 // gradient sums the rows of d_x whose token it is (one invocation per value: no two write one);
 // `accumulate` adds to what is there (a tied output head wrote its part first).
-// backward_positions: each position's gradient sums its rows over the batch.
+// backward_positions: each position's gradient sums its rows over the batch. The table and the
+// positions (and their gradients) start at `table_off` and `pos_off` of their buffers.
 
-struct Params { tokens: u32, seq: u32, width: u32, vocab: u32, accumulate: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
+struct Params { tokens: u32, seq: u32, width: u32, vocab: u32, accumulate: u32, table_off: u32, pos_off: u32, _pad0: u32 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> ids: array<u32>;
@@ -21,7 +22,7 @@ fn forward(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.tokens * p.width) { return; }
     let n = i / p.width;
     let c = i % p.width;
-    x[i] = table[ids[n] * p.width + c] + positions[(n % p.seq) * p.width + c];
+    x[i] = table[p.table_off + ids[n] * p.width + c] + positions[p.pos_off + (n % p.seq) * p.width + c];
 }
 
 @compute @workgroup_size(256)
@@ -30,11 +31,11 @@ fn backward_table(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.vocab * p.width) { return; }
     let v = i / p.width;
     let c = i % p.width;
-    var sum = select(0.0, d_table[i], p.accumulate == 1u);
+    var sum = select(0.0, d_table[p.table_off + i], p.accumulate == 1u);
     for (var n = 0u; n < p.tokens; n++) {
         if (ids[n] == v) { sum += d_x[n * p.width + c]; }
     }
-    d_table[i] = sum;
+    d_table[p.table_off + i] = sum;
 }
 
 @compute @workgroup_size(256)
@@ -45,5 +46,5 @@ fn backward_positions(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var n = i / p.width; n < p.tokens; n += p.seq) {
         sum += d_x[n * p.width + i % p.width];
     }
-    d_positions[i] = sum;
+    d_positions[p.pos_off + i] = sum;
 }

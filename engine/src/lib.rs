@@ -29,6 +29,7 @@ pub mod tile_probes;
 pub mod tiles;
 pub mod torch_export;
 pub mod train;
+pub mod transformer;
 pub mod workloads;
 
 /// Grid of points covering the data square, row by row from the top (y = +extent) — the inputs of

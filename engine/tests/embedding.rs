@@ -13,26 +13,28 @@ fn embeddings_match_their_twins_on_the_gpu() {
     let ctx = gpu();
     for (tokens, seq, width, vocab) in [(1, 1, 1, 1), (12, 3, 5, 7), (130, 13, 16, 97)] {
         for accumulate in [false, true] {
+            // The table and the positions in one buffer after two other values, as a model's
+            // parameters hold them; their gradients alike.
+            let (table_off, pos_off) = (2, 2 + vocab * width);
+            let n = pos_off + seq * width;
             let g = EmbedGeom {
                 tokens,
                 seq,
                 width,
                 vocab,
+                table_off,
+                pos_off,
             };
             let mut t = BufferTable::default();
             let ids = t.add("ids", Elem::U32, tokens);
-            let table = t.add("table", Elem::F32, vocab * width);
-            let positions = t.add("positions", Elem::F32, seq * width);
+            let params = t.add("params", Elem::F32, n);
             let x = t.add("x", Elem::F32, tokens * width);
-            let d_table = t.add("d_table", Elem::F32, vocab * width);
-            let d_positions = t.add("d_positions", Elem::F32, seq * width);
+            let grads = t.add("grads", Elem::F32, n);
             let inits = vec![
                 Init::U32((0..tokens).map(|n| ((n * 7 + 3) % vocab) as u32).collect()),
-                Init::F32(random(vocab * width, 1)),
-                Init::F32(random(seq * width, 2)),
+                Init::F32(random(n, 1)),
                 Init::F32(vec![0.0; tokens * width]),
-                Init::F32(random(vocab * width, 3)),
-                Init::F32(vec![0.0; seq * width]),
+                Init::F32(random(n, 3)),
             ];
             // The forward's output stands in for the gradient the backward kernels read.
             let kernels = || -> Vec<Box<dyn Kernel>> {
@@ -40,35 +42,30 @@ fn embeddings_match_their_twins_on_the_gpu() {
                     Box::new(Embed {
                         g,
                         ids,
-                        table,
-                        positions,
+                        table: params,
+                        positions: params,
                         x,
                     }),
                     Box::new(EmbedTableGrad {
                         g,
                         ids,
                         d_x: x,
-                        d_table,
+                        d_table: grads,
                         accumulate,
                     }),
                     Box::new(EmbedPositionsGrad {
                         g,
                         d_x: x,
-                        d_positions,
+                        d_positions: grads,
                     }),
                 ]
             };
-            let got = run_multi(
-                &ctx,
-                t,
-                inits,
-                kernels,
-                StepScalars::default(),
-                &[x, d_table, d_positions],
-            );
-            for (name, (gpu, cpu)) in ["x", "d_table", "d_positions"].iter().zip(&got) {
+            let got = run_multi(&ctx, t, inits, kernels, StepScalars::default(), &[x, grads]);
+            for (name, (gpu, cpu)) in ["x", "grads"].iter().zip(&got) {
                 assert_close(&format!("{g:?} {accumulate} {name}"), gpu, cpu, 1e-5, 1e-5);
             }
+            // The two values before the table are no one's: left as they were.
+            assert_eq!(&got[1].1[..2], &random(n, 3)[..2]);
         }
     }
 }
@@ -81,6 +78,8 @@ fn embeddings_by_hand() {
         seq: 2,
         width: 2,
         vocab: 3,
+        table_off: 0,
+        pos_off: 0,
     };
     let ids = [2, 0, 2, 1];
     let table = [0.0, 1.0, 10.0, 11.0, 20.0, 21.0];

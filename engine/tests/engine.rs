@@ -35,5 +35,6 @@ mod step_export_whole;
 mod step_graph;
 mod tiles;
 mod training_gpu_vs_cpu;
+mod transformer;
 mod uniform_layouts;
 mod vision;

@@ -308,6 +308,8 @@ fn sequence_plan() -> engine::plan::Plan {
         seq: 3,
         width: 4,
         vocab: 5,
+        table_off: 0,
+        pos_off: 0,
     };
     let mut t = BufferTable::default();
     let ids = t.add("ids", Elem::U32, 6);

@@ -12,6 +12,9 @@ pub struct EmbedGeom {
     pub seq: usize,
     pub width: usize,
     pub vocab: usize,
+    /// Where the table and the positions (and their gradients) start in their buffers.
+    pub table_off: usize,
+    pub pos_off: usize,
 }
 
 impl EmbedGeom {
@@ -22,6 +25,8 @@ impl EmbedGeom {
             .u("width", self.width as u32)
             .u("vocab", self.vocab as u32)
             .u("accumulate", accumulate as u32)
+            .u("table_off", self.table_off as u32)
+            .u("pos_off", self.pos_off as u32)
     }
 }
 
@@ -38,6 +43,8 @@ pub fn sinusoidal(seq: usize, width: usize) -> Vec<f32> {
     pe
 }
 
+/// The twins take the table [vocab, width] and positions [seq, width] themselves (a kernel
+/// applies the offsets).
 pub fn embed_cpu(g: &EmbedGeom, ids: &[u32], table: &[f32], positions: &[f32], x: &mut [f32]) {
     let w = g.width;
     for n in 0..g.tokens {
@@ -111,13 +118,10 @@ impl Kernel for Embed {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut x = bufs.take_f32(self.x);
-        embed_cpu(
-            &self.g,
-            bufs.u32(self.ids),
-            bufs.f32(self.table),
-            bufs.f32(self.positions),
-            &mut x,
-        );
+        let g = &self.g;
+        let table = &bufs.f32(self.table)[g.table_off..g.table_off + g.vocab * g.width];
+        let positions = &bufs.f32(self.positions)[g.pos_off..g.pos_off + g.seq * g.width];
+        embed_cpu(g, bufs.u32(self.ids), table, positions, &mut x);
         bufs.put_f32(self.x, x);
     }
     fn bytes(&self) -> f64 {
@@ -142,13 +146,9 @@ impl Kernel for EmbedTableGrad {
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_table = bufs.take_f32(self.d_table);
         let mut unused = vec![0.0; self.g.seq * self.g.width];
-        embed_backward_cpu(
-            &self.g,
-            (bufs.u32(self.ids), bufs.f32(self.d_x)),
-            self.accumulate,
-            &mut d_table,
-            &mut unused,
-        );
+        let rows = self.g.table_off..self.g.table_off + self.g.vocab * self.g.width;
+        let inputs = (bufs.u32(self.ids), bufs.f32(self.d_x));
+        embed_backward_cpu(&self.g, inputs, self.accumulate, &mut d_table[rows], &mut unused);
         bufs.put_f32(self.d_table, d_table);
     }
 }
@@ -170,13 +170,9 @@ impl Kernel for EmbedPositionsGrad {
         let mut d_positions = bufs.take_f32(self.d_positions);
         let ids = vec![0; self.g.tokens];
         let mut unused = vec![0.0; self.g.vocab * self.g.width];
-        embed_backward_cpu(
-            &self.g,
-            (&ids, bufs.f32(self.d_x)),
-            false,
-            &mut unused,
-            &mut d_positions,
-        );
+        let rows = self.g.pos_off..self.g.pos_off + self.g.seq * self.g.width;
+        let inputs = (&ids[..], bufs.f32(self.d_x));
+        embed_backward_cpu(&self.g, inputs, false, &mut unused, &mut d_positions[rows]);
         bufs.put_f32(self.d_positions, d_positions);
     }
 }
