@@ -50,7 +50,7 @@ impl TransformerConfig {
             self.hidden,
             self.batch,
         ];
-        if sizes.contains(&0) || self.width % self.heads != 0 {
+        if sizes.contains(&0) || !self.width.is_multiple_of(self.heads) {
             return Err(Error::Config(format!(
                 "a transformer needs every size positive and its width divisible by its heads: {self:?}"
             )));
