@@ -1,6 +1,7 @@
 //! `lab`: the engine from the command line. `lab help` (or `lab COMMAND --help`) prints the usage;
 //! an unknown flag or a bad value is refused with it.
 
+mod attention;
 mod bench;
 mod io;
 mod lesson;
@@ -98,6 +99,8 @@ enum Command {
     Roofline(roofline::RooflineArgs),
     /// An MLP's forward pass dense, pruned in CSR, and pruned to a smaller dense network: ms and speed-ups
     SparseBench(sparse_bench::SparseArgs),
+    /// Trains the small transformer on modular addition (grokking) or copying, printing its curves
+    Attention(attention::AttentionArgs),
     /// Lesson files: `lab lesson check FILE…` says what is wrong with each before a class sees it
     Lesson(lesson::LessonArgs),
     /// A saved model for a notebook: safetensors weights, a PyTorch script, its layer list
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         Command::Roofline(a) => roofline::roofline(&a, data),
         Command::SparseBench(a) => sparse_bench::sparse_bench(&a, data),
         Command::Lesson(a) => lesson::run(&a),
+        Command::Attention(a) => attention::attention(&a),
         Command::ExportTorch(a) => torch::run(&a),
     };
     match result {

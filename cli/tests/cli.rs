@@ -299,3 +299,53 @@ fn lab_export_torch_is_read_by_python_and_predicts_what_the_lab_predicts() {
     assert!(check.status.success(), "{said}");
     assert!(said.contains("20 images, 8 tensors"), "{said}");
 }
+
+#[test]
+fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args([
+            "attention",
+            "--p",
+            "5",
+            "--train-fraction",
+            "0.6",
+            "--steps",
+            "20",
+            "--every",
+            "10",
+        ])
+        .args([
+            "--width",
+            "8",
+            "--heads",
+            "2",
+            "--hidden",
+            "16",
+            "--batch",
+            "8",
+            "--backend",
+            "cpu",
+        ])
+        .output()
+        .expect("lab runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|l| l["step"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [10, 20]
+    );
+    for l in &lines {
+        for key in ["train_accuracy", "test_accuracy"] {
+            assert!((0.0..=1.0).contains(&l[key].as_f64().unwrap()), "{l}");
+        }
+        assert!(l["weight_norm"].as_f64().unwrap() > 0.0, "{l}");
+    }
+    let (ok, err) = lab(&["attention", "--task", "sort", "--backend", "cpu"]);
+    assert!(!ok && err.contains("unknown task"), "{err}");
+}
