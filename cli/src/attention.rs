@@ -100,13 +100,36 @@ pub fn attention(a: &AttentionArgs) -> anyhow::Result<()> {
             .map(|p| f64::from(*p).powi(2))
             .sum::<f64>()
             .sqrt();
-        println!(
-            "{}",
-            serde_json::json!({
-                "step": done, "train_loss": losses.last(), "train_accuracy": train_accuracy,
-                "test_accuracy": test_accuracy, "test_loss": test_loss, "weight_norm": norm,
-            })
-        );
+        let mut line = serde_json::json!({
+            "step": done, "train_loss": losses.last(), "train_accuracy": train_accuracy,
+            "test_accuracy": test_accuracy, "test_loss": test_loss, "weight_norm": norm,
+        });
+        if a.task == "copy" {
+            line["answer_attention"] = answer_attention(&t, test.len(), a.len)?.into();
+        }
+        println!("{line}");
     }
     Ok(())
+}
+
+/// On copying, how much the last block's heads attend from the last position to where the
+/// answer first stood (the copy's next token, at position `shown` of the original): the mean
+/// over the last batch `evaluate` ran of the largest weight any head puts there. A head that
+/// looks the answer up puts nearly all its weight there.
+fn answer_attention(t: &TinyTransformer, rows: usize, len: usize) -> anyhow::Result<f64> {
+    let c = t.config;
+    let (b, seq) = (c.batch, c.seq);
+    // `evaluate`'s last batch: from the last multiple of the batch on, the last row repeated.
+    let start = (rows - 1) / b * b;
+    let heads: Vec<Vec<f32>> = (0..c.heads)
+        .map(|h| pollster::block_on(t.attention(c.blocks - 1, h)))
+        .collect::<Result<_, _>>()?;
+    let mut total = 0.0;
+    for i in 0..b {
+        // `copying` shows sample s's first s mod len tokens of the copy.
+        let shown = (start + i).min(rows - 1) % len;
+        let at = |h: &Vec<f32>| f64::from(h[i * seq * seq + (seq - 1) * seq + shown]);
+        total += heads.iter().map(at).fold(0.0, f64::max);
+    }
+    Ok(total / b as f64)
 }

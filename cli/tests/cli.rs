@@ -346,6 +346,41 @@ fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
         }
         assert!(l["weight_norm"].as_f64().unwrap() > 0.0, "{l}");
     }
+    // Copying also says where the last block looks: a share of attention.
+    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .args([
+            "attention",
+            "--task",
+            "copy",
+            "--p",
+            "5",
+            "--len",
+            "3",
+            "--steps",
+            "10",
+            "--every",
+            "10",
+        ])
+        .args([
+            "--width",
+            "8",
+            "--heads",
+            "2",
+            "--hidden",
+            "16",
+            "--batch",
+            "8",
+            "--backend",
+            "cpu",
+        ])
+        .output()
+        .expect("lab runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert!(
+        (0.0..=1.0).contains(&line["answer_attention"].as_f64().unwrap()),
+        "{line}"
+    );
     let (ok, err) = lab(&["attention", "--task", "sort", "--backend", "cpu"]);
     assert!(!ok && err.contains("unknown task"), "{err}");
 }
