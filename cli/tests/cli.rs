@@ -300,46 +300,36 @@ fn lab_export_torch_is_read_by_python_and_predicts_what_the_lab_predicts() {
     assert!(said.contains("20 images, 8 tensors"), "{said}");
 }
 
-#[test]
-fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
+/// `lab attention` with a tiny model on the CPU path and `task` arguments: its JSON lines.
+fn attention_lines(task: &[&str]) -> Vec<serde_json::Value> {
+    let tiny = "--width 8 --heads 2 --hidden 16 --batch 8 --backend cpu";
     let out = Command::new(env!("CARGO_BIN_EXE_lab"))
-        .args([
-            "attention",
-            "--p",
-            "5",
-            "--train-fraction",
-            "0.6",
-            "--steps",
-            "20",
-            "--every",
-            "10",
-        ])
-        .args([
-            "--width",
-            "8",
-            "--heads",
-            "2",
-            "--hidden",
-            "16",
-            "--batch",
-            "8",
-            "--backend",
-            "cpu",
-        ])
+        .arg("attention")
+        .args(task)
+        .args(tiny.split(' '))
         .output()
         .expect("lab runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+    String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(
-        lines
-            .iter()
-            .map(|l| l["step"].as_u64().unwrap())
-            .collect::<Vec<_>>(),
-        [10, 20]
-    );
+        .collect()
+}
+
+#[test]
+fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
+    let lines = attention_lines(&[
+        "--p",
+        "5",
+        "--train-fraction",
+        "0.6",
+        "--steps",
+        "20",
+        "--every",
+        "10",
+    ]);
+    let steps: Vec<u64> = lines.iter().map(|l| l["step"].as_u64().unwrap()).collect();
+    assert_eq!(steps, [10, 20]);
     for l in &lines {
         for key in ["train_accuracy", "test_accuracy"] {
             assert!((0.0..=1.0).contains(&l[key].as_f64().unwrap()), "{l}");
@@ -347,39 +337,13 @@ fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
         assert!(l["weight_norm"].as_f64().unwrap() > 0.0, "{l}");
     }
     // Copying also says where the last block looks: a share of attention.
-    let out = Command::new(env!("CARGO_BIN_EXE_lab"))
-        .args([
-            "attention",
-            "--task",
-            "copy",
-            "--p",
-            "5",
-            "--len",
-            "3",
-            "--steps",
-            "10",
-            "--every",
-            "10",
-        ])
-        .args([
-            "--width",
-            "8",
-            "--heads",
-            "2",
-            "--hidden",
-            "16",
-            "--batch",
-            "8",
-            "--backend",
-            "cpu",
-        ])
-        .output()
-        .expect("lab runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let line: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    let copy = attention_lines(&[
+        "--task", "copy", "--p", "5", "--len", "3", "--steps", "10", "--every", "10",
+    ]);
     assert!(
-        (0.0..=1.0).contains(&line["answer_attention"].as_f64().unwrap()),
-        "{line}"
+        (0.0..=1.0).contains(&copy[0]["answer_attention"].as_f64().unwrap()),
+        "{}",
+        copy[0]
     );
     let (ok, err) = lab(&["attention", "--task", "sort", "--backend", "cpu"]);
     assert!(!ok && err.contains("unknown task"), "{err}");
