@@ -153,3 +153,25 @@ pub fn image_set_select<S: Clone + Send + Sync + 'static>(
         </label>
     }
 }
+
+/// The network presets' `<select>` (`Link::PRESETS`, by name), bound to one index field.
+pub fn link_select<S: Send + Sync + 'static>(
+    settings: RwSignal<S>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&S) -> usize,
+    put: fn(&mut S, usize),
+) -> impl IntoView {
+    use engine::collectives::Link;
+    view! {
+        <label class:hidden=crate::share::hidden_id(id)>{label}
+            <select data-testid=id on:change=move |ev| {
+                if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { settings.update(|s| put(s, i)) }
+            }>
+                {Link::PRESETS.iter().enumerate().map(|(i, l)| view! {
+                    <option value=*l selected=move || settings.with(get) == i>{*l}</option>
+                }).collect_view()}
+            </select>
+        </label>
+    }
+}

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 
-use engine::collectives::Link;
 use lab_sims::hardware::record::HardwareRecord;
 use lab_sims::hardware::systolic::Dataflow;
 use lab_state::hardware::HardwareLab as Settings;
@@ -94,15 +93,7 @@ pub fn HardwarePage() -> impl IntoView {
             <h3 class="small">"Distributed roofline"</h3>
             {number_input("Global batch (split among the workers)", "hw-cluster_batch", |s| s.cluster_batch.to_string(), |s, v| v.parse::<usize>().ok().map(|x| s.cluster_batch = x).is_some())}
             {number_input("A worker's speed (GFLOP/s)", "hw-worker_gflops", |s| s.worker_gflops.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.worker_gflops = x).is_some())}
-            <label class:hidden=hidden("link")>"Network between workers"
-                <select data-testid="hw-link" on:change=move |ev| {
-                    if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { set(&|s| s.link = i) }
-                }>
-                    {Link::PRESETS.iter().enumerate().map(|(i, l)| view! {
-                        <option value=*l selected=move || settings.with(|s| s.link == i)>{*l}</option>
-                    }).collect_view()}
-                </select>
-            </label>
+            {crate::controls::link_select(settings, "hw-link", "Network between workers", |s| s.link, |s, i| s.link = i)}
             {record_files(
                 RecordFiles { prefix: "hw", name: "hardware", csv_label: "results CSV", record, error, status },
                 (),

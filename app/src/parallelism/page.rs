@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 
-use engine::collectives::Link;
 use lab_sims::parallelism::record::ParallelismRecord;
 use lab_state::parallelism::{ParallelismLab as Settings, PipeSchedule};
 
@@ -70,15 +69,7 @@ pub fn ParallelismPage() -> impl IntoView {
                 {number_input("Memory per device (MB)", "par-memory", |s| s.memory.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.memory = x).is_some())}
                 {number_input("Speed (GFLOP/s)", "par-gflops", |s| s.gflops.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.gflops = x).is_some())}
                 {number_input("Fixed cost per pass (ms)", "par-overhead", |s| s.overhead.to_string(), |s, v| v.parse::<f64>().ok().map(|x| s.overhead = x).is_some())}
-                <label class:hidden=hidden("link")>"Link between devices"
-                    <select data-testid="par-link" on:change=move |ev| {
-                        if let Some(i) = Link::PRESETS.iter().position(|l| *l == event_target_value(&ev)) { set(&|s| s.link = i) }
-                    }>
-                        {Link::PRESETS.iter().enumerate().map(|(i, l)| view! {
-                            <option value=*l selected=move || settings.with(|s| s.link == i)>{*l}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
+                {crate::controls::link_select(settings, "par-link", "Link between devices", |s| s.link, |s, i| s.link = i)}
             </fieldset>
             <fieldset class="group">
                 <legend>"The layouts"</legend>
