@@ -30,6 +30,11 @@ fn row_at(b: u32, t: u32, h: u32, c: u32) -> u32 {
     return (b * p.seq + t) * width() + h * p.head_dim + c;
 }
 
+// (sample, head, token) of row r of the scores, [batch, heads, seq] in order.
+fn split(r: u32) -> vec3<u32> {
+    return vec3<u32>(r / (p.seq * p.heads), (r / p.seq) % p.heads, r % p.seq);
+}
+
 // The last key a query attends to.
 fn last_key(i: u32) -> u32 {
     return select(p.seq - 1u, i, p.causal == 1u);
@@ -39,9 +44,10 @@ fn last_key(i: u32) -> u32 {
 fn forward(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = gid.x;
     if (r >= p.batch * p.heads * p.seq) { return; }
-    let i = r % p.seq;
-    let h = (r / p.seq) % p.heads;
-    let b = r / (p.seq * p.heads);
+    let at_row = split(r);
+    let b = at_row.x;
+    let h = at_row.y;
+    let i = at_row.z;
     let last = last_key(i);
     let base = r * p.seq;
     var top = -3.0e38;
@@ -76,9 +82,10 @@ fn forward(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn backward_query(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = gid.x;
     if (r >= p.batch * p.heads * p.seq) { return; }
-    let i = r % p.seq;
-    let h = (r / p.seq) % p.heads;
-    let b = r / (p.seq * p.heads);
+    let at_row = split(r);
+    let b = at_row.x;
+    let h = at_row.y;
+    let i = at_row.z;
     let last = last_key(i);
     let base = r * p.seq;
     // dP (kept in d_scores for now) and Σⱼ P dP.
@@ -107,9 +114,10 @@ fn backward_query(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn backward_key(@builtin(global_invocation_id) gid: vec3<u32>) {
     let r = gid.x;
     if (r >= p.batch * p.heads * p.seq) { return; }
-    let j = r % p.seq;
-    let h = (r / p.seq) % p.heads;
-    let b = r / (p.seq * p.heads);
+    let at_row = split(r);
+    let b = at_row.x;
+    let h = at_row.y;
+    let j = at_row.z;
     // The queries that attend to key j.
     let first = select(0u, j, p.causal == 1u);
     let block = (r - j) * p.seq;

@@ -4,8 +4,8 @@
 
 use engine::kernel::{BufferTable, Elem, Kernel, StepScalars};
 use engine::ops::attention::{
-    attention_backward_key_cpu, attention_backward_query_cpu, attention_forward_cpu, AttentionBackwardKey,
-    AttentionBackwardQuery, AttentionForward, AttentionGeom,
+    attention_backward_key_cpu, attention_backward_query_cpu, attention_forward_cpu, AttentionBackward,
+    AttentionForward, AttentionGeom,
 };
 
 use crate::common::{assert_close, gpu, random, run_multi, Init};
@@ -44,25 +44,9 @@ fn attention_matches_its_twin_on_the_gpu() {
                 Init::F32(vec![0.0; 3 * tokens * g.width()]),
             ];
             let kernels = || -> Vec<Box<dyn Kernel>> {
-                vec![
-                    Box::new(AttentionForward { g, qkv, out, probs }),
-                    Box::new(AttentionBackwardQuery {
-                        g,
-                        qkv,
-                        probs,
-                        d_out,
-                        d_scores,
-                        d_qkv,
-                    }),
-                    Box::new(AttentionBackwardKey {
-                        g,
-                        qkv,
-                        probs,
-                        d_out,
-                        d_scores,
-                        d_qkv,
-                    }),
-                ]
+                let mut k: Vec<Box<dyn Kernel>> = vec![Box::new(AttentionForward { g, qkv, out, probs })];
+                k.extend(AttentionBackward::pair(g, (qkv, probs, d_out), (d_scores, d_qkv)));
+                k
             };
             let got = run_multi(
                 &ctx,

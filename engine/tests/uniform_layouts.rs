@@ -291,9 +291,7 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
 /// gradient's clipping.
 fn sequence_plan() -> engine::plan::Plan {
     use engine::kernel::BufferTable;
-    use engine::ops::attention::{
-        AttentionBackwardKey, AttentionBackwardQuery, AttentionForward, AttentionGeom,
-    };
+    use engine::ops::attention::{AttentionBackward, AttentionForward, AttentionGeom};
     use engine::ops::clip::{ClipGrads, GradNorm};
     use engine::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
     let g = AttentionGeom {
@@ -322,7 +320,7 @@ fn sequence_plan() -> engine::plan::Plan {
     let d_scores = t.add("d_scores", Elem::F32, g.scores_len());
     let d_qkv = t.add("d_qkv", Elem::F32, 72);
     let clip = t.add("clip", Elem::F32, 2);
-    let kernels: Vec<Box<dyn Kernel>> = vec![
+    let mut kernels: Vec<Box<dyn Kernel>> = vec![
         Box::new(Embed {
             g: e,
             ids,
@@ -331,22 +329,6 @@ fn sequence_plan() -> engine::plan::Plan {
             x,
         }),
         Box::new(AttentionForward { g, qkv, out, probs }),
-        Box::new(AttentionBackwardQuery {
-            g,
-            qkv,
-            probs,
-            d_out: out,
-            d_scores,
-            d_qkv,
-        }),
-        Box::new(AttentionBackwardKey {
-            g,
-            qkv,
-            probs,
-            d_out: out,
-            d_scores,
-            d_qkv,
-        }),
         Box::new(EmbedTableGrad {
             g: e,
             ids,
@@ -371,5 +353,9 @@ fn sequence_plan() -> engine::plan::Plan {
             n: 24,
         }),
     ];
+    kernels.splice(
+        2..2,
+        AttentionBackward::pair(g, (qkv, probs, out), (d_scores, d_qkv)),
+    );
     engine::plan::Plan::of_kernels(t, kernels)
 }

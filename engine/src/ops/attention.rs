@@ -169,9 +169,18 @@ pub struct AttentionForward {
     pub probs: BufId,
 }
 
-/// The backward pass's first kernel: `d_scores` and the queries' part of `d_qkv`.
+/// Which rows a backward kernel takes: the queries' (`d_scores` and dQ, first) or the keys'
+/// (dK and dV, from `d_scores`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackwardRows {
+    Queries,
+    Keys,
+}
+
+/// One of the backward pass's two kernels (`AttentionBackward::pair` makes both, in order).
 #[derive(Clone)]
-pub struct AttentionBackwardQuery {
+pub struct AttentionBackward {
+    pub rows: BackwardRows,
     pub g: AttentionGeom,
     pub qkv: BufId,
     pub probs: BufId,
@@ -180,15 +189,28 @@ pub struct AttentionBackwardQuery {
     pub d_qkv: BufId,
 }
 
-/// The backward pass's second kernel: the keys' and values' parts of `d_qkv`.
-#[derive(Clone)]
-pub struct AttentionBackwardKey {
-    pub g: AttentionGeom,
-    pub qkv: BufId,
-    pub probs: BufId,
-    pub d_out: BufId,
-    pub d_scores: BufId,
-    pub d_qkv: BufId,
+impl AttentionBackward {
+    /// The backward pass: the queries' kernel, then the keys'.
+    pub fn pair(
+        g: AttentionGeom,
+        (qkv, probs, d_out): (BufId, BufId, BufId),
+        (d_scores, d_qkv): (BufId, BufId),
+    ) -> Vec<Box<dyn Kernel>> {
+        [BackwardRows::Queries, BackwardRows::Keys]
+            .into_iter()
+            .map(|rows| {
+                Box::new(AttentionBackward {
+                    rows,
+                    g,
+                    qkv,
+                    probs,
+                    d_out,
+                    d_scores,
+                    d_qkv,
+                }) as Box<dyn Kernel>
+            })
+            .collect()
+    }
 }
 
 impl Kernel for AttentionForward {
@@ -220,41 +242,12 @@ impl Kernel for AttentionForward {
     }
 }
 
-impl Kernel for AttentionBackwardQuery {
+impl Kernel for AttentionBackward {
     fn shader(&self) -> Shader {
-        wgsl!("attention.wgsl", "backward_query")
-    }
-    fn params(&self, _: &StepScalars) -> Words {
-        self.g.words()
-    }
-    fn bindings(&self) -> Vec<(u32, BufId)> {
-        vec![
-            (1, self.qkv),
-            (3, self.probs),
-            (4, self.d_out),
-            (5, self.d_scores),
-            (6, self.d_qkv),
-        ]
-    }
-    fn workgroups(&self) -> [u32; 3] {
-        groups_1d(self.g.rows(), 64)
-    }
-    fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
-        let (mut ds, mut dqkv) = (bufs.take_f32(self.d_scores), bufs.take_f32(self.d_qkv));
-        let inputs = (bufs.f32(self.qkv), bufs.f32(self.probs), bufs.f32(self.d_out));
-        attention_backward_query_cpu(&self.g, inputs, &mut ds, &mut dqkv);
-        bufs.put_f32(self.d_scores, ds);
-        bufs.put_f32(self.d_qkv, dqkv);
-    }
-    fn flops(&self) -> f64 {
-        // dP = dO Vᵀ and dQ = dS K.
-        (4 * self.g.head_dim * self.g.pairs()) as f64
-    }
-}
-
-impl Kernel for AttentionBackwardKey {
-    fn shader(&self) -> Shader {
-        wgsl!("attention.wgsl", "backward_key")
+        match self.rows {
+            BackwardRows::Queries => wgsl!("attention.wgsl", "backward_query"),
+            BackwardRows::Keys => wgsl!("attention.wgsl", "backward_key"),
+        }
     }
     fn params(&self, _: &StepScalars) -> Words {
         self.g.words()
@@ -273,17 +266,27 @@ impl Kernel for AttentionBackwardKey {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut dqkv = bufs.take_f32(self.d_qkv);
-        let inputs = (
-            bufs.f32(self.qkv),
-            bufs.f32(self.probs),
-            bufs.f32(self.d_out),
-            bufs.f32(self.d_scores),
-        );
-        attention_backward_key_cpu(&self.g, inputs, &mut dqkv);
+        match self.rows {
+            BackwardRows::Queries => {
+                let mut ds = bufs.take_f32(self.d_scores);
+                let inputs = (bufs.f32(self.qkv), bufs.f32(self.probs), bufs.f32(self.d_out));
+                attention_backward_query_cpu(&self.g, inputs, &mut ds, &mut dqkv);
+                bufs.put_f32(self.d_scores, ds);
+            }
+            BackwardRows::Keys => {
+                let inputs = (
+                    bufs.f32(self.qkv),
+                    bufs.f32(self.probs),
+                    bufs.f32(self.d_out),
+                    bufs.f32(self.d_scores),
+                );
+                attention_backward_key_cpu(&self.g, inputs, &mut dqkv);
+            }
+        }
         bufs.put_f32(self.d_qkv, dqkv);
     }
     fn flops(&self) -> f64 {
-        // dK = dSᵀ Q and dV = Pᵀ dO.
+        // Queries: dP = dO Vᵀ and dQ = dS K; keys: dK = dSᵀ Q and dV = Pᵀ dO.
         (4 * self.g.head_dim * self.g.pairs()) as f64
     }
 }

@@ -6,7 +6,7 @@ use super::TransformerConfig;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
 use crate::ops::activation::{ActBackward, ActForward, Activation};
 use crate::ops::add::Add;
-use crate::ops::attention::{AttentionBackwardKey, AttentionBackwardQuery, AttentionForward, AttentionGeom};
+use crate::ops::attention::{AttentionBackward, AttentionForward, AttentionGeom};
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
 use crate::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
@@ -375,22 +375,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
             (d_out, 0, false),
             (rows, d, d),
         ));
-        ops.push(Box::new(AttentionBackwardQuery {
-            g,
-            qkv,
-            probs,
-            d_out,
-            d_scores,
-            d_qkv,
-        }));
-        ops.push(Box::new(AttentionBackwardKey {
-            g,
-            qkv,
-            probs,
-            d_out,
-            d_scores,
-            d_qkv,
-        }));
+        ops.extend(AttentionBackward::pair(g, (qkv, probs, d_out), (d_scores, d_qkv)));
         ops.push(product(
             (d_qkv, 0, 1, 3 * d),
             (xs[l], 0, d, 1),
