@@ -55,23 +55,33 @@ pub fn embed_cpu(g: &EmbedGeom, ids: &[u32], table: &[f32], positions: &[f32], x
     }
 }
 
-/// The table's gradient (added to `d_table` when `accumulate`) and the positions'.
-pub fn embed_backward_cpu(
+/// The table's gradient: each token's rows of `d_x` summed into its row (added to what
+/// `d_table` holds when `accumulate`).
+pub fn embed_table_grad_cpu(
     g: &EmbedGeom,
     (ids, d_x): (&[u32], &[f32]),
     accumulate: bool,
     d_table: &mut [f32],
-    d_positions: &mut [f32],
 ) {
     let w = g.width;
     if !accumulate {
         d_table.iter_mut().for_each(|v| *v = 0.0);
     }
-    d_positions.iter_mut().for_each(|v| *v = 0.0);
     for n in 0..g.tokens {
-        let (row, pos) = (ids[n] as usize * w, (n % g.seq) * w);
+        let row = ids[n] as usize * w;
         for c in 0..w {
             d_table[row + c] += d_x[n * w + c];
+        }
+    }
+}
+
+/// The positions' gradient: each position's rows of `d_x` summed over the batch.
+pub fn embed_positions_grad_cpu(g: &EmbedGeom, d_x: &[f32], d_positions: &mut [f32]) {
+    let w = g.width;
+    d_positions.iter_mut().for_each(|v| *v = 0.0);
+    for n in 0..g.tokens {
+        let pos = (n % g.seq) * w;
+        for c in 0..w {
             d_positions[pos + c] += d_x[n * w + c];
         }
     }
@@ -145,10 +155,9 @@ impl Kernel for EmbedTableGrad {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_table = bufs.take_f32(self.d_table);
-        let mut unused = vec![0.0; self.g.seq * self.g.width];
         let rows = self.g.table_off..self.g.table_off + self.g.vocab * self.g.width;
         let inputs = (bufs.u32(self.ids), bufs.f32(self.d_x));
-        embed_backward_cpu(&self.g, inputs, self.accumulate, &mut d_table[rows], &mut unused);
+        embed_table_grad_cpu(&self.g, inputs, self.accumulate, &mut d_table[rows]);
         bufs.put_f32(self.d_table, d_table);
     }
 }
@@ -168,11 +177,8 @@ impl Kernel for EmbedPositionsGrad {
     }
     fn run_cpu(&self, bufs: &mut CpuBuffers, _: &StepScalars) {
         let mut d_positions = bufs.take_f32(self.d_positions);
-        let ids = vec![0; self.g.tokens];
-        let mut unused = vec![0.0; self.g.vocab * self.g.width];
         let rows = self.g.pos_off..self.g.pos_off + self.g.seq * self.g.width;
-        let inputs = (&ids[..], bufs.f32(self.d_x));
-        embed_backward_cpu(&self.g, inputs, false, &mut unused, &mut d_positions[rows]);
+        embed_positions_grad_cpu(&self.g, bufs.f32(self.d_x), &mut d_positions[rows]);
         bufs.put_f32(self.d_positions, d_positions);
     }
 }
