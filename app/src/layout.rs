@@ -120,6 +120,18 @@ impl Record for lab_sims::precision_run::PrecisionRecord {
     }
 }
 
+impl Record for lab_sims::attention::record::AttentionRecord {
+    fn csv(&self) -> String {
+        lab_sims::attention::record::AttentionRecord::csv(self)
+    }
+    fn from_json(text: &str) -> Result<Self, String> {
+        Ok(lab_sims::attention::record::AttentionRecord::from_json(text)?)
+    }
+    fn runs(&self) -> usize {
+        self.runs.len()
+    }
+}
+
 impl Record for lab_sims::sparsity::record::SparsityRecord {
     fn csv(&self) -> String {
         lab_sims::sparsity::record::SparsityRecord::csv(self)

@@ -1,6 +1,7 @@
 //! The training lab's front end (leptos, client-side rendered). It shows and drives the engine;
 //! all the math lives in `engine`.
 
+mod attention;
 mod banner;
 mod bench;
 mod browser;
@@ -79,6 +80,7 @@ fn mount_page(last: &str) {
         "parallelism" => mount_to_body(parallelism::ParallelismPage),
         "bench" => mount_to_body(bench::BenchPage),
         "sparsity" => mount_to_body(sparsity::SparsityPage),
+        "attention" => mount_to_body(attention::AttentionPage),
         "hardware" => mount_to_body(hardware::HardwarePage),
         _ => mount_to_body(playground::App),
     }

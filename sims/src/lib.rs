@@ -4,6 +4,7 @@
 //! precision runs, optimizer surfaces, iteration timelines, and the benchmark workloads. The
 //! engine knows none of these; they reach it only through its public API.
 
+pub mod attention;
 pub mod bench;
 pub mod cluster;
 pub mod cluster_run;

@@ -49,4 +49,5 @@ labs! {
     bench => BenchLab,
     sparsity => SparsityLab,
     hardware => HardwareLab,
+    attention => AttentionLab,
 }

@@ -3,6 +3,7 @@
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+pub mod attention;
 pub mod cluster;
 pub mod hardware;
 pub mod heatmap;

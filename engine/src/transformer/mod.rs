@@ -232,6 +232,32 @@ impl TinyTransformer {
             .collect())
     }
 
+    /// Every head's attention on rows `rows` of `set` (the batch's first rows; the last repeats
+    /// to fill it), after a forward pass with no update: per block, `[batch, heads, seq, seq]`
+    /// probabilities, a query's row over its keys.
+    pub async fn attention_maps(&mut self, set: &Dataset, rows: &[usize]) -> Result<Vec<Vec<f32>>, Error> {
+        self.check(set)?;
+        let c = self.config;
+        let last = *rows.last().unwrap_or(&0);
+        let filled: Vec<usize> = (0..c.batch)
+            .map(|i| rows.get(i).copied().unwrap_or(last).min(set.len() - 1))
+            .collect();
+        self.load(set, &filled);
+        self.backend.run(
+            Pass::Gradient,
+            &StepScalars {
+                t: self.step.max(1),
+                ..Default::default()
+            },
+        );
+        let len = c.batch * c.heads * c.seq * c.seq;
+        let mut out = Vec::with_capacity(c.blocks);
+        for block in 0..c.blocks {
+            out.push(self.backend.read_f32(self.bufs.probs[block], len).await?);
+        }
+        Ok(out)
+    }
+
     pub fn plan(&self) -> &crate::plan::Plan {
         self.backend.plan()
     }

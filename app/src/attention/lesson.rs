@@ -1,0 +1,26 @@
+//! The attention lab's "what to try → what you see → why" panel (`crate::lessons::lesson` draws it).
+
+use crate::lessons::{step, Step};
+
+pub const STEPS: &[Step] = &[
+    step(
+        "press Run (the defaults: copy 4 random tokens after a separator, a 2-block transformer with 2 heads a block, 300 steps: well under a minute on the CPU path).",
+        "test accuracy climbs from below chance (1 in 10) to 100 % on sequences the model never saw, most of the way between steps 50 and 200; in the attention grid, the last row of a second-block head turns into one dark cell on the position of the token to copy, and the verdict's share of attention there rises from about an eighth to over 99 %.",
+        "to copy, the model must find where the next token stood: the position right after the one it last copied. Attention is a learned lookup — each query scores every earlier key (QKᵀ/√d), the softmax turns the scores into weights, and the output is the weighted mean of the values — so one head can put all its weight on the single position that holds the answer (an induction-like head: Olsson et al. 2022). The native test asserts it at seeds 1 to 3 (state/tests/attention_lab.rs).",
+    ),
+    step(
+        "choose the preset “memorizing” and Run (a + b mod 23, half the 529 pairs trained on, no weight decay).",
+        "training accuracy reaches 100 % within a few hundred steps while test accuracy on the other half of the pairs stays near chance (1/23 ≈ 4 %) and the test loss climbs.",
+        "the model has enough parameters to store every training pair as it is: a lookup table fits the training set and says nothing about the pairs it has not seen. Nothing in the loss asks for more, so without a pressure toward simpler solutions it stays there (theory §12.4).",
+    ),
+    step(
+        "choose the preset “grokking” and Run on WebGPU (the same task, weight decay 1 against 0, 7,000 steps each: minutes on a GPU, much longer on the CPU path).",
+        "with weight decay both curves start as before — training at 100 % early, test near chance — but thousands of steps later test accuracy jumps to 100 % while the weights' norm falls; without weight decay it stays low.",
+        "grokking (Power et al. 2022): weight decay slowly shrinks the weights, and the memorizing solution needs large ones; the network drifts to a smaller-norm solution that computes a + b mod p by rotating through Fourier components (Nanda et al. 2023), and that one holds for every pair. Measured at seed 1 in theory §12.4; the decay of the norm before the jump is the sign to look for.",
+    ),
+    step(
+        "in the copy task, set the blocks to 1 and Run; then set the heads to 1.",
+        "one block still learns the copy, more slowly; the attention grid shows how the single block's heads split the work.",
+        "with learned positions a single block can attend straight to a position; the classic induction head needs two (a previous-token head, then the lookup), which is why the defaults use two blocks and why the second block's heads show the sharpest lookup.",
+    ),
+];
