@@ -39,6 +39,8 @@ const SMALL = {
   'sparsity-lottery': { state: '&steps=30&images=500' },
   'sparsity-layers': { state: '&steps=30&images=500' },
   'sparsity-structured': { state: '&steps=30&images=500' },
+  // state/tests/attention_lab.rs trains the preset over five seeds.
+  'attention-memorize': { state: '&steps=50&every=25' },
   'scaling-normalization': { state: '&max_steps=200' },
   'scaling-lars': { state: '&max_steps=40' },
   'cluster-async-momentum': { state: '&max_steps=100' },

@@ -19,6 +19,7 @@ const RUN = {
   bench: null,
   sparsity: ['sparse-run', 'sparse-status', /^(done|failed)/],
   hardware: ['hw-run', 'hw-status', /^(done|failed)/],
+  attention: ['attn-run', 'attn-status', /^(done|failed)/],
   labs: null,
 };
 // `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.

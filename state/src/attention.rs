@@ -28,8 +28,8 @@ pub const PRESETS: [(&str, &str, &str); 3] = [
     ),
     (
         "memorize",
-        "memorizing: a + b mod 23 without weight decay, 1,000 steps",
-        "task=modular&p=23&train_fraction=0.5&width=64&heads=4&hidden=256&blocks=1&batch=256&lr=0.001&steps=1000&every=50&decays=0",
+        "memorizing: a + b mod 23 without weight decay, 600 steps",
+        "task=modular&p=23&train_fraction=0.5&width=64&heads=4&hidden=256&blocks=1&batch=256&lr=0.001&steps=600&every=50&decays=0",
     ),
 ];
 

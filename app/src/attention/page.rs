@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use lab_sims::attention::record::AttentionRecord;
 use lab_sims::attention::Task;
-use lab_state::attention::{parse_decays, AttentionLab as Settings, PRESETS};
+use lab_state::attention::{AttentionLab as Settings, PRESETS};
 
 use super::run::run_all;
 use super::{redraw, Canvases};
@@ -86,7 +86,10 @@ pub fn AttentionPage() -> impl IntoView {
                 {number_input("Steps", "attn-steps", |s| s.steps.to_string(), |s, v| v.parse().ok().map(|x| s.steps = x).is_some())}
                 {number_input("Steps between measurements", "attn-every", |s| s.every.to_string(), |s, v| v.parse().ok().map(|x| s.every = x).is_some())}
                 {number_input("Learning rate (Adam, AdamW)", "attn-lr", |s| s.lr.to_string(), |s, v| v.parse().ok().filter(|x: &f32| x.is_finite()).map(|x| s.lr = x).is_some())}
-                {number_input("Weight decays compared, a run each (0: Adam)", "attn-decays", |s| s.decays.clone(), |s, v| parse_decays(v).map(|_| s.decays = v.into()).is_ok())}
+                {number_input("Weight decays compared, a run each (0: Adam)", "attn-decays", |s| s.decays.clone(), |s, v| {
+                    s.decays = v.into();
+                    true
+                })}
                 {number_input("Seed (the data, the weights' start, the batches)", "attn-seed", |s| s.seed.to_string(), |s, v| v.parse().ok().map(|x| s.seed = x).is_some())}
                 {number_input("Example shown (a test sequence's number)", "attn-example", |s| s.example.to_string(), |s, v| v.parse().ok().map(|x| s.example = x).is_some())}
                 {crate::controls::backend_select("attn-backend", settings)}

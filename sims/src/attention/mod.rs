@@ -119,7 +119,7 @@ impl AttentionPlan {
     pub fn token_name(&self, t: usize) -> String {
         match (self.task, t == self.p) {
             (Task::Modular, true) => "=".into(),
-            (Task::Copy, true) => "|".into(),
+            (Task::Copy, true) => "#".into(),
             _ => t.to_string(),
         }
     }
