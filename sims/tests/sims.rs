@@ -15,4 +15,5 @@ mod precision_training;
 mod scaling;
 mod step_memory;
 mod surfaces;
+mod transformer_memory;
 mod zero_run;

@@ -100,7 +100,7 @@ fn is_state(name: &str) -> bool {
 }
 
 /// Each binding's access in the shader: true where it is `read_write`.
-fn writable(source: &str, binding: u32) -> bool {
+pub(crate) fn writable(source: &str, binding: u32) -> bool {
     let tag = format!("@binding({binding})");
     source
         .lines()

@@ -32,7 +32,7 @@ pub type KernelList = Vec<Box<dyn Kernel>>;
 
 mod buffers;
 mod fuse;
-mod graph;
+pub(crate) mod graph;
 mod layer_ops;
 mod layer_spans;
 pub mod liveness;

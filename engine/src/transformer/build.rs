@@ -77,6 +77,8 @@ pub struct TransformerBuffers {
     pub log_loss: BufId,
     /// Each block's attention probabilities, [batch, heads, seq, seq].
     pub probs: Vec<BufId>,
+    /// The forward kernels are the plan's first `forward_end`; the head and loss come next.
+    pub forward_end: usize,
 }
 
 /// C = A · B with the strides given: (offset, row stride, column stride) of A and of B.
@@ -252,6 +254,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         xs.push(next);
         kept.push((qkv, probs, out, h, u, gelu));
     }
+    let forward_end = ops.len();
     // The head at each sequence's last position: logits = x_last tableᵀ.
     let last = *xs.last().expect("the embedding");
     let logits = tb.add("logits", Elem::F32, b * v);
@@ -430,6 +433,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         correct,
         log_loss,
         probs,
+        forward_end,
     };
     (plan, layout, bufs)
 }

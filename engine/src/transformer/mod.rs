@@ -68,6 +68,46 @@ pub struct TinyTransformer {
     rng: Rng,
 }
 
+/// The activations a training step keeps from its forward pass for its backward, in the
+/// order the forward writes them: every buffer a forward kernel writes that the loss or the
+/// backward binds, as (name, elements). Read from the kernels' bindings and their shaders'
+/// access (a forward kernel writes what it binds `read_write`), so it is the step's own dataflow
+/// (docs/theory.md §12.6).
+pub fn kept_activations(config: &TransformerConfig) -> Vec<(String, usize)> {
+    let (plan, _, bufs) = build::plan(config, Optimizer::adam());
+    let specs = &plan.table.specs;
+    let bound = |k: &Box<dyn crate::kernel::Kernel>, written: bool| {
+        let source = k.shader().source;
+        k.bindings()
+            .into_iter()
+            .filter(move |(b, _)| crate::plan::graph::writable(source, *b) == written)
+            .map(|(_, id)| id)
+            .collect::<Vec<_>>()
+    };
+    let (forward, rest) = plan.train.split_at(bufs.forward_end);
+    let backward = &rest[..plan.optimizer_start - bufs.forward_end];
+    let mut written: Vec<crate::kernel::BufId> = Vec::new();
+    for k in forward {
+        for id in bound(k, true) {
+            if !written.contains(&id) && specs[id.0].name != "params" {
+                written.push(id);
+            }
+        }
+    }
+    // A backward kernel binds a forward activation only to read it (one shader may declare it
+    // read_write for its forward entry).
+    let read: Vec<crate::kernel::BufId> = backward
+        .iter()
+        .flat_map(|k| k.bindings())
+        .map(|(_, id)| id)
+        .collect();
+    written
+        .into_iter()
+        .filter(|id| read.contains(id))
+        .map(|id| (specs[id.0].name.clone(), specs[id.0].len))
+        .collect()
+}
+
 /// Initial parameters: embeddings and weights N(0, 1/fan_in), biases 0.
 pub fn initial_params(c: &TransformerConfig, layout: &Layout, seed: u64) -> Vec<f32> {
     let mut rng = Rng::new(seed);

@@ -4,6 +4,7 @@
 //! the same data and initial weights. `run` trains one run in chunks and measures it after each;
 //! `record` keeps what the page and the lessons read.
 
+pub mod memory;
 pub mod record;
 pub mod run;
 

@@ -1,0 +1,129 @@
+//! A transformer block's activation memory (docs/theory.md §12.6): Korthikanti et al. 2022's
+//! count, term by term — what one layer keeps from its forward pass for its backward, as a
+//! function of the sequence s, the batch b, the width h, the heads a and the MLP's width f — and
+//! how tensor parallelism over t devices (each holding a/t heads and a t-th of the MLP) and
+//! sequence parallelism divide it. The paper's setting (16-bit activations, dropout, two layer
+//! norms, f = 4h) gives its sbh(34 + 5as/h); the lab's engine (f32, no dropout, no layer norm)
+//! keeps the terms that remain, which `engine::transformer::kept_activations` reads from the
+//! step's own kernels.
+
+use serde::{Deserialize, Serialize};
+
+/// One layer's shape and how it is trained.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    pub seq: usize,
+    pub batch: usize,
+    pub width: usize,
+    pub heads: usize,
+    /// The MLP's hidden width (4·width in the paper).
+    pub hidden: usize,
+    /// Bytes of an activation (2 in the paper; 4 in the lab's f32 engine).
+    pub bytes: usize,
+    pub dropout: bool,
+    pub layer_norm: bool,
+}
+
+/// One kept tensor: what it is, its bytes, and whether tensor parallelism splits it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub name: &'static str,
+    pub bytes: f64,
+    /// Inside the attention or the MLP, whose heads and hidden units the t devices share.
+    pub split: bool,
+}
+
+impl Block {
+    /// The paper's GPT layer: 16-bit, dropout, layer norm, an MLP 4 times as wide.
+    pub fn paper(seq: usize, batch: usize, width: usize, heads: usize) -> Self {
+        Self {
+            seq,
+            batch,
+            width,
+            heads,
+            hidden: 4 * width,
+            bytes: 2,
+            dropout: true,
+            layer_norm: true,
+        }
+    }
+
+    /// Korthikanti et al.'s §4.1 list, each term as they count it (a dropout mask a byte an
+    /// element), the ones the setting has.
+    pub fn terms(&self) -> Vec<Term> {
+        let (s, b, h, a, f) = (
+            self.seq as f64,
+            self.batch as f64,
+            self.width as f64,
+            self.heads as f64,
+            self.hidden as f64,
+        );
+        let e = self.bytes as f64;
+        let (sbh, scores) = (s * b * h, a * s * s * b);
+        let mut t = vec![
+            ("attention: input of the QKV projection", e * sbh, false),
+            ("attention: Q and K (for QKᵀ)", 2.0 * e * sbh, true),
+            ("attention: softmax output", e * scores, true),
+        ];
+        if self.dropout {
+            t.push(("attention: softmax dropout mask", scores, true));
+            t.push(("attention: softmax dropout output (for ·V)", e * scores, true));
+        }
+        t.push(("attention: V", e * sbh, true));
+        t.push(("attention: input of the output projection", e * sbh, true));
+        if self.dropout {
+            t.push(("attention: dropout mask after the projection", sbh, false));
+        }
+        t.push(("MLP: input of the first linear", e * sbh, false));
+        t.push(("MLP: first linear's output (for the GELU)", e * s * b * f, true));
+        t.push(("MLP: GELU output (for the second linear)", e * s * b * f, true));
+        if self.dropout {
+            t.push(("MLP: dropout mask", sbh, false));
+        }
+        if self.layer_norm {
+            t.push(("layer norms: their two inputs", 2.0 * e * sbh, false));
+        }
+        t.into_iter()
+            .map(|(name, bytes, split)| Term { name, bytes, split })
+            .collect()
+    }
+
+    /// Bytes one device keeps for this layer, over `t` tensor-parallel devices; with
+    /// `sequence_parallel` the terms outside the attention and MLP are split along the sequence.
+    pub fn bytes_per_device(&self, t: usize, sequence_parallel: bool) -> f64 {
+        let t = t.max(1) as f64;
+        self.terms()
+            .iter()
+            .map(|x| {
+                if x.split || sequence_parallel {
+                    x.bytes / t
+                } else {
+                    x.bytes
+                }
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_papers_setting_sums_to_its_closed_forms() {
+        // GPT-3's layer (h 12,288, a 96) at s 2,048, b 1 and a small one: the terms add up to
+        // sbh(34 + 5as/h) (eq. 1), sbh(10 + 24/t + 5as/(ht)) with tensor parallelism (eq. 2)
+        // and sbh/t · (34 + 5as/h) with sequence parallelism too (eq. 4).
+        for (s, b, h, a) in [(2048, 1, 12_288, 96), (16, 4, 32, 2)] {
+            let x = Block::paper(s, b, h, a);
+            let (sbh, ash) = ((s * b * h) as f64, (a * s) as f64 / h as f64);
+            assert_eq!(x.bytes_per_device(1, false), sbh * (34.0 + 5.0 * ash));
+            for t in [2.0, 4.0, 8.0] {
+                let eq2 = sbh * (10.0 + 24.0 / t + 5.0 * ash / t);
+                assert!((x.bytes_per_device(t as usize, false) - eq2).abs() < 1e-6 * eq2);
+                let eq4 = sbh / t * (34.0 + 5.0 * ash);
+                assert!((x.bytes_per_device(t as usize, true) - eq4).abs() < 1e-6 * eq4);
+            }
+        }
+    }
+}

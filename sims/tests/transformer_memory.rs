@@ -1,0 +1,66 @@
+//! A transformer block's activation memory three ways that must agree: what the engine's step
+//! keeps from its forward pass for its backward (`kept_activations`, read from the kernels'
+//! bindings), a hand count of this model, and Korthikanti et al. 2022's term list with the terms
+//! the engine has no use for (dropout, layer norm) left out, at 4 bytes an element.
+
+use engine::transformer::{kept_activations, TransformerConfig};
+use lab_sims::attention::memory::Block;
+
+#[test]
+fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_norm() {
+    let c = TransformerConfig {
+        vocab: 11,
+        seq: 8,
+        width: 32,
+        heads: 2,
+        hidden: 64,
+        blocks: 2,
+        batch: 4,
+    };
+    let kept = kept_activations(&c);
+    let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+    // Per block: its input, Q|K|V, the heads' output (the projection's input), the softmax
+    // output, the MLP's input, its first linear's output and its GELU; then the head's input.
+    assert_eq!(
+        names,
+        [
+            "x0",
+            "block0.qkv",
+            "block0.attention",
+            "block0.probs",
+            "block0.h",
+            "block0.u",
+            "block0.gelu",
+            "x1",
+            "block1.qkv",
+            "block1.attention",
+            "block1.probs",
+            "block1.h",
+            "block1.u",
+            "block1.gelu",
+            "x2"
+        ]
+    );
+    let (s, b, d, a, f) = (8, 4, 32, 2, 64);
+    // By hand: 6 tensors of s·b·d, 2 of s·b·f, a·b·s² probabilities, 4 bytes each.
+    let by_hand = 4 * (6 * s * b * d + 2 * s * b * f + a * b * s * s);
+    assert_eq!(by_hand, 43_008);
+    let paper = Block {
+        seq: s,
+        batch: b,
+        width: d,
+        heads: a,
+        hidden: f,
+        bytes: 4,
+        dropout: false,
+        layer_norm: false,
+    };
+    for l in 0..2 {
+        let block: usize = (kept.iter())
+            .filter(|(n, _)| n.starts_with(&format!("block{l}.")) || *n == format!("x{l}"))
+            .map(|(_, len)| 4 * len)
+            .sum();
+        assert_eq!(block, by_hand, "block {l}");
+        assert_eq!(paper.bytes_per_device(1, false), by_hand as f64);
+    }
+}
