@@ -36,6 +36,15 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     assert.equal(example[2], example[1].slice(0, 6));
     assert.equal(example[3], example[1][6]);
     await screenshot(page, 'attention-copy.png');
+    // The memory view, counted by hand for the defaults (s 8, b 64, d 32, 2 heads, MLP 64, f32):
+    // 6 tensors of s·b·d, 2 of s·b·f and a·b·s² probabilities; over 2 devices, the block's and
+    // the MLP's inputs whole and the rest halved; the paper's setting (2 bytes, dropout, layer
+    // norms) 18·sbd + 4·sbf + 5·abs² bytes.
+    const [sbd, sbf, abss] = [8 * 64 * 32, 8 * 64 * 64, 2 * 64 * 8 * 8];
+    assert.equal(Number(await metric(page, 'kept-bytes')), 4 * (6 * sbd + 2 * sbf + abss));
+    assert.equal(Number(await metric(page, 'formula-bytes')), 4 * (6 * sbd + 2 * sbf + abss));
+    assert.equal(Number(await metric(page, 'tp-bytes-2')), 4 * (2 * sbd + (4 * sbd + 2 * sbf + abss) / 2));
+    assert.equal(Number(await metric(page, 'paper-bytes')), 18 * sbd + 4 * sbf + 5 * abss);
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('attn-export-csv'))]);
     const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');

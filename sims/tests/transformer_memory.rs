@@ -63,4 +63,14 @@ fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_
         assert_eq!(block, by_hand, "block {l}");
         assert_eq!(paper.bytes_per_device(1, false), by_hand as f64);
     }
+    // The page's curve: at every length from 8 to 2,048 the engine keeps exactly the count, and
+    // the softmax output's square makes it grow faster than the length.
+    let points = lab_sims::attention::memory::curve(&c);
+    assert_eq!(points.len(), 9, "the model's own length 8 is one of them");
+    for p in &points {
+        assert_eq!(p.engine, p.formula, "seq {}", p.seq);
+        assert_eq!(p.tensor.len(), 1, "2 heads: over 2 devices");
+    }
+    let (first, last) = (&points[0], &points[8]);
+    assert!(last.engine / first.engine > 2.0 * (last.seq / first.seq) as f64);
 }

@@ -59,7 +59,11 @@ fn example_text(r: &AttentionRecord) -> String {
     )
 }
 
-pub fn figures(canvases: Canvases, record: RwSignal<Option<AttentionRecord>>) -> impl IntoView {
+pub fn figures(
+    canvases: Canvases,
+    record: RwSignal<Option<AttentionRecord>>,
+    memory: super::memory::Memory,
+) -> impl IntoView {
     let runs = move || {
         record.with(|r| {
             r.as_ref()
@@ -93,6 +97,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<AttentionRecord>>) ->
                 <canvas node_ref=canvases.losses data-testid="attn-losses" data-empty="Press Run: the losses and the weights' norm over training." width="640" height="340"></canvas>
                 <figcaption>"Mean cross-entropy on the training sequences (dashed) and the test sequences (solid), log scale, and on the right axis the norm of all the parameters (thin dashes). Read it: with weight decay the norm falls while the test loss, after rising, comes down; the memorizing solution needs large weights, the general one smaller ones."</figcaption>
             </figure>
+            {super::memory::figure(canvases.memory, memory)}
             {crate::lessons::lesson("attn", super::lesson::STEPS)}
         </section>
     }

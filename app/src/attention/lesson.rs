@@ -19,6 +19,11 @@ pub const STEPS: &[Step] = &[
         "grokking (Power et al. 2022): weight decay slowly shrinks the weights, and the memorizing solution needs large ones; the network drifts to a smaller-norm solution that computes a + b mod p by rotating through Fourier components (Nanda et al. 2023), and that one holds for every pair. Measured at seed 1 in theory §12.4; the decay of the norm before the jump is the sign to look for.",
     ),
     step(
+        "look at the memory chart under the losses, then set the tokens copied to 16 and the batch to 256 (no need to Run).",
+        "the engine's kept bytes (dots) sit on Korthikanti's count (line) at every length; both grow faster than the length, and past a few hundred tokens the softmax output's row of the table dwarfs the rest; over 2 devices the per-device line falls, but not to half.",
+        "the softmax output is a·s² numbers a sequence, every query's weight on every key, against s·h for everything else; the backward needs it, so it is kept (or recomputed: FlashAttention keeps only a row's statistics). Tensor parallelism gives each device a/t heads, so it divides the scores and the MLP's units, but each device still keeps the block's and the MLP's whole inputs (Korthikanti et al. 2022; theory §12.6).",
+    ),
+    step(
         "in the copy task, set the blocks to 1 and Run; then set the heads to 1.",
         "one block still learns the copy, more slowly; the attention grid shows how the single block's heads split the work.",
         "with learned positions a single block can attend straight to a position; the classic induction head needs two (a previous-token head, then the lookup), which is why the defaults use two blocks and why the second block's heads show the sharpest lookup.",

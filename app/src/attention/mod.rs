@@ -5,6 +5,7 @@
 
 mod figures;
 mod lesson;
+mod memory;
 mod page;
 mod run;
 
@@ -22,6 +23,7 @@ struct Canvases {
     accuracy: NodeRef<Canvas>,
     losses: NodeRef<Canvas>,
     patterns: NodeRef<Canvas>,
+    memory: NodeRef<Canvas>,
     /// The run whose attention is shown (its index; past the last: the last).
     shown: RwSignal<usize>,
 }

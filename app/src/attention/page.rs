@@ -30,8 +30,10 @@ pub fn AttentionPage() -> impl IntoView {
         accuracy: NodeRef::new(),
         losses: NodeRef::new(),
         patterns: NodeRef::new(),
+        memory: NodeRef::new(),
         shown: RwSignal::new(0),
     };
+    let memory = super::memory::follow(settings, canvases.memory);
     // Choosing the run whose attention is shown redraws without training again.
     page.redraw_on(
         move || canvases.shown.track(),
@@ -99,7 +101,7 @@ pub fn AttentionPage() -> impl IntoView {
                     move |r| redraw(&canvases, r),
                 )}
             },
-            super::figures::figures(canvases, record),
+            super::figures::figures(canvases, record, memory),
         )}
     }
 }

@@ -123,16 +123,6 @@ fn link_label(name: &str) -> String {
     )
 }
 
-fn human_bytes(b: f64) -> String {
-    if b >= 1e6 {
-        format!("{:.2} MB", b / 1e6)
-    } else if b >= 1e3 {
-        format!("{:.1} kB", b / 1e3)
-    } else {
-        format!("{b:.0} B")
-    }
-}
-
 /// The timeline of one synchronous iteration as set (an asynchronous run draws its own trace).
 fn draw_timeline(c: &Canvases, s: &Settings) {
     let Some(canvas) = c.timeline.get_untracked() else {

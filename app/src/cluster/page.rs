@@ -10,7 +10,7 @@ use super::animation::animation_figure;
 use super::exports::exports;
 use super::runs::{plan, run_all};
 use super::settings_panel::settings_panel;
-use super::{charts, curve, draw_curves, draw_timeline, human_bytes, Canvases, Settings};
+use super::{charts, curve, draw_curves, draw_timeline, Canvases, Settings};
 use crate::recorded::RecordedPage;
 use crate::share::hidden;
 
@@ -115,7 +115,7 @@ pub fn ClusterPage() -> impl IntoView {
                                 (None, None, Some(s)) => format!("stalled at update {s}: no progress for {STALL_CHECKS} checks"),
                                 (None, None, None) => "not reached".into(),
                             }}</td>
-                            <td>{human_bytes(x.bytes_per_step)}</td>
+                            <td>{crate::chart_text::bytes(x.bytes_per_step)}</td>
                             <td>{if x.dense_bytes_per_step > 0.0 { format!("{:.0} %", 100.0 * (1.0 - x.bytes_per_step / x.dense_bytes_per_step)) } else { "–".into() }}</td>
                             <td>{format!("{:.1} / {}", x.staleness_mean, x.staleness_max)}</td>
                             <td>{x.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td>

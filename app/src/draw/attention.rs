@@ -6,6 +6,7 @@
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
+use lab_sims::attention::memory::MemoryPoint;
 use lab_sims::attention::record::{AttentionRecord, AttentionRun, Point};
 
 use super::legend::{self, Key};
@@ -205,4 +206,81 @@ pub fn patterns(canvas: HtmlCanvasElement, record: &AttentionRecord, run: &Atten
         let _ = bar.draw_text(&format!("{v}"), &font, (32, y - 6));
     }
     let _ = bar.draw_text("weight", &font, (4, top - 22));
+}
+
+/// One block's activation memory against the sequence length (log–log): what the engine's step
+/// keeps (dots), Korthikanti et al.'s count for its setting (line), the paper's own setting
+/// (16-bit, dropout, layer norms; dashed) and, per device, tensor parallelism over t devices.
+pub fn memory(canvas: HtmlCanvasElement, points: &[MemoryPoint], current: usize) {
+    let Some(root) = area(canvas) else { return };
+    let tensors: Vec<usize> = points
+        .first()
+        .map_or(Vec::new(), |p| p.tensor.iter().map(|(t, _)| *t).collect());
+    let mut keys = vec![
+        Key::line(
+            "Korthikanti's count, this engine (f32, no dropout or layer norm)",
+            color(0),
+        ),
+        Key::dashed("the paper's setting (16-bit, dropout, layer norms)", color(1)),
+    ];
+    keys.extend(
+        tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Key::dashed(format!("per device, heads over {t} devices"), color(2 + i))),
+    );
+    let plot = legend::below(&root, &keys);
+    let all = points.iter().flat_map(|p| {
+        [p.engine, p.formula, p.paper]
+            .into_iter()
+            .chain(p.tensor.iter().map(|(_, b)| *b))
+    });
+    let (lo, hi) = all.fold((f64::MAX, 1.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (x0, x1) = (
+        points.first().map_or(8.0, |p| p.seq as f64),
+        points.last().map_or(2048.0, |p| p.seq as f64),
+    );
+    let Ok(mut chart) = ChartBuilder::on(&plot)
+        .margin(12)
+        .x_label_area_size(34)
+        .y_label_area_size(84)
+        .build_cartesian_2d((x0..x1).log_scale(), ((lo / 2.0).max(1.0)..hi * 2.0).log_scale())
+    else {
+        return;
+    };
+    let _ = chart
+        .configure_mesh()
+        .x_desc("sequence length (tokens, log scale)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_desc("bytes kept per block (log scale)")
+        .y_label_formatter(&|y| crate::chart_text::bytes(*y))
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(("sans-serif", 12))
+        .draw();
+    let line =
+        |f: &dyn Fn(&MemoryPoint) -> f64| points.iter().map(|p| (p.seq as f64, f(p))).collect::<Vec<_>>();
+    let _ = chart.draw_series(LineSeries::new(line(&|p| p.formula), color(0).stroke_width(2)));
+    let _ = chart.draw_series(
+        points
+            .iter()
+            .map(|p| Circle::new((p.seq as f64, p.engine), 4, color(0).filled())),
+    );
+    let _ = chart.draw_series(DashedLineSeries::new(
+        line(&|p| p.paper),
+        6,
+        4,
+        color(1).stroke_width(2),
+    ));
+    for (i, t) in tensors.iter().enumerate() {
+        let per = line(&|p| p.tensor.iter().find(|(x, _)| x == t).map_or(0.0, |(_, b)| *b));
+        let _ = chart.draw_series(DashedLineSeries::new(per, 3, 3, color(2 + i).stroke_width(2)));
+    }
+    // The model's own sequence length.
+    let c = current as f64;
+    let _ = chart.draw_series(DashedLineSeries::new(
+        vec![(c, lo / 2.0), (c, hi * 2.0)],
+        2,
+        4,
+        RGBColor(120, 120, 120).stroke_width(1),
+    ));
 }

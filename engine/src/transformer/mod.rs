@@ -76,20 +76,14 @@ pub struct TinyTransformer {
 pub fn kept_activations(config: &TransformerConfig) -> Vec<(String, usize)> {
     let (plan, _, bufs) = build::plan(config, Optimizer::adam());
     let specs = &plan.table.specs;
-    let bound = |k: &Box<dyn crate::kernel::Kernel>, written: bool| {
-        let source = k.shader().source;
-        k.bindings()
-            .into_iter()
-            .filter(move |(b, _)| crate::plan::graph::writable(source, *b) == written)
-            .map(|(_, id)| id)
-            .collect::<Vec<_>>()
-    };
     let (forward, rest) = plan.train.split_at(bufs.forward_end);
     let backward = &rest[..plan.optimizer_start - bufs.forward_end];
     let mut written: Vec<crate::kernel::BufId> = Vec::new();
     for k in forward {
-        for id in bound(k, true) {
-            if !written.contains(&id) && specs[id.0].name != "params" {
+        let source = k.shader().source;
+        for (binding, id) in k.bindings() {
+            let write = crate::plan::graph::writable(source, binding);
+            if write && !written.contains(&id) && specs[id.0].name != "params" {
                 written.push(id);
             }
         }

@@ -105,6 +105,81 @@ impl Block {
     }
 }
 
+/// The sequence lengths the memory chart spans.
+pub const SEQS: [usize; 9] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048];
+
+/// One block's activation memory at one sequence length, in bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryPoint {
+    pub seq: usize,
+    /// What the engine's step keeps for one block (its first), read from its kernels.
+    pub engine: f64,
+    /// Korthikanti's terms for the engine's setting: f32, no dropout, no layer norm.
+    pub formula: f64,
+    /// The paper's setting at the same shape: 16-bit, dropout, layer norms.
+    pub paper: f64,
+    /// Per device over t tensor-parallel devices (t dividing the heads, above 1), the engine's
+    /// setting: (t, bytes).
+    pub tensor: Vec<(usize, f64)>,
+}
+
+impl Block {
+    /// The lab's engine setting for `config` at its own sequence length.
+    pub fn engine(c: &engine::transformer::TransformerConfig) -> Self {
+        Self {
+            seq: c.seq,
+            batch: c.batch,
+            width: c.width,
+            heads: c.heads,
+            hidden: c.hidden,
+            bytes: 4,
+            dropout: false,
+            layer_norm: false,
+        }
+    }
+}
+
+/// The bytes the engine's step keeps for block 0 of `config`.
+pub fn engine_block_bytes(c: &engine::transformer::TransformerConfig) -> f64 {
+    engine::transformer::kept_activations(c)
+        .iter()
+        .filter(|(n, _)| n.starts_with("block0.") || n == "x0")
+        .map(|(_, len)| 4.0 * *len as f64)
+        .sum()
+}
+
+/// One block of `config`'s model at each of `SEQS` and at its own length, in order.
+pub fn curve(c: &engine::transformer::TransformerConfig) -> Vec<MemoryPoint> {
+    let mut seqs: Vec<usize> = SEQS.to_vec();
+    if !seqs.contains(&c.seq) {
+        seqs.push(c.seq);
+        seqs.sort_unstable();
+    }
+    seqs.into_iter()
+        .map(|seq| {
+            let at = engine::transformer::TransformerConfig { seq, ..*c };
+            let block = Block::engine(&at);
+            let tensor = (2..=c.heads)
+                .filter(|t| c.heads.is_multiple_of(*t))
+                .map(|t| (t, block.bytes_per_device(t, false)))
+                .collect();
+            MemoryPoint {
+                seq,
+                engine: engine_block_bytes(&at),
+                formula: block.bytes_per_device(1, false),
+                paper: Block {
+                    bytes: 2,
+                    dropout: true,
+                    layer_norm: true,
+                    ..block
+                }
+                .bytes_per_device(1, false),
+                tensor,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
