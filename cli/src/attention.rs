@@ -1,27 +1,27 @@
 //! `lab attention`: trains the small transformer (`engine::transformer`) on a generated task and
 //! prints a JSON line every `--every` steps: the step, the training loss, training and test
 //! accuracy, and the weights' norm — on modular addition with weight decay, the grokking curves
-//! (Power et al. 2022); on copying, the accuracy an induction head brings.
+//! (Power et al. 2022); on copying and sorting, also how much the last block attends to where
+//! the answer stood. It runs the attention lab's own loop (`lab_sims::attention::run`).
 
-use engine::data::sequences::{copying, modular_addition};
-use engine::optim::Optimizer;
-use engine::transformer::{TinyTransformer, TransformerConfig};
+use lab_sims::attention::run::run;
+use lab_sims::attention::{AttentionPlan, Task};
 
 use crate::io::gpu_of;
 use crate::Backend;
 
 #[derive(clap::Args)]
 pub struct AttentionArgs {
-    /// `modular` (a + b mod p) or `copy` (repeat a sequence)
+    /// `modular` (a + b mod p), `copy` (repeat a sequence) or `sort` (write it out sorted)
     #[arg(long, default_value = "modular")]
     task: String,
-    /// The modulus of `modular`; the vocabulary of `copy`
+    /// The modulus of `modular`; the vocabulary of `copy` and `sort`
     #[arg(long, default_value_t = 97)]
     p: usize,
     /// Pairs trained on (`modular`); the rest are the test set
     #[arg(long, default_value_t = 0.3)]
     train_fraction: f32,
-    /// Tokens copied (`copy`)
+    /// Tokens copied or sorted
     #[arg(long, default_value_t = 8)]
     len: usize,
     #[arg(long, default_value_t = 10_000)]
@@ -30,7 +30,7 @@ pub struct AttentionArgs {
     every: usize,
     #[arg(long, default_value_t = 1e-3)]
     lr: f32,
-    /// AdamW's weight decay (0: Adam)
+    /// AdamW's weight decay (0: Adam; both with β₂ 0.98)
     #[arg(long, default_value_t = 1.0)]
     weight_decay: f32,
     #[arg(long, default_value_t = 128)]
@@ -50,86 +50,53 @@ pub struct AttentionArgs {
 }
 
 pub fn attention(a: &AttentionArgs) -> anyhow::Result<()> {
-    let (train, test, vocab, seq) = match a.task.as_str() {
-        "modular" => {
-            let (train, test) = modular_addition(a.p, a.train_fraction, a.seed);
-            (train, test, a.p + 1, 3)
-        }
-        "copy" => (
-            copying(a.p, a.len, 4096, a.seed),
-            copying(a.p, a.len, 512, a.seed + 1),
-            a.p + 1,
-            2 * a.len,
-        ),
-        other => anyhow::bail!("unknown task {other:?}: modular or copy"),
+    let task = match a.task.as_str() {
+        "modular" => Task::Modular,
+        "copy" => Task::Copy,
+        "sort" => Task::Sort,
+        other => anyhow::bail!("unknown task {other:?}: modular, copy or sort"),
     };
-    let config = TransformerConfig {
-        vocab,
-        seq,
+    let plan = AttentionPlan {
+        task,
+        p: a.p,
+        train_fraction: a.train_fraction,
+        len: a.len,
         width: a.width,
         heads: a.heads,
         hidden: a.hidden,
         blocks: a.blocks,
         batch: a.batch,
+        steps: a.steps,
+        every: a.every,
+        lr: a.lr,
+        decays: vec![a.weight_decay],
+        seed: a.seed,
+        example: 0,
     };
-    let optimizer = if a.weight_decay > 0.0 {
-        Optimizer::AdamW {
-            beta1: 0.9,
-            beta2: 0.98,
-            eps: 1e-8,
-            weight_decay: a.weight_decay,
-        }
-    } else {
-        Optimizer::adam()
-    };
-    let mut t = pollster::block_on(TinyTransformer::new(
-        config,
-        optimizer,
-        a.seed,
+    let (train, test) = plan.data();
+    // The lab's own loop: a line per measurement after the first step (the page also draws step 0).
+    let run = pollster::block_on(run(
+        &plan,
+        a.weight_decay,
         gpu_of(a.backend)?,
+        (&train, &test),
+        |r| {
+            let p = r.last().expect("a measurement");
+            if p.step > 0 {
+                let mut line = serde_json::json!({
+                    "step": p.step, "train_loss": p.train_loss, "train_accuracy": p.train_accuracy,
+                    "test_accuracy": p.test_accuracy, "test_loss": p.test_loss, "weight_norm": p.weight_norm,
+                });
+                if let Some(answer) = p.answer_attention {
+                    line["answer_attention"] = answer.into();
+                }
+                println!("{line}");
+            }
+            async { true }
+        },
     ))?;
-    let mut done = 0;
-    while done < a.steps {
-        let steps = a.every.min(a.steps - done).max(1);
-        let losses = pollster::block_on(t.train(&train, steps, a.lr))?;
-        done += steps;
-        let (train_accuracy, _) = pollster::block_on(t.evaluate(&train))?;
-        let (test_accuracy, test_loss) = pollster::block_on(t.evaluate(&test))?;
-        let norm = pollster::block_on(t.params())?
-            .iter()
-            .map(|p| f64::from(*p).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        let mut line = serde_json::json!({
-            "step": done, "train_loss": losses.last(), "train_accuracy": train_accuracy,
-            "test_accuracy": test_accuracy, "test_loss": test_loss, "weight_norm": norm,
-        });
-        if a.task == "copy" {
-            line["answer_attention"] = answer_attention(&t, test.len(), a.len)?.into();
-        }
-        println!("{line}");
+    if let Some(why) = run.stopped {
+        anyhow::bail!("stopped: {why}");
     }
     Ok(())
-}
-
-/// On copying, how much the last block's heads attend from the last position to where the
-/// answer first stood (the copy's next token, at position `shown` of the original): the mean
-/// over the last batch `evaluate` ran of the largest weight any head puts there. A head that
-/// looks the answer up puts nearly all its weight there.
-fn answer_attention(t: &TinyTransformer, rows: usize, len: usize) -> anyhow::Result<f64> {
-    let c = t.config;
-    let (b, seq) = (c.batch, c.seq);
-    // `evaluate`'s last batch: from the last multiple of the batch on, the last row repeated.
-    let start = (rows - 1) / b * b;
-    let heads: Vec<Vec<f32>> = (0..c.heads)
-        .map(|h| pollster::block_on(t.attention(c.blocks - 1, h)))
-        .collect::<Result<_, _>>()?;
-    let mut total = 0.0;
-    for i in 0..b {
-        // `copying` shows sample s's first s mod len tokens of the copy.
-        let shown = (start + i).min(rows - 1) % len;
-        let at = |h: &Vec<f32>| f64::from(h[i * seq * seq + (seq - 1) * seq + shown]);
-        total += heads.iter().map(at).fold(0.0, f64::max);
-    }
-    Ok(total / b as f64)
 }

@@ -345,6 +345,15 @@ fn lab_attention_prints_its_curves_and_refuses_a_bad_task() {
         "{}",
         copy[0]
     );
-    let (ok, err) = lab(&["attention", "--task", "sort", "--backend", "cpu"]);
+    // Sorting says where the next smallest token stood.
+    let sort = attention_lines(&[
+        "--task", "sort", "--p", "5", "--len", "3", "--steps", "10", "--every", "10",
+    ]);
+    assert!(
+        (0.0..=1.0).contains(&sort[0]["answer_attention"].as_f64().unwrap()),
+        "{}",
+        sort[0]
+    );
+    let (ok, err) = lab(&["attention", "--task", "reverse", "--backend", "cpu"]);
     assert!(!ok && err.contains("unknown task"), "{err}");
 }

@@ -128,7 +128,7 @@ impl AttentionLab {
     /// The test set's size, which bounds the example.
     fn test_rows(&self) -> usize {
         match self.task {
-            Task::Copy => COPY_TEST,
+            Task::Copy | Task::Sort => COPY_TEST,
             Task::Modular => {
                 let pairs = self.p * self.p;
                 pairs - ((pairs as f32 * self.train_fraction).round() as usize).min(pairs)

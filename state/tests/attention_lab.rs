@@ -98,3 +98,21 @@ fn the_memorizing_preset_fits_its_pairs_and_stays_near_chance_on_the_others() {
     }
     assert_sections("attention-memorize", &records);
 }
+
+/// The panel's sorting step: with the defaults otherwise, sorting is learned too, but no head
+/// becomes a single lookup — the last position's attention stays spread over the candidates.
+#[test]
+fn sorting_is_learned_without_a_single_lookup() {
+    let records: Vec<AttentionRecord> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (1..=2u64)
+            .map(|seed| scope.spawn(move || experiment(&format!("task=sort&steps=400&seed={seed}"), None)))
+            .collect();
+        runs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &records {
+        eprintln!("(seed {}) {}", r.plan.seed, r.verdict().unwrap());
+        assert!(metric(r, "test-acc-0") >= 90.0, "sorts unseen sequences");
+        assert!(metric(r, "answer-attention") < 60.0, "no single lookup");
+    }
+}
+

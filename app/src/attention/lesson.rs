@@ -19,9 +19,14 @@ pub const STEPS: &[Step] = &[
         "grokking (Power et al. 2022): weight decay slowly shrinks the weights, and the memorizing solution needs large ones; the network drifts to a smaller-norm solution that computes a + b mod p by rotating through Fourier components (Nanda et al. 2023), and that one holds for every pair. Measured at seed 1 in theory §12.4; the decay of the norm before the jump is the sign to look for.",
     ),
     step(
-        "look at the memory chart under the losses, then set the tokens copied to 16 and the batch to 256 (no need to Run).",
-        "the engine's kept bytes (dots) sit on Korthikanti's count (line) at every length; both grow faster than the length, and past a few hundred tokens the softmax output's row of the table dwarfs the rest; over 2 devices the per-device line falls, but not to half.",
+        "look at the memory chart under the losses (no need to Run), then set the width to 128 and the heads to 4.",
+        "the engine's kept bytes (dots) sit on Korthikanti's count (line) at every length; the lines bend upward past about 160 tokens, where the softmax output — a·s²·b numbers — outgrows all the rest together (6sbh + 2sbf); over 2 devices one device keeps about 60 % of a block at short lengths, not half, and nearer half at long ones. Wider, the bend moves right; more heads, left.",
         "the softmax output is a·s² numbers a sequence, every query's weight on every key, against s·h for everything else; the backward needs it, so it is kept (or recomputed: FlashAttention keeps only a row's statistics). Tensor parallelism gives each device a/t heads, so it divides the scores and the MLP's units, but each device still keeps the block's and the MLP's whole inputs (Korthikanti et al. 2022; theory §12.6).",
+    ),
+    step(
+        "choose the task “sort a sequence”, set the steps to 400 and Run.",
+        "the model learns to write the tokens out in ascending order (over 99 % of unseen sequences at seeds 1 and 2), but the share of attention on the position of the next token stays near a third, and the attention grid's last row is spread over several cells.",
+        "copying has one right place to look; sorting does not — the next token is the smallest not yet written, which the model must compare across the candidates. Its heads attend to several of them at once and leave the choice to the layers after (state/tests/attention_lab.rs asserts both at seeds 1 and 2).",
     ),
     step(
         "in the copy task, set the blocks to 1 and Run; then set the heads to 1.",

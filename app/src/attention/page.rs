@@ -70,16 +70,21 @@ pub fn AttentionPage() -> impl IntoView {
                 </label>
                 <label class:hidden=hidden("task")>"Task"
                     <select data-testid="attn-task" on:change=move |ev| {
-                        let t = if event_target_value(&ev) == "modular" { Task::Modular } else { Task::Copy };
+                        let t = match event_target_value(&ev).as_str() {
+                            "modular" => Task::Modular,
+                            "sort" => Task::Sort,
+                            _ => Task::Copy,
+                        };
                         set(&|s| s.task = t);
                     }>
                         <option value="copy" selected=move || settings.with(|s| s.task == Task::Copy)>"copy a sequence"</option>
+                        <option value="sort" selected=move || settings.with(|s| s.task == Task::Sort)>"sort a sequence"</option>
                         <option value="modular" selected=move || settings.with(|s| s.task == Task::Modular)>"a + b mod p"</option>
                     </select>
                 </label>
-                {number_input("p: the modulus (a + b mod p), or the copied tokens' vocabulary", "attn-p", |s| s.p.to_string(), |s, v| v.parse().ok().map(|x| s.p = x).is_some())}
+                {number_input("p: the modulus (a + b mod p), or the tokens' vocabulary (copy, sort)", "attn-p", |s| s.p.to_string(), |s, v| v.parse().ok().map(|x| s.p = x).is_some())}
                 {number_input("Share of the pairs trained on (a + b mod p)", "attn-train_fraction", |s| s.train_fraction.to_string(), |s, v| v.parse().ok().map(|x| s.train_fraction = x).is_some())}
-                {number_input("Tokens copied (copy)", "attn-len", |s| s.len.to_string(), |s, v| v.parse().ok().map(|x| s.len = x).is_some())}
+                {number_input("Tokens copied or sorted", "attn-len", |s| s.len.to_string(), |s, v| v.parse().ok().map(|x| s.len = x).is_some())}
                 {number_input("Width (d_model)", "attn-width", |s| s.width.to_string(), |s, v| v.parse().ok().map(|x| s.width = x).is_some())}
                 {number_input("Heads per block", "attn-heads", |s| s.heads.to_string(), |s, v| v.parse().ok().map(|x| s.heads = x).is_some())}
                 {number_input("MLP hidden width", "attn-hidden", |s| s.hidden.to_string(), |s, v| v.parse().ok().map(|x| s.hidden = x).is_some())}

@@ -1,7 +1,7 @@
 //! Token-sequence tasks for a transformer (docs/theory.md §12.2), generated, so nothing is
-//! downloaded: modular addition (Power et al. 2022, the grokking task) and copying a sequence
-//! (where induction heads form, Olsson et al. 2022). A sample's features are its token ids, one
-//! per position; its label is the token to predict after the last.
+//! downloaded: modular addition (Power et al. 2022, the grokking task), copying a sequence
+//! (where induction heads form, Olsson et al. 2022) and sorting one. A sample's features are its
+//! token ids, one per position; its label is the token to predict after the last.
 
 use super::Dataset;
 use crate::rng::Rng;
@@ -32,20 +32,36 @@ pub fn modular_addition(p: usize, train_fraction: f32, seed: u64) -> (Dataset, D
 /// token that comes next, so a model must look back to where the token after the current one
 /// stood (the induction pattern). Positions are drawn evenly over the copy.
 pub fn copying(vocab: usize, len: usize, count: usize, seed: u64) -> Dataset {
+    repeating(vocab, len, count, seed, false)
+}
+
+/// As `copying`, but what follows the separator is the tokens in ascending order: the model must
+/// find, each time, the smallest token not yet written out.
+pub fn sorting(vocab: usize, len: usize, count: usize, seed: u64) -> Dataset {
+    repeating(vocab, len, count, seed, true)
+}
+
+/// `len` random tokens, the separator, then the first `s mod len` of them again — as they came,
+/// or sorted — labelled with the next.
+fn repeating(vocab: usize, len: usize, count: usize, seed: u64, sorted: bool) -> Dataset {
     let mut rng = Rng::new(seed);
     let dim = 2 * len;
     let (mut x, mut y) = (Vec::with_capacity(count * dim), Vec::with_capacity(count));
     for s in 0..count {
         let tokens: Vec<usize> = (0..len).map(|_| rng.below(vocab)).collect();
+        let mut answer = tokens.clone();
+        if sorted {
+            answer.sort_unstable();
+        }
         // Show the sequence, the separator and the first `shown` tokens of the copy; pad the rest
         // with the separator, which the model never has to predict.
         let shown = s % len;
         let mut row: Vec<f32> = tokens.iter().map(|t| *t as f32).collect();
         row.push(vocab as f32);
-        row.extend(tokens[..shown].iter().map(|t| *t as f32));
+        row.extend(answer[..shown].iter().map(|t| *t as f32));
         row.resize(dim, vocab as f32);
         x.extend(row);
-        y.push(tokens[shown] as u32);
+        y.push(answer[shown] as u32);
     }
     Dataset {
         x,
@@ -85,6 +101,24 @@ mod tests {
             "the seed fixes the split"
         );
         assert_ne!(modular_addition(5, 0.6, 8).0.x, train.x);
+    }
+
+    #[test]
+    fn sorting_asks_for_the_next_smallest_token() {
+        let d = sorting(8, 4, 12, 3);
+        for (s, (row, y)) in d.x.chunks(8).zip(&d.y).enumerate() {
+            let shown = s % 4;
+            let mut sorted = row[..4].to_vec();
+            sorted.sort_by(f32::total_cmp);
+            assert_eq!(row[4], 8.0, "the separator");
+            assert_eq!(&row[5..5 + shown], &sorted[..shown], "sorted so far");
+            assert_eq!(*y as f32, sorted[shown], "the next smallest");
+        }
+        assert_eq!(
+            sorting(8, 4, 12, 3).x[..4],
+            copying(8, 4, 12, 3).x[..4],
+            "the same draws"
+        );
     }
 
     #[test]

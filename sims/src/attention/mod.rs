@@ -10,12 +10,12 @@ pub mod run;
 
 use serde::{Deserialize, Serialize};
 
-use engine::data::sequences::{copying, modular_addition};
+use engine::data::sequences::{copying, modular_addition, sorting};
 use engine::data::Dataset;
 use engine::optim::Optimizer;
 use engine::transformer::TransformerConfig;
 
-/// Copy samples trained on, and tested on (fresh sequences).
+/// Copy (or sort) samples trained on, and tested on (fresh sequences).
 pub const COPY_TRAIN: usize = 4096;
 pub const COPY_TEST: usize = 512;
 
@@ -28,6 +28,8 @@ pub enum Task {
     Copy,
     /// (a, b, =) → (a + b) mod p, on a share of the p² pairs; the rest are the test set.
     Modular,
+    /// As copy, but written out in ascending order: predict the next smallest token.
+    Sort,
 }
 
 impl Task {
@@ -35,7 +37,13 @@ impl Task {
         match self {
             Task::Copy => "copy",
             Task::Modular => "modular",
+            Task::Sort => "sort",
         }
+    }
+
+    /// Whether the sequence is `len` tokens, a separator, then them again (copied or sorted).
+    pub fn repeats(self) -> bool {
+        self != Task::Modular
     }
 }
 
@@ -75,6 +83,10 @@ impl AttentionPlan {
                 copying(self.p, self.len, COPY_TRAIN, self.seed),
                 copying(self.p, self.len, COPY_TEST, self.seed.wrapping_add(1)),
             ),
+            Task::Sort => (
+                sorting(self.p, self.len, COPY_TRAIN, self.seed),
+                sorting(self.p, self.len, COPY_TEST, self.seed.wrapping_add(1)),
+            ),
         }
     }
 
@@ -94,7 +106,7 @@ impl AttentionPlan {
     pub fn seq(&self) -> usize {
         match self.task {
             Task::Modular => 3,
-            Task::Copy => 2 * self.len,
+            Task::Copy | Task::Sort => 2 * self.len,
         }
     }
 
@@ -120,7 +132,7 @@ impl AttentionPlan {
     pub fn token_name(&self, t: usize) -> String {
         match (self.task, t == self.p) {
             (Task::Modular, true) => "=".into(),
-            (Task::Copy, true) => "#".into(),
+            (Task::Copy | Task::Sort, true) => "#".into(),
             _ => t.to_string(),
         }
     }

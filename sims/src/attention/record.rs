@@ -25,7 +25,7 @@ pub struct Point {
     /// ‖θ‖₂ over every parameter.
     pub weight_norm: f64,
     /// Copy: the mean over test sequences of the largest weight a last-block head puts, from the
-    /// last position, on the position of the token to copy (None: modular).
+    /// last position, on the position of the token to copy or write next (None: modular).
     pub answer_attention: Option<f64>,
 }
 
@@ -143,11 +143,13 @@ impl AttentionRecord {
         let last = first.last()?;
         let percent = |a: f32| format!("{:.1} %", 100.0 * a);
         Some(match self.plan.task {
-            Task::Copy => format!(
-                "After {} steps the model predicts {} of unseen copies; its last block's heads put {:.0} % of their attention, from the last position, on the token to copy.",
+            Task::Copy | Task::Sort => format!(
+                "After {} steps the model predicts {} of unseen {}; its last block's heads put {:.0} % of their attention, from the last position, on the token {}.",
                 last.step,
                 percent(last.test_accuracy),
-                100.0 * last.answer_attention.unwrap_or(0.0)
+                if self.plan.task == Task::Copy { "copies" } else { "sorts" },
+                100.0 * last.answer_attention.unwrap_or(0.0),
+                if self.plan.task == Task::Copy { "to copy" } else { "to write next" },
             ),
             Task::Modular => {
                 let one = |r: &AttentionRun| {

@@ -35,23 +35,40 @@ fn probe_rows(plan: &AttentionPlan, test: &Dataset) -> Vec<usize> {
         .collect()
 }
 
-/// The example's squares, and (copy) the answer attention over the probed rows.
-fn read_maps(plan: &AttentionPlan, maps: &[Vec<f32>], rows: &[usize]) -> (Vec<Vec<f32>>, Option<f64>) {
+/// Where row `row` of a copy or sort set's answer first stood: position `row mod len` of a copy
+/// (`copying` shows that many of its tokens); a sort's answer token's first place among the
+/// originals.
+fn answer_position(plan: &AttentionPlan, test: &Dataset, row: usize) -> usize {
+    match plan.task {
+        Task::Sort => {
+            let tokens = &test.point(row)[..plan.len];
+            let answer = test.y[row] as f32;
+            tokens.iter().position(|t| *t == answer).unwrap_or(0)
+        }
+        _ => row % plan.len,
+    }
+}
+
+/// The example's squares, and (copy, sort) the answer attention over the probed rows.
+fn read_maps(
+    plan: &AttentionPlan,
+    test: &Dataset,
+    maps: &[Vec<f32>],
+    rows: &[usize],
+) -> (Vec<Vec<f32>>, Option<f64>) {
     let (seq, heads) = (plan.seq(), plan.heads);
     let square = seq * seq;
     let patterns = maps
         .iter()
         .flat_map(|m| m[..heads * square].chunks(square).map(<[f32]>::to_vec))
         .collect();
-    let answer = (plan.task == Task::Copy).then(|| {
+    let answer = plan.task.repeats().then(|| {
         let last = maps.last().map_or(&[][..], Vec::as_slice);
         let total: f64 = rows
             .iter()
             .enumerate()
             .map(|(i, row)| {
-                // `copying` shows sample s's first s mod len tokens of the copy: the next one
-                // stood at position s mod len of the original.
-                let at = (seq - 1) * seq + row % plan.len;
+                let at = (seq - 1) * seq + answer_position(plan, test, *row);
                 (0..heads)
                     .map(|h| f64::from(last[(i * heads + h) * square + at]))
                     .fold(0.0, f64::max)
@@ -76,7 +93,7 @@ async fn measure(
         .sqrt();
     let rows = probe_rows(plan, test);
     let maps = model.attention_maps(test, &rows).await?;
-    let (patterns, answer_attention) = read_maps(plan, &maps, &rows);
+    let (patterns, answer_attention) = read_maps(plan, test, &maps, &rows);
     let point = Point {
         step,
         train_loss,
