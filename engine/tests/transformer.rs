@@ -120,3 +120,53 @@ fn it_learns_modular_additions_training_pairs() {
         assert!(after >= 0.95, "seed {seed}: {after}");
     }
 }
+
+#[test]
+fn adamw_decays_the_embeddings_and_weights_and_not_the_biases() {
+    // By hand for two blocks: the table and positions (0..80), each block's W_qkv, W_out, W_1
+    // (80..464) and W_2 (480..608); b_1 and b_2 are left out.
+    let layout = Layout::new(&small(2, 4));
+    assert_eq!(
+        engine::transformer::decayed_slices(&layout),
+        [(0, 80), (80, 384), (480, 128), (616, 384), (1016, 128)]
+    );
+    // One step from the same start on one repeated sequence, so the step's batch is known: the
+    // first Adam step moves each parameter by lr·g/(|g| + ε), and AdamW also by lr·λ·w where it
+    // decays.
+    let c = small(2, 4);
+    let set = random_set(&c, 1, 9);
+    let (lr, decay) = (0.01, 0.5);
+    let adamw = Optimizer::AdamW {
+        beta1: 0.9,
+        beta2: 0.98,
+        eps: 1e-8,
+        weight_decay: decay,
+    };
+    for gpu in [None, Some(gpu())] {
+        let mut t = block_on(TinyTransformer::new(c, adamw, 3, gpu)).unwrap();
+        let start = block_on(t.params()).unwrap();
+        let (_, g) = block_on(t.loss_and_gradient(&set, &[0; 4])).unwrap();
+        block_on(t.train(&set, 1, lr)).unwrap();
+        let after = block_on(t.params()).unwrap();
+        let decayed = |i: usize| {
+            engine::transformer::decayed_slices(&layout)
+                .iter()
+                .any(|(o, n)| (*o..o + n).contains(&i))
+        };
+        let expected: Vec<f32> = (0..start.len())
+            .map(|i| {
+                let w = start[i] - lr * g[i] / (g[i].abs() + 1e-8);
+                if decayed(i) {
+                    w - lr * decay * start[i]
+                } else {
+                    w
+                }
+            })
+            .collect();
+        assert_close("AdamW's first step", &after, &expected, 1e-5, 1e-4);
+        assert!(
+            start[464..480].iter().zip(&after[464..480]).any(|(a, b)| a != b),
+            "b_1 moves by its gradient"
+        );
+    }
+}

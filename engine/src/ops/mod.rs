@@ -9,6 +9,7 @@ pub mod batch_mean;
 pub mod bias;
 pub mod clip;
 pub mod conv2d;
+pub mod decay;
 pub mod dropout;
 pub mod embedding;
 pub mod finite;

@@ -9,6 +9,7 @@ use crate::ops::add::Add;
 use crate::ops::attention::{AttentionBackward, AttentionForward, AttentionGeom};
 use crate::ops::batch_mean::BatchMean;
 use crate::ops::bias::{AddBias, BiasGrad};
+use crate::ops::decay::DecaySlice;
 use crate::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::softmax_xent::SoftmaxXent;
@@ -62,6 +63,19 @@ impl Layout {
             n: at,
         }
     }
+}
+
+/// The parameters AdamW's weight decay shrinks, as (offset, length): the token table and the
+/// positions, then each block's W_qkv, W_out and W_1 (contiguous) and its W_2 — every tensor
+/// but the biases.
+pub fn decayed_slices(layout: &Layout) -> Vec<(usize, usize)> {
+    let first = layout.blocks.first().map_or(layout.n, |b| b.qkv);
+    let mut out = vec![(layout.table, first - layout.table)];
+    for b in &layout.blocks {
+        out.push((b.qkv, b.b1 - b.qkv));
+        out.push((b.w2, b.b2 - b.w2));
+    }
+    out
 }
 
 /// The buffers the host writes or reads.
@@ -407,6 +421,27 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         d_positions: grads,
     }));
     let optimizer_start = ops.len();
+    // AdamW decays the embeddings and the weight matrices, not the biases (as GPT-2's training
+    // does): the decay runs on those slices first, then Adam with no decay updates everything.
+    let optimizer = match optimizer {
+        Optimizer::AdamW {
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+        } => {
+            ops.extend(decayed_slices(&layout).into_iter().map(|(off, n)| {
+                Box::new(DecaySlice {
+                    weights: params,
+                    off,
+                    n,
+                    decay: weight_decay,
+                }) as Box<dyn Kernel>
+            }));
+            Optimizer::Adam { beta1, beta2, eps }
+        }
+        other => other,
+    };
     ops.extend(optim::kernels(
         optimizer,
         OptimizerBuffers {

@@ -18,7 +18,7 @@ use crate::optim::Optimizer;
 use crate::plan::LOG_CAPACITY;
 use crate::rng::Rng;
 
-pub use build::{Layout, TransformerBuffers};
+pub use build::{decayed_slices, Layout, TransformerBuffers};
 
 /// The model's shape and the batch it trains on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
