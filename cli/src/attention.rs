@@ -43,6 +43,9 @@ pub struct AttentionArgs {
     blocks: usize,
     #[arg(long, default_value_t = 512)]
     batch: usize,
+    /// Pre-norm blocks (a layer norm before the attention and the MLP, one before the head)
+    #[arg(long)]
+    layer_norm: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, value_enum, default_value = "gpu")]
@@ -66,6 +69,7 @@ pub fn attention(a: &AttentionArgs) -> anyhow::Result<()> {
         hidden: a.hidden,
         blocks: a.blocks,
         batch: a.batch,
+        layer_norm: a.layer_norm,
         steps: a.steps,
         every: a.every,
         lr: a.lr,

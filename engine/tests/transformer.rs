@@ -19,6 +19,7 @@ fn small(blocks: usize, batch: usize) -> TransformerConfig {
         hidden: 16,
         blocks,
         batch,
+        layer_norm: false,
     }
 }
 
@@ -31,6 +32,40 @@ fn random_set(c: &TransformerConfig, rows: usize, seed: u64) -> Dataset {
         dim: c.seq,
         classes: c.vocab,
         targets: Vec::new(),
+    }
+}
+
+#[test]
+fn the_layout_with_layer_norm_by_hand() {
+    // Each block gains γ, β before the attention and before the MLP (4 × 8 after b_2), and the
+    // model a final γ, β: 2 × (536 + 32) + 80 + 16.
+    let l = Layout::new(&TransformerConfig {
+        layer_norm: true,
+        ..small(2, 4)
+    });
+    let b = &l.blocks[0];
+    assert_eq!(
+        (b.b2, b.ln1, b.ln2, l.blocks[1].qkv),
+        (608, Some(616), Some(632), 648)
+    );
+    assert_eq!((l.ln_f, l.n), (Some(1216), 1232));
+    // They start as the identity and are not decayed.
+    let p = engine::transformer::initial_params(&small_norm(), &l, 1);
+    assert!(p[616..624].iter().all(|g| *g == 1.0) && p[624..632].iter().all(|b| *b == 0.0));
+    assert!(p[1216..1224].iter().all(|g| *g == 1.0));
+    let slices = engine::transformer::decayed_slices(&l);
+    assert!(
+        slices
+            .iter()
+            .all(|(o, n)| o + n <= 616 || (*o >= 648 && o + n <= 1184)),
+        "{slices:?}"
+    );
+}
+
+fn small_norm() -> TransformerConfig {
+    TransformerConfig {
+        layer_norm: true,
+        ..small(2, 4)
     }
 }
 
@@ -57,7 +92,16 @@ fn the_layout_by_hand() {
 
 #[test]
 fn the_gradient_is_the_losss_derivative() {
-    let c = small(2, 4);
+    for layer_norm in [false, true] {
+        gradient_check(TransformerConfig {
+            layer_norm,
+            ..small(2, 4)
+        });
+    }
+}
+
+/// Every fifth parameter's gradient against central differences of the loss, on one batch.
+fn gradient_check(c: TransformerConfig) {
     let set = random_set(&c, 4, 3);
     let rows = [0, 1, 2, 3];
     let mut t = block_on(TinyTransformer::new(c, Optimizer::Sgd, 5, None)).unwrap();
@@ -76,7 +120,8 @@ fn the_gradient_is_the_losss_derivative() {
         let g = f64::from(grads[i]);
         assert!(
             (fd - g).abs() < 2e-3 + 0.02 * g.abs(),
-            "parameter {i}: {g} against {fd}"
+            "parameter {i} (layer norm {}): {g} against {fd}",
+            c.layer_norm
         );
         checked += 1;
     }
@@ -85,7 +130,16 @@ fn the_gradient_is_the_losss_derivative() {
 
 #[test]
 fn a_step_on_the_gpu_is_the_cpu_paths() {
-    let c = small(1, 8);
+    for layer_norm in [false, true] {
+        let c = TransformerConfig {
+            layer_norm,
+            ..small(1, 8)
+        };
+        gpu_against_cpu(c);
+    }
+}
+
+fn gpu_against_cpu(c: TransformerConfig) {
     let set = random_set(&c, 32, 4);
     let on = |gpu| {
         let mut t = block_on(TinyTransformer::new(c, Optimizer::adam(), 6, gpu)).unwrap();
@@ -111,6 +165,7 @@ fn it_learns_modular_additions_training_pairs() {
             hidden: 64,
             blocks: 1,
             batch: 32,
+            layer_norm: false,
         };
         let mut t = block_on(TinyTransformer::new(c, Optimizer::adam(), seed, None)).unwrap();
         let (before, _) = block_on(t.evaluate(&train)).unwrap();

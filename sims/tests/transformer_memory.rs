@@ -16,6 +16,7 @@ fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_
         hidden: 64,
         blocks: 2,
         batch: 4,
+        layer_norm: false,
     };
     let kept = kept_activations(&c);
     let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
@@ -54,6 +55,7 @@ fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_
         bytes: 4,
         dropout: false,
         layer_norm: false,
+        norm_stats: false,
     };
     for l in 0..2 {
         let block: usize = (kept.iter())
@@ -73,4 +75,48 @@ fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_
     }
     let (first, last) = (&points[0], &points[8]);
     assert!(last.engine / first.engine > 2.0 * (last.seq / first.seq) as f64);
+}
+
+#[test]
+fn with_layer_norm_the_engine_keeps_the_norms_inputs_outputs_and_statistics() {
+    let c = TransformerConfig {
+        vocab: 11,
+        seq: 8,
+        width: 32,
+        heads: 2,
+        hidden: 64,
+        blocks: 1,
+        batch: 4,
+        layer_norm: true,
+    };
+    let kept = kept_activations(&c);
+    let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "x0",
+            "block0.n1",
+            "block0.n1.stats",
+            "block0.qkv",
+            "block0.attention",
+            "block0.probs",
+            "block0.h",
+            "block0.n2",
+            "block0.n2.stats",
+            "block0.u",
+            "block0.gelu",
+            "x1",
+            "xf",
+            "xf.stats"
+        ]
+    );
+    // By hand: the two norms' inputs (x, h) join the six tensors of s·b·d, and each norm keeps a
+    // mean and a variance per row: 4 · (8·sbd + 2·sbf + abs² + 2·2·sb).
+    let (s, b, d, a, f) = (8, 4, 32, 2, 64);
+    let by_hand = 4 * (8 * s * b * d + 2 * s * b * f + a * b * s * s + 4 * s * b);
+    assert_eq!(
+        lab_sims::attention::memory::engine_block_bytes(&c),
+        by_hand as f64
+    );
+    assert_eq!(Block::engine(&c).bytes_per_device(1, false), by_hand as f64);
 }

@@ -48,6 +48,8 @@ pub struct AttentionLab {
     pub hidden: usize,
     pub blocks: usize,
     pub batch: usize,
+    /// Pre-norm blocks: a layer norm before the attention and the MLP, one before the head.
+    pub layer_norm: bool,
     pub steps: usize,
     /// Steps between measurements (and redraws).
     pub every: usize,
@@ -73,6 +75,7 @@ impl Default for AttentionLab {
             hidden: 64,
             blocks: 2,
             batch: 64,
+            layer_norm: false,
             steps: 300,
             every: 25,
             lr: 0.003,
@@ -110,6 +113,7 @@ impl AttentionLab {
             hidden: self.hidden,
             blocks: self.blocks,
             batch: self.batch,
+            layer_norm: self.layer_norm,
             steps: self.steps,
             every: self.every,
             lr: self.lr,
@@ -154,6 +158,7 @@ impl Table for AttentionLab {
         ranged!("hidden", hidden, 4, 1024),
         ranged!("blocks", blocks, 1, 2),
         ranged!("batch", batch, 8, 512),
+        field!("layer_norm"),
         ranged!("steps", steps, 1, 50_000),
         ranged!("every", every, 1, 5_000),
         ranged!("lr", lr, 1e-5, 0.1),

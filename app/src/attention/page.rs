@@ -89,6 +89,13 @@ pub fn AttentionPage() -> impl IntoView {
                 {number_input("Heads per block", "attn-heads", |s| s.heads.to_string(), |s, v| v.parse().ok().map(|x| s.heads = x).is_some())}
                 {number_input("MLP hidden width", "attn-hidden", |s| s.hidden.to_string(), |s, v| v.parse().ok().map(|x| s.hidden = x).is_some())}
                 {number_input("Blocks", "attn-blocks", |s| s.blocks.to_string(), |s, v| v.parse().ok().map(|x| s.blocks = x).is_some())}
+                <label class:hidden=hidden("layer_norm")>
+                    <input type="checkbox" data-testid="attn-layer_norm" prop:checked=move || settings.with(|s| s.layer_norm) on:change=move |ev| {
+                        let on = event_target_checked(&ev);
+                        set(&|s| s.layer_norm = on);
+                    }/>
+                    " Layer norm before the attention, the MLP and the head (pre-norm, as GPT-2)"
+                </label>
                 {number_input("Batch (sequences a step)", "attn-batch", |s| s.batch.to_string(), |s, v| v.parse().ok().map(|x| s.batch = x).is_some())}
                 {number_input("Steps", "attn-steps", |s| s.steps.to_string(), |s, v| v.parse().ok().map(|x| s.steps = x).is_some())}
                 {number_input("Steps between measurements", "attn-every", |s| s.every.to_string(), |s, v| v.parse().ok().map(|x| s.every = x).is_some())}

@@ -1,82 +1,21 @@
-//! The transformer's step as kernels: forward, the loss at the last position, backward, update.
-//! One gradient buffer `dx` flows down through the blocks: each residual's two paths add into it
-//! in place (a product that accumulates), once the path's other readers are done with it.
+//! The transformer's step as kernels: forward, the loss at the last position and its gradient,
+//! then the blocks' backward (`backward`) and the update.
 
+use super::backward::Backward;
+use super::kernels::{add, norm_backward, norm_forward, norm_geom, product, rows_product, Kept};
+use super::layout::{decayed_slices, Layout};
 use super::TransformerConfig;
 use crate::kernel::{BufId, BufferTable, Elem, Kernel, Points};
-use crate::ops::activation::{ActBackward, ActForward, Activation};
+use crate::ops::activation::{ActForward, Activation};
 use crate::ops::add::Add;
-use crate::ops::attention::{AttentionBackward, AttentionForward, AttentionGeom};
+use crate::ops::attention::{AttentionForward, AttentionGeom};
 use crate::ops::batch_mean::BatchMean;
-use crate::ops::bias::{AddBias, BiasGrad};
+use crate::ops::bias::AddBias;
 use crate::ops::decay::DecaySlice;
-use crate::ops::embedding::{Embed, EmbedGeom, EmbedPositionsGrad, EmbedTableGrad};
-use crate::ops::matmul::{Matmul, MatmulDims};
+use crate::ops::embedding::{Embed, EmbedGeom};
 use crate::ops::softmax_xent::SoftmaxXent;
 use crate::optim::{self, Optimizer, OptimizerBuffers};
 use crate::plan::{Plan, LOG_CAPACITY};
-
-/// Where a block's tensors start in the flat parameters: W_qkv [3·width, width], W_out [width,
-/// width], W_1 [hidden, width], b_1, W_2 [width, hidden], b_2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockOffsets {
-    pub qkv: usize,
-    pub out: usize,
-    pub w1: usize,
-    pub b1: usize,
-    pub w2: usize,
-    pub b2: usize,
-}
-
-/// The flat parameters: the token table [vocab, width] (also the output head), the positions
-/// [seq, width], then each block's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Layout {
-    pub table: usize,
-    pub pos: usize,
-    pub blocks: Vec<BlockOffsets>,
-    pub n: usize,
-}
-
-impl Layout {
-    pub fn new(c: &TransformerConfig) -> Self {
-        let (d, f) = (c.width, c.hidden);
-        let mut at = c.vocab * d + c.seq * d;
-        let blocks = (0..c.blocks)
-            .map(|_| {
-                let b = BlockOffsets {
-                    qkv: at,
-                    out: at + 3 * d * d,
-                    w1: at + 4 * d * d,
-                    b1: at + 4 * d * d + f * d,
-                    w2: at + 4 * d * d + f * d + f,
-                    b2: at + 4 * d * d + 2 * f * d + f,
-                };
-                at = b.b2 + d;
-                b
-            })
-            .collect();
-        Layout {
-            table: 0,
-            pos: c.vocab * d,
-            blocks,
-            n: at,
-        }
-    }
-}
-
-/// The parameters AdamW's weight decay shrinks, as (offset, length): the token table and the
-/// positions, then each block's W_qkv, W_out and W_1 (contiguous) and its W_2 — every tensor
-/// but the biases.
-pub fn decayed_slices(layout: &Layout) -> Vec<(usize, usize)> {
-    let first = layout.blocks.first().map_or(layout.n, |b| b.qkv);
-    let mut out = vec![(layout.table, first - layout.table)];
-    for b in &layout.blocks {
-        out.push((b.qkv, b.b1 - b.qkv));
-        out.push((b.w2, b.b2 - b.w2));
-    }
-    out
-}
 
 /// The buffers the host writes or reads.
 #[derive(Clone, Debug)]
@@ -93,57 +32,6 @@ pub struct TransformerBuffers {
     pub probs: Vec<BufId>,
     /// The forward kernels are the plan's first `forward_end`; the head and loss come next.
     pub forward_end: usize,
-}
-
-/// C = A · B with the strides given: (offset, row stride, column stride) of A and of B.
-fn product(
-    (a, a_off, a_rs, a_cs): (BufId, usize, usize, usize),
-    (b, b_off, b_rs, b_cs): (BufId, usize, usize, usize),
-    (c, c_off, accumulate): (BufId, usize, bool),
-    (m, n, k): (usize, usize, usize),
-) -> Box<dyn Kernel> {
-    let dims = MatmulDims {
-        m,
-        n,
-        k,
-        a_off,
-        a_rs,
-        a_cs,
-        b_off,
-        b_rs,
-        b_cs,
-        c_off,
-        accumulate,
-        ..Default::default()
-    };
-    Box::new(Matmul::new(a, b, c, dims))
-}
-
-/// The same product for each of `batch` samples, each its own 1 × k row of A and 1 × n row of C.
-fn rows_product(
-    (a, a_off, a_bs): (BufId, usize, usize),
-    (b, b_off, b_rs, b_cs): (BufId, usize, usize, usize),
-    (c, c_off, c_bs): (BufId, usize, usize),
-    (batch, n, k): (usize, usize, usize),
-) -> Box<dyn Kernel> {
-    let dims = MatmulDims {
-        m: 1,
-        n,
-        k,
-        a_off,
-        a_rs: k,
-        a_cs: 1,
-        b_off,
-        b_rs,
-        b_cs,
-        c_off,
-        batch,
-        a_bs,
-        b_bs: 0,
-        c_bs,
-        ..Default::default()
-    };
-    Box::new(Matmul::new(a, b, c, dims))
 }
 
 /// The step's buffers and kernels; the plan's optimizer starts after the backward pass.
@@ -187,8 +75,16 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         x: x0,
     }));
     let mut xs = vec![x0];
-    // What each block keeps for its backward: qkv, probs, o, h, u (pre-GELU), gelu(u).
-    let mut kept = Vec::new();
+    // What each block keeps for its backward.
+    let mut kept: Vec<Kept> = Vec::new();
+    // A layer norm's output and statistics (rows × 2: mean and variance).
+    let norm =
+        |tb: &mut BufferTable, ops: &mut Vec<Box<dyn Kernel>>, name: String, x: BufId, gamma: usize| {
+            let n = tb.add(&name, Elem::F32, rows * d);
+            let stats = tb.add(&format!("{name}.stats"), Elem::F32, rows * 2);
+            ops.push(norm_forward(norm_geom(rows, d, gamma), params, (x, n, stats)));
+            (n, stats)
+        };
     for (l, o) in layout.blocks.iter().enumerate() {
         let x = xs[l];
         let qkv = act(&mut tb, format!("block{l}.qkv"), 3 * d);
@@ -200,9 +96,14 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         let gelu = act(&mut tb, format!("block{l}.gelu"), f);
         let m = act(&mut tb, format!("block{l}.mlp"), d);
         let next = act(&mut tb, format!("x{}", l + 1), d);
+        // With layer norm the attention reads n1 = LN1(x), the MLP n2 = LN2(h).
+        let norm1 = o
+            .ln1
+            .map(|gamma| norm(&mut tb, &mut ops, format!("block{l}.n1"), x, gamma));
+        let attn_in = norm1.map_or(x, |n| n.0);
         // qkv = x W_qkvᵀ; attention; a = o W_outᵀ; h = x + a.
         ops.push(product(
-            (x, 0, d, 1),
+            (attn_in, 0, d, 1),
             (params, o.qkv, 1, d),
             (qkv, 0, false),
             (rows, 3 * d, d),
@@ -222,9 +123,13 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
             points: Points::default(),
             b_shared: false,
         }));
+        let norm2 = o
+            .ln2
+            .map(|gamma| norm(&mut tb, &mut ops, format!("block{l}.n2"), h, gamma));
+        let mlp_in = norm2.map_or(h, |n| n.0);
         // u = h W_1ᵀ + b_1; GELU; m = gelu W_2ᵀ + b_2; x' = h + m.
         ops.push(product(
-            (h, 0, d, 1),
+            (mlp_in, 0, d, 1),
             (params, o.w1, 1, d),
             (u, 0, false),
             (rows, f, d),
@@ -266,11 +171,26 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
             b_shared: false,
         }));
         xs.push(next);
-        kept.push((qkv, probs, out, h, u, gelu));
+        kept.push(Kept {
+            qkv,
+            probs,
+            out,
+            h,
+            u,
+            gelu,
+            attn_in,
+            mlp_in,
+            norm1,
+            norm2,
+        });
     }
-    let forward_end = ops.len();
-    // The head at each sequence's last position: logits = x_last tableᵀ.
+    // The head at each sequence's last position: logits = x_last tableᵀ (after the final norm).
     let last = *xs.last().expect("the embedding");
+    let norm_f = layout
+        .ln_f
+        .map(|gamma| norm(&mut tb, &mut ops, "xf".into(), last, gamma));
+    let forward_end = ops.len();
+    let head_in = norm_f.map_or(last, |n| n.0);
     let logits = tb.add("logits", Elem::F32, b * v);
     let loss = tb.add("batch.loss", Elem::F32, b);
     let correct = tb.add("batch.correct", Elem::F32, b);
@@ -278,7 +198,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
     let log_loss = tb.add("log.loss", Elem::F32, LOG_CAPACITY);
     let log_accuracy = tb.add("log.accuracy", Elem::F32, LOG_CAPACITY);
     ops.push(rows_product(
-        (last, (t - 1) * d, t * d),
+        (head_in, (t - 1) * d, t * d),
         (params, layout.table, 1, d),
         (logits, 0, v),
         (b, v, d),
@@ -304,7 +224,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
     // other positions' stay 0: only the last is scored).
     ops.push(product(
         (d_logits, 0, 1, v),
-        (last, (t - 1) * d, t * d, 1),
+        (head_in, (t - 1) * d, t * d, 1),
         (grads, layout.table, false),
         (v, d, b),
     ));
@@ -317,109 +237,38 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
         (d_last, (t - 1) * d, t * d),
         (b, d, v),
     ));
-    ops.push(Box::new(Add {
-        a: d_last,
-        b: zero,
-        y: dx,
-        per_copy: rows * d,
-        points: Points::default(),
-        b_shared: false,
-    }));
-    let d_gelu = act(&mut tb, "d_gelu".into(), f);
-    let d_u = act(&mut tb, "d_u".into(), f);
-    let d_out = act(&mut tb, "d_attention".into(), d);
-    let d_scores = tb.add("d_scores", Elem::F32, g.scores_len());
-    let d_qkv = act(&mut tb, "d_qkv".into(), 3 * d);
-    for (l, o) in layout.blocks.iter().enumerate().rev() {
-        let (qkv, probs, out, h, u, gelu) = kept[l];
-        // The MLP: dx is dm here.
-        ops.push(Box::new(BiasGrad {
-            dz: dx,
-            grads,
-            bias_off: o.b2,
-            rows,
-            cols: d,
-        }));
-        ops.push(product(
-            (dx, 0, 1, d),
-            (gelu, 0, f, 1),
-            (grads, o.w2, false),
-            (d, f, rows),
-        ));
-        ops.push(product(
-            (dx, 0, d, 1),
-            (params, o.w2, f, 1),
-            (d_gelu, 0, false),
-            (rows, f, d),
-        ));
-        ops.push(Box::new(ActBackward {
-            kind: Activation::Gelu,
-            z: u,
-            dh: d_gelu,
-            dz: d_u,
-            n: rows * f,
-        }));
-        ops.push(Box::new(BiasGrad {
-            dz: d_u,
-            grads,
-            bias_off: o.b1,
-            rows,
-            cols: f,
-        }));
-        ops.push(product(
-            (d_u, 0, 1, f),
-            (h, 0, d, 1),
-            (grads, o.w1, false),
-            (f, d, rows),
-        ));
-        // dh = dx + du W_1: in place, dx is dh from here.
-        ops.push(product(
-            (d_u, 0, f, 1),
-            (params, o.w1, d, 1),
-            (dx, 0, true),
-            (rows, d, f),
-        ));
-        // Attention: da = dh.
-        ops.push(product(
-            (dx, 0, 1, d),
-            (out, 0, d, 1),
-            (grads, o.out, false),
-            (d, d, rows),
-        ));
-        ops.push(product(
-            (dx, 0, d, 1),
-            (params, o.out, d, 1),
-            (d_out, 0, false),
-            (rows, d, d),
-        ));
-        ops.extend(AttentionBackward::pair(g, (qkv, probs, d_out), (d_scores, d_qkv)));
-        ops.push(product(
-            (d_qkv, 0, 1, 3 * d),
-            (xs[l], 0, d, 1),
-            (grads, o.qkv, false),
-            (3 * d, d, rows),
-        ));
-        // dx = dh + dqkv W_qkv: the block's input's gradient.
-        ops.push(product(
-            (d_qkv, 0, 3 * d, 1),
-            (params, o.qkv, d, 1),
-            (dx, 0, true),
-            (rows, d, 3 * d),
+    // With layer norm the residual's gradient is summed out of place: dh = dx + LN2's backward,
+    // then dx = dh + LN1's, through two scratch buffers.
+    let scratch = |tb: &mut BufferTable, name: &str| layout.ln_f.map(|_| tb.add(name, Elem::F32, rows * d));
+    let (d_norm, d_ln, dh) = (
+        scratch(&mut tb, "d_norm"),
+        scratch(&mut tb, "d_ln"),
+        scratch(&mut tb, "dh"),
+    );
+    let d_head = dh.unwrap_or(dx);
+    ops.push(add(d_last, zero, d_head, rows * d));
+    if let (Some(gamma), Some((_, stats))) = (layout.ln_f, norm_f) {
+        ops.extend(norm_backward(
+            norm_geom(rows, d, gamma),
+            (params, grads),
+            (last, stats, d_head, dx),
         ));
     }
-    // The embeddings: the table adds to the head's part.
-    ops.push(Box::new(EmbedTableGrad {
-        g: e,
-        ids,
-        d_x: dx,
-        d_table: grads,
-        accumulate: true,
-    }));
-    ops.push(Box::new(EmbedPositionsGrad {
-        g: e,
-        d_x: dx,
-        d_positions: grads,
-    }));
+    super::backward::blocks(
+        &Backward {
+            c,
+            layout: &layout,
+            g,
+            e,
+            bufs: (params, grads, ids),
+            kept: &kept,
+            xs: &xs,
+            dx,
+            scratch: (d_norm, d_ln, dh),
+        },
+        &mut tb,
+        &mut ops,
+    );
     let optimizer_start = ops.len();
     // AdamW decays the embeddings and the weight matrices, not the biases (as GPT-2's training
     // does): the decay runs on those slices first, then Adam with no decay updates everything.
@@ -457,7 +306,7 @@ pub fn plan(c: &TransformerConfig, optimizer: Optimizer) -> (Plan, Layout, Trans
     ));
     let mut plan = Plan::of_kernels(tb, ops);
     plan.optimizer_start = optimizer_start;
-    let probs = kept.iter().map(|k| k.1).collect();
+    let probs = kept.iter().map(|k| k.probs).collect();
     let bufs = TransformerBuffers {
         params,
         grads,

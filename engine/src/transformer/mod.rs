@@ -1,11 +1,16 @@
 //! A small decoder-only transformer trained on token sequences (docs/theory.md §12.4): token and
 //! position embeddings, `blocks` blocks of causal multi-head self-attention and a GELU MLP, each
 //! with a residual, and the output head tied to the token table, its loss at the sequence's last
-//! position (the answer of modular addition, the next token of a copy). No layer norm yet. It
-//! runs as one plan of kernels on either backend (`build`), its parameters one flat buffer so
-//! the engine's optimizers update them as they update any model's.
+//! position (the answer of modular addition, the next token of a copy); optionally pre-norm, a
+//! layer norm before each attention and MLP and one before the head (GPT-2's layout). It runs
+//! as one plan of kernels on either backend (`build` the forward and the head, `backward` the
+//! rest), its parameters one flat buffer (`layout`) so the engine's optimizers update them as
+//! they update any model's.
 
+mod backward;
 mod build;
+mod kernels;
+mod layout;
 
 use std::rc::Rc;
 
@@ -18,7 +23,8 @@ use crate::optim::Optimizer;
 use crate::plan::LOG_CAPACITY;
 use crate::rng::Rng;
 
-pub use build::{decayed_slices, Layout, TransformerBuffers};
+pub use build::TransformerBuffers;
+pub use layout::{decayed_slices, BlockOffsets, Layout};
 
 /// The model's shape and the batch it trains on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +41,9 @@ pub struct TransformerConfig {
     pub blocks: usize,
     /// Sequences a step.
     pub batch: usize,
+    /// Pre-norm blocks (GPT-2's): a layer norm before the attention and before the MLP, and one
+    /// after the last block.
+    pub layer_norm: bool,
 }
 
 impl TransformerConfig {
@@ -119,6 +128,15 @@ pub fn initial_params(c: &TransformerConfig, layout: &Layout, seed: u64) -> Vec<
         fill(b.out, c.width * c.width, c.width);
         fill(b.w1, c.hidden * c.width, c.width);
         fill(b.w2, c.width * c.hidden, c.hidden);
+    }
+    // Layer norms start as the identity: γ 1, β 0.
+    let norms = layout
+        .blocks
+        .iter()
+        .flat_map(|b| [b.ln1, b.ln2])
+        .chain([layout.ln_f]);
+    for gamma in norms.flatten() {
+        p[gamma..gamma + c.width].fill(1.0);
     }
     p
 }

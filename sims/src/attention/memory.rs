@@ -22,6 +22,10 @@ pub struct Block {
     pub bytes: usize,
     pub dropout: bool,
     pub layer_norm: bool,
+    /// The norms' mean and variance per row, 4 bytes each, which the paper leaves out of its
+    /// count and the lab's engine keeps.
+    #[serde(default)]
+    pub norm_stats: bool,
 }
 
 /// One kept tensor: what it is, its bytes, and whether tensor parallelism splits it.
@@ -45,6 +49,7 @@ impl Block {
             bytes: 2,
             dropout: true,
             layer_norm: true,
+            norm_stats: false,
         }
     }
 
@@ -83,6 +88,13 @@ impl Block {
         if self.layer_norm {
             t.push(("layer norms: their two inputs", 2.0 * e * sbh, false));
         }
+        if self.layer_norm && self.norm_stats {
+            t.push((
+                "layer norms: each row's mean and variance",
+                2.0 * 2.0 * 4.0 * s * b,
+                false,
+            ));
+        }
         t.into_iter()
             .map(|(name, bytes, split)| Term { name, bytes, split })
             .collect()
@@ -114,7 +126,7 @@ pub struct MemoryPoint {
     pub seq: usize,
     /// What the engine's step keeps for one block (its first), read from its kernels.
     pub engine: f64,
-    /// Korthikanti's terms for the engine's setting: f32, no dropout, no layer norm.
+    /// Korthikanti's terms for the engine's setting: f32, no dropout, layer norm as the model.
     pub formula: f64,
     /// The paper's setting at the same shape: 16-bit, dropout, layer norms.
     pub paper: f64,
@@ -124,7 +136,8 @@ pub struct MemoryPoint {
 }
 
 impl Block {
-    /// The lab's engine setting for `config` at its own sequence length.
+    /// The lab's engine setting for `config` at its own sequence length: f32, no dropout, layer
+    /// norms (and their statistics) if the model has them.
     pub fn engine(c: &engine::transformer::TransformerConfig) -> Self {
         Self {
             seq: c.seq,
@@ -134,7 +147,8 @@ impl Block {
             hidden: c.hidden,
             bytes: 4,
             dropout: false,
-            layer_norm: false,
+            layer_norm: c.layer_norm,
+            norm_stats: c.layer_norm,
         }
     }
 }
@@ -171,6 +185,7 @@ pub fn curve(c: &engine::transformer::TransformerConfig) -> Vec<MemoryPoint> {
                     bytes: 2,
                     dropout: true,
                     layer_norm: true,
+                    norm_stats: false,
                     ..block
                 }
                 .bytes_per_device(1, false),

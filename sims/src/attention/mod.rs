@@ -62,6 +62,9 @@ pub struct AttentionPlan {
     pub hidden: usize,
     pub blocks: usize,
     pub batch: usize,
+    /// Pre-norm blocks and a final norm (GPT-2's layout).
+    #[serde(default)]
+    pub layer_norm: bool,
     pub steps: usize,
     /// Steps between measurements.
     pub every: usize,
@@ -100,6 +103,7 @@ impl AttentionPlan {
             hidden: self.hidden,
             blocks: self.blocks,
             batch: self.batch,
+            layer_norm: self.layer_norm,
         }
     }
 
