@@ -2,10 +2,13 @@
 //! from the same weights and batch, against burn (CPU backend `flex` with autodiff) as an
 //! independent reference: loss, every gradient and every updated weight within 1e-4 relative;
 //! with batch norm, layer norm and residual blocks too (burn's autodiff through its own tensor
-//! ops: means, variances, a 1×1 convolution for the projection).
+//! ops: means, variances, a 1×1 convolution for the projection); and a transformer's gradient
+//! (`transformer/`).
 
 #[path = "../../engine/tests/common/mod.rs"]
 mod common;
+// The transformer's gradient, against burn's attention built of its tensor ops.
+mod transformer;
 
 use burn::tensor::activation::{log_softmax, relu};
 use burn::tensor::module::{conv2d, max_pool2d};
