@@ -45,6 +45,9 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     assert.equal(Number(await metric(page, 'formula-bytes')), 4 * (6 * sbd + 2 * sbf + abss));
     assert.equal(Number(await metric(page, 'tp-bytes-2')), 4 * (2 * sbd + (4 * sbd + 2 * sbf + abss) / 2));
     assert.equal(Number(await metric(page, 'paper-bytes')), 18 * sbd + 4 * sbf + 5 * abss);
+    // Two ring allreduces of the block's output (s·b·d floats) a forward pass, each sending
+    // 2(t − 1)/t of it: over 2 devices, the whole output twice, 4 bytes a value.
+    assert.equal(Number(await metric(page, 'tp-sent-2')), 2 * sbd * 4);
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('attn-export-csv'))]);
     const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');

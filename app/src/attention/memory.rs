@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use engine::transformer::TransformerConfig;
 use lab_sims::attention::memory::{curve, Block, MemoryPoint};
+use lab_sims::attention::tensor_parallel::sent_per_block;
 use lab_state::attention::AttentionLab;
 
 use crate::chart_text::bytes;
@@ -51,8 +52,12 @@ fn terms_table(points: &[MemoryPoint], config: &TransformerConfig) -> impl IntoV
         view! { <tr><th scope="row">{t.name}</th><td>{bytes(t.bytes)}</td><td>{if t.split { "yes" } else { "no" }}</td></tr> }
     }).collect_view();
     let value = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    let tensor = here.map_or(Vec::new(), |p| p.tensor.clone()).into_iter().map(|(t, b)| view! {
-        <tr><th scope="row">{format!("per device, {} head(s) on each of {t} devices", config.heads / t)}</th><td data-metric=format!("tp-bytes-{t}") data-metric-value=b.to_string()>{bytes(b)}</td><td></td></tr>
+    let tensor = here.map_or(Vec::new(), |p| p.tensor.clone()).into_iter().map(|(t, b)| {
+        let sent = sent_per_block(config, t);
+        view! {
+            <tr><th scope="row">{format!("per device, {} head(s) on each of {t} devices", config.heads / t)}</th><td data-metric=format!("tp-bytes-{t}") data-metric-value=b.to_string()>{bytes(b)}</td>
+                <td>"sends "<span data-metric=format!("tp-sent-{t}") data-metric-value=sent.to_string()>{bytes(sent)}</span>" a block's forward pass (two allreduces of the block's output)"</td></tr>
+        }
     }).collect_view();
     view! {
         <tr><th>"kept for the backward, one block"</th><th>"bytes"</th><th>"split by tensor parallelism"</th></tr>
@@ -71,7 +76,7 @@ pub fn figure(canvas: NodeRef<Canvas>, memory: Memory) -> impl IntoView {
             <table class="results" data-testid="attn-memory-table">
                 {move || memory.with(|m| m.as_ref().map(|(points, config)| terms_table(points, config)))}
             </table>
-            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels; the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would)."</figcaption>
+            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels; the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would), and costs two allreduces of the block's output every forward pass (as many again backward). Split this way — each device its heads' rows of W_qkv and columns of W_out, a share of the MLP's units — the forward pass reaches the one-device loss exactly (sims/tests/transformer_memory.rs)."</figcaption>
         </figure>
     }
 }

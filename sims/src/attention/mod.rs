@@ -7,6 +7,7 @@
 pub mod memory;
 pub mod record;
 pub mod run;
+pub mod tensor_parallel;
 
 use serde::{Deserialize, Serialize};
 
