@@ -287,8 +287,8 @@ fn every_kernel_writes_the_uniform_its_shader_declares() {
     assert_eq!(files, used, "kernels seen: {seen:?}");
 }
 
-/// A plan of the transformer's kernels (embedding, attention and their backward passes) and the
-/// gradient's clipping.
+/// A plan of the transformer's kernels (embedding, attention and their backward passes), the
+/// gradient's clipping and AdamW's decay of a slice.
 fn sequence_plan() -> engine::plan::Plan {
     use engine::kernel::BufferTable;
     use engine::ops::attention::{AttentionBackward, AttentionForward, AttentionGeom};
@@ -351,6 +351,12 @@ fn sequence_plan() -> engine::plan::Plan {
             grads: x,
             clip,
             n: 24,
+        }),
+        Box::new(engine::ops::decay::DecaySlice {
+            weights: table,
+            off: 4,
+            n: 8,
+            decay: 0.1,
         }),
     ];
     kernels.splice(
