@@ -86,7 +86,7 @@ pub fn figures(
             <figure class="wide">
                 <p class="small" data-testid="attn-example-tokens">{move || record.with(|r| r.as_ref().map(example_text))}</p>
                 <canvas node_ref=canvases.patterns data-testid="attn-patterns" data-empty="Press Run: each head's attention on the example." width="640" height="480"></canvas>
-                <label class:hidden=crate::share::hidden("show")>"Run shown"
+                <label class:hidden=crate::share::hidden("show")>"Run shown "
                     <select data-testid="attn-show" on:change=move |ev| canvases.shown.set(event_target_value(&ev).parse().unwrap_or(0))>
                         {move || runs().into_iter().enumerate().map(|(i, d)| view! { <option value=i.to_string() selected=move || canvases.shown.get() == i>{format!("weight decay {d}")}</option> }).collect_view()}
                     </select>
