@@ -28,7 +28,7 @@ pub fn follow(settings: RwSignal<AttentionLab>, canvas: NodeRef<Canvas>) -> Memo
         let rows = points.iter().map(|p| {
             let mut row = vec![
                 p.seq.to_string(),
-                p.engine.to_string(),
+                p.engine.map_or(String::new(), |e| e.to_string()),
                 p.formula.to_string(),
                 p.paper.to_string(),
             ];
@@ -63,7 +63,7 @@ fn terms_table(points: &[MemoryPoint], config: &TransformerConfig) -> impl IntoV
         <tr><th>"kept for the backward, one block"</th><th>"bytes"</th><th>"split by tensor parallelism"</th></tr>
         {rows}
         <tr><th scope="row">"Korthikanti's count, this engine's setting"</th><td data-metric="formula-bytes" data-metric-value=value(here.map(|p| p.formula))>{here.map_or("–".into(), |p| bytes(p.formula))}</td><td></td></tr>
-        <tr><th scope="row">"the engine's own buffers (read from its kernels)"</th><td data-metric="kept-bytes" data-metric-value=value(here.map(|p| p.engine))>{here.map_or("–".into(), |p| bytes(p.engine))}</td><td></td></tr>
+        <tr><th scope="row">"the engine's own buffers (read from its kernels)"</th><td data-metric="kept-bytes" data-metric-value=value(here.and_then(|p| p.engine))>{here.and_then(|p| p.engine).map_or("–".into(), bytes)}</td><td></td></tr>
         <tr><th scope="row">"the paper's setting (16-bit, dropout, layer norms)"</th><td data-metric="paper-bytes" data-metric-value=value(here.map(|p| p.paper))>{here.map_or("–".into(), |p| bytes(p.paper))}</td><td></td></tr>
         {tensor}
     }
@@ -76,7 +76,7 @@ pub fn figure(canvas: NodeRef<Canvas>, memory: Memory) -> impl IntoView {
             <table class="results" data-testid="attn-memory-table">
                 {move || memory.with(|m| m.as_ref().map(|(points, config)| terms_table(points, config)))}
             </table>
-            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels; the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would), and costs two allreduces of the block's output every forward pass (as many again backward). Split this way — each device its heads' rows of W_qkv and columns of W_out, a share of the MLP's units — the forward pass reaches the one-device loss exactly (sims/tests/transformer_memory.rs)."</figcaption>
+            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels (none where the probabilities would pass the 4 GiB its buffers address); the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would), and costs two allreduces of the block's output every forward pass (as many again backward). Split this way — each device its heads' rows of W_qkv and columns of W_out, a share of the MLP's units — the forward pass reaches the one-device loss exactly (sims/tests/transformer_memory.rs)."</figcaption>
         </figure>
     }
 }

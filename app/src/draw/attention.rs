@@ -231,7 +231,7 @@ pub fn memory(canvas: HtmlCanvasElement, points: &[MemoryPoint], current: usize)
     );
     let plot = legend::below(&root, &keys);
     let all = points.iter().flat_map(|p| {
-        [p.engine, p.formula, p.paper]
+        [p.engine.unwrap_or(p.formula), p.formula, p.paper]
             .into_iter()
             .chain(p.tensor.iter().map(|(_, b)| *b))
     });
@@ -260,11 +260,10 @@ pub fn memory(canvas: HtmlCanvasElement, points: &[MemoryPoint], current: usize)
     let line =
         |f: &dyn Fn(&MemoryPoint) -> f64| points.iter().map(|p| (p.seq as f64, f(p))).collect::<Vec<_>>();
     let _ = chart.draw_series(LineSeries::new(line(&|p| p.formula), color(0).stroke_width(2)));
-    let _ = chart.draw_series(
-        points
-            .iter()
-            .map(|p| Circle::new((p.seq as f64, p.engine), 4, color(0).filled())),
-    );
+    let _ = chart.draw_series(points.iter().filter_map(|p| {
+        p.engine
+            .map(|e| Circle::new((p.seq as f64, e), 4, color(0).filled()))
+    }));
     let _ = chart.draw_series(DashedLineSeries::new(
         line(&|p| p.paper),
         6,

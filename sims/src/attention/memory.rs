@@ -124,8 +124,9 @@ pub const SEQS: [usize; 9] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048];
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryPoint {
     pub seq: usize,
-    /// What the engine's step keeps for one block (its first), read from its kernels.
-    pub engine: f64,
+    /// What the engine's step keeps for one block (its first), read from its kernels (None past
+    /// what its buffers can address: 2³⁰ probabilities, 4 GiB).
+    pub engine: Option<f64>,
     /// Korthikanti's terms for the engine's setting: f32, no dropout, layer norm as the model.
     pub formula: f64,
     /// The paper's setting at the same shape: 16-bit, dropout, layer norms.
@@ -162,6 +163,13 @@ pub fn engine_block_bytes(c: &engine::transformer::TransformerConfig) -> f64 {
         .sum()
 }
 
+/// Whether the engine's buffers can address `config`'s attention probabilities (batch · heads ·
+/// seq² values, in 32-bit indices of 4-byte words), so it can build the step to read them from.
+fn addressable(c: &engine::transformer::TransformerConfig) -> bool {
+    let scores = (c.batch as u64) * (c.heads as u64) * (c.seq as u64).pow(2);
+    scores < 1 << 30
+}
+
 /// One block of `config`'s model at each of `SEQS` and at its own length, in order.
 pub fn curve(c: &engine::transformer::TransformerConfig) -> Vec<MemoryPoint> {
     let mut seqs: Vec<usize> = SEQS.to_vec();
@@ -179,7 +187,7 @@ pub fn curve(c: &engine::transformer::TransformerConfig) -> Vec<MemoryPoint> {
                 .collect();
             MemoryPoint {
                 seq,
-                engine: engine_block_bytes(&at),
+                engine: addressable(&at).then(|| engine_block_bytes(&at)),
                 formula: block.bytes_per_device(1, false),
                 paper: Block {
                     bytes: 2,
