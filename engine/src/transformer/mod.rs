@@ -175,6 +175,19 @@ impl TinyTransformer {
         self.backend.write_u32(self.bufs.labels, &labels);
     }
 
+    /// A forward and backward pass over rows `rows` of `set`, with no update: the loss, the
+    /// accuracy, the gradient and the attention of that batch are then in their buffers.
+    fn pass(&mut self, set: &Dataset, rows: &[usize]) {
+        self.load(set, rows);
+        self.backend.run(
+            Pass::Gradient,
+            &StepScalars {
+                t: self.step.max(1),
+                ..Default::default()
+            },
+        );
+    }
+
     fn check(&self, set: &Dataset) -> Result<(), Error> {
         let c = &self.config;
         let bad_token = set.x.iter().any(|t| *t < 0.0 || *t as usize >= c.vocab);
@@ -227,14 +240,7 @@ impl TinyTransformer {
             // A last, partial batch repeats its rows; only the first count.
             let rows: Vec<usize> = (0..b).map(|i| (start + i).min(set.len() - 1)).collect();
             let live = b.min(set.len() - start);
-            self.load(set, &rows);
-            self.backend.run(
-                Pass::Gradient,
-                &StepScalars {
-                    t: self.step.max(1),
-                    ..Default::default()
-                },
-            );
+            self.pass(set, &rows);
             let c = self.backend.read_f32(self.bufs.correct, b).await?;
             let l = self.backend.read_f32(self.bufs.loss, b).await?;
             correct += c[..live].iter().sum::<f32>();
@@ -258,30 +264,10 @@ impl TinyTransformer {
         rows: &[usize],
     ) -> Result<(f32, Vec<f32>), Error> {
         self.check(set)?;
-        self.load(set, rows);
-        self.backend.run(
-            Pass::Gradient,
-            &StepScalars {
-                t: 1,
-                ..Default::default()
-            },
-        );
+        self.pass(set, rows);
         let loss = self.backend.read_f32(self.bufs.loss, self.config.batch).await?;
         let grads = self.backend.read_f32(self.bufs.grads, self.layout.n).await?;
         Ok((loss.iter().sum::<f32>() / loss.len() as f32, grads))
-    }
-
-    /// Head `h`'s attention probabilities in block `block` for the batch last run: [batch, seq, seq].
-    pub async fn attention(&self, block: usize, h: usize) -> Result<Vec<f32>, Error> {
-        let c = &self.config;
-        let all = self
-            .backend
-            .read_f32(self.bufs.probs[block], c.batch * c.heads * c.seq * c.seq)
-            .await?;
-        let square = c.seq * c.seq;
-        Ok((0..c.batch)
-            .flat_map(|b| all[(b * c.heads + h) * square..(b * c.heads + h + 1) * square].to_vec())
-            .collect())
     }
 
     /// Every head's attention on rows `rows` of `set` (the batch's first rows; the last repeats
@@ -294,14 +280,7 @@ impl TinyTransformer {
         let filled: Vec<usize> = (0..c.batch)
             .map(|i| rows.get(i).copied().unwrap_or(last).min(set.len() - 1))
             .collect();
-        self.load(set, &filled);
-        self.backend.run(
-            Pass::Gradient,
-            &StepScalars {
-                t: self.step.max(1),
-                ..Default::default()
-            },
-        );
+        self.pass(set, &filled);
         let len = c.batch * c.heads * c.seq * c.seq;
         let mut out = Vec::with_capacity(c.blocks);
         for block in 0..c.blocks {
