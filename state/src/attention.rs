@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use engine::data::sequences::modular_training_pairs;
 use lab_sims::attention::{AttentionPlan, Task, COPY_TEST};
 
 use crate::lab::LabState;
@@ -133,10 +134,7 @@ impl AttentionLab {
     fn test_rows(&self) -> usize {
         match self.task {
             Task::Copy | Task::Sort => COPY_TEST,
-            Task::Modular => {
-                let pairs = self.p * self.p;
-                pairs - ((pairs as f32 * self.train_fraction).round() as usize).min(pairs)
-            }
+            Task::Modular => self.p * self.p - modular_training_pairs(self.p, self.train_fraction),
         }
     }
 }

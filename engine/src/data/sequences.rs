@@ -6,13 +6,19 @@
 use super::Dataset;
 use crate::rng::Rng;
 
+/// How many of the p² pairs `modular_addition` trains on (the rest are its test set).
+pub fn modular_training_pairs(p: usize, train_fraction: f32) -> usize {
+    let pairs = p * p;
+    ((pairs as f32 * train_fraction.clamp(0.0, 1.0)).round() as usize).min(pairs)
+}
+
 /// Every pair (a, b) with a, b < p as the sequence (a, b, =) — "=" is token p — labelled
 /// (a + b) mod p, shuffled with `seed` and split: the first `train_fraction` of the pairs to
 /// train on, the rest to test (the split grokking is measured on).
 pub fn modular_addition(p: usize, train_fraction: f32, seed: u64) -> (Dataset, Dataset) {
     let mut pairs: Vec<(usize, usize)> = (0..p).flat_map(|a| (0..p).map(move |b| (a, b))).collect();
     Rng::new(seed).shuffle(&mut pairs);
-    let cut = ((pairs.len() as f32 * train_fraction.clamp(0.0, 1.0)).round() as usize).min(pairs.len());
+    let cut = modular_training_pairs(p, train_fraction);
     let set = |pairs: &[(usize, usize)]| Dataset {
         x: pairs
             .iter()
