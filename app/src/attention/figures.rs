@@ -9,14 +9,6 @@ use lab_sims::attention::record::AttentionRecord;
 
 use super::Canvases;
 
-fn percent(v: f32) -> String {
-    format!("{:.1} %", 100.0 * v)
-}
-
-fn step_text(s: Option<usize>) -> String {
-    s.map_or("not yet".into(), |s| s.to_string())
-}
-
 /// One row per run: where it ended, and when it fitted and generalized.
 fn rows(r: &AttentionRecord) -> impl IntoView {
     let head = view! {
@@ -24,20 +16,23 @@ fn rows(r: &AttentionRecord) -> impl IntoView {
     };
     let body = r.runs.iter().map(|run| {
         let key = decay_key(run.decay);
-        let last = run.last();
-        let value = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-        let train = last.map(|p| p.train_accuracy);
-        let test = last.map(|p| p.test_accuracy);
-        let norm = last.map(|p| p.weight_norm);
+        // The record's own metrics, as the lessons and the native tests read them.
+        let metric = |kind: &str| r.metric(&format!("{kind}-{key}"));
+        // A cell of metric `kind`, its text `text` of the value, or `none` without one.
+        let cell = |kind: &str, text: &dyn Fn(f64) -> String, none: &str| {
+            let v = metric(kind);
+            view! { <td data-metric=format!("{kind}-{key}") data-metric-value=v.map_or(String::new(), |v| v.to_string())>{v.map_or(none.to_string(), text)}</td> }
+        };
+        let (percent, step) = (|v: f64| format!("{v:.1} %"), |s: f64| format!("{s:.0}"));
         view! {
             <tr>
                 <td>{run.decay.to_string()}{run.stopped.clone().map(|s| format!(" ({s})"))}</td>
-                <td>{last.map_or(0, |p| p.step).to_string()}</td>
-                <td data-metric=format!("train-acc-{key}") data-metric-value=value(train.map(|a| 100.0 * f64::from(a)))>{train.map_or("–".into(), percent)}</td>
-                <td data-metric=format!("test-acc-{key}") data-metric-value=value(test.map(|a| 100.0 * f64::from(a)))>{test.map_or("–".into(), percent)}</td>
-                <td data-metric=format!("fit-step-{key}") data-metric-value=value(run.fit_step().map(|s| s as f64))>{step_text(run.fit_step())}</td>
-                <td data-metric=format!("grok-step-{key}") data-metric-value=value(run.grok_step().map(|s| s as f64))>{step_text(run.grok_step())}</td>
-                <td data-metric=format!("norm-{key}") data-metric-value=value(norm)>{norm.map_or("–".into(), |n| format!("{n:.1}"))}</td>
+                <td>{run.last().map_or(0, |p| p.step).to_string()}</td>
+                {cell("train-acc", &percent, "–")}
+                {cell("test-acc", &percent, "–")}
+                {cell("fit-step", &step, "not yet")}
+                {cell("grok-step", &step, "not yet")}
+                {cell("norm", &|n| format!("{n:.1}"), "–")}
             </tr>
         }
     }).collect_view();

@@ -19,8 +19,10 @@ pub type Memory = RwSignal<Option<(Vec<MemoryPoint>, TransformerConfig)>>;
 /// Counts and draws the curve whenever the model's shape changes.
 pub fn follow(settings: RwSignal<AttentionLab>, canvas: NodeRef<Canvas>) -> Memory {
     let memory: Memory = RwSignal::new(None);
+    // Only the model's shape matters: the steps, the rate or the seed leave the curve alone.
+    let shape = Memo::new(move |_| settings.with(|s| s.plan().config()));
     Effect::new(move |_| {
-        let config = settings.with(|s| s.plan().config());
+        let config = shape.get();
         let points = curve(&config);
         if let Some(c) = canvas.get() {
             crate::draw::attention::memory(c, &points, config.seq);
