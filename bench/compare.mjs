@@ -1,4 +1,4 @@
-// The lab against its peers on W1 and W2, side by side in one headless Chromium session on this
+// The lab against its peers on W1, W2 and T1, side by side in one headless Chromium session on this
 // machine: the lab's /bench page (WebGPU and the CPU path) and bench/peers/peers.html (jax-js 0.1
 // on WebGPU and Wasm, each with its losses queued and synced every step; TensorFlow.js 4.22 on
 // WebGPU, WebGL and wasm; ConvNetJS 0.3). The pages are cross-origin isolated, so jax-js's Wasm
@@ -6,14 +6,17 @@
 // --workload W`) on the same batches in the same order with the same learning rate, so its loss
 // curve must be the lab's: prints one JSON line per run, then a table of samples/s, each run's
 // final loss, how far each curve strays from the lab's CPU path's, and the ratios the targets ask
-// for. Run through scripts/compare-peers.sh.
-//   node bench/compare.mjs [steps] [W1,W2]
+// for. T1, the attention lab's transformer, is compared with jax-js alone (its file, `lab
+// export-step --workload T1`, holds the batches too). Run through scripts/compare-peers.sh.
+//   node bench/compare.mjs [steps] [W1,W2,T1]
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { serve, launch, root } from '../e2e/harness.mjs';
 
-const [stepsArg, workloadsArg = 'W1,W2'] = process.argv.slice(2);
+const [stepsArg, workloadsArg = 'W1,W2,T1'] = process.argv.slice(2);
+// T1 (the attention lab's transformer) is written for jax-js only.
+const transformer = (w) => w === 'T1';
 const steps = stepsArg ? `&steps=${stepsArg}` : '';
 
 // One site: the built app (dist/) with the peers' page beside it under /peers/.
@@ -28,7 +31,9 @@ fs.symlinkSync(path.join(root, 'bench', 'peers'), path.join(site, 'peers'));
 // which every peer loads, so that all start where the lab does and the curves compare step by step.
 const lab = path.join(process.env.CARGO_TARGET_DIR || path.join(root, 'target'), 'release', 'lab');
 for (const w of workloadsArg.split(',')) {
-  execFileSync(lab, ['export-step', '--workload', w, '--backend', 'cpu', '--out', path.join(site, `init-${w}.json`)], { cwd: root, stdio: 'inherit' });
+  // T1's file also holds its batches: as many as the run's steps.
+  const batches = transformer(w) && stepsArg ? ['--batches', stepsArg] : [];
+  execFileSync(lab, ['export-step', '--workload', w, '--backend', 'cpu', ...batches, '--out', path.join(site, `init-${w}.json`)], { cwd: root, stdio: 'inherit' });
 }
 
 const server = await serve(site, { isolated: true });
@@ -54,6 +59,7 @@ try {
         await run(`${server.url}peers/peers.html?lib=jaxjs&backend=${b}&sync=${sync}&workload=${w}${steps}${init(w)}`, '__peerBench', `jax-js ${b}${sync ? ' sync' : ''}`);
       }
     }
+    if (transformer(w)) continue;
     for (const b of ['webgpu', 'webgl', 'wasm']) {
       await run(`${server.url}peers/peers.html?lib=tfjs&backend=${b}&workload=${w}${steps}${init(w)}`, '__peerBench', `TF.js ${b}`);
     }
@@ -77,7 +83,7 @@ for (const w of workloadsArg.split(',')) {
   const jaxGpu = best('jax-js webgpu', 'jax-js webgpu sync');
   const cpuPeer = best('jax-js wasm', 'jax-js wasm sync', 'TF.js wasm', 'ConvNetJS');
   console.log(`  lab WebGPU vs jax-js WebGPU (its better mode): ${ratio(rate('lab WebGPU'), jaxGpu)} (target 2×)`);
-  console.log(`  lab WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
+  if (!transformer(w)) console.log(`  lab WebGPU vs TF.js WebGPU: ${ratio(rate('lab WebGPU'), rate('TF.js webgpu'))} (target 5×)`);
   console.log(`  lab CPU path vs fastest CPU peer: ${ratio(rate('lab CPU path'), cpuPeer)} (target 2×)`);
   // Every run started from the lab's weights on the same batches: its curve is the lab's CPU
   // path's to float rounding until a rounding difference flips a ReLU or a max-pool choice, after

@@ -1,5 +1,5 @@
-// End-to-end: the benchmark page runs W1 and W2 (shortened by `steps`) on WebGPU and on the CPU
-// path, driven by URL, and publishes its figures in window.__labBench; a run can be cancelled.
+// End-to-end: the benchmark page runs W1, W2 and T1 (shortened by `steps`) on WebGPU and on the
+// CPU path, driven by URL, and publishes its figures in window.__labBench; a run can be cancelled.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, byId, screenshot, until } from './harness.mjs';
@@ -53,6 +53,32 @@ test('benchmark page reports W1 and W2 figures on WebGPU and CPU', async () => {
       gpu.forEach((l, i) => assert.ok(Math.abs(l - cpu[i]) <= 2e-3 * (1 + Math.abs(l)), `${w} step ${i + 1}: WebGPU ${l} vs CPU ${cpu[i]}`));
     }
     assert.match(await page.locator(byId('bench-results')).textContent(), /samples\/s/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('benchmark page times T1, the attention lab\'s transformer, on WebGPU and CPU', async () => {
+  const { browser, page, errors } = await launch({ webgpu: true });
+  try {
+    const losses = {};
+    for (const backend of ['webgpu', 'cpu']) {
+      const r = await bench(page, `workload=T1&backend=${backend}&steps=20`);
+      assert.equal(r.error, undefined, `T1/${backend}: ${r.error}`);
+      console.log(`T1 ${backend}: ${r.samplesPerSecSteady.toFixed(0)} sequences/s steady, first step ${r.firstStepMs.toFixed(0)} ms`);
+      assert.equal(r.workload, 'T1');
+      assert.equal(r.backend, backend);
+      assert.equal(r.batch, 64);
+      assert.equal(r.losses.length, 20);
+      assert.ok(r.samplesPerSecSteady > 0 && r.gflops > 0 && r.testAccuracy >= 0 && r.testAccuracy <= 1);
+      losses[backend] = r.losses;
+      const table = await page.locator(byId('bench-transformer-results')).textContent();
+      assert.match(table, /sequences\/s \(steady\)/);
+      assert.equal(await page.locator(byId('bench-results')).isVisible(), false, 'the MNIST table stays hidden');
+    }
+    // The same steps from the same start and batches on both paths.
+    losses.webgpu.forEach((l, i) => assert.ok(Math.abs(l - losses.cpu[i]) <= 1e-3 * (1 + l), `T1 step ${i + 1}: ${l} vs ${losses.cpu[i]}`));
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks the lab against TensorFlow.js 4.22 and ConvNetJS 0.3 on W1 and W2 in headless
-# Chromium, side by side in one session (README, "Benchmarks"). Not part of the tests: it installs
-# the peers from npm into bench/peers/node_modules on first use.
-#   bash scripts/compare-peers.sh [steps] [W1,W2]
+# Benchmarks the lab against jax-js 0.1, TensorFlow.js 4.22 and ConvNetJS 0.3 on W1 and W2, and
+# against jax-js on T1 (the attention lab's transformer), in headless Chromium, side by side in
+# one session (README, "Benchmarks"). Not part of the tests: it installs the peers from npm into
+# bench/peers/node_modules on first use.
+#   bash scripts/compare-peers.sh [steps] [W1,W2,T1]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh

@@ -1,4 +1,5 @@
-// W1 and W2 (see the README) in TensorFlow.js, ConvNetJS and jax-js, measured like the lab's /bench page:
+// W1 and W2 (see the README) in TensorFlow.js, ConvNetJS and jax-js, and T1 (the attention lab's
+// transformer) in jax-js, measured like the lab's /bench page. W1 and W2:
 // the same 156 batches of 64 of the first 10,000 MNIST images in file order, pixels u8/255, plain
 // SGD, samples/s over every step but the first. Each step's loss stays on the device until the end
 // (one readback), as in the lab. With `init=FILE` (a `lab export-step --workload W` file) every
@@ -199,6 +200,101 @@ async function jaxjs(data) {
   return { t0, t1, t2, losses, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
 }
 
+// T1, the attention lab's transformer, in jax-js: the file `init` (`lab export-step --workload
+// T1`) holds the model's shape, its initial weights and every step's batch, which the lab's own
+// run draws too. Token embedding (the table, also the tied head) plus learned positions; per
+// block, optional pre-norm, causal attention (Q, K, V rows of W_qkv, 1/√head_dim), the output
+// projection, a residual, then GELU (tanh form) MLP and a residual; the head at the last
+// position; cross-entropy; Adam with bias correction (AdamW on the tensors the file marks).
+async function jaxjsTransformer() {
+  const jax = await import('./node_modules/@jax-js/jax/dist/index.js');
+  const { numpy: np, nn, jit, valueAndGrad } = jax;
+  const device = backend === 'webgpu' ? 'webgpu' : 'wasm';
+  const devices = await jax.init();
+  if (!devices.includes(device)) throw new Error(`jax-js device ${device} is unavailable`);
+  jax.defaultDevice(device);
+  const file = await (await fetch(query.get('init'))).json();
+  const { config: c, optimizer: o } = file;
+  const [B, T, D, H, V] = [c.batch, c.seq, c.width, c.heads, c.vocab];
+  const all = Float32Array.from(file.params);
+  const size = (shape) => shape.reduce((a, b) => a * b, 1);
+  const tensor = (t) => np.array(all.slice(t.offset, t.offset + size(t.shape))).reshape(t.shape);
+  let params = Object.fromEntries(file.tensors.map((t) => [t.name, tensor(t)]));
+  let m = Object.fromEntries(file.tensors.map((t) => [t.name, np.zeros(t.shape)]));
+  let v = Object.fromEntries(file.tensors.map((t) => [t.name, np.zeros(t.shape)]));
+  const decayed = new Set(file.tensors.filter((t) => t.decayed).map((t) => t.name));
+  const norm = (x, p, name) => nn.standardize(x, -1, { epsilon: 1e-5 }).mul(p[`${name}.g`]).add(p[`${name}.b`]);
+  // W is [outputs, inputs], as the lab keeps it.
+  const dense = (x, w) => np.matmul(x, w.transpose());
+  const forward = (p, tokens) => {
+    let x = np.matmul(tokens, p.table.ref).reshape([B, T, D]).add(p.pos);
+    for (let i = 0; i < c.blocks; i++) {
+      const k = (name) => p[`block${i}.${name}`];
+      const a = c.layerNorm ? norm(x.ref, p, `block${i}.ln1`) : x.ref;
+      const qkv = dense(a.reshape([B * T, D]), k('qkv')).reshape([B, T, 3, H, D / H]);
+      const [q, kk, vv] = np.split(qkv, 3, 2).map((part) => part.reshape([B, T, H, D / H]));
+      const o = nn.dotProductAttention(q, kk, vv, { isCausal: true }).reshape([B * T, D]);
+      const h = x.add(dense(o, k('out')).reshape([B, T, D]));
+      const u = c.layerNorm ? norm(h.ref, p, `block${i}.ln2`) : h.ref;
+      const hidden = nn.gelu(dense(u.reshape([B * T, D]), k('w1')).add(k('b1')), { approximate: true });
+      x = h.add(dense(hidden, k('w2')).add(k('b2')).reshape([B, T, D]));
+    }
+    if (c.layerNorm) x = norm(x, p, 'lnf');
+    const [, last] = np.split(x.reshape([B, T * D]), [(T - 1) * D], 1);
+    return dense(last, p.table);
+  };
+  const loss = (p, tokens, answers) => nn.logSoftmax(forward(p, tokens)).mul(answers).sum(-1).mean().neg();
+  // One Adam step over every tensor; the bias corrections come in as arrays so that one trace
+  // serves every step.
+  const step = jit((p, m, v, tokens, answers, bc1, bc2) => {
+    const keep = Object.fromEntries(Object.keys(p).map((name) => [name, p[name].ref]));
+    const [l, g] = valueAndGrad(loss)(keep, tokens, answers);
+    const [next, nm, nv] = [{}, {}, {}];
+    for (const name of Object.keys(p)) {
+      const gw = g[name];
+      nm[name] = m[name].mul(o.beta1).add(gw.ref.mul(1 - o.beta1));
+      nv[name] = v[name].mul(o.beta2).add(gw.ref.mul(gw).mul(1 - o.beta2));
+      const update = nm[name].ref.div(bc1.ref).div(np.sqrt(nv[name].ref.div(bc2.ref)).add(o.eps)).mul(o.lr);
+      const w = p[name];
+      next[name] = decayed.has(name) && o.weightDecay > 0
+        ? w.ref.sub(update).sub(w.mul(o.lr * o.weightDecay))
+        : w.sub(update);
+    }
+    bc1.dispose();
+    bc2.dispose();
+    return [next, nm, nv, l];
+  });
+  const steps = Math.min(Number(query.get('steps')) || file.ids.length, file.ids.length);
+  const batches = [];
+  for (let s = 0; s < steps; s++) {
+    const tokens = new Float32Array(B * T * V);
+    file.ids[s].forEach((id, i) => { tokens[i * V + id] = 1; });
+    const answers = new Float32Array(B * V);
+    file.labels[s].forEach((y, i) => { answers[i * V + y] = 1; });
+    batches.push([np.array(tokens).reshape([B * T, V]), np.array(answers).reshape([B, V])]);
+  }
+  await jax.blockUntilReady(batches);
+  const sync = query.get('sync') === '1';
+  const pending = [];
+  const losses = [];
+  const run = async (s) => {
+    const [tokens, answers] = batches[s];
+    const t = s + 1;
+    const bc = (beta) => np.array(1 - beta ** t);
+    const [p, nm, nv, l] = step(params, m, v, tokens, answers, bc(o.beta1), bc(o.beta2));
+    [params, m, v] = [p, nm, nv];
+    if (sync || s === 0) losses.push((await l.data())[0]);
+    else pending.push(l);
+  };
+  const t0 = performance.now();
+  await run(0); // the first step includes tracing and compiling
+  const t1 = performance.now();
+  for (let s = 1; s < steps; s++) await run(s);
+  for (const l of pending) losses.push((await l.data())[0]);
+  const t2 = performance.now();
+  return { t0, t1, t2, losses, steps, batch: B, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
+}
+
 async function convnetjs_(data) {
   const layers = [{ type: 'input', out_sx: 28, out_sy: 28, out_depth: 1 }];
   if (workload === 'W1') {
@@ -256,13 +352,20 @@ async function convnetjs_(data) {
 
 (async () => {
   try {
-    const data = await mnist();
-    const r = lib === 'convnetjs' ? await convnetjs_(data) : lib === 'jaxjs' ? await jaxjs(data) : await tfjs(data);
+    let r;
+    if (workload === 'T1') {
+      if (lib !== 'jaxjs') throw new Error('T1 is written for jax-js only');
+      r = await jaxjsTransformer();
+    } else {
+      const data = await mnist();
+      r = lib === 'convnetjs' ? await convnetjs_(data) : lib === 'jaxjs' ? await jaxjs(data) : await tfjs(data);
+    }
+    const [n, batch] = [r.steps ?? steps, r.batch ?? BATCH];
     window.__peerBench = {
-      lib, backend: lib === 'convnetjs' ? 'js' : backend, sync: query.get('sync') === '1', device: r.device, workload, steps, batch: BATCH,
+      lib, backend: lib === 'convnetjs' ? 'js' : backend, sync: query.get('sync') === '1', device: r.device, workload, steps: n, batch,
       firstStepMs: r.t1 - r.t0,
-      samplesPerSecSteady: ((steps - 1) * BATCH) / ((r.t2 - r.t1) / 1000),
-      samplesPerSecTotal: (steps * BATCH) / ((r.t2 - r.t0) / 1000),
+      samplesPerSecSteady: ((n - 1) * batch) / ((r.t2 - r.t1) / 1000),
+      samplesPerSecTotal: (n * batch) / ((r.t2 - r.t0) / 1000),
       finalLoss: r.losses[r.losses.length - 1],
       losses: r.losses,
     };

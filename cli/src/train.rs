@@ -53,10 +53,13 @@ pub struct PredictArgs {
 pub struct ExportArgs {
     #[arg(long, value_name = "FILE.json")]
     config: Option<PathBuf>,
-    /// A fixed benchmark workload (W1 or W2) instead of a config file: its initial weights for
-    /// the peer comparison (`bench/compare.mjs`)
-    #[arg(long, value_name = "W1|W2", conflicts_with = "config")]
+    /// A fixed benchmark workload (W1, W2 or T1) instead of a config file: its initial weights
+    /// for the peer comparison (`bench/compare.mjs`); T1's file also holds its batches
+    #[arg(long, value_name = "W1|W2|T1", conflicts_with = "config")]
     workload: Option<String>,
+    /// T1: the batches written (the steps the comparison trains; default the lab's default run)
+    #[arg(long, value_name = "N")]
+    batches: Option<usize>,
     #[arg(long, value_enum, default_value = "gpu")]
     backend: Backend,
     /// The step written whole (after N − 1 real steps)
@@ -90,12 +93,24 @@ pub fn predict(a: &PredictArgs, data: &Path) -> anyhow::Result<()> {
 }
 
 pub fn export_step(a: &ExportArgs, data: &Path) -> anyhow::Result<()> {
+    if a.workload.as_deref() == Some(lab_sims::attention::bench::T1) {
+        let plan = lab_state::bench::transformer_plan();
+        let batches = a.batches.unwrap_or(plan.steps);
+        let file = pollster::block_on(lab_sims::attention::bench::export(&plan, batches))?;
+        let out = a.out.display();
+        std::fs::write(&a.out, file.to_string()).with_context(|| out.to_string())?;
+        println!(
+            "wrote {out}: T1's initial weights and {batches} batches of {}",
+            plan.batch
+        );
+        return Ok(());
+    }
     let config = match &a.workload {
         Some(name) => {
             let w = lab_sims::bench::WORKLOADS
                 .iter()
                 .find(|w| w.name == name)
-                .with_context(|| format!("no workload '{name}': W1 or W2"))?;
+                .with_context(|| format!("no workload '{name}': W1, W2 or T1"))?;
             (w.config)()
         }
         None => config_of(a.config.as_deref())?,

@@ -15,5 +15,7 @@ mod precision_training;
 mod scaling;
 mod step_memory;
 mod surfaces;
+mod transformer_bench;
 mod transformer_memory;
+mod transformer_split;
 mod zero_run;

@@ -11,7 +11,7 @@ use crate::table::{field, hide_field, no_check, Setting, Table};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BenchLab {
-    /// "W1" (MLP 784-128-10) or "W2" (LeNet-like CNN).
+    /// "W1" (MLP 784-128-10), "W2" (LeNet-like CNN) or "T1" (the attention lab's transformer).
     pub workload: String,
     /// "webgpu" or "cpu".
     pub backend: String,
@@ -62,7 +62,7 @@ impl Table for BenchLab {
             n,
             "workload",
             &mut s.workload,
-            &["W1", "W2"]
+            &["W1", "W2", lab_sims::attention::bench::T1]
         )),
         field!("backend", |s, n| one_of(
             n,
@@ -92,6 +92,12 @@ impl Table for BenchLab {
     const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "share", "loss-chart", "lesson"];
 
     hide_field!();
+}
+
+/// Workload T1's model, data and optimizer: the attention lab's defaults (copying, 2 blocks, 2
+/// heads, Adam), so the benchmark times what a student's first run trains.
+pub fn transformer_plan() -> lab_sims::attention::AttentionPlan {
+    crate::attention::AttentionLab::default().plan()
 }
 
 fn optional(notices: &mut Vec<String>, name: &str, v: &mut Option<usize>, lo: usize, hi: usize) {

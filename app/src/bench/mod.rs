@@ -1,5 +1,6 @@
-//! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images on
-//! WebGPU or the CPU path and reports samples/s, first-step time, the loss curve and test accuracy.
+//! The benchmark page (`/bench`): trains workload W1 or W2 on the first 10,000 MNIST images, or
+//! T1 (the attention lab's transformer) on its generated sequences, on WebGPU or the CPU path and
+//! reports samples/s, first-step time, the loss curve and test accuracy.
 //! Scripts drive it by URL (`?workload=W1&backend=webgpu&autostart=1&steps=N&test=M`, read by
 //! `lab_state::bench::BenchLab`) and read the result
 //! from `window.__labBench` (or `{error}` on failure). With `slice=N` it instead times an N × N
@@ -31,14 +32,25 @@ pub fn BenchPage() -> impl IntoView {
         Some(Ok(Outcome::Trained(r))) => Some(r),
         _ => None,
     });
+    let transformer = Signal::derive(move || match bench.value().get() {
+        Some(Ok(Outcome::Transformer(r))) => Some(r),
+        _ => None,
+    });
+    let draw_losses = move |losses: &[f32]| {
+        if let Some(c) = chart.get_untracked() {
+            let losses = draw::loss_chart::per_step(losses);
+            crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
+            draw::loss_chart::draw(c, &losses, &[], false);
+        }
+    };
     Effect::new(move |_| match bench.value().get() {
         Some(Ok(Outcome::Trained(r))) => {
             status.set("done".into());
-            if let Some(c) = chart.get_untracked() {
-                let losses = draw::loss_chart::per_step(&r.losses);
-                crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
-                draw::loss_chart::draw(c, &losses, &[], false);
-            }
+            draw_losses(&r.losses);
+        }
+        Some(Ok(Outcome::Transformer(r))) => {
+            status.set("done".into());
+            draw_losses(&r.losses);
         }
         Some(Ok(Outcome::Sliced(r))) => status.set(format!(
             "{res} × {res} slice on {} images: {:.0} ms, {:.0} samples/s evaluated vs {:.0} trained ({:.1}×)",
@@ -93,7 +105,7 @@ pub fn BenchPage() -> impl IntoView {
         }
     };
     view! {
-        {crate::layout::lab_header("benchmark", "W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order")}
+        {crate::layout::lab_header("benchmark", "W1: MLP 784-128-10, SGD 0.1 · W2: LeNet-like CNN, SGD 0.05 · first 10,000 MNIST images, batch 64, file order · T1: the attention lab's transformer (copy 4 tokens, 2 blocks of 2 heads, width 32), Adam 0.003, batch 64")}
         <main class="lab">
             <section class="runbar" aria-label="run">
             <div class="buttons">
@@ -112,7 +124,7 @@ pub fn BenchPage() -> impl IntoView {
                 <crate::share::StateBar state=settings notices=notices/>
                 <label class:hidden=hidden("workload")>"Workload"
                     <select data-testid="bench-workload" on:change=move |ev| { let w = event_target_value(&ev); settings.update(|s| s.workload = w) }>
-                        {["W1", "W2"].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
+                        {["W1", "W2", lab_sims::attention::bench::T1].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
                     </select>
                 </label>
                 <label class:hidden=hidden("backend")>"Backend"
@@ -134,8 +146,10 @@ pub fn BenchPage() -> impl IntoView {
                 </label>
             </section>
             <section class="views">
-                {results::results_figure(result)}
-                {results::kernels_figure(result)}
+                // T1 has its own table: the MNIST workloads' stay out of its way.
+                <div class:hidden=move || transformer.with(Option::is_some)>{results::results_figure(result)}</div>
+                {results::transformer_figure(transformer)}
+                <div class:hidden=move || transformer.with(Option::is_some)>{results::kernels_figure(result)}</div>
                 <figure class:hidden=hidden("loss-chart")>
                     <canvas node_ref=chart data-testid="bench-loss-chart" data-empty="Press Run: the training loss per step." width="420" height="300"></canvas>
                     <figcaption>"Training loss per step. Read it: the same workload falls the same way on every backend; only the time it takes differs."</figcaption>

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use lab_sims::attention::bench::TransformerBench;
 use lab_sims::bench::BenchResult;
 
 fn row(label: &'static str, value: String) -> impl IntoView {
@@ -33,6 +34,25 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                     {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
                     {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
                     <tr><th>"test accuracy"</th><td data-metric="test-accuracy" data-metric-value=r.test_accuracy.map_or(String::new(), |a| (100.0 * f64::from(a)).to_string())>{r.test_accuracy.map_or("–".into(), |a| format!("{:.1} %", a * 100.0))}</td></tr>
+                })}
+            </table>
+        </figure>
+    }
+}
+
+/// T1's figures: the rows that apply to the transformer (its kernels are not profiled one by one).
+pub fn transformer_figure(result: Signal<Option<TransformerBench>>) -> impl IntoView {
+    view! {
+        <figure class:hidden=move || result.with(Option::is_none)>
+            <table class="results" data-testid="bench-transformer-results">
+                {move || result.get().map(|r| view! {
+                    {row("backend", r.backend.clone())}
+                    <tr><th>"steps × batch"</th><td data-metric="samples-trained" data-metric-value=(r.steps * r.batch).to_string()>{format!("{} × {} sequences", r.steps, r.batch)}</td></tr>
+                    <tr><th>"sequences/s (steady)"</th><td data-metric="samples-steady" data-metric-value=r.samples_per_sec_steady.to_string()>{format!("{:.0}", r.samples_per_sec_steady)}</td></tr>
+                    <tr><th>"sequences/s (incl. first step)"</th><td data-metric="samples-total" data-metric-value=r.samples_per_sec_total.to_string()>{format!("{:.0}", r.samples_per_sec_total)}</td></tr>
+                    <tr><th>"first step"</th><td data-metric="first-step-ms" data-metric-value=r.first_step_ms.to_string()>{format!("{:.0} ms", r.first_step_ms)}</td></tr>
+                    {row("GFLOP/s (the step's products, backward counted as twice the forward)", format!("{:.2}", r.gflops))}
+                    <tr><th>"test accuracy (unseen copies)"</th><td data-metric="test-accuracy" data-metric-value=(100.0 * f64::from(r.test_accuracy)).to_string()>{format!("{:.1} %", r.test_accuracy * 100.0)}</td></tr>
                 })}
             </table>
         </figure>

@@ -6,6 +6,7 @@ use wasm_bindgen::JsValue;
 
 use engine::tiles::TilePlan;
 use engine::train::Trainer;
+use lab_sims::attention::bench::{TransformerBench, T1};
 use lab_sims::bench::{epoch_steps, slice_run, BenchResult, SliceBenchResult, WORKLOADS};
 
 use crate::cpu_team::Cores;
@@ -124,6 +125,26 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
     Ok(r)
 }
 
+/// Workload T1: the attention lab's transformer trained on its own generated data.
+async fn run_transformer(q: Query, status: RwSignal<String>) -> Result<TransformerBench, String> {
+    let plan = lab_state::bench::transformer_plan();
+    let gpu = if q.webgpu {
+        status.set("opening WebGPU…".into());
+        let ctx = crate::gpu::open_untiled()
+            .await
+            .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
+        crate::gpu_tiles::settle(&ctx).await;
+        Some(ctx)
+    } else {
+        None
+    };
+    let steps = q.steps.unwrap_or(plan.steps);
+    let on = if gpu.is_some() { "WebGPU" } else { "the CPU path" };
+    status.set(format!("training T1 for {steps} steps on {on}…"));
+    frame::next_frame().await; // let the status paint before the CPU path blocks
+    Ok(lab_sims::attention::bench::run(&plan, gpu, steps, &frame::now_ms).await?)
+}
+
 /// How a run that asked for WebGPU where there is none fails: the page offers the CPU path.
 pub const NO_WEBGPU: &str = "WebGPU is not available in this browser";
 
@@ -132,6 +153,7 @@ pub const NO_WEBGPU: &str = "WebGPU is not available in this browser";
 pub enum Outcome {
     Trained(BenchResult),
     Sliced(SliceBenchResult),
+    Transformer(TransformerBench),
 }
 
 /// Runs what `q` asks for, saying what it does in `status`, and publishes the outcome (or the
@@ -140,6 +162,7 @@ pub enum Outcome {
 pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, String> {
     let backend = if q.webgpu { "webgpu" } else { "cpu" };
     let outcome = match q.slice {
+        _ if q.workload == T1 => run_transformer(q, status).await.map(Outcome::Transformer),
         Some(res) => run_slice(q, res, status).await.map(Outcome::Sliced),
         None => run(q, status).await.map(Outcome::Trained),
     };
@@ -151,6 +174,7 @@ pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, Stri
     let json = match &outcome {
         Ok(Outcome::Trained(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
         Ok(Outcome::Sliced(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
+        Ok(Outcome::Transformer(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
         Err(e) => serde_json::json!({ "error": e }),
     };
     publish(&json);

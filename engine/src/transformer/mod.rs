@@ -200,6 +200,12 @@ impl TinyTransformer {
         Ok(())
     }
 
+    /// The rows of a set of `len` rows the next training step reads (drawn with replacement):
+    /// what [`Self::train`] reads, so another library can be given the same batches.
+    pub fn next_rows(&mut self, len: usize) -> Vec<usize> {
+        (0..self.config.batch).map(|_| self.rng.below(len)).collect()
+    }
+
     /// `steps` updates on batches drawn from `set` (with replacement) at learning rate `lr`;
     /// returns each step's mean loss.
     pub async fn train(&mut self, set: &Dataset, steps: usize, lr: f32) -> Result<Vec<f32>, Error> {
@@ -208,9 +214,7 @@ impl TinyTransformer {
         // Steps whose loss is in the log but not yet read.
         let mut pending = 0;
         for s in 0..steps {
-            let rows: Vec<usize> = (0..self.config.batch)
-                .map(|_| self.rng.below(set.len()))
-                .collect();
+            let rows = self.next_rows(set.len());
             self.load(set, &rows);
             self.step += 1;
             let slot = (self.step as usize - 1) % LOG_CAPACITY;
@@ -287,6 +291,11 @@ impl TinyTransformer {
             out.push(self.backend.read_f32(self.bufs.probs[block], len).await?);
         }
         Ok(out)
+    }
+
+    /// The backend the model runs on ("CPU" or the GPU adapter's name).
+    pub fn backend_name(&self) -> String {
+        self.backend.name()
     }
 
     pub fn plan(&self) -> &crate::plan::Plan {

@@ -4,10 +4,13 @@
 //! the same data and initial weights. `run` trains one run in chunks and measures it after each;
 //! `record` keeps what the page and the lessons read.
 
+pub mod bench;
 pub mod memory;
 pub mod record;
 pub mod run;
+pub mod shard_products;
 pub mod tensor_parallel;
+pub mod tensor_parallel_backward;
 
 use serde::{Deserialize, Serialize};
 
