@@ -48,6 +48,17 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     // Two ring allreduces of the block's output (s·b·d floats) a forward pass, each sending
     // 2(t − 1)/t of it: over 2 devices, the whole output twice, 4 bytes a value.
     assert.equal(Number(await metric(page, 'tp-sent-2')), 2 * sbd * 4);
+    // Trained split over 2 devices beside one device, 20 steps: the same losses and weights to
+    // rounding (held natively to 1e-5: sims/tests/transformer_split.rs); a step sends each
+    // device's forward and backward allreduces, 4 a block, over 2 blocks: 8 · s·b·d values.
+    await page.selectOption(byId('attn-split-devices'), '2');
+    await page.click(byId('attn-split-run'));
+    await until(async () => (await page.locator(byId('attn-split-result')).count()) > 0, 60_000, 'the split check');
+    assert.ok(Number(await metric(page, 'tp-loss-gap')) <= 1e-5, 'split losses');
+    assert.ok(Number(await metric(page, 'tp-weight-gap')) <= 1e-5, 'split weights');
+    const split = await text(page, 'attn-split-result');
+    console.log(split);
+    assert.match(split, new RegExp(`heads over 2 devices: .* Each device sent ${(8 * sbd * 4 / 1e3).toFixed(1)} kB a step`));
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('attn-export-csv'))]);
     const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');

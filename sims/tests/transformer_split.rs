@@ -8,8 +8,10 @@ use engine::data::Dataset;
 use engine::optim::Optimizer;
 use engine::rng::Rng;
 use engine::transformer::{TinyTransformer, TransformerConfig};
+use lab_sims::attention::split_check::{check, device_choices, CHECK_STEPS};
 use lab_sims::attention::tensor_parallel::{sent_per_block, split_loss};
-use lab_sims::attention::tensor_parallel_backward::{split_gradient, SplitTraining};
+use lab_sims::attention::tensor_parallel_backward::split_gradient;
+use lab_sims::attention::{AttentionPlan, Task};
 
 fn config(layer_norm: bool) -> TransformerConfig {
     TransformerConfig {
@@ -80,46 +82,63 @@ fn heads_split_over_tensor_parallel_devices_reach_the_engines_loss_and_gradient(
     }
 }
 
+fn small_plan(layer_norm: bool) -> AttentionPlan {
+    AttentionPlan {
+        task: Task::Copy,
+        p: 6,
+        train_fraction: 0.5,
+        len: 3,
+        width: 16,
+        heads: 4,
+        hidden: 32,
+        blocks: 2,
+        batch: 8,
+        layer_norm,
+        steps: CHECK_STEPS,
+        every: 1,
+        lr: 0.01,
+        decays: vec![0.0],
+        seed: 7,
+        example: 0,
+    }
+}
+
 #[test]
 fn training_with_the_heads_split_reaches_the_engines_weights() {
-    for layer_norm in [false, true] {
-        let c = config(layer_norm);
-        let (_, _, set) = {
-            let mut c = c;
-            c.batch = 24;
-            batch(&c, 5)
-        };
-        let (lr, steps) = (0.01, 20);
-        // The engine's step, and a twin drawing the same rows to hand the split run its batches.
-        let mut unsplit = model(c, 7);
-        let mut rows = model(c, 7);
-        let layout = unsplit.layout.clone();
-        let mut split = SplitTraining::new(pollster::block_on(unsplit.params()).unwrap());
-        for _ in 0..steps {
-            let picked = rows.next_rows(set.len());
-            let ids: Vec<u32> = picked
-                .iter()
-                .flat_map(|r| set.point(*r).iter().map(|t| *t as u32))
-                .collect();
-            let labels: Vec<u32> = picked.iter().map(|r| set.y[*r]).collect();
-            let loss = split.step((&c, &layout), (&ids, &labels), 2, (lr, 0.9, 0.999, 1e-8));
-            let engine = pollster::block_on(unsplit.train(&set, 1, lr)).unwrap()[0];
-            assert!(
-                (loss - engine).abs() <= 1e-4 * engine,
-                "layer norm {layer_norm}: {loss} against {engine}"
-            );
-        }
-        let weights = pollster::block_on(unsplit.params()).unwrap();
-        let apart = gap(&split.params, &weights);
+    for (layer_norm, devices) in [(false, 2), (true, 4)] {
+        let plan = small_plan(layer_norm);
+        assert_eq!(device_choices(&plan), [2, 4]);
+        let check = pollster::block_on(check(&plan, devices, |_| async { true }))
+            .unwrap()
+            .unwrap();
+        let (first, last) = (check.losses[0].0, check.losses[CHECK_STEPS - 1].0);
+        assert!(last < first, "it trained: {first} → {last}");
         assert!(
-            apart <= 1e-5,
-            "layer norm {layer_norm}: the split run's weights are {apart} from the engine's"
+            check.loss_gap() <= 1e-5 * first,
+            "layer norm {layer_norm}: losses {:?}",
+            check.losses
         );
         assert!(
-            split.params != pollster::block_on(model(c, 7).params()).unwrap(),
-            "it trained"
+            check.weight_gap <= 1e-5,
+            "layer norm {layer_norm}: weights {} apart",
+            check.weight_gap
+        );
+        // Two blocks, forward and backward, two allreduces each of s·b·d = 6·8·16 floats, of
+        // which a ring sends 2(t − 1)/t.
+        let t = devices as f64;
+        assert_eq!(
+            check.sent_per_step,
+            2.0 * 2.0 * 2.0 * 2.0 * (t - 1.0) / t * 768.0 * 4.0
         );
     }
+    let plan = AttentionPlan {
+        heads: 3,
+        ..small_plan(false)
+    };
+    assert!(
+        pollster::block_on(check(&plan, 2, |_| async { true })).is_err(),
+        "2 devices do not split 3 heads"
+    );
     // By hand: s·b·d = 5·3·16 = 240 floats an allreduce; over 4 devices a ring sends 3/2 of it
     // per allreduce, two a block: 720 floats, 2,880 bytes; over 1 device nothing.
     assert_eq!(

@@ -170,6 +170,7 @@ impl Table for AttentionLab {
         "cancel",
         "preset",
         "show",
+        "split-check",
         "export-csv",
         "export-record",
         "load",

@@ -58,6 +58,7 @@ pub fn figures(
     canvases: Canvases,
     record: RwSignal<Option<AttentionRecord>>,
     memory: super::memory::Memory,
+    settings: RwSignal<lab_state::attention::AttentionLab>,
 ) -> impl IntoView {
     let runs = move || {
         record.with(|r| {
@@ -92,7 +93,7 @@ pub fn figures(
                 <canvas node_ref=canvases.losses data-testid="attn-losses" data-empty="Press Run: the losses and the weights' norm over training." width="640" height="340"></canvas>
                 <figcaption>"Mean cross-entropy on the training sequences (dashed) and the test sequences (solid), log scale, and on the right axis the norm of all the parameters (thin dashes). Read it: with weight decay the norm falls while the test loss, after rising, comes down; the memorizing solution needs large weights, the general one smaller ones."</figcaption>
             </figure>
-            {super::memory::figure(canvases.memory, memory)}
+            {super::memory::figure(canvases.memory, memory, settings)}
             {crate::lessons::lesson("attn", super::lesson::STEPS)}
         </section>
     }

@@ -24,6 +24,11 @@ pub const STEPS: &[Step] = &[
         "the softmax output is a·s² numbers a sequence, every query's weight on every key, against s·h for everything else; the backward needs it, so it is kept (or recomputed: FlashAttention keeps only a row's statistics). Tensor parallelism gives each device a/t heads, so it divides the scores and the MLP's units, but each device still keeps the block's and the MLP's whole inputs (Korthikanti et al. 2022; theory §12.6).",
     ),
     step(
+        "under the memory chart, choose 2 devices and press Train it split (20 steps of the model as set, once on one device and once with every block's heads and MLP units over 2).",
+        "the two runs' losses fall together and differ only in the seventh decimal; the weights after the 20th step agree as closely; each device sent about half a megabyte a step (at the defaults) and no weight gradient.",
+        "heads never read each other: each device can hold its heads' rows of W_qkv and columns of W_out (and a share of the MLP's units), compute their attention, their backward and their weights' gradient alone, and only the block's partial outputs (forward) and partial input gradients (backward) are summed by allreduces (Megatron-LM; theory §12.6). The split moves the arithmetic, not the update: what differs is the order float sums run in.",
+    ),
+    step(
         "choose the task “sort a sequence”, set the steps to 400 and Run.",
         "the model learns to write the tokens out in ascending order (over 99 % of unseen sequences at seeds 1 and 2), but the share of attention on the position of the next token stays near a third, and the attention grid's last row is spread over several cells.",
         "copying has one right place to look; sorting does not — the next token is the smallest not yet written, which the model must compare across the candidates. Its heads attend to several of them at once and leave the choice to the layers after (state/tests/attention_lab.rs asserts both at seeds 1 and 2).",

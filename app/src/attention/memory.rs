@@ -71,14 +71,15 @@ fn terms_table(points: &[MemoryPoint], config: &TransformerConfig) -> impl IntoV
     }
 }
 
-pub fn figure(canvas: NodeRef<Canvas>, memory: Memory) -> impl IntoView {
+pub fn figure(canvas: NodeRef<Canvas>, memory: Memory, settings: RwSignal<AttentionLab>) -> impl IntoView {
     view! {
         <figure class="wide">
             <canvas node_ref=canvas data-testid="attn-memory" width="640" height="360"></canvas>
             <table class="results" data-testid="attn-memory-table">
                 {move || memory.with(|m| m.as_ref().map(|(points, config)| terms_table(points, config)))}
             </table>
-            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels (none where the probabilities would pass the 4 GiB its buffers address); the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would), and costs two allreduces of the block's output every forward pass (as many again backward). Split this way — each device its heads' rows of W_qkv and columns of W_out, a share of the MLP's units — the forward pass reaches the one-device loss exactly (sims/tests/transformer_memory.rs)."</figcaption>
+            {super::split::split_check(settings)}
+            <figcaption>"Activation memory of one block against the sequence length, for the model as set (its batch, width, heads and MLP), counted, not trained: the dots are what this lab's step keeps from its forward pass for its backward, read from its kernels (none where the probabilities would pass the 4 GiB its buffers address); the line is Korthikanti et al. (2022)'s count of the same terms (f32, no dropout, no layer norm); dashed, the paper's own setting (16-bit activations, dropout masks and outputs, two layer norms); dotted, one device's share when tensor parallelism splits the heads (and the MLP's hidden units) over t devices. The grey line marks this model's length. Read it: the softmax output grows with the square of the length (5as²b in the paper's bytes) and overtakes the rest once s is past about h/a × 34/5; tensor parallelism divides it, but not the block's input or the MLP's input (sequence parallelism would), and costs two allreduces of the block's output every forward pass (as many again backward). Split this way — each device its heads' rows of W_qkv and columns of W_out, a share of the MLP's units — the forward pass reaches the one-device loss and the backward its gradient, to rounding, and training split reaches the same weights: press Train it split to see it (sims/tests/transformer_split.rs)."</figcaption>
         </figure>
     }
 }

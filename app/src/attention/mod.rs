@@ -8,6 +8,7 @@ mod lesson;
 mod memory;
 mod page;
 mod run;
+mod split;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;

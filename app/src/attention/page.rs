@@ -113,7 +113,7 @@ pub fn AttentionPage() -> impl IntoView {
                     move |r| redraw(&canvases, r),
                 )}
             },
-            super::figures::figures(canvases, record, memory),
+            super::figures::figures(canvases, record, memory, settings),
         )}
     }
 }

@@ -9,6 +9,7 @@ pub mod memory;
 pub mod record;
 pub mod run;
 pub mod shard_products;
+pub mod split_check;
 pub mod tensor_parallel;
 pub mod tensor_parallel_backward;
 
