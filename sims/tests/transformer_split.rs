@@ -45,14 +45,6 @@ fn model(c: TransformerConfig, seed: u64) -> TinyTransformer {
     pollster::block_on(TinyTransformer::new(c, Optimizer::adam(), seed, None)).unwrap()
 }
 
-/// Largest |a − b| / (1 + |b|).
-fn gap(a: &[f32], b: &[f32]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
-        .fold(0.0, f32::max)
-}
-
 #[test]
 fn heads_split_over_tensor_parallel_devices_reach_the_engines_loss_and_gradient() {
     for layer_norm in [false, true] {
