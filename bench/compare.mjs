@@ -76,7 +76,8 @@ for (const w of workloadsArg.split(',')) {
   const best = (...labels) => Math.max(0, ...labels.map(rate).filter(Boolean));
   console.log(`\n${w}: training samples/s (steady), final loss`);
   for (const r of rows) {
-    const figures = () => `${r.samplesPerSecSteady.toFixed(0).padStart(7)}   loss ${r.finalLoss.toFixed(3)}`;
+    const loss = r.finalLoss < 0.01 ? r.finalLoss.toExponential(2) : r.finalLoss.toFixed(3);
+    const figures = () => `${r.samplesPerSecSteady.toFixed(0).padStart(7)}   loss ${loss}`;
     console.log(`  ${r.label.padEnd(17)} ${r.error ? `error: ${r.error}` : figures()}`);
   }
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}×` : 'n/a');

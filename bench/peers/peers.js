@@ -122,17 +122,42 @@ function uniform(n, limit, seed) {
   return out;
 }
 
-// jax-js 0.1 (npm @jax-js/jax): the whole SGD step — forward, loss, gradient, update — under one
-// jit, on WebGPU or Wasm (multi-threaded where the page is cross-origin isolated). `sync=1`
-// reads each step's loss back before the next (as a training loop with a live chart does); by
-// default the losses queue on the device and are read once at the end, as the lab's chunks are.
-async function jaxjs(data) {
+// jax-js on the page's backend: WebGPU, or Wasm.
+async function openJax() {
   const jax = await import('./node_modules/@jax-js/jax/dist/index.js');
-  const { numpy: np, nn, lax, jit, valueAndGrad, tree } = jax;
   const device = backend === 'webgpu' ? 'webgpu' : 'wasm';
   const devices = await jax.init();
   if (!devices.includes(device)) throw new Error(`jax-js device ${device} is unavailable`);
   jax.defaultDevice(device);
+  return { jax, device };
+}
+
+// Times `steps` jax-js steps, `step(s)` running step s and returning its loss (an array on the
+// device), the first (tracing and compiling) apart. `sync=1` reads each step's loss back before
+// the next (as a training loop with a live chart does); by default the losses queue on the
+// device and are read once at the end, as the lab's chunks are.
+async function timedJax(steps, device, step) {
+  const sync = query.get('sync') === '1';
+  const [pending, losses] = [[], []];
+  const run = async (s) => {
+    const l = step(s);
+    if (sync || s === 0) losses.push((await l.data())[0]);
+    else pending.push(l);
+  };
+  const t0 = performance.now();
+  await run(0);
+  const t1 = performance.now();
+  for (let s = 1; s < steps; s++) await run(s);
+  for (const l of pending) losses.push((await l.data())[0]);
+  const t2 = performance.now();
+  return { t0, t1, t2, losses, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
+}
+
+// jax-js 0.1 (npm @jax-js/jax): the whole SGD step — forward, loss, gradient, update — under one
+// jit, on WebGPU or Wasm (multi-threaded where the page is cross-origin isolated).
+async function jaxjs(data) {
+  const { jax, device } = await openJax();
+  const { numpy: np, nn, lax, jit, valueAndGrad, tree } = jax;
   const glorot = (shape, fanIn, fanOut, seed) =>
     np.array(uniform(shape.reduce((a, b) => a * b), Math.sqrt(6 / (fanIn + fanOut)), seed)).reshape(shape);
   const zeros = (shape) => np.zeros(shape);
@@ -181,23 +206,12 @@ async function jaxjs(data) {
     ]);
   }
   await jax.blockUntilReady(batches);
-  const sync = query.get('sync') === '1';
-  const pending = [];
-  const losses = [];
-  const run = async (s) => {
+  return timedJax(steps, device, (s) => {
     const [x, y] = batches[s];
     const [next, l] = step(params, x, y);
     params = next;
-    if (sync || s === 0) losses.push((await l.data())[0]);
-    else pending.push(l);
-  };
-  const t0 = performance.now();
-  await run(0); // the first step includes tracing and compiling
-  const t1 = performance.now();
-  for (let s = 1; s < steps; s++) await run(s);
-  for (const l of pending) losses.push((await l.data())[0]);
-  const t2 = performance.now();
-  return { t0, t1, t2, losses, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
+    return l;
+  });
 }
 
 // T1, the attention lab's transformer, in jax-js: the file `init` (`lab export-step --workload
@@ -207,12 +221,8 @@ async function jaxjs(data) {
 // projection, a residual, then GELU (tanh form) MLP and a residual; the head at the last
 // position; cross-entropy; Adam with bias correction (AdamW on the tensors the file marks).
 async function jaxjsTransformer() {
-  const jax = await import('./node_modules/@jax-js/jax/dist/index.js');
+  const { jax, device } = await openJax();
   const { numpy: np, nn, jit, valueAndGrad } = jax;
-  const device = backend === 'webgpu' ? 'webgpu' : 'wasm';
-  const devices = await jax.init();
-  if (!devices.includes(device)) throw new Error(`jax-js device ${device} is unavailable`);
-  jax.defaultDevice(device);
   const file = await (await fetch(query.get('init'))).json();
   const { config: c, optimizer: o } = file;
   const [B, T, D, H, V] = [c.batch, c.seq, c.width, c.heads, c.vocab];
@@ -274,25 +284,14 @@ async function jaxjsTransformer() {
     batches.push([np.array(tokens).reshape([B * T, V]), np.array(answers).reshape([B, V])]);
   }
   await jax.blockUntilReady(batches);
-  const sync = query.get('sync') === '1';
-  const pending = [];
-  const losses = [];
-  const run = async (s) => {
+  const r = await timedJax(steps, device, (s) => {
     const [tokens, answers] = batches[s];
-    const t = s + 1;
-    const bc = (beta) => np.array(1 - beta ** t);
+    const bc = (beta) => np.array(1 - beta ** (s + 1));
     const [p, nm, nv, l] = step(params, m, v, tokens, answers, bc(o.beta1), bc(o.beta2));
     [params, m, v] = [p, nm, nv];
-    if (sync || s === 0) losses.push((await l.data())[0]);
-    else pending.push(l);
-  };
-  const t0 = performance.now();
-  await run(0); // the first step includes tracing and compiling
-  const t1 = performance.now();
-  for (let s = 1; s < steps; s++) await run(s);
-  for (const l of pending) losses.push((await l.data())[0]);
-  const t2 = performance.now();
-  return { t0, t1, t2, losses, steps, batch: B, device: `jax-js ${device}${sync ? ' (synced)' : ''}` };
+    return l;
+  });
+  return { ...r, steps, batch: B };
 }
 
 async function convnetjs_(data) {

@@ -9,6 +9,11 @@ pub const STEPS: &[Step] = &[
         "a training step is a handful of kernels; the matrix products dominate, and convolutions cost more per sample.",
     ),
     step(
+        "choose T1 and Run, on WebGPU and on the CPU path.",
+        "sequences per second of the attention lab's transformer (copy 4 tokens, 2 blocks of 2 heads, width 32, batch 64), and the same loss curve on both backends.",
+        "T1 is a small model: each step is dozens of short kernels (embeddings, Q|K|V, attention, the MLP, their backward, Adam), so launching them, not multiplying, sets its speed on a GPU. bash scripts/compare-peers.sh trains the same model from the same start on the same batches in jax-js, whose loss curve is the lab's to rounding (the book's performance journal gives the figures).",
+    ),
+    step(
         "switch the backend between WebGPU and CPU.",
         "on a real GPU WebGPU wins, most for W2; on a software GPU the CPU path wins.",
         "a GPU does many multiply-adds at once, but each step has a fixed cost to launch and read back.",

@@ -9,6 +9,7 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
+use lab_sims::attention::bench::T1;
 use lab_state::bench::BenchLab;
 
 use crate::share::hidden;
@@ -69,9 +70,9 @@ pub fn BenchPage() -> impl IntoView {
     });
     // A lesson that locked the backend is not offered another.
     let backend_locked = hidden("backend");
-    // The cores only matter on the CPU path.
+    // The cores only matter on the CPU path, and the tiles on WebGPU, both for W1 and W2 (T1
+    // runs on one core, its tiles as the labs choose them).
     let threads_hidden = hidden("threads");
-    // The tiles only on WebGPU.
     let tiles_hidden = hidden("tiles");
     let start = move || {
         if running.get_untracked() {
@@ -124,7 +125,7 @@ pub fn BenchPage() -> impl IntoView {
                 <crate::share::StateBar state=settings notices=notices/>
                 <label class:hidden=hidden("workload")>"Workload"
                     <select data-testid="bench-workload" on:change=move |ev| { let w = event_target_value(&ev); settings.update(|s| s.workload = w) }>
-                        {["W1", "W2", lab_sims::attention::bench::T1].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
+                        {["W1", "W2", T1].map(|w| view! { <option value=w selected=move || settings.with(|s| s.workload == w)>{w}</option> }).collect_view()}
                     </select>
                 </label>
                 <label class:hidden=hidden("backend")>"Backend"
@@ -133,13 +134,13 @@ pub fn BenchPage() -> impl IntoView {
                         <option value="cpu" selected=move || settings.with(|s| s.backend == "cpu")>"CPU"</option>
                     </select>
                 </label>
-                <label class:hidden=move || threads_hidden() || settings.with(|s| s.backend != "cpu")>"CPU cores"
+                <label class:hidden=move || threads_hidden() || settings.with(|s| s.backend != "cpu" || s.workload == T1)>"CPU cores"
                     <select data-testid="bench-threads" on:change=move |ev| { let t = event_target_value(&ev).parse().ok(); settings.update(|s| s.threads = t) }>
                         <option value="" selected=move || settings.with(|s| s.threads.is_none())>{format!("auto (1 or {}, timed)", crate::cpu_team::cores())}</option>
                         {[1usize, 2, 4, 8].map(|n| view! { <option value=n.to_string() selected=move || settings.with(|s| s.threads == Some(n))>{n.to_string()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label class:hidden=move || tiles_hidden() || settings.with(|s| s.backend != "webgpu")>"GPU tiles"
+                <label class:hidden=move || tiles_hidden() || settings.with(|s| s.backend != "webgpu" || s.workload == T1)>"GPU tiles"
                     <select data-testid="bench-tiles" on:change=move |ev| { let t = event_target_value(&ev); settings.update(|s| s.tiles = t) }>
                         {[("auto", "as the labs choose"), ("time", "time them now"), ("64", "64×64"), ("32", "32×32"), ("128", "128×128"), ("32k4", "32×32 k÷4")].map(|(v, label)| view! { <option value=v selected=move || settings.with(|s| s.tiles == v)>{label}</option> }).collect_view()}
                     </select>

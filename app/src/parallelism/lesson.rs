@@ -23,4 +23,9 @@ pub const STEPS: &[Step] = &[
         "the lab searches every layout of at most 8 devices — data × ZeRO × pipeline stages × micro-batches — keeps those that fit, and trains the fastest.",
         "a small version of the strategy search the notes describe (FlexFlow): each layout's memory and time follow from the same per-layer profile; data parallelism is fastest while the model fits, and ZeRO or a pipeline when it does not.",
     ),
+    step(
+        "open the attention lab (a tiny transformer, in the navigation) and scroll to its memory chart; choose 2 devices and press Train it split.",
+        "a transformer block's activation memory against the sequence length, one device's share with the heads over t devices, and 20 training steps with the heads split reaching the same losses and weights as one device.",
+        "a transformer's softmax output grows with the square of the length, which tensor parallelism divides by splitting the heads (Megatron-LM): each device computes its heads' attention and their backward alone, and only the block's partial outputs and input gradients are summed — four allreduces a block a step (theory §12.6).",
+    ),
 ];
