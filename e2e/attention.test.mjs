@@ -86,6 +86,7 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     assert.equal(await page.inputValue(byId('attn-p')), '23');
     assert.equal(await page.inputValue(byId('attn-decays')), '1,0');
     assert.equal(await page.inputValue(byId('attn-task')), 'modular');
+    assert.equal(await page.inputValue(byId('attn-backend')), 'cpu', 'the grokking preset runs where it is fast on every machine');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

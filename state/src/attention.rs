@@ -24,8 +24,8 @@ pub const PRESETS: [(&str, &str, &str); 3] = [
     ),
     (
         "grokking",
-        "grokking: a + b mod 23, weight decay 1 against 0, 4,000 steps each (minutes; WebGPU is faster)",
-        "task=modular&p=23&train_fraction=0.5&width=64&heads=4&hidden=256&blocks=1&batch=256&lr=0.003&steps=4000&every=100&decays=1,0&backend=webgpu",
+        "grokking: a + b mod 23, weight decay 1 against 0, 4,000 steps each (a few minutes)",
+        "task=modular&p=23&train_fraction=0.5&width=64&heads=4&hidden=256&blocks=1&batch=256&lr=0.003&steps=4000&every=100&decays=1,0&backend=cpu",
     ),
     (
         "memorize",

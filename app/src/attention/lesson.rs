@@ -14,7 +14,7 @@ pub const STEPS: &[Step] = &[
         "the model has enough parameters to store every training pair as it is: a lookup table fits the training set and says nothing about the pairs it has not seen. Nothing in the loss asks for more, so without a pressure toward simpler solutions it stays there (theory §12.4).",
     ),
     step(
-        "choose the preset “grokking” and Run on WebGPU (the same task at a learning rate of 0.003, weight decay 1 against 0, 4,000 steps each: minutes; longer on the CPU path).",
+        "choose the preset “grokking” and Run (the same task at a learning rate of 0.003, weight decay 1 against 0, 4,000 steps each, on the CPU path: a few minutes).",
         "with weight decay both curves start as before — training at 100 % within 250 steps, test near chance — but hundreds to thousands of steps later test accuracy climbs to 100 % while the weights' norm falls (at seed 1 by step 1,000; at seeds 2 and 3 by 2,500); without weight decay it stays under 10 % and the norm grows.",
         "grokking (Power et al. 2022): weight decay slowly shrinks the weights, and the memorizing solution needs large ones; the network drifts to a smaller-norm solution that computes a + b mod p by rotating through Fourier components (Nanda et al. 2023), and that one holds for every pair. Measured at seeds 1 to 3 in theory §12.4 (seed 1 asserted natively); the fall of the norm as test accuracy climbs is the sign to look for.",
     ),
