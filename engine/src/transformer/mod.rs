@@ -111,6 +111,15 @@ pub fn kept_activations(config: &TransformerConfig) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Rows `rows` of `set` as the step reads them: their token ids, `seq` a row, and their answers.
+pub fn batch_tokens(set: &Dataset, rows: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    let ids = rows
+        .iter()
+        .flat_map(|r| set.point(*r).iter().map(|t| *t as u32))
+        .collect();
+    (ids, rows.iter().map(|r| set.y[*r]).collect())
+}
+
 /// Initial parameters: embeddings and weights N(0, 1/fan_in), biases 0.
 pub fn initial_params(c: &TransformerConfig, layout: &Layout, seed: u64) -> Vec<f32> {
     let mut rng = Rng::new(seed);
@@ -166,11 +175,7 @@ impl TinyTransformer {
 
     /// Puts rows `rows` of `set` (token ids as values, `seq` a row) in the batch.
     fn load(&mut self, set: &Dataset, rows: &[usize]) {
-        let ids: Vec<u32> = rows
-            .iter()
-            .flat_map(|r| set.x[r * set.dim..(r + 1) * set.dim].iter().map(|t| *t as u32))
-            .collect();
-        let labels: Vec<u32> = rows.iter().map(|r| set.y[*r]).collect();
+        let (ids, labels) = batch_tokens(set, rows);
         self.backend.write_u32(self.bufs.ids, &ids);
         self.backend.write_u32(self.bufs.labels, &labels);
     }

@@ -12,8 +12,7 @@ use serde_json::{json, Value};
 use super::AttentionPlan;
 use engine::error::Error;
 use engine::gpu::GpuContext;
-use engine::optim::Optimizer;
-use engine::transformer::{decayed_slices, Layout, TinyTransformer, TransformerConfig};
+use engine::transformer::{batch_tokens, decayed_slices, Layout, TinyTransformer, TransformerConfig};
 
 /// The workload's name on the /bench page and in the comparison's tables.
 pub const T1: &str = "T1";
@@ -132,27 +131,10 @@ pub async fn export(plan: &AttentionPlan, steps: usize) -> Result<Value, Error> 
     let (train, _) = plan.data();
     let decay = decay(plan);
     let mut model = TinyTransformer::new(c, AttentionPlan::optimizer(decay), plan.seed, None).await?;
-    let (mut ids, mut labels) = (Vec::new(), Vec::new());
-    for _ in 0..steps {
-        let rows = model.next_rows(train.len());
-        ids.push(
-            rows.iter()
-                .flat_map(|r| train.point(*r).iter().map(|t| *t as u32))
-                .collect::<Vec<_>>(),
-        );
-        labels.push(rows.iter().map(|r| train.y[*r]).collect::<Vec<_>>());
-    }
-    let (beta1, beta2, eps) = match AttentionPlan::optimizer(decay) {
-        Optimizer::Adam { beta1, beta2, eps }
-        | Optimizer::AdamW {
-            beta1, beta2, eps, ..
-        } => (beta1, beta2, eps),
-        other => {
-            return Err(Error::Config(format!(
-                "the export writes Adam's settings, not {other:?}'s"
-            )))
-        }
-    };
+    let (ids, labels): (Vec<_>, Vec<_>) = (0..steps)
+        .map(|_| batch_tokens(&train, &model.next_rows(train.len())))
+        .unzip();
+    let (beta1, beta2, eps) = AttentionPlan::ADAM;
     let tensors: Vec<Value> = tensors(&c)
         .into_iter()
         .map(|(name, offset, shape, decayed)| json!({ "name": name, "offset": offset, "shape": shape, "decayed": decayed }))

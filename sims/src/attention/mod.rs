@@ -119,21 +119,21 @@ impl AttentionPlan {
         }
     }
 
-    /// AdamW at weight decay `decay` (the β₂ of the grokking papers), Adam at 0.
+    /// Adam's β₁, β₂ (the grokking papers') and ε, whatever the weight decay.
+    pub const ADAM: (f32, f32, f32) = (0.9, 0.98, 1e-8);
+
+    /// AdamW at weight decay `decay`, Adam at 0, both with [`Self::ADAM`].
     pub fn optimizer(decay: f32) -> Optimizer {
+        let (beta1, beta2, eps) = Self::ADAM;
         if decay > 0.0 {
             Optimizer::AdamW {
-                beta1: 0.9,
-                beta2: 0.98,
-                eps: 1e-8,
+                beta1,
+                beta2,
+                eps,
                 weight_decay: decay,
             }
         } else {
-            Optimizer::Adam {
-                beta1: 0.9,
-                beta2: 0.98,
-                eps: 1e-8,
-            }
+            Optimizer::Adam { beta1, beta2, eps }
         }
     }
 

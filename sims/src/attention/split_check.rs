@@ -10,8 +10,7 @@ use super::tensor_parallel::sent_per_block;
 use super::tensor_parallel_backward::SplitTraining;
 use super::AttentionPlan;
 use engine::error::Error;
-use engine::optim::Optimizer;
-use engine::transformer::TinyTransformer;
+use engine::transformer::{batch_tokens, TinyTransformer};
 
 /// Steps the check trains.
 pub const CHECK_STEPS: usize = 20;
@@ -57,9 +56,7 @@ pub async fn check<F: Future<Output = bool>>(
             plan.heads, plan.hidden
         )));
     }
-    let Optimizer::Adam { beta1, beta2, eps } = AttentionPlan::optimizer(0.0) else {
-        return Err(Error::Config("the split trains with Adam".into()));
-    };
+    let (beta1, beta2, eps) = AttentionPlan::ADAM;
     let (c, (train, _)) = (plan.config(), plan.data());
     let optimizer = AttentionPlan::optimizer(0.0);
     let mut whole = TinyTransformer::new(c, optimizer, plan.seed, None).await?;
@@ -69,12 +66,7 @@ pub async fn check<F: Future<Output = bool>>(
     let mut split = SplitTraining::new(whole.params().await?);
     let mut losses = Vec::with_capacity(CHECK_STEPS);
     for step in 1..=CHECK_STEPS {
-        let picked = rows.next_rows(train.len());
-        let ids: Vec<u32> = picked
-            .iter()
-            .flat_map(|r| train.point(*r).iter().map(|t| *t as u32))
-            .collect();
-        let labels: Vec<u32> = picked.iter().map(|r| train.y[*r]).collect();
+        let (ids, labels) = batch_tokens(&train, &rows.next_rows(train.len()));
         let split_loss = split.step(
             (&c, &layout),
             (&ids, &labels),
