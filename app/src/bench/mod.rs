@@ -9,7 +9,8 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
-use lab_sims::attention::bench::T1;
+use lab_sims::attention::bench::{TransformerBench, T1};
+use lab_sims::bench::BenchResult;
 use lab_state::bench::BenchLab;
 
 use crate::share::hidden;
@@ -37,21 +38,19 @@ pub fn BenchPage() -> impl IntoView {
         Some(Ok(Outcome::Transformer(r))) => Some(r),
         _ => None,
     });
-    let draw_losses = move |losses: &[f32]| {
-        if let Some(c) = chart.get_untracked() {
-            let losses = draw::loss_chart::per_step(losses);
-            crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
-            draw::loss_chart::draw(c, &losses, &[], false);
-        }
-    };
+    // T1 has its own table: the MNIST workloads' stay out of its way.
+    let mnist_hidden = Signal::derive(move || transformer.with(Option::is_some));
     Effect::new(move |_| match bench.value().get() {
-        Some(Ok(Outcome::Trained(r))) => {
+        Some(Ok(
+            Outcome::Trained(BenchResult { losses, .. })
+            | Outcome::Transformer(TransformerBench { losses, .. }),
+        )) => {
             status.set("done".into());
-            draw_losses(&r.losses);
-        }
-        Some(Ok(Outcome::Transformer(r))) => {
-            status.set("done".into());
-            draw_losses(&r.losses);
+            if let Some(c) = chart.get_untracked() {
+                let losses = draw::loss_chart::per_step(&losses);
+                crate::figures::table_of(&c, draw::loss_chart::table(&losses, &[]));
+                draw::loss_chart::draw(c, &losses, &[], false);
+            }
         }
         Some(Ok(Outcome::Sliced(r))) => status.set(format!(
             "{res} × {res} slice on {} images: {:.0} ms, {:.0} samples/s evaluated vs {:.0} trained ({:.1}×)",
@@ -147,10 +146,9 @@ pub fn BenchPage() -> impl IntoView {
                 </label>
             </section>
             <section class="views">
-                // T1 has its own table: the MNIST workloads' stay out of its way.
-                <div class:hidden=move || transformer.with(Option::is_some)>{results::results_figure(result)}</div>
+                {results::results_figure(result, mnist_hidden)}
+                {results::kernels_figure(result, mnist_hidden)}
                 {results::transformer_figure(transformer)}
-                <div class:hidden=move || transformer.with(Option::is_some)>{results::kernels_figure(result)}</div>
                 <figure class:hidden=hidden("loss-chart")>
                     <canvas node_ref=chart data-testid="bench-loss-chart" data-empty="Press Run: the training loss per step." width="420" height="300"></canvas>
                     <figcaption>"Training loss per step. Read it: the same workload falls the same way on every backend; only the time it takes differs."</figcaption>

@@ -10,9 +10,25 @@ fn row(label: &'static str, value: String) -> impl IntoView {
     view! { <tr><th>{label}</th><td>{value}</td></tr> }
 }
 
-pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
+/// The throughput rows both tables share: what was trained, the steady and whole rates, the first
+/// step. `what` names a sample ("" for images, " sequences" for T1); `per` the rate's unit.
+fn rate_rows(
+    (what, per): (&'static str, &'static str),
+    (steps, batch): (usize, usize),
+    (steady, total, first_ms): (f64, f64, f64),
+) -> impl IntoView {
     view! {
-        <figure>
+        <tr><th>"steps × batch"</th><td data-metric="samples-trained" data-metric-value=(steps * batch).to_string()>{format!("{steps} × {batch}{what}")}</td></tr>
+        <tr><th>{format!("{per}/s (steady)")}</th><td data-metric="samples-steady" data-metric-value=steady.to_string()>{format!("{steady:.0}")}</td></tr>
+        <tr><th>{format!("{per}/s (incl. first step)")}</th><td data-metric="samples-total" data-metric-value=total.to_string()>{format!("{total:.0}")}</td></tr>
+        <tr><th>"first step"</th><td data-metric="first-step-ms" data-metric-value=first_ms.to_string()>{format!("{first_ms:.0} ms")}</td></tr>
+    }
+}
+
+/// `away`: the figure steps aside (T1's own table shows).
+pub fn results_figure(result: Signal<Option<BenchResult>>, away: Signal<bool>) -> impl IntoView {
+    view! {
+        <figure class:hidden=away>
             <p class="muted small" class:hidden=move || result.with(Option::is_some)>"Press Run: samples per second, the first step's time, GFLOP/s and the test accuracy appear here."</p>
             <table class="results" data-testid="bench-results">
                 {move || result.get().map(|r| view! {
@@ -26,10 +42,7 @@ pub fn results_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
                         ),
                     })}
                     {r.tiles.clone().map(|t| view! { <tr data-testid="bench-tiles-used"><th>"GPU tiles"</th><td>{t}</td></tr> })}
-                    <tr><th>"steps × batch"</th><td data-metric="samples-trained" data-metric-value=(r.steps * r.batch).to_string()>{format!("{} × {}", r.steps, r.batch)}</td></tr>
-                    <tr><th>"samples/s (steady)"</th><td data-metric="samples-steady" data-metric-value=r.samples_per_sec_steady.to_string()>{format!("{:.0}", r.samples_per_sec_steady)}</td></tr>
-                    <tr><th>"samples/s (incl. first step)"</th><td data-metric="samples-total" data-metric-value=r.samples_per_sec_total.to_string()>{format!("{:.0}", r.samples_per_sec_total)}</td></tr>
-                    <tr><th>"first step"</th><td data-metric="first-step-ms" data-metric-value=r.first_step_ms.to_string()>{format!("{:.0} ms", r.first_step_ms)}</td></tr>
+                    {rate_rows(("", "samples"), (r.steps, r.batch), (r.samples_per_sec_steady, r.samples_per_sec_total, r.first_step_ms))}
                     <tr><th>"dispatches per step"</th><td data-metric="dispatches">{r.dispatches_per_step.to_string()}</td></tr>
                     {row("GFLOP/s (whole step)", format!("{:.2}", r.gflops))}
                     {row("GFLOP/s (matmul and conv kernels)", format!("{:.2}", r.matmul_gflops))}
@@ -47,10 +60,7 @@ pub fn transformer_figure(result: Signal<Option<TransformerBench>>) -> impl Into
             <table class="results" data-testid="bench-transformer-results">
                 {move || result.get().map(|r| view! {
                     {row("backend", r.backend.clone())}
-                    <tr><th>"steps × batch"</th><td data-metric="samples-trained" data-metric-value=(r.steps * r.batch).to_string()>{format!("{} × {} sequences", r.steps, r.batch)}</td></tr>
-                    <tr><th>"sequences/s (steady)"</th><td data-metric="samples-steady" data-metric-value=r.samples_per_sec_steady.to_string()>{format!("{:.0}", r.samples_per_sec_steady)}</td></tr>
-                    <tr><th>"sequences/s (incl. first step)"</th><td data-metric="samples-total" data-metric-value=r.samples_per_sec_total.to_string()>{format!("{:.0}", r.samples_per_sec_total)}</td></tr>
-                    <tr><th>"first step"</th><td data-metric="first-step-ms" data-metric-value=r.first_step_ms.to_string()>{format!("{:.0} ms", r.first_step_ms)}</td></tr>
+                    {rate_rows((" sequences", "sequences"), (r.steps, r.batch), (r.samples_per_sec_steady, r.samples_per_sec_total, r.first_step_ms))}
                     {row("GFLOP/s (the step's products, backward counted as twice the forward)", format!("{:.2}", r.gflops))}
                     <tr><th>"test accuracy (unseen copies)"</th><td data-metric="test-accuracy" data-metric-value=(100.0 * f64::from(r.test_accuracy)).to_string()>{format!("{:.1} %", r.test_accuracy * 100.0)}</td></tr>
                 })}
@@ -59,9 +69,9 @@ pub fn transformer_figure(result: Signal<Option<TransformerBench>>) -> impl Into
     }
 }
 
-pub fn kernels_figure(result: Signal<Option<BenchResult>>) -> impl IntoView {
+pub fn kernels_figure(result: Signal<Option<BenchResult>>, away: Signal<bool>) -> impl IntoView {
     view! {
-        <figure>
+        <figure class:hidden=away>
             <table class="results kernels" data-testid="bench-kernels">
                 <tr><th>"kernel"</th><th>"ms per step"</th><th>"GFLOP/s"</th></tr>
                 {move || result.get().map(|r| r.kernels.iter().map(|k| view! {
