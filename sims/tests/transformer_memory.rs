@@ -6,18 +6,23 @@
 use engine::transformer::{kept_activations, TransformerConfig};
 use lab_sims::attention::memory::Block;
 
-#[test]
-fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_norm() {
-    let c = TransformerConfig {
+/// The lab's default block shape (copy 4 tokens: 8 positions, 11 tokens) over a batch of 4.
+fn model(blocks: usize, layer_norm: bool) -> TransformerConfig {
+    TransformerConfig {
         vocab: 11,
         seq: 8,
         width: 32,
         heads: 2,
         hidden: 64,
-        blocks: 2,
+        blocks,
         batch: 4,
-        layer_norm: false,
-    };
+        layer_norm,
+    }
+}
+
+#[test]
+fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_norm() {
+    let c = model(2, false);
     let kept = kept_activations(&c);
     let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
     // Per block: its input, Q|K|V, the heads' output (the projection's input), the softmax
@@ -90,16 +95,7 @@ fn the_engines_kept_activations_are_korthikantis_terms_without_dropout_or_layer_
 
 #[test]
 fn with_layer_norm_the_engine_keeps_the_norms_inputs_outputs_and_statistics() {
-    let c = TransformerConfig {
-        vocab: 11,
-        seq: 8,
-        width: 32,
-        heads: 2,
-        hidden: 64,
-        blocks: 1,
-        batch: 4,
-        layer_norm: true,
-    };
+    let c = model(1, true);
     let kept = kept_activations(&c);
     let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
