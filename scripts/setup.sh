@@ -34,20 +34,29 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
+# The three tools share one target directory, so the crates they have in common (tokio, serde,
+# clap, …) compile once; they are build tools, so no link-time optimization and parallel codegen
+# (whatever their own release profiles ask): they orchestrate, the app's own build is what matters.
+install_tool() {
+  CARGO_TARGET_DIR="$TOOLS_TARGET_DIR" CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
+    cargo install --quiet "$@"
+}
+TOOLS_TARGET_DIR="${TOOLS_TARGET_DIR:-$HOME/.cache/training-lab/tools-target}"
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  say "building trunk $TRUNK_VERSION from crates.io (about 20 minutes on 2 cores, once)"
-  cargo install --locked "trunk@$TRUNK_VERSION"
+  say "building trunk $TRUNK_VERSION from crates.io (several minutes on 2 cores, once)"
+  install_tool --locked "trunk@$TRUNK_VERSION"
 fi
 if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
   say "building mdbook $MDBOOK_VERSION from crates.io (the book at /book/; once)"
   # Without its server and file watcher: the site serves the built book.
-  cargo install --locked "mdbook@$MDBOOK_VERSION" --no-default-features --features search
+  install_tool --locked "mdbook@$MDBOOK_VERSION" --no-default-features --features search
 fi
 WBG_VERSION="$(grep -A1 '^name = "wasm-bindgen"$' "$ROOT/Cargo.lock" | sed -n 's/^version = "\(.*\)"$/\1/p')"
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ]; then
   say "building wasm-bindgen-cli $WBG_VERSION from crates.io (once)"
   # --locked fails for this version (a pinned dependency is gone from the registry).
-  cargo install "wasm-bindgen-cli@$WBG_VERSION"
+  install_tool "wasm-bindgen-cli@$WBG_VERSION"
 fi
 
 # --- npm tools --------------------------------------------------------------------------------
