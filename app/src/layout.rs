@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use serde::Serialize;
 
+use lab_sims::record::RunRecord;
 use lab_state::registry;
 
 use crate::browser;
@@ -65,98 +66,11 @@ fn labs_nav() -> impl IntoView {
     }
 }
 
-/// A lab's saved results: a record of runs, its CSV, and how it reads back.
-pub trait Record: Serialize + Clone + Send + Sync + 'static {
-    fn csv(&self) -> String;
-    fn from_json(text: &str) -> Result<Self, String>;
-    fn runs(&self) -> usize;
-}
+/// A lab's saved results as the page keeps them: any record of runs its simulation declares
+/// (`lab_sims::run_record!`, beside the record's type).
+pub trait Record: RunRecord + Serialize + Clone + Send + Sync + 'static {}
 
-impl Record for lab_sims::cluster_run::ClusterRecord {
-    fn csv(&self) -> String {
-        lab_sims::cluster_run::ClusterRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::cluster_run::ClusterRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::scaling::SweepRecord {
-    fn csv(&self) -> String {
-        lab_sims::scaling::SweepRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::scaling::SweepRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::parallelism::record::ParallelismRecord {
-    fn csv(&self) -> String {
-        lab_sims::parallelism::record::ParallelismRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::parallelism::record::ParallelismRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::precision_run::PrecisionRecord {
-    fn csv(&self) -> String {
-        lab_sims::precision_run::PrecisionRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::precision_run::PrecisionRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::attention::record::AttentionRecord {
-    fn csv(&self) -> String {
-        lab_sims::attention::record::AttentionRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::attention::record::AttentionRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::sparsity::record::SparsityRecord {
-    fn csv(&self) -> String {
-        lab_sims::sparsity::record::SparsityRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::sparsity::record::SparsityRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        self.runs.len()
-    }
-}
-
-impl Record for lab_sims::hardware::record::HardwareRecord {
-    fn csv(&self) -> String {
-        lab_sims::hardware::record::HardwareRecord::csv(self)
-    }
-    fn from_json(text: &str) -> Result<Self, String> {
-        Ok(lab_sims::hardware::record::HardwareRecord::from_json(text)?)
-    }
-    fn runs(&self) -> usize {
-        usize::from(self.roofs.is_some())
-            + usize::from(!self.kernels.is_empty())
-            + usize::from(!self.sweep.is_empty())
-    }
-}
+impl<R: RunRecord + Serialize + Clone + Send + Sync + 'static> Record for R {}
 
 /// Where a record's files go and what the page does with one read back.
 pub struct RecordFiles<R> {

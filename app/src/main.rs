@@ -1,12 +1,9 @@
 //! The training lab's front end (leptos, client-side rendered). It shows and drives the engine;
 //! all the math lives in `engine`.
 
-mod attention;
 mod banner;
-mod bench;
 mod browser;
 mod chart_text;
-mod cluster;
 mod controls;
 mod cpu_team;
 mod draw;
@@ -16,22 +13,16 @@ mod figures;
 mod frame;
 mod gpu;
 mod gpu_tiles;
-mod hardware;
 mod home;
 mod job;
-mod landscape;
 mod layout;
 mod lessons;
-mod optimizers;
-mod parallelism;
-mod playground;
-mod precision;
 mod recorded;
-mod scaling;
 mod session;
 mod share;
-mod sparsity;
-mod vision;
+
+// Every lab of the registry: its folder `labs/<id>/` as module `<id>`, and `mount_lab` (build.rs).
+include!(concat!(env!("OUT_DIR"), "/labs.rs"));
 
 fn main() {
     console_error_panic_hook::set_once();
@@ -70,18 +61,7 @@ fn mount_page(last: &str) {
         }
     }
     let lab = lab_state::registry::by_route(last).map_or("playground", |l| l.id.as_str());
-    match lab {
-        "optimizers" => mount_to_body(optimizers::OptimizersPage),
-        "landscape" => mount_to_body(landscape::LandscapePage),
-        "scaling" => mount_to_body(scaling::ScalingPage),
-        "cluster" => mount_to_body(cluster::ClusterPage),
-        "vision" => mount_to_body(vision::VisionPage),
-        "precision" => mount_to_body(precision::PrecisionPage),
-        "parallelism" => mount_to_body(parallelism::ParallelismPage),
-        "bench" => mount_to_body(bench::BenchPage),
-        "sparsity" => mount_to_body(sparsity::SparsityPage),
-        "attention" => mount_to_body(attention::AttentionPage),
-        "hardware" => mount_to_body(hardware::HardwarePage),
-        _ => mount_to_body(playground::App),
+    if !mount_lab(lab) {
+        mount_lab("playground");
     }
 }

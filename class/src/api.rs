@@ -26,23 +26,8 @@ use serde_json::{json, Value};
 use crate::db::Store;
 use crate::error::ClassError;
 use crate::guard::{self, Guard};
+use crate::shared::{class, instructor, App, KeyQuery};
 use crate::validate as v;
-
-/// What every handler shares.
-pub struct App {
-    pub store: Store,
-    pub guard: Guard,
-    /// The code of each class as it changes, for the dashboards' live streams.
-    pub changes: tokio::sync::broadcast::Sender<String>,
-}
-
-impl App {
-    /// Tells the dashboards watching class `code` that it changed.
-    fn changed(&self, code: &str) {
-        // No dashboard listening is no error.
-        let _ = self.changes.send(code.to_string());
-    }
-}
 
 /// The largest body a request may carry: a lesson state is the largest value.
 const BODY_LIMIT: usize = 16 * 1024;
@@ -96,26 +81,6 @@ fn random_code() -> Result<String, ClassError> {
         .iter()
         .map(|b| alphabet[*b as usize % alphabet.len()])
         .collect())
-}
-
-/// The class `code`, checked to exist; its (key, title, hold).
-fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
-    app.store.class(v::code(code)?)?.ok_or_else(|| {
-        ClassError::NotFound(format!(
-            "no class {code}: check the code on the instructor's screen"
-        ))
-    })
-}
-
-/// The instructor's key checked against class `code`'s.
-pub(crate) fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
-    let (right, title, hold) = class(app, code)?;
-    if v::secret("key", key)? != right {
-        return Err(ClassError::Forbidden(
-            "the instructor key is not this class's".into(),
-        ));
-    }
-    Ok((title, hold))
 }
 
 /// Student `token` of class `code`, checked to have joined; their nickname.
@@ -279,11 +244,6 @@ async fn release(
         .release(&code, v::lesson(&b.lesson)?, v::index("section", b.section, 100)?)?;
     app.changed(&code);
     Ok(Json(json!({ "released": true })))
-}
-
-#[derive(Deserialize)]
-pub(crate) struct KeyQuery {
-    pub(crate) key: String,
 }
 
 async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, Query(q): Query<KeyQuery>) -> Answer {

@@ -11,8 +11,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::api::{instructor, App, KeyQuery};
 use crate::error::ClassError;
+use crate::shared::{instructor, App, KeyQuery};
 
 pub(crate) async fn stream(
     State(app): State<Arc<App>>,

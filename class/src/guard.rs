@@ -13,8 +13,8 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::api::App;
 use crate::error::ClassError;
+use crate::shared::App;
 
 /// Requests a client may make at once, and how many it gets back each second.
 pub const BURST: f64 = 60.0;

@@ -9,6 +9,7 @@ pub mod db;
 pub mod error;
 pub mod events;
 pub mod guard;
+pub mod shared;
 pub mod validate;
 
 pub use api::router;

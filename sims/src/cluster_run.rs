@@ -212,3 +212,5 @@ impl ClusterRecord {
         engine::table::to_csv(&engine::table::header(CSV_HEADER), rows)
     }
 }
+
+crate::run_record!(ClusterRecord, |r| r.runs.len());

@@ -16,6 +16,7 @@ pub mod landscape;
 pub mod noise_scale;
 pub mod parallelism;
 pub mod precision_run;
+pub mod record;
 pub mod scaling;
 pub mod sparsity;
 pub mod surfaces;

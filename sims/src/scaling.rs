@@ -409,3 +409,5 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         noise_raw: noise.raw,
     })
 }
+
+crate::run_record!(SweepRecord, |r| r.runs.len());

@@ -13,16 +13,15 @@ pub mod query;
 pub mod registry;
 pub mod table;
 
-/// Each lab's settings module and its `LabState`, in one list: the macro declares the module and
-/// gives the registry (`registry::Lab::settings`) its table, so a new lab is one line here.
+/// Each lab's settings module and its `LabState` (`<id>::State`), from the registry: `build.rs`
+/// declares every lab's module from its folder `src/labs/<id>/` and calls this macro with the
+/// registry's ids, so a new lab is its folder and its entry in `labs.json`.
 macro_rules! labs {
-    ($($id:ident => $state:ident),* $(,)?) => {
-        $(pub mod $id;)*
-
+    ($($id:ident),* $(,)?) => {
         /// The settings table of the lab called `id`, if it has one.
         pub(crate) fn settings_table(id: &str) -> Option<registry::SettingsTable> {
             match id {
-                $(stringify!($id) => Some(registry::SettingsTable::of::<$id::$state>()),)*
+                $(stringify!($id) => Some(registry::SettingsTable::of::<$id::State>()),)*
                 _ => None,
             }
         }
@@ -30,24 +29,22 @@ macro_rules! labs {
         /// The notices lab `id` gives for a link's `query` (None: no such lab).
         pub fn query_notices(id: &str, query: &str) -> Option<Vec<String>> {
             match id {
-                $(stringify!($id) => Some(<$id::$state as lab::LabState>::from_query(query).1),)*
+                $(stringify!($id) => Some(<$id::State as lab::LabState>::from_query(query).1),)*
                 _ => None,
             }
+        }
+
+        /// Calls `visit.lab::<S>(id)` with every lab's settings type, in the registry's order:
+        /// the tests that must cover every lab (fuzzing, round trips) take their list from here.
+        pub fn for_each_lab(visit: &mut impl EachLab) {
+            $(visit.lab::<$id::State>(stringify!($id));)*
         }
     };
 }
 
-labs! {
-    playground => Playground,
-    optimizers => OptimizersLab,
-    landscape => Landscape,
-    scaling => ScalingLab,
-    cluster => ClusterLab,
-    vision => VisionLab,
-    precision => PrecisionLab,
-    parallelism => ParallelismLab,
-    bench => BenchLab,
-    sparsity => SparsityLab,
-    hardware => HardwareLab,
-    attention => AttentionLab,
+/// What `for_each_lab` does with each lab's settings type.
+pub trait EachLab {
+    fn lab<S: lab::LabState + std::fmt::Debug + 'static>(&mut self, id: &str);
 }
+
+include!(concat!(env!("OUT_DIR"), "/labs.rs"));

@@ -3,39 +3,30 @@
 //! unknown keys, stray bytes — and any layer line parse without a panic; whatever state comes out
 //! writes back to a URL that reads as the same state with no notice, and the playground's JSON
 //! export reads back too; every other lab's URL and JSON likewise (the generic `LabState` codec),
-//! with any JSON text refused or read without a panic. 10 × 4,000 cases per run
+//! with any JSON text refused or read without a panic. 4,000 cases a property per run, every lab of the registry in each
 //! (`PROPTEST_CASES` overrides).
 
 use std::fmt::Debug;
 
-use lab_state::cluster::ClusterLab;
 use lab_state::lab::LabState;
 use lab_state::landscape::Landscape;
 use lab_state::layers;
-use lab_state::optimizers::OptimizersLab;
-use lab_state::parallelism::ParallelismLab;
 use lab_state::playground::Playground;
-use lab_state::precision::PrecisionLab;
-use lab_state::scaling::ScalingLab;
-use lab_state::table::Table;
-use lab_state::vision::VisionLab;
+use lab_state::registry::labs;
+use lab_state::{for_each_lab, EachLab};
 use proptest::prelude::*;
 
-/// Every lab's URL keys, from the labs' settings tables (the tables drive the fuzzing too).
+/// Every lab's URL keys and `_hide` flags, from the registry's settings tables (the tables drive
+/// the fuzzing too).
 fn keys() -> Vec<String> {
-    fn of<S: Table>() -> impl Iterator<Item = String> {
-        let settings = S::SETTINGS.iter().map(|row| row.key.to_string());
-        settings.chain(S::controls().into_iter().map(|c| format!("{c}_hide")))
-    }
-    let mut keys: Vec<String> = of::<Playground>()
-        .chain(of::<OptimizersLab>())
-        .chain(of::<ScalingLab>())
-        .chain(of::<PrecisionLab>())
-        .chain(of::<ParallelismLab>())
-        .chain(of::<ClusterLab>())
-        .chain(of::<VisionLab>())
-        .chain(of::<Landscape>())
-        .chain(of::<lab_state::bench::BenchLab>())
+    let mut keys: Vec<String> = labs()
+        .iter()
+        .filter_map(|lab| lab.settings())
+        .flat_map(|table| {
+            let hides = table.hideable.iter().map(|c| format!("{c}_hide"));
+            let keys = table.keys.iter().map(|k| k.to_string());
+            keys.chain(hides).collect::<Vec<_>>()
+        })
         .chain(["embed".to_string()])
         .collect();
     keys.sort();
@@ -67,6 +58,16 @@ fn query() -> impl Strategy<Value = String> {
     })
 }
 
+/// Text shaped like a settings file of some lab of the registry, with a wild field.
+fn settings_file_like() -> impl Strategy<Value = String> {
+    let ids: Vec<&str> = labs().iter().map(|l| l.id.as_str()).collect();
+    let pattern = format!(
+        "\\{{\"lab\": ?\"({})\", ?\"version\": ?[0-9], ?\"[a-z_]{{1,8}}\": ?(-?[0-9.e]{{1,6}}|\"[a-z,]{{0,6}}\"|\\[[0-9,]{{0,6}}\\]|true|null)\\}}",
+        ids.join("|")
+    );
+    proptest::string::string_regex(&pattern).expect("a valid pattern")
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
@@ -82,56 +83,62 @@ fn config() -> ProptestConfig {
 fn generic_round_trip<S: LabState + Debug>(q: &str) -> Result<(), TestCaseError> {
     let (s, _) = S::from_query(q);
     let (again, notices) = S::from_query(&s.to_query());
-    prop_assert!(notices.is_empty(), "{:?} from {}", notices, s.to_query());
+    prop_assert!(notices.is_empty(), "{}: {:?} from {}", S::LAB, notices, s.to_query());
     prop_assert_eq!(&again, &s);
     let (back, notices) = S::from_json(&s.to_json()).unwrap();
-    prop_assert!(notices.is_empty(), "{:?}", notices);
+    prop_assert!(notices.is_empty(), "{}: {:?}", S::LAB, notices);
     prop_assert_eq!(back, s);
     Ok(())
+}
+
+/// The round trip over every lab of the registry, stopping at the first that fails.
+struct RoundTrip<'a> {
+    query: &'a str,
+    result: Result<(), TestCaseError>,
+}
+
+impl EachLab for RoundTrip<'_> {
+    fn lab<S: LabState + Debug + 'static>(&mut self, _id: &str) {
+        if self.result.is_ok() {
+            self.result = generic_round_trip::<S>(self.query);
+        }
+    }
+}
+
+/// Any JSON text, read by every lab: refused with a reason, or read, never a panic.
+struct ReadAny<'a> {
+    text: &'a str,
+    result: Result<(), TestCaseError>,
+}
+
+impl EachLab for ReadAny<'_> {
+    fn lab<S: LabState + Debug + 'static>(&mut self, id: &str) {
+        if let (Ok(()), Err(e)) = (&self.result, S::from_json(self.text)) {
+            if e.is_empty() {
+                self.result = Err(TestCaseError::fail(format!("{id}: a refusal without a reason")));
+            }
+        }
+    }
 }
 
 proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn optimizers_state_round_trips(q in query()) { generic_round_trip::<OptimizersLab>(&q)?; }
-
-    #[test]
-    fn scaling_state_round_trips(q in query()) { generic_round_trip::<ScalingLab>(&q)?; }
-
-    #[test]
-    fn cluster_state_round_trips(q in query()) { generic_round_trip::<ClusterLab>(&q)?; }
-
-    #[test]
-    fn precision_state_round_trips(q in query()) { generic_round_trip::<PrecisionLab>(&q)?; }
-    fn parallelism_state_round_trips(q in query()) { generic_round_trip::<ParallelismLab>(&q)?; }
-
-    #[test]
-    fn bench_state_round_trips(q in query()) { generic_round_trip::<lab_state::bench::BenchLab>(&q)?; }
-
-    #[test]
-    fn vision_state_round_trips(q in query()) { generic_round_trip::<VisionLab>(&q)?; }
-
-    #[test]
-    fn landscape_json_round_trips(q in query()) { generic_round_trip::<Landscape>(&q)?; }
+    fn every_labs_state_round_trips(q in query()) {
+        let mut check = RoundTrip { query: &q, result: Ok(()) };
+        for_each_lab(&mut check);
+        check.result?;
+    }
 
     #[test]
     fn any_json_text_is_read_or_refused_without_a_panic(text in prop_oneof![
         any::<String>(),
-        "\\{\"lab\": ?\"(vision|cluster|scaling|optimizers)\", ?\"version\": ?[0-9], ?\"[a-z_]{1,8}\": ?(-?[0-9.e]{1,6}|\"[a-z,]{0,6}\"|\\[[0-9,]{0,6}\\]|true|null)\\}",
+        settings_file_like(),
     ]) {
-        for result in [
-            VisionLab::from_json(&text).map(|_| ()),
-            ClusterLab::from_json(&text).map(|_| ()),
-            ScalingLab::from_json(&text).map(|_| ()),
-            PrecisionLab::from_json(&text).map(|_| ()),
-            ParallelismLab::from_json(&text).map(|_| ()),
-            OptimizersLab::from_json(&text).map(|_| ()),
-        ] {
-            if let Err(e) = result {
-                prop_assert!(!e.is_empty());
-            }
-        }
+        let mut check = ReadAny { text: &text, result: Ok(()) };
+        for_each_lab(&mut check);
+        check.result?;
     }
 
     #[test]

@@ -12,6 +12,37 @@ use lab_state::optimizers::OptimizersLab;
 use lab_state::scaling::ScalingLab;
 use lab_state::vision::VisionLab;
 
+/// What every lab of the registry must do, whatever its settings: defaults make an empty query,
+/// every hideable control hidden comes back hidden through the URL and a file, and a file that
+/// names another lab is refused with a reason.
+struct Basics;
+
+impl lab_state::EachLab for Basics {
+    fn lab<S: LabState + Debug + 'static>(&mut self, id: &str) {
+        assert_eq!(S::LAB, id, "the settings type calls itself by the registry's id");
+        let hide_all: Vec<String> = S::controls()
+            .iter()
+            .map(|c| format!("{c}_hide=true"))
+            .collect();
+        let (hidden, notices) = S::from_query(&hide_all.join("&"));
+        assert!(notices.is_empty(), "{id}: {notices:?}");
+        assert_ne!(hidden, S::default(), "{id}: hiding shows in the state");
+        round_trips(hidden);
+        let mut file: serde_json::Value = serde_json::from_str(&S::default().to_json()).unwrap();
+        file["lab"] = serde_json::Value::from(format!("not-{id}"));
+        let refused = S::from_json(&file.to_string());
+        assert!(
+            refused.as_ref().is_err_and(|e| !e.is_empty()),
+            "{id}: a file of another lab is refused, not {refused:?}"
+        );
+    }
+}
+
+#[test]
+fn every_lab_of_the_registry_round_trips_and_refuses_another_labs_file() {
+    lab_state::for_each_lab(&mut Basics);
+}
+
 fn round_trips<S: LabState + Debug>(changed: S) {
     assert_eq!(
         S::default().to_query(),

@@ -3,25 +3,10 @@
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
-pub mod attention;
-pub mod cluster;
-pub mod hardware;
-pub mod heatmap;
+pub mod axes;
 pub mod legend;
 pub mod loss_chart;
-pub mod network;
-pub mod optimizers;
-pub mod parallelism;
-pub mod precision;
-pub mod scaling;
-pub mod scaling_runs;
-pub mod schedule;
-pub mod slice_map;
-pub mod sparsity;
-pub mod step_graph;
-pub mod surface;
 pub use plot_text::ticks;
-pub mod vision;
 
 /// Okabe–Ito colours, checked apart for colour-blind students (`lab_state::palette`).
 pub const CLASS_COLORS: [(u8, u8, u8); 5] = lab_state::palette::CLASSES;

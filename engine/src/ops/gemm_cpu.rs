@@ -2,9 +2,9 @@
 //! panels, and each 4×8 block of C is accumulated in registers, so the inner loop is 32
 //! independent multiply-adds that the compiler turns into SIMD (wasm simd128 in the browser,
 //! SSE/AVX natively). Each C element still sums its k terms in order from zero, exactly like the
-//! textbook loop in `matmul::matmul_reference`, so the two agree bit for bit.
+//! textbook loop in `matmul_dims::matmul_reference`, so the two agree bit for bit.
 
-use super::matmul::MatmulDims;
+use super::matmul_dims::MatmulDims;
 
 /// Rows of C per register block.
 const MR: usize = 4;
@@ -214,7 +214,7 @@ fn store(c: &mut [f32], d: &MatmulDims, row0: usize, col0: usize, acc: &[[f32; N
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::matmul::matmul_reference;
+    use crate::ops::matmul_dims::matmul_reference;
 
     fn values(n: usize, seed: u32) -> Vec<f32> {
         (0..n)

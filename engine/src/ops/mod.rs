@@ -21,6 +21,7 @@ pub mod lars;
 pub mod loss_head;
 pub mod mask;
 pub mod matmul;
+pub mod matmul_dims;
 pub mod mse;
 pub mod norm;
 pub mod pool;

@@ -2,8 +2,18 @@
 //! normalization as their kernels take it, a convolution's backward kernels, and batch norm's
 //! running-statistics update after a step.
 
-use super::steps::Forward;
 use super::*;
+
+/// What the forward pass leaves for the backward pass: each layer's input and output buffer
+/// (acts[i] → layer i → acts[i + 1]), the arg-max of every max-pool and the statistics of every
+/// normalization.
+pub(super) struct Forward {
+    pub(super) acts: Vec<BufId>,
+    pub(super) argmax: Vec<Option<BufId>>,
+    pub(super) stats: Vec<Option<BufId>>,
+    /// Where each layer's kernels start in the kernel list (and, last, where the pass ends).
+    pub(super) starts: Vec<usize>,
+}
 
 /// A conv layer's geometry, or a residual end's 1×1 projection (reading the block's input).
 pub(super) fn conv_geom(l: &CompiledLayer, rows: usize) -> ConvGeom {

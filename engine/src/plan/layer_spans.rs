@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::steps::Forward;
+use super::layer_ops::Forward;
 use crate::kernel::BufId;
 
 #[derive(Clone, Debug, Default)]

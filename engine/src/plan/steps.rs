@@ -1,18 +1,7 @@
 //! The kernels of one training step's forward and backward passes, layer by layer.
 
-use super::layer_ops::{conv_backward, conv_geom, input_gradient_needed, norm_geom, pool_geom};
+use super::layer_ops::{conv_backward, conv_geom, input_gradient_needed, norm_geom, pool_geom, Forward};
 use super::*;
-
-/// What the forward pass leaves for the backward pass: each layer's input and output buffer
-/// (acts[i] → layer i → acts[i + 1]), the arg-max of every max-pool and the statistics of every
-/// normalization.
-pub(super) struct Forward {
-    pub(super) acts: Vec<BufId>,
-    pub(super) argmax: Vec<Option<BufId>>,
-    pub(super) stats: Vec<Option<BufId>>,
-    /// Where each layer's kernels start in the kernel list (and, last, where the pass ends).
-    pub(super) starts: Vec<usize>,
-}
 
 /// Forward pass over `rows` samples in `input`; the last buffer holds the logits. Dropout runs
 /// only when `dropout_seed` is given (training); batch norm uses the `running` statistics when

@@ -166,3 +166,5 @@ impl AttentionRecord {
         })
     }
 }
+
+crate::run_record!(AttentionRecord, |r| r.runs.len());

@@ -79,3 +79,5 @@ impl ParallelismRecord {
         engine::table::to_csv(&engine::table::header(HEADER), rows)
     }
 }
+
+crate::run_record!(ParallelismRecord, |r| r.runs.len());

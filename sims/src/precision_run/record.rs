@@ -70,3 +70,5 @@ impl PrecisionRecord {
         engine::table::to_csv(&engine::table::header(HEADER), rows)
     }
 }
+
+crate::run_record!(PrecisionRecord, |r| r.runs.len());

@@ -372,3 +372,5 @@ pub async fn after_dense(
     let at: Vec<f64> = (1..=plan.rounds).map(|k| plan.sparsity_at(k)).collect();
     Ok((shots, structured(trainer, test, &at).await?))
 }
+
+crate::run_record!(SparsityRecord, |r| r.runs.len());

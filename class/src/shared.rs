@@ -1,0 +1,52 @@
+//! What every handler shares: the server's state (`App`), and the checks that a class exists and
+//! that a request carries its instructor's key. Its own module so that the API, the live stream
+//! and the guard depend on it, not on one another.
+
+use serde::Deserialize;
+
+use crate::db::Store;
+use crate::error::ClassError;
+use crate::guard::Guard;
+use crate::validate as v;
+
+/// What every handler shares.
+pub struct App {
+    pub store: Store,
+    pub guard: Guard,
+    /// The code of each class as it changes, for the dashboards' live streams.
+    pub changes: tokio::sync::broadcast::Sender<String>,
+}
+
+impl App {
+    /// Tells the dashboards watching class `code` that it changed.
+    pub(crate) fn changed(&self, code: &str) {
+        // No dashboard listening is no error.
+        let _ = self.changes.send(code.to_string());
+    }
+}
+
+/// The class `code`, checked to exist; its (key, title, hold).
+pub(crate) fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
+    app.store.class(v::code(code)?)?.ok_or_else(|| {
+        ClassError::NotFound(format!(
+            "no class {code}: check the code on the instructor's screen"
+        ))
+    })
+}
+
+/// The instructor's key checked against class `code`'s.
+pub(crate) fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
+    let (right, title, hold) = class(app, code)?;
+    if v::secret("key", key)? != right {
+        return Err(ClassError::Forbidden(
+            "the instructor key is not this class's".into(),
+        ));
+    }
+    Ok((title, hold))
+}
+
+/// A request that only the instructor may make: the class's key.
+#[derive(Deserialize)]
+pub(crate) struct KeyQuery {
+    pub(crate) key: String,
+}

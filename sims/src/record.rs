@@ -1,0 +1,35 @@
+//! What every lab's saved results file is: its runs, its CSV, and how it reads back (checked for
+//! meaning by the record's own `from_json`). Each record says so beside its type with
+//! `run_record!`, so the page's file controls (`app::layout::record_files`) serve every lab
+//! without a list of them.
+
+use engine::error::Error;
+
+/// A lab's record of runs, as its results file holds it.
+pub trait RunRecord: Sized {
+    /// The record as CSV, one row a run (or a point), for a spreadsheet.
+    fn csv(&self) -> String;
+    /// Reads a results file back, refusing with a reason what is not one.
+    fn from_json(text: &str) -> Result<Self, Error>;
+    /// How many runs the record holds (what "loaded …: N runs" says).
+    fn runs(&self) -> usize;
+}
+
+/// `RunRecord` for a record type with inherent `csv` and `from_json`; `$runs` counts its runs.
+#[macro_export]
+macro_rules! run_record {
+    ($record:ty, $runs:expr) => {
+        impl $crate::record::RunRecord for $record {
+            fn csv(&self) -> String {
+                <$record>::csv(self)
+            }
+            fn from_json(text: &str) -> Result<Self, engine::error::Error> {
+                <$record>::from_json(text)
+            }
+            fn runs(&self) -> usize {
+                let count: fn(&$record) -> usize = $runs;
+                count(self)
+            }
+        }
+    };
+}
