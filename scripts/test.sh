@@ -32,12 +32,14 @@ stage "fmt and clippy" lints
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
 # burn, the independent reference, is most of the lock file: built once, for its tests alone
-# (`cargo clippy -p burn_oracle --all-targets` lints it when it changes; CI does not check it
-# twice over).
+# (a change to the oracle is linted with `cargo clippy -p burn_oracle --all-targets`; CI does not
+# build burn twice, once to lint and once to test).
 stage "burn reference (whole training steps against burn)" \
   cargo test -q -p burn_oracle
 # The `lab` command line those tests built, for the browser test that trains with it.
 export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
+stage "a new lab (lab new-lab in a copy: at most ten files, it builds, the registry's checks)" \
+  bash scripts/check-new-lab.sh
 # The e2e build: the release profile's size optimizations (lto, one codegen unit, wasm-opt) buy
 # nothing for a test and cost minutes; `scripts/run.sh` keeps them.
 stage "app build for the browser tests (trunk, e2e profile)" \

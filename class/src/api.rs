@@ -37,9 +37,9 @@ const BODY_LIMIT: usize = 16 * 1024;
 pub fn router(store: Store, origin: Option<String>) -> Router {
     let app = Arc::new(App {
         store,
-        guard: Guard::new(origin),
         changes: tokio::sync::broadcast::channel(256).0,
     });
+    let guard = Arc::new(Guard::new(origin));
     Router::new()
         .route("/api/health", get(|| async { "ok" }))
         .route("/api/classes", post(create))
@@ -51,7 +51,7 @@ pub fn router(store: Store, origin: Option<String>) -> Router {
         .route("/api/classes/{code}/export.csv", get(export))
         .route("/api/classes/{code}/events", get(crate::events::stream))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), guard::check))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .with_state(app)
 }
 

@@ -14,7 +14,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ClassError;
-use crate::shared::App;
 
 /// Requests a client may make at once, and how many it gets back each second.
 pub const BURST: f64 = 60.0;
@@ -51,13 +50,13 @@ impl Guard {
     }
 }
 
-pub async fn check(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let origin = req
         .headers()
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
         .map(str::to_string);
-    if let (Some(sent), Some(allowed)) = (&origin, &app.guard.origin) {
+    if let (Some(sent), Some(allowed)) = (&origin, &guard.origin) {
         if sent != allowed {
             return ClassError::Origin(sent.clone()).into_response();
         }
@@ -67,7 +66,7 @@ pub async fn check(State(app): State<Arc<App>>, req: Request, next: Next) -> Res
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
-    if !app.guard.admit(client) {
+    if !guard.admit(client) {
         return ClassError::TooMany.into_response();
     }
     let preflight = req.method() == Method::OPTIONS;

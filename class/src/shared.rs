@@ -6,13 +6,11 @@ use serde::Deserialize;
 
 use crate::db::Store;
 use crate::error::ClassError;
-use crate::guard::Guard;
 use crate::validate as v;
 
 /// What every handler shares.
 pub struct App {
     pub store: Store,
-    pub guard: Guard,
     /// The code of each class as it changes, for the dashboards' live streams.
     pub changes: tokio::sync::broadcast::Sender<String>,
 }

@@ -6,6 +6,7 @@ mod bench;
 mod io;
 mod lesson;
 mod matmul;
+mod new_lab;
 mod parallelism;
 mod prepare;
 mod roofline;
@@ -105,6 +106,9 @@ enum Command {
     Lesson(lesson::LessonArgs),
     /// A saved model for a notebook: safetensors weights, a PyTorch script, its layer list
     ExportTorch(torch::TorchArgs),
+    /// Writes a new lab: its folders (settings, simulation, page, drawing), its chapter, its
+    /// browser test and its registry entry, with an example that builds and passes its tests
+    NewLab(new_lab::NewLabArgs),
 }
 
 fn main() -> ExitCode {
@@ -135,6 +139,7 @@ fn main() -> ExitCode {
         Command::Lesson(a) => lesson::run(&a),
         Command::Attention(a) => attention::attention(&a),
         Command::ExportTorch(a) => torch::run(&a),
+        Command::NewLab(a) => new_lab::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,9 @@
 //! `Kernel` trait that gives each op both a GPU description (shader, uniform, bindings, grid) and
 //! a plain-Rust CPU twin. A plan is a list of kernels; the GPU and CPU backends run the same list.
 
+mod groups;
+pub use groups::{groups_1d, strided_groups};
+
 /// What kernels adapt to on a device (`Kernel::fit_device`, `GpuContext::fit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DeviceFit {
@@ -357,27 +360,6 @@ pub trait Kernel: KernelCopy {
         } else {
             format!("{file}:{}", s.entry)
         }
-    }
-}
-
-/// Workgroups for a 1-D grid of `n` invocations in groups of `size`.
-pub fn groups_1d(n: usize, size: u32) -> [u32; 3] {
-    [(n as u32).div_ceil(size).max(1), 1, 1]
-}
-
-/// Workgroups of a strided kernel (`Kernel::strided`) per core of an emulated GPU.
-const STRIDED_GROUPS_PER_CORE: u32 = 4;
-
-/// The workgroups a kernel is dispatched on a device that runs `parallel_workgroups` at once
-/// (`DeviceFit`; 0 on a real GPU, which gets them all). An emulated GPU starts each workgroup
-/// as a task of its own, and for an element-wise kernel over thousands of workgroups that
-/// start-up costs more than the work: a strided kernel there gets a few per core instead.
-pub fn strided_groups(k: &dyn Kernel, parallel_workgroups: u32) -> [u32; 3] {
-    let [x, y, z] = k.workgroups();
-    if k.strided() && parallel_workgroups != 0 {
-        [x.min(parallel_workgroups * STRIDED_GROUPS_PER_CORE), y, z]
-    } else {
-        [x, y, z]
     }
 }
 

@@ -1,5 +1,5 @@
 //! The layering the workspace promises (docs/book/src/contributor/architecture.md), checked so
-//! that it stays: the engine's modules import one another in one direction only (no cycle), the
+//! that it stays: every crate's modules import one another in one direction only (no cycle), the
 //! engine knows none of the simulations, and each crate depends only on the layers below it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,48 +20,84 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The engine's top-level modules and, for each, the others it names as `crate::<module>`
-/// (unit-test files, `tests.rs`, left out: a test may reach anywhere).
-fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("engine/src");
+/// A crate's modules, one a file (`ops::matmul`; a lab's folder `src/labs/<id>/`, which the
+/// crates' generated lists mount as `<id>`, by its id), and for each the others it names
+/// (`crate::…`, `super::…`), leaving out the module's own ancestors and descendants (a parent
+/// declares its children, a child may read its parent) and unit tests (`tests.rs`, `mod tests`),
+/// which may reach anywhere.
+fn module_graph(src: &str) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let src = root().join(src);
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    let top = |p: &Path| -> String {
-        let first = p.strip_prefix(&src).unwrap().components().next().unwrap();
-        first
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string()
-    };
-    let modules: BTreeSet<String> = files.iter().map(|p| top(p)).filter(|m| m != "lib").collect();
-    let mut graph: BTreeMap<String, BTreeSet<String>> =
-        modules.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
-    for file in files.iter().filter(|p| !p.ends_with("tests.rs")) {
-        let from = top(file);
-        if from == "lib" {
-            continue;
+    let module_of = |p: &Path| -> Vec<String> {
+        let mut parts: Vec<String> = p
+            .strip_prefix(&src)
+            .unwrap()
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            parts.pop();
         }
+        if parts.first().is_some_and(|p| p == "labs") && parts.len() > 1 {
+            parts.remove(0);
+        }
+        parts
+    };
+    let modules: BTreeMap<Vec<String>, &PathBuf> = files
+        .iter()
+        .filter(|p| !p.ends_with("tests.rs"))
+        .map(|p| (module_of(p), p))
+        .collect();
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
         let text = std::fs::read_to_string(file).unwrap();
-        for (i, _) in text.match_indices("crate::") {
-            let name: String = text[i + 7..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if name != from && modules.contains(&name) {
-                graph.get_mut(&from).unwrap().insert(name);
+        let text = text.split("#[cfg(test)]\nmod tests {").next().unwrap();
+        let mut named = BTreeSet::new();
+        for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+            let mut parts = word.split("::").filter(|p| !p.is_empty()).peekable();
+            let mut path: Vec<String> = match parts.peek() {
+                Some(&"crate") => {
+                    parts.next();
+                    Vec::new()
+                }
+                // `super` is the module above this one (a file's folder, a folder's parent).
+                Some(&"super") => {
+                    let mut base = module.clone();
+                    while parts.peek() == Some(&"super") {
+                        parts.next();
+                        base.pop();
+                    }
+                    base
+                }
+                _ => continue,
+            };
+            path.extend(parts.map(str::to_string));
+            // The longest module the path starts with.
+            let target = (1..=path.len())
+                .rev()
+                .map(|k| path[..k].to_vec())
+                .find(|p| modules.contains_key(p));
+            if let Some(target) = target {
+                if !(target.starts_with(module) || module.starts_with(&target)) {
+                    named.insert(target);
+                }
             }
         }
+        graph.insert(module.clone(), named);
     }
     graph
 }
 
+type Graph = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
 /// Whether `to` is reachable from `from`.
-fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+fn reaches(graph: &Graph, from: &[String], to: &[String]) -> bool {
     let mut seen = BTreeSet::new();
-    let mut stack = vec![from.to_string()];
+    let mut stack = vec![from.to_vec()];
     while let Some(m) = stack.pop() {
-        for next in &graph[&m] {
+        for next in graph.get(&m).into_iter().flatten() {
             if next == to {
                 return true;
             }
@@ -74,19 +110,54 @@ fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> 
 }
 
 #[test]
-fn the_engines_modules_form_no_cycle() {
-    let graph = module_graph();
-    assert!(graph.len() > 15, "the engine's modules were found: {graph:?}");
-    let cycles: Vec<String> = graph
-        .iter()
-        .flat_map(|(a, deps)| deps.iter().map(move |b| (a, b)))
-        .filter(|(a, b)| reaches(&graph, b, a))
-        .map(|(a, b)| format!("{a} → {b}"))
-        .collect();
-    assert!(
-        cycles.is_empty(),
-        "imports that close a cycle among the engine's modules (move the shared type to the lower module): {cycles:?}"
-    );
+fn no_crates_modules_form_a_cycle() {
+    for src in [
+        "engine/src",
+        "sims/src",
+        "state/src",
+        "class/src",
+        "cli/src",
+        "app/src",
+        "plot_text/src",
+    ] {
+        let graph = module_graph(src);
+        assert!(graph.len() > 3, "{src}: modules were found: {graph:?}");
+        let cycles: Vec<String> = graph
+            .iter()
+            .flat_map(|(a, deps)| deps.iter().map(move |b| (a, b)))
+            .filter(|(a, b)| reaches(&graph, b, a))
+            .map(|(a, b)| format!("{} → {}", a.join("::"), b.join("::")))
+            .collect();
+        assert!(
+            cycles.is_empty(),
+            "{src}: imports that close a cycle among the modules (move what both need to a module below them): {cycles:?}"
+        );
+    }
+}
+
+/// The check above sees a cycle through three modules of a made-up crate, and none where the
+/// imports go one way.
+#[test]
+fn the_cycle_check_sees_a_cycle() {
+    let dir = std::env::temp_dir().join(format!("arch-cycle-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n"),
+        ("a/mod.rs", "mod inner;\n"),
+        ("a/inner.rs", "use crate::b::B;\n"),
+        ("b.rs", "use super::c::C;\n"),
+        ("c.rs", "pub fn f() { crate::a::inner::g() }\n"),
+        ("d.rs", "use crate::a::inner::g;\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let graph = module_graph(src.to_str().unwrap());
+    let key = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+    assert!(reaches(&graph, &key("a::inner"), &key("a::inner")), "{graph:?}");
+    assert!(!reaches(&graph, &key("d"), &key("d")), "{graph:?}");
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The workspace crates (by package name) each crate's Cargo.toml depends on, dev-dependencies
@@ -128,4 +199,123 @@ fn each_crate_depends_only_on_the_layers_below() {
             "the engine builds without {heavy}"
         );
     }
+}
+
+const GRAPH_START: &str = "<!-- crate graph: written by engine/tests/architecture.rs from `cargo metadata`; UPDATE_DOCS=1 rewrites it -->";
+const GRAPH_END: &str = "<!-- end of the crate graph -->";
+
+/// The workspace's crates bottom layer first (each after every crate it builds on), as a table:
+/// its folder, the workspace crates it builds on, and those only its tests use.
+fn crate_graph_table() -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root = root().canonicalize().unwrap();
+    let mut crates: BTreeMap<String, (String, BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let manifest = Path::new(p["manifest_path"].as_str().unwrap());
+        let folder = manifest.parent().unwrap().strip_prefix(&root).unwrap();
+        let (mut normal, mut dev) = (BTreeSet::new(), BTreeSet::new());
+        for d in p["dependencies"].as_array().unwrap() {
+            if d.get("path").is_some_and(|v| !v.is_null()) {
+                let name = d["name"].as_str().unwrap().to_string();
+                if d["kind"].as_str() == Some("dev") {
+                    dev.insert(name);
+                } else {
+                    normal.insert(name);
+                }
+            }
+        }
+        let dev = dev.difference(&normal).cloned().collect();
+        crates.insert(
+            p["name"].as_str().unwrap().to_string(),
+            (folder.display().to_string(), normal, dev),
+        );
+    }
+    // Layer by layer: a crate's layer is one above the highest it builds on; by name within one.
+    let mut layer: BTreeMap<String, usize> = BTreeMap::new();
+    while layer.len() < crates.len() {
+        let before = layer.len();
+        for (name, (_, deps, dev)) in &crates {
+            let below: Option<Vec<usize>> = deps.iter().chain(dev).map(|d| layer.get(d).copied()).collect();
+            if let (false, Some(below)) = (layer.contains_key(name), below) {
+                layer.insert(name.clone(), below.iter().max().map_or(0, |m| m + 1));
+            }
+        }
+        assert!(layer.len() > before, "no cycle among the crates");
+    }
+    let mut order: Vec<String> = crates.keys().cloned().collect();
+    order.sort_by_key(|name| (layer[name], name.clone()));
+    let list = |s: &BTreeSet<String>| {
+        if s.is_empty() {
+            "—".to_string()
+        } else {
+            s.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let mut table =
+        String::from("| crate | folder | builds on | and, for its tests only |\n| --- | --- | --- | --- |\n");
+    for name in order {
+        let (folder, deps, dev) = &crates[&name];
+        table += &format!("| `{name}` | `{folder}/` | {} | {} |\n", list(deps), list(dev));
+    }
+    table
+}
+
+/// The architecture chapter's crate graph is the one Cargo has, not a drawing that drifts.
+#[test]
+fn the_architecture_chapter_shows_the_crate_graph_cargo_has() {
+    let path = root().join("docs/book/src/contributor/architecture.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (Some(a), Some(b)) = (text.find(GRAPH_START), text.find(GRAPH_END)) else {
+        panic!(
+            "{}: no generated crate graph ({GRAPH_START} … {GRAPH_END})",
+            path.display()
+        );
+    };
+    let block = format!("{GRAPH_START}\n\n{}\n", crate_graph_table());
+    if text[a..b] != block {
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, format!("{}{block}{}", &text[..a], &text[b..])).unwrap();
+        } else {
+            panic!(
+                "the crate graph in {} is not cargo's; rerun with UPDATE_DOCS=1 to rewrite it:\n{block}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Small files with one concern: none of the workspace's Rust files is over 400 lines.
+#[test]
+fn every_rust_file_is_at_most_400_lines() {
+    let mut long = Vec::new();
+    for dir in [
+        "engine",
+        "sims",
+        "state",
+        "plot_text",
+        "cli",
+        "oracle",
+        "class",
+        "app",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&root().join(dir), &mut files);
+        for file in files {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            if lines > 400 {
+                long.push(format!(
+                    "{} ({lines} lines)",
+                    file.strip_prefix(root()).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these by concern: {long:?}");
 }

@@ -21,3 +21,7 @@ pub mod scaling;
 pub mod sparsity;
 pub mod surfaces;
 pub mod timeline;
+
+// The simulations of labs in folders of their own (`src/labs/<id>/`, as `lab new-lab` writes
+// them), each a module under its id (`build.rs`).
+include!(concat!(env!("OUT_DIR"), "/labs.rs"));

@@ -11,6 +11,9 @@ use engine::train::{TrainConfig, Trainer};
 
 pub use crate::noise_scale::{measure_noise, raw_b_simple, NoiseScale, NOISE_WINDOW};
 
+mod record;
+pub use record::{SweepRecord, RECORD_FORMAT};
+
 /// How the learning rate follows the batch size from a base pair (η_base, B_base).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -157,50 +160,6 @@ pub struct RunResult {
     /// Every noise measurement: (step, |G|² estimate, tr Σ estimate).
     #[serde(default)]
     pub noise_raw: Vec<(usize, f64, f64)>,
-}
-
-/// A finished sweep: its settings and every run, enough to redraw it without training.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepRecord {
-    pub format: String,
-    pub sweep: Sweep,
-    pub runs: Vec<RunResult>,
-}
-
-/// The `format` of a [`SweepRecord`].
-pub const RECORD_FORMAT: &str = "training-lab sweep v1";
-
-impl SweepRecord {
-    pub fn new(sweep: Sweep, runs: Vec<RunResult>) -> Self {
-        Self {
-            format: RECORD_FORMAT.into(),
-            sweep,
-            runs,
-        }
-    }
-
-    /// Reads a record saved by the lab, refusing other files with a reason.
-    pub fn from_json(text: &str) -> Result<Self, Error> {
-        let r: SweepRecord = serde_json::from_str(text).map_err(|e| Error::NotA {
-            what: "sweep record",
-            why: e.to_string(),
-        })?;
-        if r.format != RECORD_FORMAT {
-            return Err(Error::WrongFormat {
-                found: r.format,
-                expected: RECORD_FORMAT,
-            });
-        }
-        Ok(r)
-    }
-
-    /// Every run as CSV, with a header.
-    pub fn csv(&self) -> String {
-        engine::table::to_csv(
-            &engine::table::header(CSV_HEADER),
-            self.runs.iter().map(RunResult::csv_cells),
-        )
-    }
 }
 
 /// The columns of [`RunResult::csv_row`].
@@ -409,5 +368,3 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         noise_raw: noise.raw,
     })
 }
-
-crate::run_record!(SweepRecord, |r| r.runs.len());

@@ -12,6 +12,7 @@ use std::fmt::Display;
 
 use serde_json::{Map, Value};
 
+pub use crate::range::{clamp, shorten};
 use crate::table::{self, fields_of, try_set, Table};
 
 /// Where a lab that trains on request runs: the CPU path (the default, the same on every
@@ -145,19 +146,6 @@ pub fn unreadable<S: LabState>(version: u32) -> String {
     )
 }
 
-/// Range checks for `check`: keeps `v` in [lo, hi], noting a change.
-pub fn clamp<T: PartialOrd + Copy + Display>(notices: &mut Vec<String>, name: &str, v: &mut T, lo: T, hi: T) {
-    let c = if *v < lo {
-        lo
-    } else if *v > hi {
-        hi
-    } else {
-        return;
-    };
-    notices.push(format!("{name}={v} is outside {lo}–{hi}: using {c}"));
-    *v = c;
-}
-
 /// Keeps `v` one of `allowed`, else the first, noting it.
 pub fn one_of(notices: &mut Vec<String>, name: &str, v: &mut String, allowed: &[&str]) {
     if !allowed.contains(&v.as_str()) {
@@ -204,14 +192,6 @@ macro_rules! serde_by_key {
             }
         }
     };
-}
-
-/// Keeps a text field to at most `max` characters (whole characters), noting a cut.
-pub fn shorten(notices: &mut Vec<String>, name: &str, v: &mut String, max: usize) {
-    if let Some((cut, _)) = v.char_indices().nth(max) {
-        v.truncate(cut);
-        notices.push(format!("{name} is longer than {max} characters: cut"));
-    }
 }
 
 /// Keeps `v` one of the values a menu offers: the nearest, noting a change.

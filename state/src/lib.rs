@@ -10,6 +10,7 @@ pub mod names;
 pub mod palette;
 pub mod precision_verdict;
 pub mod query;
+pub mod range;
 pub mod registry;
 pub mod table;
 

@@ -338,7 +338,7 @@ macro_rules! ranged {
         $crate::table::ranged!($key, Some($key), $field, $lo, $hi)
     };
     ($key:literal, $hides:expr, $field:ident, $lo:expr, $hi:expr) => {
-        $crate::table::field!($key, $hides, |s, notices| $crate::lab::clamp(
+        $crate::table::field!($key, $hides, |s, notices| $crate::range::clamp(
             notices,
             $key,
             &mut s.$field,
@@ -353,7 +353,7 @@ macro_rules! ranged {
 macro_rules! text {
     ($key:literal, $hides:expr, $field:ident, $max:expr, $parse:expr) => {
         $crate::table::field!($key, $hides, |s, notices| {
-            $crate::lab::shorten(notices, $key, &mut s.$field, $max);
+            $crate::range::shorten(notices, $key, &mut s.$field, $max);
             if let Err(why) = $parse(&s.$field) {
                 let default = Self::default().$field;
                 let shown = $crate::table::quote(&s.$field);

@@ -1,5 +1,5 @@
-//! The attention lab's lesson (its "what to try", app/src/attention/lesson.rs), asserted natively
-//! through the lab's own settings and the loop the page runs (app/src/attention/run.rs): with
+//! The attention lab's lesson (its "what to try", app/src/labs/attention/lesson.rs), asserted natively
+//! through the lab's own settings and the loop the page runs (app/src/labs/attention/run.rs): with
 //! the defaults the 2-block transformer learns to copy unseen sequences and a last-block head
 //! looks the answer up (seeds 1 to 5 on the CPU path, seed 1 on lavapipe, the WebGPU path);
 //! the "memorizing" preset fits its training pairs while test accuracy stays near chance

@@ -29,7 +29,7 @@ enum Metric {
 
 /// What the page's table publishes for `lab` before any training: each named layout's peak, time,
 /// traffic, bubble (percent) and largest tensor class on its busiest device, and the ZeRO table's
-/// stages on the ZeRO run's workers (as `app/src/parallelism/figures.rs` names them).
+/// stages on the ZeRO run's workers (as `app/src/labs/parallelism/figures.rs` names them).
 fn estimates(lab: &ParallelismLab, profile: &Profile) -> BTreeMap<String, Metric> {
     let machine = lab.machine();
     let mut out = BTreeMap::new();

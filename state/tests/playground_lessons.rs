@@ -1,4 +1,4 @@
-//! The playground's "what to try" with its defaults (app/src/playground/lesson.rs): the spiral is learned
+//! The playground's "what to try" with its defaults (app/src/labs/playground/lesson.rs): the spiral is learned
 //! (test accuracy above 90 %) within 10,000 steps (about 6,400 natively: half a minute at the
 //! watchable speed), and a network without hidden layers
 //! cannot learn it (a line cannot separate the arms).

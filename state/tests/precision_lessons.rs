@@ -2,7 +2,7 @@
 //! claim checked natively at seeds 1 to 5 through the lab's own settings and run loop (the runs
 //! its measure reads; each run trains alone on the same batches from the same weights)
 //! (`crate::precision_lab::record`, the page's chunks and checks), its measure read from the
-//! metrics the page publishes, computed here from the same record as `app/src/precision/
+//! metrics the page publishes, computed here from the same record as `app/src/labs/precision/
 //! figures.rs` computes them. Needs `data/` (setup).
 
 use std::collections::BTreeMap;

@@ -133,7 +133,7 @@ fn each_lab_publishes_the_metrics_the_registry_lists() {
     }
     for lab in labs() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../app/src")
+            .join("../app/src/labs")
             .join(&lab.id);
         let mut text = String::new();
         sources(&dir, &mut text);
@@ -156,7 +156,7 @@ fn each_lab_publishes_the_metrics_the_registry_lists() {
             };
             assert!(
                 listed,
-                "{}: app/src/{} publishes {name}…, which the registry does not list",
+                "{}: app/src/labs/{} publishes {name}…, which the registry does not list",
                 lab.id, lab.id
             );
         }
@@ -171,7 +171,7 @@ fn each_lab_publishes_the_metrics_the_registry_lists() {
             });
             assert!(
                 found,
-                "{}: the registry lists {pattern}, which app/src/{} does not publish",
+                "{}: the registry lists {pattern}, which app/src/labs/{} does not publish",
                 lab.id, lab.id
             );
         }

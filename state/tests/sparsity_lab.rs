@@ -1,5 +1,5 @@
-//! The sparsity lab's lesson (its "what to try", app/src/sparsity/lesson.rs), asserted natively
-//! through the lab's own settings and the same loop the page runs (app/src/sparsity/run.rs):
+//! The sparsity lab's lesson (its "what to try", app/src/labs/sparsity/lesson.rs), asserted natively
+//! through the lab's own settings and the same loop the page runs (app/src/labs/sparsity/run.rs):
 //! with the defaults, at 87.5 % of the weights pruned the lottery ticket reaches the dense
 //! network's test accuracy within a point and a half, and beats the same mask from fresh random
 //! weights and a random mask of the same sparsity by two points or more; whole neurons pruned and

@@ -1,4 +1,4 @@
-//! The landscape lab's trajectory lesson as the page measures it (`app/src/landscape/runs.rs`):
+//! The landscape lab's trajectory lesson as the page measures it (`app/src/labs/landscape/runs.rs`):
 //! each run trained with the lab's own loop `train_to_loss`, and the share of its path's variance
 //! in the path's first two principal components (`trajectory_plane`), over five seeds on the CPU
 //! path, and the toy section at the lesson's seed on WebGPU's kernels (lavapipe). The browser test then only checks

@@ -1,4 +1,4 @@
-//! The vision lessons as the page measures them (`app/src/vision`: the first convolution's
+//! The vision lessons as the page measures them (`app/src/labs/vision`: the first convolution's
 //! filters after training and their change from the start, the whole test set scored), each
 //! section's claim over five seeds on the CPU path and at the lesson's seed on WebGPU's kernels
 //! (lavapipe). The browser test then only checks that the page shows what it measured.

@@ -12,7 +12,6 @@ use crate::ops::clip::{ClipGrads, GradNorm};
 use crate::ops::conv2d::{backward_kernels, BackwardBuffers, Conv2dForward, ConvGeom, ROW_GROUPS};
 use crate::ops::dropout::{self, Dropout};
 use crate::ops::gather::Gather;
-use crate::ops::group_lasso::GroupLasso;
 use crate::ops::mask::ApplyMask;
 use crate::ops::matmul::{Matmul, MatmulDims};
 use crate::ops::mse::Mse;
@@ -20,10 +19,9 @@ use crate::ops::norm::{
     NormBackwardInput, NormBackwardParams, NormForward, NormForwardRunning, NormGeom, NormKind, UpdateRunning,
 };
 use crate::ops::pool::{PoolBackward, PoolForward, PoolGeom};
-use crate::ops::regularize::Regularize;
 use crate::ops::softmax_xent::{Softmax, SoftmaxXent};
 use crate::ops::weight_offset::WeightOffset;
-use crate::optim::{self, Optimizer, OptimizerBuffers};
+use crate::optim::{self, OptimizerBuffers};
 
 /// Steps whose metrics fit in the on-device log before the host must read it back.
 pub const LOG_CAPACITY: usize = 256;
@@ -37,6 +35,7 @@ mod layer_ops;
 mod layer_spans;
 pub mod liveness;
 mod loss;
+mod penalties;
 mod rounding;
 mod steps;
 
@@ -48,6 +47,9 @@ pub use loss::{eval_chunks, eval_chunks_within, eval_points, segment_bounds, EVA
 use loss::{evaluation, loss_kernel};
 use rounding::{round, Store};
 use steps::{backward, forward};
+
+mod config;
+pub use config::{Loss, PlanConfig, Regularization};
 
 /// Which kernel list of the plan to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,59 +90,6 @@ pub struct Plan {
     pub evaluate: KernelList,
     pub eval: Option<EvalBuffers>,
     pub eval_rows: usize,
-}
-
-/// The training loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Loss {
-    /// Softmax cross-entropy (docs/theory.md §1.1).
-    #[default]
-    CrossEntropy,
-    /// Mean squared error of the raw outputs against one-hot targets.
-    Mse,
-}
-
-/// L1 / L2 penalties on the weights (not the biases), and group lasso on the hidden dense
-/// layers' neurons, added to their gradients in the update.
-#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct Regularization {
-    pub l1: f32,
-    pub l2: f32,
-    /// λ of λ Σ ‖W_o‖₂ over each hidden dense layer's rows (a neuron's incoming weights).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub group: f32,
-}
-
-fn is_zero(v: &f32) -> bool {
-    *v == 0.0
-}
-
-pub struct PlanConfig<'a> {
-    pub model: &'a Compiled,
-    pub loss: Loss,
-    pub regularization: Regularization,
-    /// Seeds the dropout masks.
-    pub seed: u32,
-    pub optimizer: Optimizer,
-    pub batch: usize,
-    pub data_rows: usize,
-    /// The data's features are bytes, stored four to a word (`Dataset::packed_u8`).
-    pub data_packed: bool,
-    /// Real targets (their f32 bits in the label buffer) instead of classes; needs `Loss::Mse`.
-    pub regression: bool,
-    pub predict_rows: usize,
-    /// Samples in the landscape evaluation (0: no evaluation plan).
-    pub eval_rows: usize,
-    /// Several landscape points per evaluation pass (`eval_points`); else one.
-    pub eval_batched: bool,
-    /// The formats the training step stores its tensors in, and its loss scaling.
-    pub precision: crate::precision::Precision,
-    /// A pruning mask on the weights (`HostBuffers::mask`), applied after every update.
-    pub masked: bool,
-    /// The gradient's global norm is clipped to this before the update (0: not clipped).
-    pub clip_norm: f32,
 }
 
 impl Plan {
@@ -307,35 +256,12 @@ impl Plan {
             }));
             train.push(Box::new(ClipGrads { grads, clip, n }));
         }
-        let r = cfg.regularization;
-        if r.l1 != 0.0 || r.l2 != 0.0 {
-            train.push(Box::new(Regularize {
-                weights: params,
-                grads,
-                bounds: segment_bounds,
-                n,
-                segments: bounds.len() - 1,
-                l1: r.l1,
-                l2: r.l2,
-            }));
-        }
-        if r.group != 0.0 {
-            // Every dense layer but the output: its rows are the neurons a structured pruning
-            // removes.
-            let dense: Vec<&CompiledLayer> = (model.layers.iter())
-                .filter(|l| matches!(l.layer, Layer::Dense { .. }))
-                .collect();
-            for l in dense.iter().take(dense.len().saturating_sub(1)) {
-                train.push(Box::new(GroupLasso {
-                    weights: params,
-                    grads,
-                    w_off: l.w_off,
-                    inputs: l.in_len(),
-                    outputs: l.out_len(),
-                    lambda: r.group,
-                }));
-            }
-        }
+        train.extend(penalties::kernels(
+            model,
+            cfg.regularization,
+            (params, grads, segment_bounds),
+            (n, bounds.len() - 1),
+        ));
         train.extend(optim::kernels(
             cfg.optimizer,
             OptimizerBuffers {

@@ -21,11 +21,10 @@ pub use gradient_norms::weight_norms;
 pub use hidden_split::HiddenShard;
 pub use metrics::{StepMetrics, TrainError};
 pub use split::{replicas_for, Alone, ShareGradient, StepRunner, MIN_SHARE_ROWS};
+pub use weights::OptimizerState;
 
 use crate::error::Error;
 use std::rc::Rc;
-
-use serde::{Deserialize, Serialize};
 
 use crate::backend::{Backend, CpuBackend, GpuBackend, Pass};
 use crate::data::sampler::BatchSampler;
@@ -35,17 +34,6 @@ use crate::kernel::StepScalars;
 use crate::model::{Compiled, ModelSpec};
 use crate::plan::{HostBuffers, Loss, Plan, PlanConfig, LOG_CAPACITY};
 use crate::precision::{LossScaler, Rounding, ScaleEvent};
-
-/// An optimizer's state: the steps taken (t of Adam's bias correction, the schedule's step) and
-/// its two vectors in the flat parameter layout — SGD none (zeros), momentum and Nesterov the
-/// velocity v in `a`, AdaGrad and RMSProp the accumulator A in `a`, Adam and AdamW the moments m
-/// in `a` and v in `b`, LARS the velocity in `a` (docs/theory.md §2).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OptimizerState {
-    pub step: u64,
-    pub a: Vec<f32>,
-    pub b: Vec<f32>,
-}
 
 pub struct Trainer {
     backend: Backend,

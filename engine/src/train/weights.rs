@@ -1,10 +1,23 @@
 //! The weights and optimizer state read and written from outside a training loop: a saved run
 //! resumed exactly, the cluster's shared model updated with the workers' averaged gradient.
 
-use super::{OptimizerState, Trainer};
+use serde::{Deserialize, Serialize};
+
+use super::Trainer;
 use crate::backend::Pass;
 use crate::error::Error;
 use crate::kernel::StepScalars;
+
+/// An optimizer's state: the steps taken (t of Adam's bias correction, the schedule's step) and
+/// its two vectors in the flat parameter layout — SGD none (zeros), momentum and Nesterov the
+/// velocity v in `a`, AdaGrad and RMSProp the accumulator A in `a`, Adam and AdamW the moments m
+/// in `a` and v in `b`, LARS the velocity in `a` (docs/theory.md §2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptimizerState {
+    pub step: u64,
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+}
 
 impl Trainer {
     /// One optimizer step with the given gradient instead of one computed here (a data-parallel

@@ -9,9 +9,10 @@ use engine::gpu::GpuContext;
 use engine::train::{TrainConfig, Trainer};
 use lab_state::playground::BackendChoice;
 
-use super::handover::Goal;
+use super::gpu_job::Goal;
 use super::lab::GpuStatus;
-use super::session::{Command, Session};
+use super::command::Command;
+use super::session::Session;
 use super::GRID;
 
 impl Session {

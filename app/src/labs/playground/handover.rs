@@ -14,37 +14,10 @@ use engine::data::Dataset;
 use engine::gpu::GpuContext;
 use engine::train::{TrainConfig, Trainer};
 
-use super::session::{Command, Session};
+use super::command::Command;
+use super::gpu_job::{GpuJob, Goal, PendingJob, Ready};
+use super::session::Session;
 use crate::frame::now_ms;
-
-/// What a finished job leaves: the GPU trainer to move to (None: stay on the CPU), the reason
-/// to show, and for "auto" its measurement to remember.
-pub struct Ready {
-    trainer: Option<Trainer>,
-    reason: String,
-    auto: Option<(String, bool, String)>,
-}
-
-/// A job in flight, for the settings of one generation of the session's trainer.
-pub struct GpuJob {
-    generation: u64,
-    result: Rc<RefCell<Option<Ready>>>,
-}
-
-/// A job waiting for the run's first chunk.
-pub struct PendingJob {
-    goal: Goal,
-    job: (TrainConfig, Dataset, usize),
-    gpu: Rc<GpuContext>,
-}
-
-/// What the job does.
-pub enum Goal {
-    /// WebGPU was chosen: build there.
-    Build,
-    /// "auto": time both backends on this model (under `key`), build on WebGPU if it wins.
-    Measure { key: String },
-}
 
 /// Steps per second of `config` on `gpu` (None: the CPU), after a warm-up.
 pub async fn rate(config: &TrainConfig, train: &Dataset, gpu: Option<Rc<GpuContext>>) -> Option<f64> {

@@ -16,11 +16,11 @@ use engine::model::Layer;
 use engine::train::{ModelConfig, TrainConfig};
 use lab_state::playground::Playground;
 
-use super::session::{self, Command};
+use super::command::Command;
 use super::GRID;
 use crate::browser;
 use crate::draw;
-use crate::session::Mailbox;
+use crate::session::{Inbox, Mailbox};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum GpuStatus {
@@ -164,8 +164,8 @@ pub struct Lab {
 }
 
 impl Lab {
-    /// The page's model, and its session task started.
-    pub fn new() -> Rc<Self> {
+    /// The page's model, and the inbox of its session task (`page` starts the task).
+    pub fn new() -> (Rc<Self>, Inbox<Command>) {
         let (state, notices) = Playground::from_query(&browser::query());
         let data = state.toy().generate_split();
         let (mailbox, inbox) = crate::session::mailbox();
@@ -187,9 +187,7 @@ impl Lab {
             probs: RefCell::new(None),
             session: mailbox,
         });
-        super::tables::provide(&lab);
-        leptos::task::spawn_local(session::own(lab.clone(), inbox));
-        lab
+        (lab, inbox)
     }
 
     /// Tells the session of something that happened (not a request of the student's: the last

@@ -5,8 +5,10 @@
 pub mod heatmap;
 pub mod network_chart;
 mod backend;
+mod command;
 mod controls;
 mod data_panel;
+mod gpu_job;
 mod handover;
 mod lab;
 mod lesson;

@@ -15,7 +15,9 @@ use super::run_panel::{downloads, run_panel};
 
 #[component]
 pub fn App() -> impl IntoView {
-    let lab = Lab::new();
+    let (lab, inbox) = Lab::new();
+    super::tables::provide(&lab);
+    leptos::task::spawn_local(super::session::own(lab.clone(), inbox));
     let state = lab.state;
     crate::share::provide_hiding(
         "lab",

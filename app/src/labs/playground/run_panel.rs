@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::controls::{fmt_opt, on, percent};
 use super::lab::{GpuStatus, Lab, Speed};
-use super::session::Command;
+use super::command::Command;
 use crate::share::hidden;
 
 pub fn run_panel(lab: &Rc<Lab>) -> impl IntoView {

@@ -10,29 +10,12 @@ use engine::gpu::GpuContext;
 use engine::train::StepRunner;
 use engine::train::Trainer;
 
+use super::command::Command;
+use super::gpu_job::{GpuJob, PendingJob};
 use super::lab::{Lab, Speed};
 use crate::browser;
 use crate::frame::{next_frame, now_ms};
 use crate::session::Inbox;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
-    Train,
-    Pause,
-    /// One step while paused.
-    Step,
-    /// Stop, forget the model and build a fresh one from the settings and data.
-    Reset,
-    /// Carry the running model on under the new training settings (learning rate, optimizer,
-    /// regularization, batch size, backend).
-    Retune,
-    /// Download the weights, the config and the settings as JSON.
-    ExportWeights,
-    /// Destroy the GPU device, as a driver reset would (`window.__labLoseGpu()`).
-    LoseDevice,
-    /// The background job preparing WebGPU is done (`handover`): move the run there if it won.
-    GpuReady,
-}
 
 /// What the owner holds.
 pub struct Session {
@@ -42,11 +25,11 @@ pub struct Session {
     /// The auto backend's last measurement: (model key, use WebGPU, reason).
     pub auto_choice: Option<(String, bool, String)>,
     /// The job preparing WebGPU while the run starts on the CPU (`handover`).
-    pub gpu_job: Option<super::handover::GpuJob>,
+    pub gpu_job: Option<GpuJob>,
     /// Counts trainers built from new settings: a job for older ones is dropped.
     pub generation: u64,
     /// The job to start after the run's first chunk on the CPU.
-    pub pending_gpu: Option<super::handover::PendingJob>,
+    pub pending_gpu: Option<PendingJob>,
     /// The last weights read back, with their step: what a lost GPU device resumes from.
     pub checkpoint: Option<(u64, Vec<f32>)>,
     /// Why no trainer could be built for the settings (None: it was, or is being built).

@@ -10,7 +10,7 @@ use engine::model::Layer;
 use engine::train::{DataConfig, ImageConfig, TrainConfig, Trainer};
 use lab_state::vision::TEST_IMAGES;
 
-use super::session::Model;
+use super::model::Model;
 use super::{draw, names, publish, View};
 use crate::fetch;
 use crate::frame::next_frame;

@@ -7,6 +7,7 @@
 pub mod draw;
 mod inspect;
 mod lesson;
+mod model;
 mod pad;
 mod page;
 mod session;

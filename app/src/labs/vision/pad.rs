@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use engine::inspect::mnist_digit;
 
-use super::session::Command;
+use super::model::Command;
 use super::{View, PAD};
 use crate::session::Mailbox;
 use crate::share::hidden;

@@ -8,7 +8,8 @@ use leptos::prelude::*;
 
 use lab_state::vision::VisionLab as Settings;
 
-use super::session::{self, Command};
+use super::model::Command;
+use super::session;
 use super::{draw, names, History, View};
 use crate::browser;
 use crate::share::hidden;

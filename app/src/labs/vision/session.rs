@@ -7,47 +7,11 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use engine::data::Dataset;
-use engine::export::export_model;
-use engine::inspect::Evaluation;
-use engine::train::Trainer;
+
+use super::model::{save, save_torch, Command, Model};
 use lab_state::vision::VisionLab as Settings;
-
 use super::{draw, inspect, names, History, View, PAD};
-use crate::browser;
 use crate::session::Inbox;
-
-pub enum Command {
-    Train(Box<Settings>),
-    Stop,
-    Save,
-    /// The model for a notebook: safetensors weights, a PyTorch script, its layer list.
-    SaveTorch,
-    Load {
-        name: String,
-        text: String,
-        webgpu: bool,
-    },
-    /// Classify 784 values (the pad's drawing, fitted like MNIST's digits).
-    Classify {
-        input: Vec<f32>,
-        note: String,
-    },
-    /// The next test image on the pad, classified.
-    NextTest,
-    /// The `k`-th misclassified image as drawn.
-    ShowMiss(usize),
-    /// Step through the misclassified images (the keyboard's way).
-    StepMiss(isize),
-}
-
-/// A trained (or loaded) model with its data and what was measured.
-pub struct Model {
-    pub trainer: Trainer,
-    pub test: Dataset,
-    pub set: String,
-    pub evaluation: Option<Evaluation>,
-}
 
 struct Owner {
     v: View,
@@ -68,38 +32,6 @@ pub async fn own(v: View, history: Rc<RefCell<History>>, mut inbox: Inbox<Comman
     };
     while let Some(command) = inbox.next().await {
         o.handle(command, &mut inbox).await;
-    }
-}
-
-/// Downloads a model as `lab export-torch` writes it: three files.
-pub async fn save_torch(trainer: &Trainer, v: View) {
-    let export = match export_model(trainer).await {
-        Ok(m) => engine::torch_export::export(&m),
-        Err(e) => Err(e),
-    };
-    match export {
-        Ok(t) => {
-            browser::download_bytes("model.safetensors", "application/octet-stream", &t.safetensors);
-            browser::download("model.py", "text/x-python", &t.script);
-            browser::download(
-                "model_layers.json",
-                "application/json",
-                &serde_json::to_string_pretty(&t.layers).unwrap_or_default(),
-            );
-        }
-        Err(e) => v.refusal.set(Some(format!("No PyTorch export: {e}"))),
-    }
-}
-
-/// Downloads a model as the JSON `lab train --save-model` writes.
-pub async fn save(trainer: &Trainer, v: View) {
-    match export_model(trainer).await {
-        Ok(m) => browser::download(
-            "model.json",
-            "application/json",
-            &serde_json::to_string(&m).unwrap_or_default(),
-        ),
-        Err(e) => v.error.set(Some(e.to_string())),
     }
 }
 

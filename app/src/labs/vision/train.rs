@@ -10,7 +10,7 @@ use engine::train::{StepRunner, TrainConfig, TrainError, Trainer};
 use lab_state::vision::VisionLab as Settings;
 
 use super::inspect::evaluate_yielding;
-use super::session::{save, Command, Model};
+use super::model::{save, Command, Model};
 use super::{draw, publish, Figures, History, View};
 use crate::cpu_team::Cores;
 use crate::fetch;
@@ -201,7 +201,7 @@ async fn answer(trainer: &Trainer, v: View, inbox: &mut Inbox<Command>) -> bool 
         match c {
             Command::Stop => stop = true,
             Command::Save => save(trainer, v).await,
-            Command::SaveTorch => super::session::save_torch(trainer, v).await,
+            Command::SaveTorch => super::model::save_torch(trainer, v).await,
             Command::Classify { .. } => v
                 .pad_note
                 .set("training is running: draw again when it ends".into()),
