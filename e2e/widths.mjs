@@ -5,23 +5,18 @@
 // target/e2e/widths/<page>-<width>.png for a person to look at and prints the overflow.
 import path from 'node:path';
 import fs from 'node:fs';
-import { serve, launch, root } from './harness.mjs';
+import { serve, launch, root, LABS } from './harness.mjs';
 
-const RUN = {
-  cluster: ['cl-train', 'cl-status', /^(done|failed|trained)/i],
-  scaling: ['scale-run', 'scale-status', /^(done|failed)/],
-  landscape: ['land-run', 'land-status', /^(done|failed)/],
-  optimizers: null,
-  vision: ['vision-run', 'vision-status', /^(done|failed|stopped)/],
-  precision: ['prec-run', 'prec-status', /^(done|failed)/],
-  parallelism: ['par-run', 'par-status', /^(done|failed)/],
-  '': null,
-  bench: null,
-  sparsity: ['sparse-run', 'sparse-status', /^(done|failed)/],
-  hardware: ['hw-run', 'hw-status', /^(done|failed)/],
-  attention: ['attn-run', 'attn-status', /^(done|failed)/],
-  labs: null,
-};
+// A lab's run button is `<prefix>-run` and its status `<prefix>-status` (the registry's prefix);
+// the cluster names its button for what it does, and the benchmark (a whole epoch) is not pressed.
+// A lab without such a button draws as it opens.
+const RUN_BUTTON = { cluster: 'cl-train', bench: null };
+const DONE = /^(done|failed|trained|stopped)/i;
+function runOf(base) {
+  const lab = LABS.find((l) => l.route === base);
+  const button = lab && (lab.id in RUN_BUTTON ? RUN_BUTTON[lab.id] : `${lab.prefix}-run`);
+  return button ? [button, `${lab.prefix}-status`] : null;
+}
 // `--webgpu` opens the pages with SwiftShader's WebGPU, as the browser tests do.
 const webgpu = process.argv.includes('--webgpu');
 const pages = process.argv.slice(2).filter((a) => a !== '--webgpu');
@@ -36,13 +31,13 @@ try {
     await page.waitForTimeout(1500);
     // A page may carry its state (`vision?train=2000&epochs=1`): the run is looked up by its path.
     const [base, query] = name.split('?');
-    const run = RUN[base];
-    if (run) {
+    const run = runOf(base);
+    if (run && (await page.locator(`[data-testid="${run[0]}"]`).count()) > 0) {
       await page.click(`[data-testid="${run[0]}"]`);
       const end = Date.now() + 240_000;
       while (Date.now() < end) {
-        const status = (await page.locator(`[data-testid="${run[1]}"]`).textContent()) ?? '';
-        if (run[2].test(status.trim()) || !(await page.locator(`[data-testid="${run[0]}"]`).isDisabled())) break;
+        const status = (await page.locator(`[data-testid="${run[1]}"]`).first().textContent({ timeout: 1000 }).catch(() => '')) ?? '';
+        if (DONE.test(status.trim()) || !(await page.locator(`[data-testid="${run[0]}"]`).isDisabled())) break;
         await page.waitForTimeout(500);
       }
     }

@@ -21,7 +21,7 @@ stamp="$CARGO_TARGET_DIR/new-lab-check/stamp"
 touch "$stamp"
 sleep 1
 
-"$LAB_BIN" new-lab "$NAME" --root "$copy" --title "Demo lab"
+"$LAB_BIN" new-lab "$NAME" --root "$copy" --title "Demo"
 
 touched="$(cd "$copy" && find . -type f -newer "$stamp" | sort)"
 count="$(printf '%s\n' "$touched" | grep -c .)"

@@ -319,3 +319,48 @@ fn every_rust_file_is_at_most_400_lines() {
     }
     assert!(long.is_empty(), "split these by concern: {long:?}");
 }
+
+/// The layout chapter's map names only what is there: each line of its listings starts with the
+/// files or folders it describes (relative to the folder its section is about), and each exists.
+#[test]
+fn the_layout_chapter_names_only_paths_that_exist() {
+    let text = std::fs::read_to_string(root().join("docs/book/src/contributor/layout.md")).unwrap();
+    let mut base = String::new();
+    let mut in_block = false;
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            // A section about a folder names paths inside it; the others, from the root.
+            base = if heading.contains("engine/src") {
+                "engine/src".into()
+            } else {
+                String::new()
+            };
+            continue;
+        }
+        if line.starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        if !in_block || line.starts_with(' ') || line.contains('<') {
+            continue;
+        }
+        let names = line.split("  ").next().unwrap_or("");
+        for name in names
+            .split(", ")
+            .map(|n| n.trim().trim_end_matches(','))
+            .filter(|n| !n.is_empty())
+        {
+            checked += 1;
+            if !root().join(&base).join(name).exists() {
+                missing.push(format!("{base}/{name}"));
+            }
+        }
+    }
+    assert!(checked > 30, "the listings were read ({checked} paths)");
+    assert!(
+        missing.is_empty(),
+        "the layout chapter names paths that are not there: {missing:?}"
+    );
+}
