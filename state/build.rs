@@ -13,38 +13,16 @@ fn main() {
     let manifest = Path::new(&manifest);
     let out = env::var("OUT_DIR").expect("cargo sets it");
     let out = Path::new(&out);
-    fs::write(out.join("labs.rs"), lab_modules(manifest)).expect("OUT_DIR is writable");
+    fs::write(out.join("labs.rs"), lab_modules_and_dispatch(manifest)).expect("OUT_DIR is writable");
     fs::write(out.join("test_modules.rs"), test_modules(manifest)).expect("OUT_DIR is writable");
 }
 
-/// `#[path = …] pub mod <id>;` for every lab of the registry, then `labs! { <id>, … }`.
-fn lab_modules(manifest: &Path) -> String {
-    let registry = manifest.join("labs.json");
-    println!("cargo:rerun-if-changed={}", registry.display());
-    let text = fs::read_to_string(&registry).expect("state/labs.json");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("labs.json is JSON");
-    let ids: Vec<&str> = json["labs"]
-        .as_array()
-        .expect("labs.json has a labs array")
-        .iter()
-        .map(|lab| lab["id"].as_str().expect("every lab has an id"))
-        .collect();
-    let mut code = String::new();
-    for id in &ids {
-        assert!(
-            !id.is_empty() && id.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
-            "labs.json: the id {id:?} is not a module name (lower-case letters and _)"
-        );
-        let folder = manifest.join("src/labs").join(id);
-        let file = folder.join("mod.rs");
-        assert!(
-            file.exists(),
-            "labs.json lists {id}, but its settings folder {} has no mod.rs (`lab new-lab {id}` writes one)",
-            folder.display()
-        );
-        println!("cargo:rerun-if-changed={}", folder.display());
-        code += &format!("#[path = {:?}]\npub mod {id};\n", file);
-    }
+include!("registry_ids.rs");
+
+/// Every lab of the registry as a module, then `labs! { <id>, … }`.
+fn lab_modules_and_dispatch(manifest: &Path) -> String {
+    let ids = registry_ids(&manifest.join("labs.json"));
+    let mut code = lab_modules(&ids, &manifest.join("src/labs"), "pub ", "settings");
     code += &format!("labs! {{ {} }}\n", ids.join(", "));
     code
 }

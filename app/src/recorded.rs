@@ -19,6 +19,15 @@ use lab_state::lab::{Backend, LabState, RunsOn};
 use crate::frame::{next_frame, Pacer};
 use crate::job::{run_bar, Job};
 
+/// What a recorded lab's view binds, copied out of its `RecordedPage` in one line.
+pub struct Signals<S: Send + Sync + 'static, R: Send + Sync + 'static> {
+    pub settings: RwSignal<S>,
+    pub error: RwSignal<Option<String>>,
+    pub record: RwSignal<Option<R>>,
+    pub status: RwSignal<String>,
+    pub running: RwSignal<bool>,
+}
+
 /// A recorded lab's page state, made first in the page's component.
 #[derive(Clone)]
 pub struct RecordedPage<S: Send + Sync + 'static, R: Send + Sync + 'static> {
@@ -40,6 +49,17 @@ impl<S: LabState + RunsOn + Send + Sync + 'static, R: Send + Sync + 'static> Rec
             error,
             job: Job::new(idle, error, kept),
             record: RwSignal::new(None),
+        }
+    }
+
+    /// The signals the page's view binds.
+    pub fn signals(&self) -> Signals<S, R> {
+        Signals {
+            settings: self.settings,
+            error: self.error,
+            record: self.record,
+            status: self.job.status,
+            running: self.job.running,
         }
     }
 

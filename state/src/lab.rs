@@ -12,6 +12,7 @@ use std::fmt::Display;
 
 use serde_json::{Map, Value};
 
+pub use crate::error::SettingsError;
 pub use crate::range::{clamp, shorten};
 use crate::table::{self, fields_of, try_set, Table};
 
@@ -62,7 +63,7 @@ pub trait LabState: Table + PartialEq {
     }
 
     /// Turns an older version's JSON into this version's, or says why it cannot.
-    fn upgrade(version: u32, _settings: Value) -> Result<Value, String> {
+    fn upgrade(version: u32, _settings: Value) -> Result<Value, SettingsError> {
         Err(unreadable::<Self>(version))
     }
 
@@ -89,33 +90,33 @@ pub trait LabState: Table + PartialEq {
 
     /// Reads a JSON file: refuses another lab's, a newer version's or malformed JSON; upgrades
     /// or refuses an older version's; otherwise keeps what it can, with notices.
-    fn from_json(text: &str) -> Result<(Self, Vec<String>), String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    fn from_json(text: &str) -> Result<(Self, Vec<String>), SettingsError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| SettingsError::NotJson(e.to_string()))?;
         let Value::Object(mut map) = value else {
-            return Err("not a lab's settings: expected a JSON object".into());
+            return Err(SettingsError::NotAnObject);
         };
+        let lab = Self::LAB;
         match map.remove("lab") {
-            Some(Value::String(lab)) if lab == Self::LAB => {}
-            Some(Value::String(lab)) => {
-                return Err(format!(
-                    "this file holds the {lab} lab's settings, not the {} lab's",
-                    Self::LAB
-                ))
+            Some(Value::String(found)) if found == lab => {}
+            Some(Value::String(found)) => return Err(SettingsError::OtherLab { found, lab }),
+            _ => {
+                return Err(SettingsError::Unnamed {
+                    lab,
+                    missing: "\"lab\" name",
+                })
             }
-            _ => return Err(format!("not the {} lab's settings: no \"lab\" name", Self::LAB)),
         }
         let version = map
             .remove("version")
             .and_then(|v| v.as_u64())
-            .ok_or_else(|| format!("not the {} lab's settings: no version", Self::LAB))?;
+            .ok_or(SettingsError::Unnamed {
+                lab,
+                missing: "version",
+            })?;
         let mut settings = Value::Object(map);
         if version > Self::VERSION as u64 {
-            return Err(format!(
-                "this file is version {version} of the {} lab's settings, newer than this lab \
-                 reads (version {}): reload the page for the latest lab",
-                Self::LAB,
-                Self::VERSION
-            ));
+            let reads = Self::VERSION;
+            return Err(SettingsError::Newer { version, lab, reads });
         }
         if version < Self::VERSION as u64 {
             settings = Self::upgrade(version as u32, settings)?;
@@ -129,7 +130,7 @@ pub trait LabState: Table + PartialEq {
 
 /// `upgrade` for labs whose version 2 wrote choices by name where version 1 wrote indices: the
 /// fields' `crate::names` adapters read version 1's indices as they are.
-pub fn upgrade_named<S: LabState>(version: u32, settings: Value) -> Result<Value, String> {
+pub fn upgrade_named<S: LabState>(version: u32, settings: Value) -> Result<Value, SettingsError> {
     match version {
         1 => Ok(settings),
         v => Err(unreadable::<S>(v)),
@@ -137,13 +138,12 @@ pub fn upgrade_named<S: LabState>(version: u32, settings: Value) -> Result<Value
 }
 
 /// Why a file of an older settings version cannot be read.
-pub fn unreadable<S: LabState>(version: u32) -> String {
-    format!(
-        "this file holds version {version} of the {} lab's settings, which this version of \
-         the lab (settings version {}) cannot read: set the lab up again and re-export",
-        S::LAB,
-        S::VERSION
-    )
+pub fn unreadable<S: LabState>(version: u32) -> SettingsError {
+    SettingsError::Older {
+        version,
+        lab: S::LAB,
+        reads: S::VERSION,
+    }
 }
 
 /// Keeps `v` one of `allowed`, else the first, noting it.

@@ -3,6 +3,7 @@
 //! versioned JSON file (`lab::LabState`). Parsing never fails: bad or out-of-range values are
 //! ignored or clamped, each with a notice the page shows. UI-free, so it is tested natively.
 
+pub mod error;
 pub mod lab;
 pub mod layers;
 pub mod lesson_check;

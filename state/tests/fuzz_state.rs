@@ -114,7 +114,7 @@ struct ReadAny<'a> {
 impl EachLab for ReadAny<'_> {
     fn lab<S: LabState + Debug + 'static>(&mut self, id: &str) {
         if let (Ok(()), Err(e)) = (&self.result, S::from_json(self.text)) {
-            if e.is_empty() {
+            if e.to_string().is_empty() {
                 self.result = Err(TestCaseError::fail(format!("{id}: a refusal without a reason")));
             }
         }

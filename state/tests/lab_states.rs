@@ -32,7 +32,7 @@ impl lab_state::EachLab for Basics {
         file["lab"] = serde_json::Value::from(format!("not-{id}"));
         let refused = S::from_json(&file.to_string());
         assert!(
-            refused.as_ref().is_err_and(|e| !e.is_empty()),
+            matches!(&refused, Err(lab_state::error::SettingsError::OtherLab { .. })),
             "{id}: a file of another lab is refused, not {refused:?}"
         );
     }
@@ -224,13 +224,22 @@ fn bad_values_keep_their_defaults_and_out_of_range_ones_are_clamped() {
 #[test]
 fn files_of_another_lab_version_or_shape_are_refused_with_a_reason() {
     let file = optimizers().to_json();
-    let refused = |r: Result<(VisionLab, Vec<String>), String>| r.unwrap_err();
-    assert!(refused(VisionLab::from_json(&file)).contains("optimizers lab's settings, not the vision lab's"));
-    assert!(refused(VisionLab::from_json("{")).contains("not valid JSON"));
-    assert!(refused(VisionLab::from_json("[1]")).contains("JSON object"));
-    assert!(refused(VisionLab::from_json(r#"{"lab": "vision"}"#)).contains("no version"));
-    assert!(refused(VisionLab::from_json(r#"{"lab": "vision", "version": 7}"#)).contains("newer"));
+    use lab_state::error::SettingsError;
+    let refused = |r: Result<(VisionLab, Vec<String>), SettingsError>| r.unwrap_err();
+    let other = refused(VisionLab::from_json(&file));
+    assert_eq!(other, SettingsError::OtherLab { found: "optimizers".into(), lab: "vision" });
+    assert!(other.to_string().contains("optimizers lab's settings, not the vision lab's"));
+    assert!(matches!(refused(VisionLab::from_json("{")), SettingsError::NotJson(_)));
+    assert_eq!(refused(VisionLab::from_json("[1]")), SettingsError::NotAnObject);
+    let unnamed = refused(VisionLab::from_json(r#"{"lab": "vision"}"#));
+    assert_eq!(unnamed, SettingsError::Unnamed { lab: "vision", missing: "version" });
+    assert!(unnamed.to_string().contains("no version"));
+    let newer = refused(VisionLab::from_json(r#"{"lab": "vision", "version": 7}"#));
+    assert!(matches!(newer, SettingsError::Newer { version: 7, lab: "vision", .. }));
+    assert!(newer.to_string().contains("newer"));
     let old = refused(VisionLab::from_json(r#"{"lab": "vision", "version": 0}"#));
+    assert_eq!(old, SettingsError::Older { version: 0, lab: "vision", reads: VisionLab::VERSION });
+    let old = old.to_string();
     assert!(old.contains("version 0") && old.contains("cannot read"), "{old}");
     let (s, notices) =
         VisionLab::from_json(r#"{"lab": "vision", "version": 1, "epochs": 2, "lr": "fast", "colour": 3}"#)

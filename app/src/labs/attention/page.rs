@@ -10,7 +10,7 @@ use lab_state::attention::{AttentionLab as Settings, PRESETS};
 use super::run::run_all;
 use super::{redraw, Canvases};
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -19,13 +19,7 @@ pub fn AttentionPage() -> impl IntoView {
         "press Run to train the transformer; its attention is drawn as it learns",
         "the measurements so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let (status, running) = (page.job.status, page.job.running);
+    let Signals { settings, error, record, status, running } = page.signals();
     let canvases = Canvases {
         accuracy: NodeRef::new(),
         losses: NodeRef::new(),

@@ -11,7 +11,7 @@ use super::exports::exports;
 use super::runs::{plan, run_all};
 use super::settings_panel::settings_panel;
 use super::{charts, curve, draw_curves, draw_timeline, Canvases, Settings};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -20,13 +20,7 @@ pub fn ClusterPage() -> impl IntoView {
         "press Train to run the chosen algorithms, or Time to accuracy for the worker-count study",
         "the runs done so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let running = page.job.running;
+    let Signals { settings, error, record, running, .. } = page.signals();
     let canvases = Canvases::new();
     // Analytic views follow the settings at once.
     Effect::new(move |_| {

@@ -10,7 +10,7 @@ use lab_state::hardware::HardwareLab as Settings;
 use super::run::run_all;
 use super::{redraw, Canvases};
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -19,13 +19,7 @@ pub fn HardwarePage() -> impl IntoView {
         "press Run to measure this device's roofline and time the step's kernels",
         "what was measured so far is shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let (status, running) = (page.job.status, page.job.running);
+    let Signals { settings, error, record, status, running } = page.signals();
     let canvases = Canvases {
         roofline: NodeRef::new(),
         tiles: NodeRef::new(),

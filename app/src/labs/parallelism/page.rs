@@ -9,7 +9,7 @@ use lab_state::parallelism::{ParallelismLab as Settings, PipeSchedule};
 use super::run::run_all;
 use super::{redraw, Canvases};
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -18,13 +18,7 @@ pub fn ParallelismPage() -> impl IntoView {
         "press Run to lay the step over the devices and train each layout",
         "the layouts done so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let running = page.job.running;
+    let Signals { settings, error, record, running, .. } = page.signals();
     let canvases = Canvases {
         memory: NodeRef::new(),
         step: NodeRef::new(),

@@ -9,7 +9,7 @@ use lab_state::precision::{Net, PrecisionLab as Settings, Scaling};
 use super::run::run_all;
 use super::{redraw, Canvases};
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::{hidden, hidden_id};
 
 /// A `<select>` of the formats, bound to one field of the custom run.
@@ -39,13 +39,7 @@ pub fn PrecisionPage() -> impl IntoView {
         "press Run to train every run on the same batches",
         "the runs done so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let (status, running) = (page.job.status, page.job.running);
+    let Signals { settings, error, record, status, running } = page.signals();
     let canvases = Canvases {
         curves: NodeRef::new(),
         scale: NodeRef::new(),

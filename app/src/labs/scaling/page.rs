@@ -10,7 +10,7 @@ use super::run::run_sweep;
 use super::{redraw, Canvases};
 use crate::browser;
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -19,13 +19,7 @@ pub fn ScalingPage() -> impl IntoView {
         "choose the batch sizes and press Run sweep",
         "the runs done so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let (status, running) = (page.job.status, page.job.running);
+    let Signals { settings, error, record, status, running } = page.signals();
     let canvases = Canvases {
         steps: NodeRef::new(),
         examples: NodeRef::new(),

@@ -9,7 +9,7 @@ use lab_state::sparsity::{parse_conditions, parse_hidden, Net, SparsityLab as Se
 use super::run::run_all;
 use super::{redraw, Canvases};
 use crate::layout::{record_files, RecordFiles};
-use crate::recorded::RecordedPage;
+use crate::recorded::{RecordedPage, Signals};
 use crate::share::hidden;
 
 #[component]
@@ -18,13 +18,7 @@ pub fn SparsityPage() -> impl IntoView {
         "press Run to train the dense network and its pruned tickets on the same batches",
         "the runs done so far are shown",
     );
-    let RecordedPage {
-        settings,
-        error,
-        record,
-        ..
-    } = page.clone();
-    let (status, running) = (page.job.status, page.job.running);
+    let Signals { settings, error, record, status, running } = page.signals();
     let canvases = Canvases {
         accuracy: NodeRef::new(),
         curves: NodeRef::new(),

@@ -114,7 +114,10 @@ impl LabState for VisionLab {
     /// still reads.
     const VERSION: u32 = 2;
 
-    fn upgrade(version: u32, settings: serde_json::Value) -> Result<serde_json::Value, String> {
+    fn upgrade(
+        version: u32,
+        settings: serde_json::Value,
+    ) -> Result<serde_json::Value, crate::lab::SettingsError> {
         crate::lab::upgrade_named::<Self>(version, settings)
     }
 }
