@@ -67,7 +67,7 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     await until(async () => /measured 2×/.test(await t.locator(byId('spread-optimizers-momentum-0')).textContent()), 60_000, 'both measurements');
     // Held: the students wait for the release, then see their reveals.
     for (const s of students) {
-      assert.match(await text(s.page, 'lesson-status-0'), /when they release it/);
+      assert.match(await text(s.page, 'lesson-status-0'), /when they release it/, `class note: ${await text(s.page, 'class-note')}`);
       assert.equal(await s.page.locator(byId('reveal-0')).isVisible(), false);
     }
     await t.click(byId('release-optimizers-momentum-0'));

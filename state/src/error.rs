@@ -41,3 +41,44 @@ pub enum SettingsError {
         reads: u32,
     },
 }
+
+/// Why a lab's settings cannot be run as they are: the page shows it in its error banner, a
+/// settings table's row in its notice.
+#[derive(Debug, Error)]
+pub enum SetupError {
+    /// A setting outside its rule ("workers: from 1 to 64").
+    #[error("{setting}: {rule}")]
+    Rule {
+        setting: &'static str,
+        rule: &'static str,
+    },
+    /// A list entry that is not the kind of number the setting takes.
+    #[error("{setting}: '{text}' is not {kind}")]
+    NotA {
+        setting: &'static str,
+        text: String,
+        kind: &'static str,
+    },
+    /// Nothing chosen where one is needed.
+    #[error("choose at least one {0}")]
+    NoneChosen(&'static str),
+    /// A global batch that strong scaling cannot split over the workers.
+    #[error(
+        "strong scaling: a global batch of {batch} cannot be split over {workers} workers (each \
+         needs at least one sample): raise the batch or use weak scaling"
+    )]
+    Unsplittable { batch: usize, workers: usize },
+    /// The layer list, with the parser's reason.
+    #[error("{0}")]
+    Layers(String),
+    /// A model the engine cannot compile.
+    #[error(transparent)]
+    Model(#[from] engine::error::ModelError),
+}
+
+/// The page's banners and notices hold text: a refusal becomes it where it is shown.
+impl From<SetupError> for String {
+    fn from(e: SetupError) -> String {
+        e.to_string()
+    }
+}

@@ -357,7 +357,7 @@ macro_rules! text {
             if let Err(why) = $parse(&s.$field) {
                 let default = Self::default().$field;
                 let shown = $crate::table::quote(&s.$field);
-                let why = $crate::table::cut(&why, 160);
+                let why = $crate::table::cut(&why.to_string(), 160);
                 notices.push(format!("{}={shown}: {why}; using {default}", $key));
                 s.$field = default;
             }

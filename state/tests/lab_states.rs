@@ -288,3 +288,21 @@ fn a_vision_preset_in_a_link_brings_its_layers_unless_the_link_gives_them() {
         "a link the page writes reads back the same"
     );
 }
+
+/// Settings a table keeps but that cannot run together are refused by kind, and say why in the
+/// words the page shows.
+#[test]
+fn settings_that_cannot_run_are_refused_with_a_typed_reason() {
+    use lab_state::error::SetupError;
+    let bad = lab_state::cluster::parse_counts("1, x").unwrap_err();
+    assert!(matches!(&bad, SetupError::NotA { setting: "worker counts", text, .. } if text == "x"));
+    assert_eq!(bad.to_string(), "worker counts: 'x' is not a whole number");
+    let bad = lab_state::cluster::parse_counts("100").unwrap_err();
+    assert!(matches!(bad, SetupError::Rule { setting: "worker counts", .. }));
+    let bad = ScalingLab { base_lr: -1.0, ..Default::default() }.sweep().unwrap_err();
+    assert!(matches!(bad, SetupError::Rule { setting: "base learning rate", .. }), "{bad}");
+    let bad = VisionLab { layers: "dense".into(), ..Default::default() }.config().unwrap_err();
+    assert!(matches!(bad, SetupError::Layers(_)), "{bad}");
+    let bad = ClusterLab { workers: 0, ..Default::default() }.validate().unwrap_err();
+    assert_eq!(bad.to_string(), "workers: from 1 to 64");
+}

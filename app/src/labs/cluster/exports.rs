@@ -49,7 +49,7 @@ pub fn exports(
                     &serde_json::to_string_pretty(&json).unwrap_or_default(),
                 );
             }
-            Err(e) => error.set(Some(e)),
+            Err(e) => error.set(Some(e.to_string())),
         }
     };
     record_files(

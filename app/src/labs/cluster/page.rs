@@ -48,7 +48,7 @@ pub fn ClusterPage() -> impl IntoView {
                 Ok(plan) => {
                     page.start(move |run| async move { run_all(&s, plan, study, run, canvases).await })
                 }
-                Err(e) => error.set(Some(e)),
+                Err(e) => error.set(Some(e.to_string())),
             }
         }
     };

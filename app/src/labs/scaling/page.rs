@@ -39,7 +39,7 @@ pub fn ScalingPage() -> impl IntoView {
         let page = page.clone();
         move |_| match settings.get_untracked().sweep() {
             Ok(sweep) => page.start(move |run| run_sweep(sweep, run, canvases)),
-            Err(e) => error.set(Some(e)),
+            Err(e) => error.set(Some(e.to_string())),
         }
     };
     let export_config = move |_| match settings.get_untracked().sweep() {
@@ -48,7 +48,7 @@ pub fn ScalingPage() -> impl IntoView {
             "application/json",
             &serde_json::to_string_pretty(&s).unwrap_or_default(),
         ),
-        Err(e) => error.set(Some(e)),
+        Err(e) => error.set(Some(e.to_string())),
     };
     let set = move |f: &dyn Fn(&mut Settings)| settings.update(|s| f(s));
     let number_input = crate::controls::numbers(settings, error);

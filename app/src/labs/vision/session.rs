@@ -101,7 +101,7 @@ impl Owner {
         let v = self.v;
         let config = match s.config() {
             Ok(c) => c,
-            Err(e) => return v.error.set(Some(e)),
+            Err(e) => return v.error.set(Some(e.to_string())),
         };
         v.error.set(None);
         v.running.set(true);

@@ -13,6 +13,7 @@ use lab_sims::cluster::{ClusterConfig, Consistency, Scaling};
 use lab_sims::compress::Compression;
 use lab_sims::timeline::Work;
 
+use crate::error::SetupError;
 use crate::lab::LabState;
 
 pub mod overlap;
@@ -160,7 +161,7 @@ impl ClusterLab {
         }
     }
 
-    pub fn consistency(&self) -> Result<Consistency, String> {
+    pub fn consistency(&self) -> Result<Consistency, SetupError> {
         if !self.asynchronous {
             return Ok(Consistency::Synchronous);
         }
@@ -170,10 +171,13 @@ impl ClusterLab {
     }
 
     /// The cluster for `workers` running algorithm `i`, as configured.
-    pub fn config(&self, workers: usize, i: usize) -> Result<ClusterConfig, String> {
+    pub fn config(&self, workers: usize, i: usize) -> Result<ClusterConfig, SetupError> {
         let link = |k: usize| Link::preset(Link::PRESETS[k.min(Link::PRESETS.len() - 1)]).expect("a preset");
         if !(self.gflops.is_finite() && self.gflops > 0.0) {
-            return Err("worker speed: a positive number of GFLOP/s".into());
+            return Err(SetupError::Rule {
+                setting: "worker speed",
+                rule: "a positive number of GFLOP/s",
+            });
         }
         Ok(ClusterConfig {
             workers,
@@ -221,26 +225,25 @@ impl ClusterLab {
     }
 
     /// Refuses strong scaling of a global batch over more workers than it has samples.
-    fn check_split(&self, workers: usize) -> Result<(), String> {
+    fn check_split(&self, workers: usize) -> Result<(), SetupError> {
         match self.scaling().worker_batch(self.batch, workers) {
             Some(_) => Ok(()),
-            None => Err(format!(
-                "strong scaling: a global batch of {} cannot be split over {workers} workers \
-                 (each needs at least one sample): raise the batch or use weak scaling",
-                self.batch
-            )),
+            None => Err(SetupError::Unsplittable {
+                batch: self.batch,
+                workers,
+            }),
         }
     }
 
-    pub fn work(&self) -> Result<Work, String> {
+    pub fn work(&self) -> Result<Work, SetupError> {
         let config = self.train_config(1);
         let classes = if self.data.is_images() { 10 } else { 2 };
         Ok(Work::of(
-            &config.spec(classes).compile().map_err(|e| e.to_string())?,
+            &config.spec(classes).compile()?,
         ))
     }
 
-    pub fn study(&self) -> Result<Vec<usize>, String> {
+    pub fn study(&self) -> Result<Vec<usize>, SetupError> {
         let counts = parse_counts(&self.study)?;
         for &c in &counts {
             self.check_split(c)?;
@@ -248,15 +251,21 @@ impl ClusterLab {
         Ok(counts)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SetupError> {
         if !(1..=64).contains(&self.workers) {
-            return Err("workers: from 1 to 64".into());
+            return Err(SetupError::Rule {
+                setting: "workers",
+                rule: "from 1 to 64",
+            });
         }
         if self.chosen().is_empty() {
-            return Err("choose at least one algorithm".into());
+            return Err(SetupError::NoneChosen("algorithm"));
         }
         if !(self.lr.is_finite() && self.lr > 0.0) {
-            return Err("learning rate: a positive number".into());
+            return Err(SetupError::Rule {
+                setting: "learning rate",
+                rule: "a positive number",
+            });
         }
         self.consistency()?;
         self.check_split(self.workers)
@@ -321,28 +330,36 @@ impl ClusterLab {
 }
 
 /// The staleness bound ("" for none), or why not.
-pub fn parse_bound(text: &str) -> Result<Option<usize>, String> {
+pub fn parse_bound(text: &str) -> Result<Option<usize>, SetupError> {
     let b = text.trim();
     if b.is_empty() {
         return Ok(None);
     }
-    b.parse()
-        .map(Some)
-        .map_err(|_| format!("staleness bound: '{b}' is not a whole number (leave it empty for none)"))
+    b.parse().map(Some).map_err(|_| SetupError::NotA {
+        setting: "staleness bound",
+        text: b.to_string(),
+        kind: "a whole number (leave it empty for none)",
+    })
 }
 
 /// The study's worker counts, or why not.
-pub fn parse_counts(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_counts(text: &str) -> Result<Vec<usize>, SetupError> {
     let counts: Vec<usize> = text
         .split([',', ' '])
         .filter(|s| !s.is_empty())
         .map(|s| {
-            s.parse()
-                .map_err(|_| format!("worker counts: '{s}' is not a whole number"))
+            s.parse().map_err(|_| SetupError::NotA {
+                setting: "worker counts",
+                text: s.to_string(),
+                kind: "a whole number",
+            })
         })
         .collect::<Result<_, _>>()?;
     if counts.is_empty() || counts.iter().any(|c| !(1..=64).contains(c)) {
-        return Err("worker counts: whole numbers from 1 to 64".into());
+        return Err(SetupError::Rule {
+            setting: "worker counts",
+            rule: "whole numbers from 1 to 64",
+        });
     }
     Ok(counts)
 }

@@ -19,7 +19,7 @@ pub struct Overlap {
 
 impl ClusterLab {
     /// The timeline algorithm's iteration with and without overlap, or why not.
-    pub fn overlap(&self) -> Result<Overlap, String> {
+    pub fn overlap(&self) -> Result<Overlap, crate::error::SetupError> {
         let work = self.work()?;
         let base = ClusterConfig {
             consistency: Consistency::Synchronous,

@@ -13,7 +13,7 @@ use super::{ClusterLab, ALGORITHMS};
 /// What to train: (label, workers, algorithm index, compression, forced synchronous) per run.
 pub type Plan = Vec<(String, usize, usize, Compression, bool)>;
 
-pub fn plan(s: &ClusterLab, study: bool) -> Result<Plan, String> {
+pub fn plan(s: &ClusterLab, study: bool) -> Result<Plan, crate::error::SetupError> {
     let mut runs = Vec::new();
     // Asynchronous workers talk to a parameter server whatever allreduce is ticked: one run.
     let algorithms: Vec<usize> = if s.asynchronous {

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use engine::optim::Optimizer;
 use lab_sims::scaling::{Rule, RunResult, Sweep, Target};
 
+use crate::error::SetupError;
 use crate::lab::LabState;
 use crate::landscape::{Data, Landscape, Network};
 use crate::table::{field, hide_field, no_check, ranged, text, Setting, Table};
@@ -64,10 +65,16 @@ impl Default for ScalingLab {
     }
 }
 
-fn numbers<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, String> {
+fn numbers<T: std::str::FromStr>(text: &str, setting: &'static str) -> Result<Vec<T>, SetupError> {
     text.split([',', ' '])
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| format!("{what}: '{s}' is not a number")))
+        .map(|s| {
+            s.parse().map_err(|_| SetupError::NotA {
+                setting,
+                text: s.to_string(),
+                kind: "a number",
+            })
+        })
         .collect()
 }
 
@@ -81,30 +88,39 @@ pub fn critical_batch(runs: &[RunResult]) -> Option<f64> {
         .and_then(|r| r.noise_scale.last().map(|p| p.1))
 }
 
-pub fn parse_batches(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_batches(text: &str) -> Result<Vec<usize>, SetupError> {
     let batches: Vec<usize> = numbers(text, "batch sizes")?;
     if batches.is_empty() || batches.iter().any(|b| !(1..=4096).contains(b)) {
-        return Err("batch sizes: whole numbers from 1 to 4096, separated by commas".into());
+        return Err(SetupError::Rule {
+            setting: "batch sizes",
+            rule: "whole numbers from 1 to 4096, separated by commas",
+        });
     }
     Ok(batches)
 }
 
 /// The learning-rate factors, or why not.
-pub fn parse_factors(text: &str) -> Result<Vec<f32>, String> {
+pub fn parse_factors(text: &str) -> Result<Vec<f32>, SetupError> {
     let factors: Vec<f32> = numbers(text, "learning-rate factors")?;
     if factors.is_empty() || factors.len() > 8 || factors.iter().any(|f| !(1e-3..=1e3).contains(f)) {
-        return Err("learning-rate factors: 1 to 8 numbers from 0.001 to 1000".into());
+        return Err(SetupError::Rule {
+            setting: "learning-rate factors",
+            rule: "1 to 8 numbers from 0.001 to 1000",
+        });
     }
     Ok(factors)
 }
 
 impl ScalingLab {
     /// The sweep, or what is wrong with the settings.
-    pub fn sweep(&self) -> Result<Sweep, String> {
+    pub fn sweep(&self) -> Result<Sweep, SetupError> {
         let batches = parse_batches(&self.batches)?;
         let lr_factors = parse_factors(&self.lr_factors)?;
         if !(self.base_lr.is_finite() && self.base_lr > 0.0) {
-            return Err("the base learning rate must be a positive number".into());
+            return Err(SetupError::Rule {
+                setting: "base learning rate",
+                rule: "a positive number",
+            });
         }
         let optimizer = Optimizer::all()[self.optimizer.min(Optimizer::all().len() - 1)];
         let shape = Landscape {

@@ -89,8 +89,8 @@ impl Default for VisionLab {
 }
 
 impl VisionLab {
-    pub fn config(&self) -> Result<TrainConfig, String> {
-        let layers = layers::parse(&self.layers, 10)?;
+    pub fn config(&self) -> Result<TrainConfig, crate::error::SetupError> {
+        let layers = layers::parse(&self.layers, 10).map_err(crate::error::SetupError::Layers)?;
         Ok(TrainConfig {
             data: DataConfig::Images(ImageConfig {
                 set: self.set.clone(),
