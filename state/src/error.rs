@@ -52,12 +52,37 @@ pub enum SetupError {
         setting: &'static str,
         rule: &'static str,
     },
+    /// What a setting takes, where its name is already beside it ("1 to 3 weight decays from 0 to
+    /// 10, such as 1, 0").
+    #[error("{0}")]
+    Expected(&'static str),
     /// A list entry that is not the kind of number the setting takes.
     #[error("{setting}: '{text}' is not {kind}")]
     NotA {
         setting: &'static str,
         text: String,
         kind: &'static str,
+    },
+    /// A name that is not one of the setting's.
+    #[error("{setting}: '{name}' is not one of {known}")]
+    NotOneOf {
+        setting: &'static str,
+        name: String,
+        known: String,
+    },
+    /// Fewer or more names than the setting takes.
+    #[error("{setting}: 1 to {most} of {known}")]
+    HowMany {
+        setting: &'static str,
+        most: usize,
+        known: String,
+    },
+    /// A run's batch that its layout cannot cut into equal pieces.
+    #[error("{run}: the batch of {batch} does not split into {pieces} equal pieces")]
+    Uneven {
+        run: String,
+        batch: usize,
+        pieces: usize,
     },
     /// Nothing chosen where one is needed.
     #[error("choose at least one {0}")]
@@ -74,6 +99,9 @@ pub enum SetupError {
     /// A model the engine cannot compile.
     #[error(transparent)]
     Model(#[from] engine::error::ModelError),
+    /// A training config the engine refuses.
+    #[error(transparent)]
+    Engine(#[from] engine::error::Error),
 }
 
 /// The page's banners and notices hold text: a refusal becomes it where it is shown.

@@ -32,7 +32,7 @@ pub fn ParallelismPage() -> impl IntoView {
         move |_| {
             let s = settings.get_untracked();
             if let Err(e) = s.ways() {
-                return error.set(Some(e));
+                return error.set(Some(e.to_string()));
             }
             canvases.pipe_shown.set(None);
             page.start(move |run| run_all(s, run, canvases));

@@ -58,7 +58,7 @@ pub fn PrecisionPage() -> impl IntoView {
             let s = settings.get_untracked();
             match s.configs() {
                 Ok(runs) => page.start(move |run| run_all(runs, s.steps, run, canvases)),
-                Err(e) => error.set(Some(e)),
+                Err(e) => error.set(Some(e.to_string())),
             }
         }
     };

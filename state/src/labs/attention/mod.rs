@@ -90,7 +90,7 @@ impl Default for AttentionLab {
 }
 
 /// The weight decays in `text`: 1 to 3 of them in [0, 10], or why not.
-pub fn parse_decays(text: &str) -> Result<Vec<f32>, String> {
+pub fn parse_decays(text: &str) -> Result<Vec<f32>, crate::error::SetupError> {
     let values: Result<Vec<f32>, _> = text
         .split([',', ' '])
         .filter(|s| !s.is_empty())
@@ -98,7 +98,9 @@ pub fn parse_decays(text: &str) -> Result<Vec<f32>, String> {
         .collect();
     match values {
         Ok(v) if (1..=3).contains(&v.len()) && v.iter().all(|d| (0.0..=10.0).contains(d)) => Ok(v),
-        _ => Err("1 to 3 weight decays from 0 to 10, such as 1, 0".into()),
+        _ => Err(crate::error::SetupError::Expected(
+            "1 to 3 weight decays from 0 to 10, such as 1, 0",
+        )),
     }
 }
 
@@ -231,7 +233,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_or_related_with_a_reason() {
-        assert_eq!(parse_decays("1, 0"), Ok(vec![1.0, 0.0]));
+        assert_eq!(parse_decays("1, 0").unwrap(), vec![1.0, 0.0]);
         assert!(parse_decays("").is_err() && parse_decays("1,2,3,4").is_err() && parse_decays("-1").is_err());
         let (lab, notices) = AttentionLab::from_query("decays=abc&width=30&heads=4&task=modular&p=5&example=99");
         assert_eq!((lab.decays.as_str(), lab.width), ("0", 32));

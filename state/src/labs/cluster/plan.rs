@@ -78,7 +78,7 @@ impl ClusterLab {
         i: usize,
         compression: Compression,
         sync: bool,
-    ) -> Result<(ClusterConfig, TrainConfig), String> {
+    ) -> Result<(ClusterConfig, TrainConfig), crate::error::SetupError> {
         let mut config = self.config(workers, i)?;
         if sync {
             config.consistency = Consistency::Synchronous;

@@ -121,7 +121,7 @@ impl Default for ParallelismLab {
 }
 
 /// The way names in `text`, or why not.
-pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_runs(text: &str) -> Result<Vec<String>, crate::error::SetupError> {
     crate::table::parse_names("runs", text, &WAYS, WAYS.len())
 }
 
@@ -209,20 +209,20 @@ impl ParallelismLab {
     }
 
     /// The ways to train, or what is wrong with the settings.
-    pub fn ways(&self) -> Result<Vec<String>, String> {
+    pub fn ways(&self) -> Result<Vec<String>, crate::error::SetupError> {
         let names = parse_runs(&self.runs)?;
         for n in &names {
             if let Some(l) = self.layout(n) {
                 if l.micro_rows(self.batch).is_none() {
-                    return Err(format!(
-                        "{n}: the batch of {} does not split into {} equal pieces",
-                        self.batch,
-                        l.data * l.micro
-                    ));
+                    return Err(crate::error::SetupError::Uneven {
+                        run: n.clone(),
+                        batch: self.batch,
+                        pieces: l.data * l.micro,
+                    });
                 }
             }
         }
-        self.config(self.batch).validate().map_err(|e| e.to_string())?;
+        self.config(self.batch).validate()?;
         Ok(names)
     }
 }
@@ -358,7 +358,7 @@ mod tests {
         assert_eq!(lab.segment_length(), 5);
         assert_eq!(lab.layout("zero").unwrap().micro_rows(512), Some(128));
         assert_eq!(lab.layout("pipeline").unwrap().micro_rows(512), Some(64));
-        assert!(parse_runs("plain, fast").unwrap_err().contains("fast"));
+        assert!(parse_runs("plain, fast").unwrap_err().to_string().contains("fast"));
     }
 }
 

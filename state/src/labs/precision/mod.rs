@@ -125,7 +125,7 @@ pub fn run_chunk(flops_per_step: f64) -> usize {
 }
 
 /// The run names in `text`, or why not.
-pub fn parse_runs(text: &str) -> Result<Vec<String>, String> {
+pub fn parse_runs(text: &str) -> Result<Vec<String>, crate::error::SetupError> {
     let known: Vec<&str> = engine::precision::PRESETS
         .iter()
         .map(|p| p.name())
@@ -183,10 +183,10 @@ impl PrecisionLab {
     }
 
     /// One config per run (name, config), or what is wrong with the settings.
-    pub fn configs(&self) -> Result<Vec<(String, TrainConfig)>, String> {
+    pub fn configs(&self) -> Result<Vec<(String, TrainConfig)>, crate::error::SetupError> {
         let names = parse_runs(&self.runs)?;
         let base = self.base();
-        base.validate().map_err(|e| e.to_string())?;
+        base.validate()?;
         Ok(names
             .into_iter()
             .map(|n| {
@@ -300,7 +300,7 @@ mod tests {
             );
         }
         assert_eq!(lab.custom(), Preset::MixedFp16.precision());
-        assert!(parse_runs("fp32, fp17").unwrap_err().contains("fp17"));
+        assert!(parse_runs("fp32, fp17").unwrap_err().to_string().contains("fp17"));
     }
 
     /// A link may name the formats as the page shows them (`fp16`), or by their short names.

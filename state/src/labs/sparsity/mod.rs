@@ -101,19 +101,24 @@ impl Default for SparsityLab {
 }
 
 /// The hidden widths in `text` (1 to 4 layers of 1 to 1,024), or why not.
-pub fn parse_hidden(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_hidden(text: &str) -> Result<Vec<usize>, crate::error::SetupError> {
     let widths: Result<Vec<usize>, _> = text.split([',', ' ']).filter(|s| !s.is_empty()).map(str::parse).collect();
     match widths {
         Ok(w) if (1..=4).contains(&w.len()) && w.iter().all(|n| (1..=1024).contains(n)) => Ok(w),
-        _ => Err("1 to 4 hidden widths of 1 to 1024, such as 300,100".into()),
+        _ => Err(crate::error::SetupError::Expected(
+            "1 to 4 hidden widths of 1 to 1024, such as 300,100",
+        )),
     }
 }
 
 /// The conditions in `text`, the ticket among them, or why not.
-pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, String> {
+pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, crate::error::SetupError> {
     let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl", "structured"], 8)?;
     if !names.iter().any(|n| n == "ticket") {
-        return Err("conditions: the ticket carries the pruning from round to round; name it".into());
+        return Err(crate::error::SetupError::Rule {
+            setting: "conditions",
+            rule: "the ticket carries the pruning from round to round; name it",
+        });
     }
     Ok(names.iter().filter_map(|n| Condition::parse(n)).collect())
 }
@@ -228,10 +233,10 @@ mod tests {
 
     #[test]
     fn bad_widths_and_conditions_are_refused_with_a_reason() {
-        assert_eq!(parse_hidden("300, 100"), Ok(vec![300, 100]));
+        assert_eq!(parse_hidden("300, 100").unwrap(), vec![300, 100]);
         assert!(parse_hidden("0").is_err() && parse_hidden("1,2,3,4,5").is_err() && parse_hidden("x").is_err());
-        assert!(parse_conditions("reinit, random").unwrap_err().contains("ticket"));
-        assert!(parse_conditions("ticket, lucky").unwrap_err().contains("lucky"));
+        assert!(parse_conditions("reinit, random").unwrap_err().to_string().contains("ticket"));
+        assert!(parse_conditions("ticket, lucky").unwrap_err().to_string().contains("lucky"));
         let (lab, notices) = SparsityLab::from_query("hidden=abc&rewind_step=900&steps=100");
         assert_eq!((lab.hidden.as_str(), lab.rewind_step), ("100", 100));
         assert_eq!(notices.len(), 2, "{notices:?}");
