@@ -30,6 +30,12 @@ pub enum SettingsError {
         lab: &'static str,
         reads: u32,
     },
+    /// Fields that are not this lab's settings.
+    #[error("not the {lab} lab's settings: {why}")]
+    Fields { lab: &'static str, why: String },
+    /// Values outside their ranges, each with its notice (a file that must be taken whole).
+    #[error("{}", .0.join("; "))]
+    OutOfRange(Vec<String>),
     /// An older version this lab can no longer read.
     #[error(
         "this file holds version {version} of the {lab} lab's settings, which this version of the \
@@ -94,8 +100,8 @@ pub enum SetupError {
     )]
     Unsplittable { batch: usize, workers: usize },
     /// The layer list, with the parser's reason.
-    #[error("{0}")]
-    Layers(String),
+    #[error(transparent)]
+    Layers(#[from] crate::layer_error::LayerError),
     /// A model the engine cannot compile.
     #[error(transparent)]
     Model(#[from] engine::error::ModelError),

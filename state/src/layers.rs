@@ -3,6 +3,7 @@
 //! relu, dense 10` — parsed to the engine's layers with a message naming the item at fault, and
 //! written back the same way.
 
+pub use crate::layer_error::{ItemProblem, LayerError};
 use engine::model::{Layer, BN_MOMENTUM};
 use engine::ops::activation::Activation;
 use engine::ops::pool::PoolKind;
@@ -19,19 +20,17 @@ const ACTIVATIONS: [(&str, Activation); 6] = [
 /// Parses the layer list; a `flatten` goes in front of the first dense layer after convolutions
 /// when the text leaves it out. The last layer must be `dense <classes>`. A residual block is
 /// `res [layers]` (identity skip) or `res proj [layers]` (a 1×1 convolution on the skip).
-pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, String> {
+pub fn parse(text: &str, classes: usize) -> Result<Vec<Layer>, LayerError> {
     let mut spatial = false;
     let layers = parse_items(text, &mut spatial)?;
     match layers.last() {
         Some(Layer::Dense { units }) if *units == classes => Ok(layers),
-        _ => Err(format!(
-            "the last layer must be 'dense {classes}': one output per class"
-        )),
+        _ => Err(LayerError::LastNotClasses { classes }),
     }
 }
 
 /// Splits at the commas outside brackets.
-fn split_top(text: &str) -> Result<Vec<&str>, String> {
+fn split_top(text: &str) -> Result<Vec<&str>, LayerError> {
     let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (i, ch) in text.char_indices() {
         match ch {
@@ -44,37 +43,37 @@ fn split_top(text: &str) -> Result<Vec<&str>, String> {
             _ => {}
         }
         if depth < 0 {
-            return Err(format!("a ']' without its '[' in '{text}'"));
+            return Err(LayerError::Unopened(text.to_string()));
         }
     }
     if depth != 0 {
-        return Err(format!("a '[' without its ']' in '{text}'"));
+        return Err(LayerError::Unclosed(text.to_string()));
     }
     items.push(&text[start..]);
     Ok(items)
 }
 
-fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
+fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, LayerError> {
     let mut layers = Vec::new();
     for (i, item) in split_top(text)?.into_iter().map(str::trim).enumerate() {
-        let at = |what: String| format!("item {} ('{item}'): {what}", i + 1);
+        let at = |problem: ItemProblem| LayerError::Item {
+            number: i + 1,
+            text: item.to_string(),
+            problem,
+        };
         if item.is_empty() {
-            return Err(at("empty (two commas in a row?)".into()));
+            return Err(at(ItemProblem::Empty));
         }
         if let Some((head, body)) = item.split_once('[') {
             let projection = match head.split_whitespace().collect::<Vec<_>>().as_slice() {
                 ["res"] => false,
                 ["res", "proj"] => true,
-                _ => {
-                    return Err(at(
-                        "a block is written 'res [layers]' or 'res proj [layers]'".into()
-                    ))
-                }
+                _ => return Err(at(ItemProblem::BlockHead)),
             };
             let inner = body
                 .strip_suffix(']')
-                .ok_or_else(|| at("nothing may follow a block's ']'".into()))?;
-            let layers_in = parse_items(inner, spatial).map_err(|e| at(format!("in the block: {e}")))?;
+                .ok_or_else(|| at(ItemProblem::AfterBlock))?;
+            let layers_in = parse_items(inner, spatial).map_err(|e| at(ItemProblem::InBlock(Box::new(e))))?;
             layers.push(Layer::Residual {
                 layers: layers_in,
                 projection,
@@ -82,16 +81,16 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
             continue;
         }
         let words: Vec<&str> = item.split_whitespace().collect();
-        let number = |s: &str, what: &str, range: std::ops::RangeInclusive<usize>| -> Result<usize, String> {
+        let number = |s: &str, what: &'static str, range: std::ops::RangeInclusive<usize>| {
             s.parse::<usize>()
                 .ok()
                 .filter(|v| range.contains(v))
                 .ok_or_else(|| {
-                    at(format!(
-                        "{what} must be a whole number from {} to {}",
-                        range.start(),
-                        range.end()
-                    ))
+                    at(ItemProblem::Number {
+                        what,
+                        lo: *range.start(),
+                        hi: *range.end(),
+                    })
                 })
         };
         let layer = match words[0].to_ascii_lowercase().as_str() {
@@ -102,14 +101,14 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
                     if let Some((a, b)) = w.split_once(['x', '×']) {
                         kernel = number(a, "the kernel size", 1..=11)?;
                         if a != b {
-                            return Err(at("kernels are square (write 5x5)".into()));
+                            return Err(at(ItemProblem::NotSquare));
                         }
                     } else if let Some(s) = w.strip_prefix('s') {
                         stride = number(s, "the stride (s2)", 1..=4)?;
                     } else if let Some(p) = w.strip_prefix('p') {
                         padding = number(p, "the padding (p1)", 0..=5)?;
                     } else {
-                        return Err(at(format!("'{w}' is not a kernel (5x5), stride (s2) or padding (p1)")));
+                        return Err(at(ItemProblem::ConvWord(w.to_string())));
                     }
                 }
                 *spatial = true;
@@ -123,7 +122,11 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
             kind @ ("maxpool" | "avgpool") => {
                 let size = number(words.get(1).copied().unwrap_or("2"), "the pool size", 1..=8)?;
                 Layer::Pool {
-                    kind: if kind == "maxpool" { PoolKind::Max } else { PoolKind::Avg },
+                    kind: if kind == "maxpool" {
+                        PoolKind::Max
+                    } else {
+                        PoolKind::Avg
+                    },
                     size,
                     stride: size,
                 }
@@ -151,7 +154,7 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
                         .parse::<f32>()
                         .ok()
                         .filter(|m| (0.0..=1.0).contains(m))
-                        .ok_or_else(|| at("the momentum must be a number from 0 to 1 (bn 0.1)".into()))?,
+                        .ok_or_else(|| at(ItemProblem::Momentum))?,
                 };
                 Layer::BatchNorm { momentum }
             }
@@ -161,16 +164,12 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
                     .get(1)
                     .and_then(|s| s.parse::<f32>().ok())
                     .filter(|r| (0.0..1.0).contains(r))
-                    .ok_or_else(|| at("the rate must be a number from 0 to below 1".into()))?;
+                    .ok_or_else(|| at(ItemProblem::Rate))?;
                 Layer::Dropout { rate }
             }
             name => match ACTIVATIONS.iter().find(|(n, _)| *n == name) {
                 Some(&(_, kind)) => Layer::Activation { kind },
-                None => {
-                    return Err(at(format!(
-                        "unknown layer '{name}' (conv, maxpool, avgpool, dense, flatten, dropout, bn, ln, res [..], relu, tanh, sigmoid, leaky, linear)"
-                    )))
-                }
+                None => return Err(at(ItemProblem::Unknown(name.to_string()))),
             },
         };
         if words.len() > 1
@@ -179,7 +178,7 @@ fn parse_items(text: &str, spatial: &mut bool) -> Result<Vec<Layer>, String> {
                 Layer::Activation { .. } | Layer::Flatten | Layer::LayerNorm
             )
         {
-            return Err(at("takes no numbers".into()));
+            return Err(at(ItemProblem::NoNumbers));
         }
         layers.push(layer);
     }
@@ -333,7 +332,7 @@ mod tests {
                 "item 1 ('res [dense 4, blah]'): in the block: item 2 ('blah'): unknown layer",
             ),
         ] {
-            let e = parse(text, 10).unwrap_err();
+            let e = parse(text, 10).unwrap_err().to_string();
             assert!(e.contains(expected), "{text}: {e}");
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod lab;
+pub mod layer_error;
 pub mod layers;
 pub mod lesson_check;
 pub mod names;

@@ -163,7 +163,7 @@ proptest! {
     fn layer_lines_parse_or_name_the_problem(text in "((conv|dense|maxpool|avgpool|relu|dropout|flatten|x) ?[0-9x.sp ]{0,8}, ?){0,6}dense [0-9]{1,3}") {
         match layers::parse(&text, 10) {
             Ok(l) => prop_assert_eq!(layers::parse(&layers::format(&l), 10).unwrap(), l),
-            Err(e) => prop_assert!(!e.is_empty()),
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
     }
 }

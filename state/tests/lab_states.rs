@@ -306,3 +306,20 @@ fn settings_that_cannot_run_are_refused_with_a_typed_reason() {
     let bad = ClusterLab { workers: 0, ..Default::default() }.validate().unwrap_err();
     assert_eq!(bad.to_string(), "workers: from 1 to 64");
 }
+
+/// A layer list is refused by kind: which item, as written, and what is wrong with it, nested
+/// inside a block.
+#[test]
+fn a_layer_list_is_refused_with_the_item_and_its_problem() {
+    use lab_state::layers::{parse, ItemProblem, LayerError};
+    assert_eq!(
+        parse("conv 8 5x3, dense 10", 10),
+        Err(LayerError::Item { number: 1, text: "conv 8 5x3".into(), problem: ItemProblem::NotSquare })
+    );
+    assert_eq!(parse("dense 4", 10), Err(LayerError::LastNotClasses { classes: 10 }));
+    let Err(LayerError::Item { number: 1, problem: ItemProblem::InBlock(inner), .. }) = parse("res [dense 4, blah], dense 10", 10)
+    else {
+        panic!("the block's item");
+    };
+    assert_eq!(*inner, LayerError::Item { number: 2, text: "blah".into(), problem: ItemProblem::Unknown("blah".into()) });
+}

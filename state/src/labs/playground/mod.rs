@@ -2,6 +2,7 @@
 //! an instructor hid. `to_query`/`from_query` round-trip it through the URL, serde through JSON,
 //! and `to_config` turns it into the engine's `TrainConfig`.
 
+use crate::error::SettingsError;
 use std::collections::BTreeSet;
 
 use serde::de::DeserializeOwned;
@@ -328,23 +329,26 @@ impl Playground {
     }
 
     /// Reads the JSON export; refuses other versions and malformed files with a reason.
-    pub fn from_json(text: &str) -> Result<Self, String> {
+    pub fn from_json(text: &str) -> Result<Self, SettingsError> {
         let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+            serde_json::from_str(text).map_err(|e| SettingsError::NotJson(e.to_string()))?;
+        let (lab, reads) = ("playground", VERSION);
         match value.get("version").and_then(|v| v.as_u64()) {
             Some(v) if v == VERSION as u64 => {}
-            Some(v) => {
-                return Err(format!(
-                    "this file is version {v} of the playground state; this lab reads version {VERSION}"
-                ))
+            Some(version) if version > VERSION as u64 => return Err(SettingsError::Newer { version, lab, reads }),
+            Some(version) => {
+                let version = version as u32;
+                return Err(SettingsError::Older { version, lab, reads });
             }
-            None => return Err("not a playground state: no version".into()),
+            None => return Err(SettingsError::Unnamed { lab, missing: "version" }),
         }
-        let s: Playground =
-            serde_json::from_value(value).map_err(|e| format!("not a playground state: {e}"))?;
+        let s: Playground = serde_json::from_value(value).map_err(|e| SettingsError::Fields {
+            lab,
+            why: e.to_string(),
+        })?;
         let (checked, notices) = s.checked();
         if !notices.is_empty() {
-            return Err(notices.join("; "));
+            return Err(SettingsError::OutOfRange(notices));
         }
         Ok(checked)
     }

@@ -89,20 +89,20 @@ fn bad_values_keep_the_default_and_out_of_range_ones_are_clamped_with_notices() 
 
 #[test]
 fn json_of_another_version_or_shape_is_refused_with_a_reason() {
-    assert!(Playground::from_json("{").unwrap_err().contains("not valid JSON"));
-    assert!(Playground::from_json(r#"{"version": 99}"#)
-        .unwrap_err()
-        .contains("version 99"));
-    assert!(Playground::from_json(r#"{"dataset": "circle"}"#)
-        .unwrap_err()
-        .contains("no version"));
+    use crate::error::SettingsError;
+    assert!(matches!(Playground::from_json("{"), Err(SettingsError::NotJson(_))));
+    let newer = Playground::from_json(r#"{"version": 99}"#).unwrap_err();
+    assert!(matches!(newer, SettingsError::Newer { version: 99, .. }));
+    assert!(newer.to_string().contains("version 99"));
+    let unnamed = Playground::from_json(r#"{"dataset": "circle"}"#).unwrap_err();
+    assert!(unnamed.to_string().contains("no version"), "{unnamed}");
     assert!(
         Playground::from_json(r#"{"version": 1, "lr": 3}"#).is_ok(),
         "unknown fields are ignored"
     );
-    assert!(Playground::from_json(r#"{"version": 1, "noise": 9}"#)
-        .unwrap_err()
-        .contains("noise"));
+    let out = Playground::from_json(r#"{"version": 1, "noise": 9}"#).unwrap_err();
+    assert!(matches!(&out, SettingsError::OutOfRange(n) if n.len() == 1));
+    assert!(out.to_string().contains("noise"));
 }
 
 #[test]

@@ -90,7 +90,7 @@ impl Default for VisionLab {
 
 impl VisionLab {
     pub fn config(&self) -> Result<TrainConfig, crate::error::SetupError> {
-        let layers = layers::parse(&self.layers, 10).map_err(crate::error::SetupError::Layers)?;
+        let layers = layers::parse(&self.layers, 10)?;
         Ok(TrainConfig {
             data: DataConfig::Images(ImageConfig {
                 set: self.set.clone(),
