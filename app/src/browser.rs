@@ -103,11 +103,17 @@ fn click_link(name: &str, href: &str) {
 }
 
 /// The text of the first file chosen in an `<input type=file>`.
-pub async fn read_file(input: &web_sys::HtmlInputElement) -> Result<(String, String), String> {
-    let file = input.files().and_then(|f| f.get(0)).ok_or("no file chosen")?;
+pub async fn read_file(
+    input: &web_sys::HtmlInputElement,
+) -> Result<(String, String), crate::error::FileError> {
+    use crate::error::FileError;
+    let file = input
+        .files()
+        .and_then(|f| f.get(0))
+        .ok_or(FileError::NoneChosen)?;
     let text = JsFuture::from(file.text())
         .await
-        .map_err(|_| format!("{}: could not be read", file.name()))?;
+        .map_err(|_| FileError::Unreadable(file.name()))?;
     Ok((file.name(), text.as_string().unwrap_or_default()))
 }
 

@@ -9,6 +9,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::error::FetchError;
+
 #[wasm_bindgen(inline_js = "
 export async function gunzip(bytes) {
   if (typeof DecompressionStream === 'undefined') {
@@ -23,29 +25,31 @@ extern "C" {
     async fn gunzip(bytes: js_sys::Uint8Array) -> Result<JsValue, JsValue>;
 }
 
-/// The bytes at `url` (relative to the page), or a readable error.
-pub async fn bytes(url: &str) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no window")?;
+/// The bytes at `url` (relative to the page), or why not.
+pub async fn bytes(url: &str) -> Result<Vec<u8>, FetchError> {
+    let network = |e: JsValue| FetchError::Network {
+        url: url.to_string(),
+        why: format!("{e:?}"),
+    };
+    let window = web_sys::window().ok_or(FetchError::NoWindow)?;
     let response = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(|e| format!("{url}: {e:?}"))?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| format!("{url}: not a response"))?;
+        .map_err(network)?;
+    let response: web_sys::Response = response.dyn_into().map_err(network)?;
     if !response.ok() {
-        return Err(format!(
-            "{url}: HTTP {} (did setup prepare the data?)",
-            response.status()
-        ));
+        return Err(FetchError::Status {
+            url: url.to_string(),
+            status: response.status(),
+        });
     }
-    let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{url}: {e:?}"))?)
+    let buffer = JsFuture::from(response.array_buffer().map_err(network)?)
         .await
-        .map_err(|e| format!("{url}: {e:?}"))?;
+        .map_err(network)?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// The bytes of a gzip file at `url`, unpacked (fetched as any data file is, by `bytes`).
-async fn gunzipped(url: &str) -> Result<Vec<u8>, String> {
+async fn gunzipped(url: &str) -> Result<Vec<u8>, FetchError> {
     let packed = bytes(url).await?;
     // A host that labels .gz files Content-Encoding: gzip has had the browser unpack them already.
     if !packed.starts_with(&[0x1f, 0x8b]) {
@@ -53,35 +57,38 @@ async fn gunzipped(url: &str) -> Result<Vec<u8>, String> {
     }
     let unpacked = gunzip(js_sys::Uint8Array::from(packed.as_slice()))
         .await
-        .map_err(|e| {
-            let why = e
+        .map_err(|e| FetchError::Network {
+            url: url.to_string(),
+            why: e
                 .dyn_ref::<js_sys::Error>()
-                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
-            format!("{url}: {why}")
+                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message())),
         })?;
     Ok(js_sys::Uint8Array::new(&unpacked).to_vec())
 }
 
 /// The first `limit` images of split `split` of image set `set`, as one image file's bytes (what
 /// `DataConfig::load` reads): the manifest, then the slices they are in.
-pub async fn image_file(set: &str, split: &str, limit: usize) -> Result<Vec<u8>, String> {
-    let name = Manifest::file_name(set, split);
-    let text = bytes(&format!("data/{name}")).await?;
-    let manifest: Manifest =
-        serde_json::from_slice(&text).map_err(|e| format!("data/{name}: not a slice manifest ({e})"))?;
+pub async fn image_file(set: &str, split: &str, limit: usize) -> Result<Vec<u8>, FetchError> {
+    let url = format!("data/{}", Manifest::file_name(set, split));
+    let text = bytes(&url).await?;
+    let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| FetchError::Manifest {
+        url: url.clone(),
+        why: e.to_string(),
+    })?;
     let mut parts = Vec::new();
     for slice in manifest.needed(limit) {
         let url = format!("data/{}", slice.file);
-        let part = ImageSet::parse(&gunzipped(&url).await?).map_err(|e| format!("{url}: {e}"))?;
+        let part =
+            ImageSet::parse(&gunzipped(&url).await?).map_err(|source| FetchError::Images { url, source })?;
         parts.push(part);
     }
     Ok(ImageSet::concat(&parts)
-        .map_err(|e| format!("data/{name}: {e}"))?
+        .map_err(|source| FetchError::Images { url, source })?
         .to_bytes())
 }
 
 /// Loads the training and test data of a config (image sets from the site's `data/`).
-pub async fn data(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset), String> {
+pub async fn data(config: &engine::train::TrainConfig) -> Result<(Dataset, Dataset), FetchError> {
     let files = match &config.data {
         engine::train::DataConfig::Images(i) => Some((
             image_file(&i.set, "train", i.train_limit).await?,

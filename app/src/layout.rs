@@ -124,7 +124,7 @@ pub fn record_files<R: Record>(
                     }
                     Err(e) => error.set(Some(format!("{file}: {e} (the results shown are kept)"))),
                 },
-                Err(e) => error.set(Some(e)),
+                Err(e) => error.set(Some(e.to_string())),
             }
             input.set_value("");
         });

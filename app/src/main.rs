@@ -8,6 +8,7 @@ mod controls;
 mod cpu_team;
 mod draw;
 mod embed;
+mod error;
 mod fetch;
 mod figures;
 mod frame;

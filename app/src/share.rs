@@ -138,7 +138,7 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
                     }
                     Err(e) => notices.set(vec![format!("{name}: {e} (the settings shown are kept)")]),
                 },
-                Err(e) => notices.set(vec![e]),
+                Err(e) => notices.set(vec![e.to_string()]),
             }
             input.set_value("");
         });

@@ -41,7 +41,7 @@ pub fn data_panel(
             leptos::task::spawn_local(async move {
                 match browser::read_file(&input).await {
                     Ok((name, text)) => lab.use_points(&name, &text),
-                    Err(e) => lab.readouts.error.set(Some(e)),
+                    Err(e) => lab.readouts.error.set(Some(e.to_string())),
                 }
                 input.set_value("");
             });

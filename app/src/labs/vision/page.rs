@@ -66,7 +66,7 @@ pub fn VisionPage() -> impl IntoView {
                         text,
                         webgpu: settings.get_untracked().webgpu != lab_state::playground::BackendChoice::Cpu,
                     }),
-                    Err(e) => v.error.set(Some(e)),
+                    Err(e) => v.error.set(Some(e.to_string())),
                 }
                 input.set_value("");
             });

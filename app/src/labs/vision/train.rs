@@ -32,7 +32,7 @@ pub async fn run(
     v.status.set("loading images…".into());
     let (train, test) = match fetch::data(&config).await {
         Ok(d) => d,
-        Err(e) => return (None, Err(e)),
+        Err(e) => return (None, Err(e.into())),
     };
     let (mut gpu, reason) = crate::gpu::for_choice(s.webgpu, &config, &train, v.status).await;
     v.backend_reason.set(reason);
