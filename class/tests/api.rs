@@ -9,7 +9,7 @@ use axum::Router;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-mod common;
+use super::common;
 
 struct Db(common::TempDb);
 

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
-mod common;
+use super::common;
 
 /// Starts the server on a free loopback port; the child and its address.
 fn start(db: &std::path::Path) -> (Child, String) {
