@@ -35,11 +35,13 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 # The three tools share one target directory, so the crates they have in common (tokio, serde,
-# clap, …) compile once; they are build tools, so no link-time optimization and parallel codegen
-# (whatever their own release profiles ask): they orchestrate, the app's own build is what matters.
+# clap, …) compile once; they are build tools, so they are built for a quick build rather than a
+# quick run (no link-time optimization, parallel codegen, opt-level 1, whatever their own release
+# profiles ask): they orchestrate and rewrite a few files, the app's own build is what matters.
 install_tool() {
   CARGO_TARGET_DIR="$TOOLS_TARGET_DIR" CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
     cargo install --quiet "$@"
 }
 TOOLS_TARGET_DIR="${TOOLS_TARGET_DIR:-$HOME/.cache/training-lab/tools-target}"
