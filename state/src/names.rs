@@ -139,3 +139,34 @@ pub mod algorithm_set {
         Ok(ticks)
     }
 }
+
+/// A list of names separated by commas or spaces, each one of `known`, 1 to `most` of them; or
+/// why not, for the setting `key`.
+pub fn parse_names(
+    key: &'static str,
+    text: &str,
+    known: &[&str],
+    most: usize,
+) -> Result<Vec<String>, crate::error::SetupError> {
+    use crate::error::SetupError;
+    let names: Vec<String> = text
+        .split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if names.is_empty() || names.len() > most {
+        return Err(SetupError::HowMany {
+            setting: key,
+            most,
+            known: known.join(", "),
+        });
+    }
+    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+        return Err(SetupError::NotOneOf {
+            setting: key,
+            name: bad.clone(),
+            known: known.join(", "),
+        });
+    }
+    Ok(names)
+}

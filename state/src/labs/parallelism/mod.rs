@@ -122,7 +122,7 @@ impl Default for ParallelismLab {
 
 /// The way names in `text`, or why not.
 pub fn parse_runs(text: &str) -> Result<Vec<String>, crate::error::SetupError> {
-    crate::table::parse_names("runs", text, &WAYS, WAYS.len())
+    crate::names::parse_names("runs", text, &WAYS, WAYS.len())
 }
 
 impl ParallelismLab {

@@ -131,7 +131,7 @@ pub fn parse_runs(text: &str) -> Result<Vec<String>, crate::error::SetupError> {
         .map(|p| p.name())
         .chain([CUSTOM])
         .collect();
-    crate::table::parse_names("runs", text, &known, 6)
+    crate::names::parse_names("runs", text, &known, 6)
 }
 
 impl PrecisionLab {

@@ -113,7 +113,7 @@ pub fn parse_hidden(text: &str) -> Result<Vec<usize>, crate::error::SetupError> 
 
 /// The conditions in `text`, the ticket among them, or why not.
 pub fn parse_conditions(text: &str) -> Result<Vec<Condition>, crate::error::SetupError> {
-    let names = crate::table::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl", "structured"], 8)?;
+    let names = crate::names::parse_names("conditions", text, &["ticket", "rewind", "reinit", "random", "finetune", "set", "rigl", "structured"], 8)?;
     if !names.iter().any(|n| n == "ticket") {
         return Err(crate::error::SetupError::Rule {
             setting: "conditions",
