@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -61,11 +61,11 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     assert.match(split, new RegExp(`heads over 2 devices: .* Each device sent ${(8 * sbd * 4 / 1e3).toFixed(1)} kB a step`));
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('attn-export-csv'))]);
-    const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const rows = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(rows[0], /^weight_decay,step,train_loss,train_accuracy,test_accuracy/);
     assert.equal(rows.length, 1 + 13, 'a row per measurement: step 0 and every 25 steps to 300');
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('attn-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs[0].patterns.length, 4, 'two blocks of two heads');
 
     // A fresh page shows the finished run from its JSON, without training; a bad file keeps it.

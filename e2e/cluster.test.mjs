@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until, logScaleRedraws } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, logScaleRedraws, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -63,14 +63,14 @@ test('cluster lab: 8 workers on MNIST, ring vs tree vs parameter server, animati
     await screenshot(page, 'cluster-study.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('cl-export-csv'))]);
-    const lines = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const lines = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(lines[0], /^label,workers,algorithm,consistency,compression/);
     assert.equal(lines.length, 1 + 12);
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('cl-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 12);
     const [curve] = await Promise.all([page.waitForEvent('download'), page.click(byId('cl-export-curve'))]);
-    assert.equal(fs.readFileSync(await curve.path(), 'utf8').trim().split('\n').length, 1 + 3 * 7);
+    assert.equal(fs.readFileSync(await downloaded(curve), 'utf8').trim().split('\n').length, 1 + 3 * 7);
 
     // Compression: top-k 5 % with error feedback beside the uncompressed twin. Sparse vectors are
     // allgathered: 8 · 7 · 8 · 5 % of n bytes against the dense ring's 2 · 7 · 4n, 60 % saved.

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, until, ROUTES as LABS } from './harness.mjs';
+import { serve, launch, byId, text, until, ROUTES as LABS, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -12,7 +12,7 @@ after(async () => { await server.close(); });
 
 async function download(page, id) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);
-  return fs.readFileSync(await d.path());
+  return fs.readFileSync(await downloaded(d));
 }
 
 test('every chart of every lab offers PNG and CSV', async () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, until } from './harness.mjs';
+import { serve, launch, byId, text, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -69,12 +69,12 @@ for (const webgpu of [false, true]) {
       await page.click(byId('hw-play'));
       await until(async () => /Play/.test(await text(page, 'hw-play')), 60_000, 'the fold played to its end');
       const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('hw-export-csv'))]);
-      const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+      const rows = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
       assert.match(rows[0], /^part,name,ms,flops,bytes/);
       assert.equal(rows.filter((r) => r.startsWith('step,')).length, 6);
       assert.equal(rows.filter((r) => r.startsWith('sweep,')).length, 7);
       const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('hw-export-record'))]);
-      const record = fs.readFileSync(await rec.path(), 'utf8');
+      const record = fs.readFileSync(await downloaded(rec), 'utf8');
       await page.goto(`${server.url}hardware?reps=3`);
       await page.locator(byId('hw-load')).setInputFiles({ name: 'hardware-results.json', mimeType: 'application/json', buffer: Buffer.from(record) });
       await until(async () => /loaded hardware-results.json/.test(await text(page, 'hw-status')), 10_000, 'the reload');

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..');
 const require = createRequire(path.join(root, 'tools', 'package.json'));
-const { chromium } = require('playwright-core');
+export const { chromium } = require('playwright-core');
 
 /** Every lab, from the one registry (`state/labs.json`): `{ id, route, nav, title, summary,
  *  prefix }`, the playground's route "". Lists of labs in the tests come from here. */
@@ -87,11 +87,14 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = 
   });
 }
 
-// Under `node --test` each file is its own process: it starts one Chromium per set of flags and
-// gives every test a fresh context (its own storage, service workers and downloads), which costs
-// a fraction of a browser start. Scripts run directly (widths.mjs, the figures) get their own
-// browser, closed by their `browser.close()`.
+// Under `node --test` each file is its own process: it connects to the browsers that
+// e2e/browsers.mjs serves for the whole run (scripts/test.sh starts it and names its file in
+// E2E_BROWSERS), or else starts one Chromium per set of flags, and gives every test a fresh
+// context (its own storage, service workers and downloads), which costs a fraction of a browser
+// start. Scripts run directly (widths.mjs, the figures) get their own browser, closed by their
+// `browser.close()`.
 const underTestRunner = Boolean(process.env.NODE_TEST_CONTEXT);
+const served = process.env.E2E_BROWSERS ? JSON.parse(fs.readFileSync(process.env.E2E_BROWSERS, 'utf8')) : {};
 const browsers = new Map();
 if (underTestRunner) {
   after(async () => {
@@ -100,27 +103,34 @@ if (underTestRunner) {
   });
 }
 
-/** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter).
- *  `browser.close()` ends what this call opened. */
-/** A browser context and page; `blockServiceWorkers` lets `page.route` see every request. */
-export async function launch({ webgpu, extraArgs = [], blockServiceWorkers = false }) {
+/** The flags Chromium runs the tests with; `webgpu` adds WebGPU (SwiftShader). */
+export function browserArgs({ webgpu, extraArgs = [] }) {
   const args = [
     '--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs,
   ];
   if (webgpu) args.push('--enable-unsafe-webgpu');
-  const start = () => chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  return args;
+}
+
+/** Headless chromium; `webgpu: false` leaves WebGPU off (navigator.gpu gives no adapter).
+ *  `browser.close()` ends what this call opened. */
+export async function launch({ webgpu, extraArgs = [], blockServiceWorkers = false }) {
+  const args = browserArgs({ webgpu, extraArgs });
+  const key = JSON.stringify(args);
+  const start = () => (served[key]
+    ? chromium.connect(served[key])
+    : chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args }));
+  const options = { viewport: { width: 1280, height: 800 }, serviceWorkers: blockServiceWorkers ? 'block' : 'allow' };
   let browser;
   let context;
   if (underTestRunner) {
-    const key = JSON.stringify(args);
     if (!browsers.has(key)) browsers.set(key, start());
-    const shared = await browsers.get(key);
-    context = await shared.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: blockServiceWorkers ? 'block' : 'allow' });
+    context = await (await browsers.get(key)).newContext(options);
     browser = { close: () => context.close() };
   } else {
     browser = await start();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: blockServiceWorkers ? 'block' : 'allow' });
+    context = await browser.newContext(options);
   }
   const page = await context.newPage();
   const errors = [];
@@ -184,4 +194,16 @@ export async function logScaleRedraws(page, canvas, toggle) {
   const before = await pixels();
   await page.locator(byId(toggle)).check();
   await until(async () => (await pixels()) !== before, 5_000, `${canvas} redrawn on a log scale`);
+}
+
+let downloads = 0;
+/** A download saved to a file of its own, and that file's path: a browser the test connected to
+ *  (e2e/browsers.mjs) keeps its downloads to itself, so `download.path()` is not there. */
+export async function downloaded(download) {
+  const dir = path.join(root, 'target', 'e2e', 'downloads');
+  fs.mkdirSync(dir, { recursive: true });
+  downloads += 1;
+  const file = path.join(dir, `${process.pid}-${downloads}-${download.suggestedFilename()}`);
+  await download.saveAs(file);
+  return file;
 }

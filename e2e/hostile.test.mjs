@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, until } from './harness.mjs';
+import { serve, launch, byId, text, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -23,7 +23,7 @@ test('ten exports while training on WebGPU: ten downloads, and the run goes on',
     let last = await num(page, 'step');
     for (let i = 0; i < 10; i++) {
       const [download] = await Promise.all([page.waitForEvent('download', { timeout: 15_000 }), page.click(byId('export-weights'))]);
-      const saved = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+      const saved = JSON.parse(fs.readFileSync(await downloaded(download), 'utf8'));
       assert.ok(saved.model.step >= last, `export ${i + 1}: the running model (step ${saved.model.step} ≥ ${last})`);
       const now = await num(page, 'step');
       assert.ok(now >= last, `export ${i + 1}: the step counter never goes back (${last} → ${now})`);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until, root } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, root, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -293,7 +293,7 @@ test('a locked prediction stays locked: after a reload and in a second tab; the 
     // The course page exports the student's own predictions.
     await page.goto(`${server.url}course.html`);
     const [file] = await Promise.all([page.waitForEvent('download'), page.click(byId('course-csv'))]);
-    const csv = fs.readFileSync(await file.path(), 'utf8').trim().split('\n');
+    const csv = fs.readFileSync(await downloaded(file), 'utf8').trim().split('\n');
     assert.equal(csv[0], 'lesson,question,predicted,measured,outcome,as_predicted');
     assert.match(csv[1], /^"Momentum in a narrow valley[^"]*","Gradient descent against momentum at their best","about √κ = 10 times fewer \(between 2× and 30×\)","[\d.]+ ×","about √κ = 10 times fewer \(between 2× and 30×\)","true"$/);
     assert.deepEqual(errors, []);

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -54,7 +54,7 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     assert.ok(Math.abs(Number(await metric(page, 'zero-wire-3')) / w0 - 1.5) < 1e-6);
     assert.equal(Number(await metric(page, 'zero-wire-1')), w0);
     const [remat] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-remat-csv'))]);
-    assert.equal(fs.readFileSync(await remat.path(), 'utf8').trim().split('\n').length, 1 + 25, 'one row per segment length');
+    assert.equal(fs.readFileSync(await downloaded(remat), 'utf8').trim().split('\n').length, 1 + 25, 'one row per segment length');
     // The pipeline chart steps back and forward piece by piece, and plays.
     await page.click(byId('par-pipe-back'));
     await page.click(byId('par-pipe-step'));
@@ -63,13 +63,13 @@ test('parallelism lab: a model that does not fit one device fits three ways, eac
     await screenshot(page, 'parallelism-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-export-csv'))]);
-    const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const rows = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(rows[0], /^layout,devices,peak_bytes_per_device,fits/);
     assert.equal(rows.length, 5);
     const [mem] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-memory-csv'))]);
-    assert.match(fs.readFileSync(await mem.path(), 'utf8'), /^layout,stage,weights_bytes/);
+    assert.match(fs.readFileSync(await downloaded(mem), 'utf8'), /^layout,stage,weights_bytes/);
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('par-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 4);
 
     // A fresh page shows the finished layouts from their JSON, without training; a bad file keeps them.

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, screenshot, until, openAdvanced } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, openAdvanced, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -118,11 +118,11 @@ test('a CSV with a bad line is reported by line and keeps the data; exports down
 
     for (const [id, pattern] of [['export-loss', /^step,train_loss,test_loss\n1,/], ['export-weights', /"format":"training-lab model v1"/]]) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(id))]);
-      const body = fs.readFileSync(await download.path(), 'utf8');
+      const body = fs.readFileSync(await downloaded(download), 'utf8');
       assert.match(body, pattern, `${id}: ${body.slice(0, 80)}`);
     }
     const [png] = await Promise.all([page.waitForEvent('download'), page.click(byId('export-heatmap'))]);
-    assert.equal(fs.readFileSync(await png.path()).subarray(1, 4).toString(), 'PNG');
+    assert.equal(fs.readFileSync(await downloaded(png)).subarray(1, 4).toString(), 'PNG');
     await screenshot(page, 'playground-own-points.png');
     assert.deepEqual(errors, [], 'no page errors');
   } finally {
@@ -145,7 +145,7 @@ test('live: frame rate and click latency while a 2-8-8-2 network trains on WebGP
     }));
     // Export while training: the session answers between two chunks (it used to do nothing).
     const [weights] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click(byId('export-weights'))]);
-    const saved = JSON.parse(fs.readFileSync(await weights.path(), 'utf8'));
+    const saved = JSON.parse(fs.readFileSync(await downloaded(weights), 'utf8'));
     assert.equal(saved.model.format, 'training-lab model v1');
     assert.ok(saved.model.step > 50, `the weights of the running model (step ${saved.model.step})`);
     assert.equal(await page.locator(byId('pause')).isEnabled(), true, 'still training after the export');

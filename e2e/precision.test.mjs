@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -40,13 +40,13 @@ test('precision lab: five short runs, their table, verdict and files; with SGD a
     await screenshot(page, 'precision-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('prec-export-csv'))]);
-    const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const rows = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(rows[0], /^run,weights,activations,gradients/);
     assert.equal(rows.length, 6);
     const [hist] = await Promise.all([page.waitForEvent('download'), page.click(byId('prec-histogram-csv'))]);
-    assert.match(fs.readFileSync(await hist.path(), 'utf8'), /^step,loss_scale,layer,exponent_stored,count/);
+    assert.match(fs.readFileSync(await downloaded(hist), 'utf8'), /^step,loss_scale,layer,exponent_stored,count/);
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('prec-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 5);
 
     // A fresh page shows the finished runs from their JSON, without training; a bad file keeps them.

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until, logScaleRedraws } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, logScaleRedraws, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -38,14 +38,14 @@ test('scaling lab: a small sweep, plots, CSV/JSON export, reload, bad input (CPU
     await logScaleRedraws(page, 'scale-curves', 'scale-log');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-csv'))]);
-    const body = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const body = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(body[0], /^batch,learning_rate,steps,steps_to_target/);
     assert.equal(body.length, 7);
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 6);
     const [cfg] = await Promise.all([page.waitForEvent('download'), page.click(byId('scale-export-config'))]);
-    assert.deepEqual(JSON.parse(fs.readFileSync(await cfg.path(), 'utf8')).batches, [8, 32, 128]);
+    assert.deepEqual(JSON.parse(fs.readFileSync(await downloaded(cfg), 'utf8')).batches, [8, 32, 128]);
 
     // A fresh page redraws the finished sweep from its JSON, without training.
     await page.goto(`${server.url}scaling`);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -50,11 +50,11 @@ test('sparsity lab: a short lottery experiment, its table, verdict, charts and f
     await screenshot(page, 'sparsity-runs.png');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(byId('sparse-export-csv'))]);
-    const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const rows = fs.readFileSync(await downloaded(csv), 'utf8').trim().split('\n');
     assert.match(rows[0], /^condition,round,sparsity_percent,test_accuracy/);
     assert.equal(rows.length, 1 + 11 + 18 + 4, 'eleven runs, eighteen one-shot points, two structured rows of two');
     const [rec] = await Promise.all([page.waitForEvent('download'), page.click(byId('sparse-export-record'))]);
-    const record = fs.readFileSync(await rec.path(), 'utf8');
+    const record = fs.readFileSync(await downloaded(rec), 'utf8');
     assert.equal(JSON.parse(record).runs.length, 11);
 
     // A fresh page shows the finished runs from their JSON, without training; a bad file keeps them.

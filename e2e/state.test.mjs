@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, screenshot, until } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -52,7 +52,7 @@ test('every lab: settings from the link, hidden controls, notices, save and load
 
       // Save, then load: the file comes back whole; another lab's file is refused, page kept.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(byId(`${l.p}-save-settings`))]);
-      const saved = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+      const saved = JSON.parse(fs.readFileSync(await downloaded(download), 'utf8'));
       assert.equal(saved.lab, l.lab);
       // Version 2: choices by name (cluster, scaling, vision).
       assert.equal(saved.version, l.version ?? 1);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, screenshot, until, root, logScaleRedraws } from './harness.mjs';
+import { serve, launch, byId, text, screenshot, until, root, logScaleRedraws, downloaded } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -47,7 +47,7 @@ test('vision lab: LeNet on MNIST for an epoch on the CPU path, views, drawing, s
     await until(async () => parseFloat(await text(page, 'vision-epoch')) > 0 || !(await page.locator(byId('vision-stop')).isEnabled()), 120_000, 'a first chunk');
     if (await page.locator(byId('vision-stop')).isEnabled()) {
       const [early] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.click(byId('vision-save'))]);
-      const model = JSON.parse(fs.readFileSync(await early.path(), 'utf8'));
+      const model = JSON.parse(fs.readFileSync(await downloaded(early), 'utf8'));
       assert.equal(model.format, 'training-lab model v1');
       console.log(`saved during training at step ${model.step}`);
     }
@@ -76,12 +76,12 @@ test('vision lab: LeNet on MNIST for an epoch on the CPU path, views, drawing, s
     await screenshot(page, 'vision-drawn.png');
 
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click(byId('vision-save'))]);
-    const saved = fs.readFileSync(await dl.path(), 'utf8');
+    const saved = fs.readFileSync(await downloaded(dl), 'utf8');
     assert.equal(JSON.parse(saved).format, 'training-lab model v1');
     // For a notebook: three files; the weights are safetensors (an 8-byte header length, a JSON
     // header naming each tensor as nn.Sequential does). Python reads them in cli/tests/cli.rs.
     const files = new Map();
-    page.on('download', async (d) => files.set(d.suggestedFilename(), fs.readFileSync(await d.path())));
+    page.on('download', async (d) => files.set(d.suggestedFilename(), fs.readFileSync(await downloaded(d))));
     await page.click(byId('vision-save-torch'));
     await until(async () => files.size === 3, 15_000, 'the three PyTorch files');
     const st = files.get('model.safetensors');

@@ -47,8 +47,21 @@ stage "app build for the browser tests (trunk, e2e profile)" \
 # The same build as a static site under a sub-path, for e2e/site.test.mjs (a course's host).
 stage "static site under a sub-path (scripts/site.sh, e2e profile)" \
   bash scripts/site.sh --base /course/lab/ --out target/e2e/site/course/lab --profile e2e
-stage "browser end-to-end tests (headless chromium)" \
-  node --test --test-reporter=spec --test-concurrency=2 e2e/
+# One Chromium (with WebGPU and without) serves every test file: e2e/browsers.mjs.
+browser_tests() {
+  local addresses="$CARGO_TARGET_DIR/e2e-browsers.json"
+  rm -f "$addresses"
+  node e2e/browsers.mjs "$addresses" &
+  local server=$!
+  trap 'kill $server 2>/dev/null' EXIT
+  for _ in $(seq 300); do [ -f "$addresses" ] || sleep 0.1; done
+  [ -f "$addresses" ] || { echo "e2e/browsers.mjs started no browser" >&2; return 1; }
+  E2E_BROWSERS="$addresses" node --test --test-reporter=spec --test-concurrency=2 e2e/
+  kill "$server"
+  wait "$server" || true
+  trap - EXIT
+}
+stage "browser end-to-end tests (headless chromium, one browser for every file)" browser_tests
 
 say "stage times (s):"
 for s in "${stages[@]}"; do printf '  %-72s %5s\n' "${s%%|*}" "${s##*|}"; done
