@@ -44,3 +44,44 @@ impl From<FileError> for String {
         e.to_string()
     }
 }
+
+/// What stops a lab's run, by kind; the page says it in words where it shows it (the error
+/// banner, through `Job`).
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Engine(#[from] engine::error::Error),
+    #[error(transparent)]
+    Train(#[from] engine::train::TrainError),
+    /// A network the engine cannot build (layers that do not fit together).
+    #[error(transparent)]
+    Model(#[from] engine::error::ModelError),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(transparent)]
+    Setup(#[from] lab_state::error::SetupError),
+    #[error(transparent)]
+    Team(#[from] crate::cpu_team::TeamError),
+    /// A model file the student loaded that does not hold what the lab needs: its name and why.
+    #[error("{name}: {source}")]
+    BadModel {
+        name: String,
+        source: engine::error::Error,
+    },
+    #[error("{0}: not an image model (the vision lab loads MNIST and Fashion-MNIST models)")]
+    NotImages(String),
+    #[error("no layout of at most {devices} devices fits {memory} MB per device: nothing to train (raise the memory or the devices)")]
+    NoLayoutFits { devices: usize, memory: f64 },
+    #[error("the loss became NaN or infinite at step {0}: training stopped (try a smaller learning rate)")]
+    Diverged(usize),
+    #[error("{0}")]
+    NoWebgpu(String),
+    #[error("no runs to train")]
+    NoRuns,
+    #[error("unknown workload '{0}'")]
+    UnknownWorkload(String),
+    #[error(transparent)]
+    Layout(#[from] lab_sims::parallelism::layout::LayoutError),
+}

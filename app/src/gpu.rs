@@ -9,6 +9,7 @@ use std::rc::{Rc, Weak};
 use engine::gpu::GpuContext;
 use leptos::prelude::*;
 
+use crate::error::RunError;
 use crate::frame::{next_frame, now_ms};
 
 thread_local! {
@@ -123,8 +124,8 @@ pub async fn fell_back(gpu: &mut Option<Rc<GpuContext>>) -> bool {
 /// path (`gpu` is None from then on), as often as that happens.
 pub async fn with_fallback<T>(
     gpu: &mut Option<Rc<GpuContext>>,
-    mut work: impl AsyncFnMut(Option<Rc<GpuContext>>) -> Result<T, String>,
-) -> Result<T, String> {
+    mut work: impl AsyncFnMut(Option<Rc<GpuContext>>) -> Result<T, RunError>,
+) -> Result<T, RunError> {
     loop {
         match work(gpu.clone()).await {
             Err(_) if fell_back(gpu).await => continue,

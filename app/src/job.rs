@@ -43,7 +43,7 @@ impl Job {
     pub fn start<W, F>(&self, work: W)
     where
         W: FnOnce(Rc<Cell<bool>>) -> F,
-        F: Future<Output = Result<(), String>> + 'static,
+        F: Future<Output = Result<(), crate::error::RunError>> + 'static,
     {
         if self.running.get_untracked() {
             self.refusal.set(Some(
@@ -76,13 +76,13 @@ impl Job {
         self.status.set("cancelling…".into());
     }
 
-    fn report_end(&self, result: Result<(), String>) {
+    fn report_end(&self, result: Result<(), crate::error::RunError>) {
         let kept = self.kept;
         self.status.set(match result {
             Ok(()) if self.cancel.get() => format!("cancelled: {kept}"),
             Ok(()) => "done".into(),
             Err(e) => {
-                self.error.set(Some(e));
+                self.error.set(Some(e.to_string()));
                 format!("failed (see the message above): {kept}")
             }
         });

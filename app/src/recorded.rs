@@ -16,6 +16,7 @@ use leptos::prelude::*;
 use engine::gpu::GpuContext;
 use lab_state::lab::{Backend, LabState, RunsOn};
 
+use crate::error::RunError;
 use crate::frame::{next_frame, Pacer};
 use crate::job::{run_bar, Job};
 
@@ -87,7 +88,7 @@ impl<S: LabState + RunsOn + Send + Sync + 'static, R: Send + Sync + 'static> Rec
     /// message for bad ones goes to `error`.
     pub fn start<F>(&self, work: impl FnOnce(Run<R>) -> F)
     where
-        F: Future<Output = Result<(), String>> + 'static,
+        F: Future<Output = Result<(), RunError>> + 'static,
     {
         let (status, progress, record) = (self.job.status, self.job.progress, self.record);
         let webgpu = self.settings.with_untracked(|s| s.backend() == Backend::Webgpu);
@@ -151,10 +152,10 @@ impl<R: Send + Sync + 'static> Run<R> {
         gpu: &mut Option<Rc<GpuContext>>,
         items: &[T],
         name: impl Fn(&T) -> String,
-        mut train: impl AsyncFnMut(usize, &T, Option<Rc<GpuContext>>, &Pacer) -> Result<Out, String>,
+        mut train: impl AsyncFnMut(usize, &T, Option<Rc<GpuContext>>, &Pacer) -> Result<Out, RunError>,
         keep: impl Fn(&mut R, Out),
         redraw: impl Fn(&R),
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         for (i, item) in items.iter().enumerate() {
             if self.cancel.get() {
                 break;

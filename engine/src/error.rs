@@ -41,8 +41,9 @@ pub enum Error {
     /// A data file that could not be parsed.
     #[error("{file}: {why}")]
     Data { file: String, why: String },
-    /// A file that is not what it was given as (a saved model, a results record).
-    #[error("not a {what}: {why}")]
+    /// A file that is not what it was given as: `what` says what it should be, with its article
+    /// ("a saved model", "an attention record").
+    #[error("not {what}: {why}")]
     NotA { what: &'static str, why: String },
     /// A file of another format or version than this engine writes.
     #[error("format '{found}' is not '{expected}'")]

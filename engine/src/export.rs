@@ -321,7 +321,7 @@ impl ModelExport {
     /// A saved model (from the app or `lab train --save-model`), or why the text is not one.
     pub fn from_json(text: &str) -> Result<Self, Error> {
         let m: Self = serde_json::from_str(text).map_err(|e| Error::NotA {
-            what: "saved model",
+            what: "a saved model",
             why: e.to_string(),
         })?;
         if m.format != MODEL_FORMAT {

@@ -163,16 +163,8 @@ impl ClusterRecord {
 
     /// A saved record, or why it is not one.
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let r: Self = serde_json::from_str(text).map_err(|e| Error::NotA {
-            what: "cluster record",
-            why: e.to_string(),
-        })?;
-        if r.format != RECORD_FORMAT {
-            return Err(Error::WrongFormat {
-                found: r.format,
-                expected: RECORD_FORMAT,
-            });
-        }
+        let r: Self = crate::record::read_json(text, "a cluster record")?;
+        crate::record::check_format(&r.format, RECORD_FORMAT)?;
         Ok(r)
     }
 

@@ -4,6 +4,7 @@
 //! without a list of them.
 
 use engine::error::Error;
+use serde::de::DeserializeOwned;
 
 /// A lab's record of runs, as its results file holds it.
 pub trait RunRecord: Sized {
@@ -13,6 +14,26 @@ pub trait RunRecord: Sized {
     fn from_json(text: &str) -> Result<Self, Error>;
     /// How many runs the record holds (what "loaded …: N runs" says).
     fn runs(&self) -> usize;
+}
+
+/// A results file's JSON as a `T`, or refused as not `what` (with its article: "an attention
+/// record").
+pub fn read_json<T: DeserializeOwned>(text: &str, what: &'static str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::NotA {
+        what,
+        why: e.to_string(),
+    })
+}
+
+/// A record's format line against the one this version writes.
+pub fn check_format(found: &str, expected: &'static str) -> Result<(), Error> {
+    match found == expected {
+        true => Ok(()),
+        false => Err(Error::WrongFormat {
+            found: found.to_string(),
+            expected,
+        }),
+    }
 }
 
 /// `RunRecord` for a record type with inherent `csv` and `from_json`; `$runs` counts its runs.

@@ -33,7 +33,11 @@ pub struct Setting<S> {
 /// but can be hidden too.
 pub trait Table: Serialize + DeserializeOwned + Default + Clone + 'static {
     const SETTINGS: &'static [Setting<Self>];
+    /// The lab's own controls that are not settings (its buttons, its charts).
     const OTHER_CONTROLS: &'static [&'static str];
+    /// The controls it shares with other labs, after its own: `RECORDED_RUN_CONTROLS` for a lab
+    /// whose runs are a record to export and load.
+    const SHARED_CONTROLS: &'static [&'static str] = &[];
 
     /// The controls an instructor hid.
     fn hidden(&self) -> &BTreeSet<String>;
@@ -45,9 +49,14 @@ pub trait Table: Serialize + DeserializeOwned + Default + Clone + 'static {
     /// Every name `<name>_hide=true` may hide: the settings' controls, then the others.
     fn controls() -> Vec<&'static str> {
         let rows = Self::SETTINGS.iter().filter_map(|r| r.hides);
-        rows.chain(Self::OTHER_CONTROLS.iter().copied()).collect()
+        let others = Self::OTHER_CONTROLS.iter().chain(Self::SHARED_CONTROLS);
+        rows.chain(others.copied()).collect()
     }
 }
+
+/// The controls of a lab whose runs are a record (`lab_sims::record::RunRecord`): its exports,
+/// loading a record back, the link, and the lesson box.
+pub const RECORDED_RUN_CONTROLS: &[&str] = &["export-csv", "export-record", "load", "share", "lesson"];
 
 pub fn no_check<S>(_: &mut S, _: &mut Vec<String>) {}
 

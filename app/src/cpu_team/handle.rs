@@ -11,6 +11,7 @@ use engine::train::ShareGradient;
 
 use super::shared::{self, SharedLink};
 use super::wire::{f32s_into, field, number, set};
+use super::HelperError;
 
 /// How long a helper may take over one share before the team gives up on it (far beyond any
 /// share of the labs' models; a worker that died without a word never answers).
@@ -26,7 +27,7 @@ pub(super) struct Helper {
     /// The shared buffer its shares go through, in a cross-origin isolated page (else messages).
     pub(super) link: Option<SharedLink>,
     /// Its replies: in shared memory only the first (ready) and errors.
-    pub(super) replies: UnboundedReceiver<Result<JsValue, String>>,
+    pub(super) replies: UnboundedReceiver<Result<JsValue, HelperError>>,
     // Kept alive as long as the worker may call them.
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::ErrorEvent)>,
@@ -39,11 +40,11 @@ impl Drop for Helper {
 }
 
 impl Helper {
-    pub(super) fn spawn(script: &str) -> Result<Helper, String> {
+    pub(super) fn spawn(script: &str) -> Result<Helper, HelperError> {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
         let worker = Worker::new_with_options(script, &options)
-            .map_err(|e| format!("this browser would not start a Web Worker ({e:?})"))?;
+            .map_err(|e| HelperError::NoWorker(format!("{e:?}")))?;
         let (tx, replies) = unbounded();
         let on_message = {
             let tx = tx.clone();
@@ -51,13 +52,13 @@ impl Helper {
                 let data = e.data();
                 let error = field(&data, "error");
                 let _ = tx.unbounded_send(match error.as_string() {
-                    Some(why) => Err(why),
+                    Some(why) => Err(HelperError::Said(why)),
                     None => Ok(data),
                 });
             })
         };
         let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
-            let _ = tx.unbounded_send(Err(e.message()));
+            let _ = tx.unbounded_send(Err(HelperError::Said(e.message())));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -72,7 +73,7 @@ impl Helper {
     }
 
     /// Sends the helper a share: the weights, its rows and the step number.
-    pub(super) fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), String> {
+    pub(super) fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), HelperError> {
         if let Some(link) = &mut self.link {
             return link.post(params, rows, step);
         }
@@ -89,11 +90,11 @@ impl Helper {
         set(&message, "step", &(step as f64).into());
         self.worker
             .post_message_with_transfer(&message, &Array::of1(&weights.buffer()))
-            .map_err(|e| format!("{e:?}"))
+            .map_err(HelperError::browser)
     }
 
     /// The posted share's loss, accuracy and gradient, into `part`.
-    pub(super) async fn gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+    pub(super) async fn gradient(&mut self, part: &mut ShareGradient) -> Result<(), HelperError> {
         if self.link.is_some() {
             return self.shared_gradient(part).await;
         }
@@ -109,7 +110,7 @@ impl Helper {
     /// `gradient` through shared memory: spins on the helper's DONE word, between spins letting
     /// the page paint and taking any message, which now can only say the helper failed. A helper
     /// silent for `SILENT_MS` (its worker gone without a word) fails the share.
-    pub(super) async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), String> {
+    pub(super) async fn shared_gradient(&mut self, part: &mut ShareGradient) -> Result<(), HelperError> {
         self.shared_wait(shared::DONE).await?;
         self.link().read(part);
         Ok(())
@@ -125,34 +126,25 @@ impl Helper {
 
     /// Waits for the helper's control word `slot` to reach the posted share (see
     /// `shared_gradient`).
-    pub(super) async fn shared_wait(&mut self, slot: u32) -> Result<(), String> {
+    pub(super) async fn shared_wait(&mut self, slot: u32) -> Result<(), HelperError> {
         let since = crate::frame::now_ms();
         loop {
             match self.link().poll_for(slot)? {
                 Some(true) => return Ok(()),
-                Some(false) => {
-                    return Err(self
-                        .reply()
-                        .await
-                        .err()
-                        .unwrap_or_else(|| "a share failed".into()))
-                }
+                Some(false) => return Err(self.reply().await.err().unwrap_or(HelperError::ShareFailed)),
                 None => crate::frame::next_frame().await,
             }
             if let Ok(message) = self.replies.try_recv() {
-                return Err(message.err().unwrap_or_else(|| "an unexpected message".into()));
+                return Err(message.err().unwrap_or(HelperError::Unexpected));
             }
             if crate::frame::now_ms() - since > SILENT_MS {
-                return Err(format!("it gave no answer for {} s", SILENT_MS / 1000.0));
+                return Err(HelperError::Silent(SILENT_MS / 1000.0));
             }
         }
     }
 
     /// The helper's next reply, or why it failed.
-    pub(super) async fn reply(&mut self) -> Result<JsValue, String> {
-        self.replies
-            .next()
-            .await
-            .unwrap_or_else(|| Err("the helper went away".into()))
+    pub(super) async fn reply(&mut self) -> Result<JsValue, HelperError> {
+        self.replies.next().await.unwrap_or(Err(HelperError::Gone))
     }
 }

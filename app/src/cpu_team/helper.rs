@@ -9,6 +9,7 @@ use engine::train::{HiddenShard, ShareGradient, TrainConfig, Trainer};
 use js_sys::{Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
+use super::error::ReplicaError;
 use super::wire::{f32s_into, field, number, set, u32s_into};
 
 thread_local! {
@@ -36,7 +37,9 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
     let reply = Object::new();
     match kind.as_str() {
         "init" => {
-            let trainer = replica(&message).await.map_err(|e| JsValue::from_str(&e))?;
+            let trainer = replica(&message)
+                .await
+                .map_err(|e| JsValue::from_str(&e.to_string()))?;
             let hidden = match field(&message, "hidden").as_string() {
                 Some(json) => Some(
                     serde_json::from_str(&json)
@@ -84,7 +87,7 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
                 .ok_or_else(|| JsValue::from_str("the helper has no replica yet"))?;
             let outcome = hidden_op(&mut r, &kind, &message).await;
             REPLICA.with(|slot| *slot.borrow_mut() = Some(r));
-            return outcome.map_err(|e| JsValue::from_str(&e));
+            return outcome.map_err(|e| JsValue::from_str(&e.to_string()));
         }
         other => return Err(JsValue::from_str(&format!("unknown message '{other}'"))),
     }
@@ -92,9 +95,9 @@ pub async fn cpu_team_helper(message: JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// The replica an `init` message describes: its config (a share of the batch) and the data.
-async fn replica(message: &JsValue) -> Result<Trainer, String> {
+async fn replica(message: &JsValue) -> Result<Trainer, ReplicaError> {
     let config: TrainConfig = serde_json::from_str(&field(message, "config").as_string().unwrap_or_default())
-        .map_err(|e| format!("the replica's settings do not read: {e}"))?;
+        .map_err(ReplicaError::Settings)?;
     let data = Dataset {
         x: Float32Array::from(field(message, "x")).to_vec(),
         y: Uint32Array::from(field(message, "y")).to_vec(),
@@ -102,31 +105,24 @@ async fn replica(message: &JsValue) -> Result<Trainer, String> {
         dim: number(message, "dim") as usize,
         classes: number(message, "classes") as usize,
     };
-    Trainer::with_data(config, data, None, 1)
-        .await
-        .map_err(|e| e.to_string())
+    Ok(Trainer::with_data(config, data, None, 1).await?)
 }
 
 /// A team split by hidden units (`hidden.rs`): `outputs` writes this shard's part of the logits
 /// for the batch's rows into `values` (the shared buffer) and answers how many there are,
 /// `finish` takes their sum from the first `count` of `values` and ends the step (its loss and
 /// accuracy back), `weights-out` answers this shard's weights and `weights-in` sets them.
-async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsValue, String> {
-    let shard = r
-        .hidden
-        .clone()
-        .ok_or("this helper holds no shard of hidden units")?;
+async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsValue, ReplicaError> {
+    let shard = r.hidden.clone().ok_or(ReplicaError::NoShard)?;
     let step = number(message, "step") as u64;
     let t = &mut r.trainer;
     match kind {
         "outputs" => {
             u32s_into(&Uint32Array::from(field(message, "rows")), &mut r.rows);
-            t.shard_outputs(&r.rows, &mut r.params)
-                .await
-                .map_err(|e| e.to_string())?;
+            t.shard_outputs(&r.rows, &mut r.params).await?;
             let values = Float32Array::from(field(message, "values"));
             if r.params.len() > values.length() as usize {
-                return Err("this shard's part of the logits does not fit the shared buffer".into());
+                return Err(ReplicaError::LogitsTooBig);
             }
             values.subarray(0, r.params.len() as u32).copy_from(&r.params);
             Ok(JsValue::from(r.params.len() as u32))
@@ -135,23 +131,20 @@ async fn hidden_op(r: &mut Replica, kind: &str, message: &JsValue) -> Result<JsV
             let count = number(message, "count") as u32;
             let values = Float32Array::from(field(message, "values"));
             f32s_into(&values.subarray(0, count), &mut r.logits);
-            let m = t
-                .shard_finish(&r.logits, &shard, step)
-                .await
-                .map_err(|e| e.to_string())?;
+            let m = t.shard_finish(&r.logits, &shard, step).await?;
             let reply = Object::new();
             set(&reply, "loss", &m.loss.into());
             set(&reply, "accuracy", &m.accuracy.into());
             Ok(reply.into())
         }
         "weights-out" => {
-            t.params_into(&mut r.params).await.map_err(|e| e.to_string())?;
+            t.params_into(&mut r.params).await?;
             Ok(Float32Array::from(r.params.as_slice()).into())
         }
         _ => {
             let values = Float32Array::from(field(message, "params"));
             f32s_into(&values.subarray(0, shard.param_count() as u32), &mut r.params);
-            t.set_params(&r.params).map_err(|e| e.to_string())?;
+            t.set_params(&r.params)?;
             Ok(JsValue::UNDEFINED)
         }
     }

@@ -11,6 +11,7 @@
 //! travel.
 
 mod auto;
+mod error;
 mod handle;
 mod helper;
 mod hidden;
@@ -19,6 +20,7 @@ mod shared;
 mod wire;
 
 pub use auto::Cores;
+pub use error::{HelperError, TeamError};
 
 use handle::Helper;
 use js_sys::{Array, Float32Array, Object, Uint32Array};
@@ -58,9 +60,9 @@ pub fn cores() -> usize {
 impl Team {
     /// A team of up to `wanted` replicas for `trainer`'s run (as many as divide its batch into
     /// equal shares: `engine::train::replicas_for`), or why it trains on one core.
-    pub async fn start(trainer: &Trainer, wanted: usize) -> Result<Team, String> {
+    pub async fn start(trainer: &Trainer, wanted: usize) -> Result<Team, TeamError> {
         if let Some(why) = trainer.split_blocker() {
-            return Err(why.to_string());
+            return Err(TeamError::Blocked(why));
         }
         // Each helper holds its own copy of the data (its samples, and the packed copy its plan
         // reads): on a big set, fewer helpers rather than more memory than the page can have.
@@ -69,11 +71,11 @@ impl Team {
         let wanted = wanted.min(1 + (HELPER_DATA_BUDGET / copy_bytes.max(1)).max(1));
         let n = replicas_for(trainer.config.batch, wanted);
         if n < 2 {
-            return Err(format!(
-                "a batch of {} does not split into equal shares of {}+ rows over {wanted} cores",
-                trainer.config.batch,
-                engine::train::MIN_SHARE_ROWS
-            ));
+            return Err(TeamError::Unsplittable {
+                batch: trainer.config.batch,
+                min: engine::train::MIN_SHARE_ROWS,
+                wanted,
+            });
         }
         // Each replica's config, and its shard where the team splits by hidden units.
         let by_hidden = hidden::usable(trainer, shared::available());
@@ -82,14 +84,13 @@ impl Team {
                 true => trainer.hidden_shard(n, i).map(|(c, s)| (c, Some(s))),
                 false => Ok((trainer.share_config(n), None)),
             })
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<_, _>>()?;
         let (glue, script) = (glue_url()?, worker_url()?);
         let n_params = trainer.compiled.n_params;
         let logits = trainer.config.batch * trainer.compiled.classes();
         let mut helpers = Vec::with_capacity(n - 1);
         for (share, shard) in &replicas[1..] {
-            let config = serde_json::to_string(share).map_err(|e| e.to_string())?;
+            let config = serde_json::to_string(share)?;
             let mut helper = Helper::spawn(&script)?;
             if let Some(shard) = shard {
                 let values = shard.param_count().max(logits);
@@ -116,23 +117,19 @@ impl Team {
                 set(&init, "shared", &link.describe());
             }
             if let Some(shard) = shard {
-                let json = serde_json::to_string(shard).map_err(|e| e.to_string())?;
+                let json = serde_json::to_string(shard)?;
                 set(&init, "hidden", &json.into());
             }
             let transfer = Array::of3(&x.buffer(), &y.buffer(), &targets.buffer());
             helper
                 .worker
                 .post_message_with_transfer(&init, &transfer)
-                .map_err(|e| format!("a CPU helper would not start: {e:?}"))?;
+                .map_err(|e| TeamError::NotPosted(HelperError::browser(e)))?;
             helpers.push(helper);
         }
-        let local = Trainer::with_data(replicas[0].0.clone(), trainer.data.clone(), None, 1)
-            .await
-            .map_err(|e| e.to_string())?;
+        let local = Trainer::with_data(replicas[0].0.clone(), trainer.data.clone(), None, 1).await?;
         for h in &mut helpers {
-            h.reply()
-                .await
-                .map_err(|e| format!("a helper failed to start ({e})"))?;
+            h.reply().await.map_err(TeamError::NotStarted)?;
         }
         let mut team = Team {
             helpers,
@@ -141,7 +138,7 @@ impl Team {
             params: Vec::new(),
             hidden: by_hidden.then(|| hidden::Hidden::new(replicas.into_iter().flat_map(|r| r.1).collect())),
         };
-        team.warm_up(trainer).await.map_err(|e| e.to_string())?;
+        team.warm_up(trainer).await?;
         Ok(team)
     }
 
@@ -222,8 +219,8 @@ impl Team {
     }
 }
 
-fn replica_failed(why: String) -> TrainError {
-    TrainError::Device(Error::Replica(why))
+fn replica_failed(why: HelperError) -> TrainError {
+    TrainError::Device(Error::Replica(why.to_string()))
 }
 
 impl StepRunner for Team {

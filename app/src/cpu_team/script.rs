@@ -3,14 +3,16 @@
 
 use js_sys::Array;
 
+use super::HelperError;
+
 /// The URL of the app's JavaScript glue, which the helpers import (the page preloads it).
-pub(super) fn glue_url() -> Result<String, String> {
+pub(super) fn glue_url() -> Result<String, HelperError> {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.query_selector("link[rel=modulepreload]").ok().flatten())
         .and_then(|link| js_sys::Reflect::get(&link, &"href".into()).ok())
         .and_then(|href| href.as_string())
-        .ok_or_else(|| "the page does not name its wasm glue".into())
+        .ok_or(HelperError::NoGlue)
 }
 
 thread_local! {
@@ -19,7 +21,7 @@ thread_local! {
 }
 
 /// A URL for the helpers' script (`worker.js`, built into the app), the same for every team.
-pub(super) fn worker_url() -> Result<String, String> {
+pub(super) fn worker_url() -> Result<String, HelperError> {
     if let Some(url) = SCRIPT.with(|s| s.get().cloned()) {
         return Ok(url);
     }
@@ -27,8 +29,8 @@ pub(super) fn worker_url() -> Result<String, String> {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/javascript");
     let blob =
-        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+        web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(HelperError::browser)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(HelperError::browser)?;
     SCRIPT.with(|s| {
         let _ = s.set(url.clone());
     });

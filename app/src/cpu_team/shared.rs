@@ -15,6 +15,7 @@ use wasm_bindgen::JsValue;
 use engine::train::ShareGradient;
 
 use super::wire::{f32s_into, field, set};
+use super::HelperError;
 use crate::frame::now_ms;
 
 /// Control words: GO, the share the leader last posted (a counter); DONE, the share the helper
@@ -89,13 +90,12 @@ impl SharedLink {
 
     /// Posts a share: the weights, its rows and the step, then GO (after the writes, so the
     /// helper that sees GO sees them).
-    pub fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), String> {
+    pub fn post(&mut self, params: &[f32], rows: &[u32], step: u64) -> Result<(), HelperError> {
         if params.len() != self.values.length() as usize || rows.len() != self.rows.length() as usize {
-            return Err(format!(
-                "a share of {} weights and {} rows does not fit the shared buffer",
-                params.len(),
-                rows.len()
-            ));
+            return Err(HelperError::ShareTooBig {
+                params: params.len(),
+                rows: rows.len(),
+            });
         }
         self.values.copy_from(params);
         self.rows.copy_from(rows);
@@ -104,7 +104,7 @@ impl SharedLink {
         word(STEP, step as i32)
             .and_then(|_| word(GO, self.posted))
             .and_then(|_| Atomics::notify(&self.control, GO).map(|_| ()))
-            .map_err(|e| format!("{e:?}"))
+            .map_err(HelperError::browser)
     }
 
     /// Spins up to `SPIN_MS` for control word `slot` (DONE, or PART mid-step) to reach the posted
@@ -113,8 +113,8 @@ impl SharedLink {
     /// failed: a team split by hidden units does not wait for each step's end, `hidden.rs`),
     /// None not yet (the caller lets the page paint, looks for a dead helper's error, and polls
     /// again).
-    pub fn poll_for(&self, slot: u32) -> Result<Option<bool>, String> {
-        let load = |slot| Atomics::load(&self.control, slot).map_err(|e| format!("{e:?}"));
+    pub fn poll_for(&self, slot: u32) -> Result<Option<bool>, HelperError> {
+        let load = |slot| Atomics::load(&self.control, slot).map_err(HelperError::browser);
         let t0 = now_ms();
         while now_ms() - t0 < SPIN_MS {
             if load(slot)? == self.posted {
@@ -130,9 +130,9 @@ impl SharedLink {
     /// Posts operation `op` of a team split by hidden units: with OP_STEP the batch's rows go
     /// first (all of them: every shard reads the whole batch), with OP_WEIGHTS_IN the helper's
     /// weights (`weights`, its shard's).
-    pub fn post_op(&mut self, op: i32, rows: &[u32], weights: &[f32], step: u64) -> Result<(), String> {
+    pub fn post_op(&mut self, op: i32, rows: &[u32], weights: &[f32], step: u64) -> Result<(), HelperError> {
         if rows.len() > self.rows.length() as usize || weights.len() > self.values.length() as usize {
-            return Err("a hidden-unit step does not fit the shared buffer".into());
+            return Err(HelperError::StepTooBig);
         }
         if !rows.is_empty() {
             self.rows.copy_from(rows);
@@ -146,7 +146,7 @@ impl SharedLink {
             .and_then(|_| word(STEP, step as i32))
             .and_then(|_| word(GO, self.posted))
             .and_then(|_| Atomics::notify(&self.control, GO).map(|_| ()))
-            .map_err(|e| format!("{e:?}"))
+            .map_err(HelperError::browser)
     }
 
     /// The first `len` values the helper left in the buffer (its part of the logits, or its
@@ -156,12 +156,12 @@ impl SharedLink {
     }
 
     /// Hands the helper the summed logits of the posted step.
-    pub fn post_sum(&self, logits: &[f32]) -> Result<(), String> {
+    pub fn post_sum(&self, logits: &[f32]) -> Result<(), HelperError> {
         self.values.subarray(0, logits.len() as u32).copy_from(logits);
         Atomics::store(&self.control, SUM, self.posted)
             .and_then(|_| Atomics::notify(&self.control, SUM))
             .map(|_| ())
-            .map_err(|e| format!("{e:?}"))
+            .map_err(HelperError::browser)
     }
 
     /// The finished share's loss, accuracy and gradient into `part`.

@@ -84,7 +84,7 @@ impl AttentionRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| Error::Config(format!("not an attention record: {e}")))
+        crate::record::read_json(text, "an attention record")
     }
 
     pub fn run(&self, decay: f32) -> Option<&AttentionRun> {

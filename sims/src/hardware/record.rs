@@ -170,7 +170,7 @@ impl HardwareRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| Error::Config(format!("not a hardware record: {e}")))
+        crate::record::read_json(text, "a hardware record")
     }
 
     /// FLOPs a byte (None where the kernel's bytes are not counted).

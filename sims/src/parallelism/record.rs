@@ -35,8 +35,7 @@ impl ParallelismRecord {
 
     /// The record in `text`, refused unless the lab could have written it (`check`).
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let record: Self = serde_json::from_str(text)
-            .map_err(|e| Error::Config(format!("not a parallelism record: {e}")))?;
+        let record: Self = crate::record::read_json(text, "a parallelism record")?;
         record
             .check()
             .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;

@@ -20,7 +20,7 @@ const HEADER: &str = "run,weights,activations,gradients,optimizer_state,master,r
 
 impl PrecisionRecord {
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| Error::Config(format!("not a precision record: {e}")))
+        crate::record::read_json(text, "a precision record")
     }
 
     /// The fp32 run, the others' reference (None when not compared).

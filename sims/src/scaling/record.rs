@@ -28,16 +28,8 @@ impl SweepRecord {
 
     /// Reads a record saved by the lab, refusing other files with a reason.
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let r: SweepRecord = serde_json::from_str(text).map_err(|e| Error::NotA {
-            what: "sweep record",
-            why: e.to_string(),
-        })?;
-        if r.format != RECORD_FORMAT {
-            return Err(Error::WrongFormat {
-                found: r.format,
-                expected: RECORD_FORMAT,
-            });
-        }
+        let r: SweepRecord = crate::record::read_json(text, "a sweep record")?;
+        crate::record::check_format(&r.format, RECORD_FORMAT)?;
         Ok(r)
     }
 

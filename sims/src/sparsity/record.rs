@@ -94,7 +94,7 @@ impl SparsityRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        serde_json::from_str(text).map_err(|e| Error::Config(format!("not a sparsity record: {e}")))
+        crate::record::read_json(text, "a sparsity record")
     }
 
     /// One row per run: its condition, round, sparsity, final test accuracy and per-layer

@@ -1,6 +1,7 @@
 //! Training the experiment: a run per weight decay, one after another on the chosen backend, on
 //! the same data and initial weights; each measurement is drawn as it comes.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use lab_sims::attention::record::{AttentionRecord, AttentionRun};
@@ -19,7 +20,7 @@ fn put(rec: &mut AttentionRecord, i: usize, r: AttentionRun) {
     }
 }
 
-pub async fn run_all(s: AttentionLab, run: Run<AttentionRecord>, canvases: Canvases) -> Result<(), String> {
+pub async fn run_all(s: AttentionLab, run: Run<AttentionRecord>, canvases: Canvases) -> Result<(), RunError> {
     let plan = s.plan();
     let mut gpu = run.gpu().await;
     run.status.set("making the data…".into());
@@ -45,7 +46,7 @@ pub async fn run_all(s: AttentionLab, run: Run<AttentionRecord>, canvases: Canva
                 run.go_on(pacer, (i, n, done / steps))
             })
             .await;
-            out.map_err(|e| e.to_string()).map(|r| (i, r))
+            out.map_err(RunError::from).map(|r| (i, r))
         },
         |rec, (i, r)| put(rec, i, r),
         |rec| redraw(&canvases, rec),

@@ -1,6 +1,7 @@
 //! One benchmark run: load the workload and its data, open the backend, train (or time a
 //! landscape slice) and publish the figures for scripts in `window.__labBench`.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
@@ -44,11 +45,11 @@ async fn trainer(
     q: &Query,
     status: RwSignal<String>,
     eval_rows: usize,
-) -> Result<(Trainer, Option<engine::data::Dataset>), String> {
+) -> Result<(Trainer, Option<engine::data::Dataset>), RunError> {
     let workload = WORKLOADS
         .iter()
         .find(|w| w.name == q.workload)
-        .ok_or("unknown workload")?;
+        .ok_or_else(|| RunError::UnknownWorkload(q.workload.clone()))?;
     let mut config = (workload.config)();
     if let (Some(n), engine::train::DataConfig::Images(images)) = (q.test, &mut config.data) {
         images.test_limit = n;
@@ -60,11 +61,11 @@ async fn trainer(
         status.set("opening WebGPU…".into());
         let ctx = crate::gpu::open_untiled()
             .await
-            .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
+            .map_err(|e| RunError::NoWebgpu(format!("{NO_WEBGPU} ({e})")))?;
         match (q.tiles.as_str(), TilePlan::parse(&q.tiles)) {
             ("time", _) => {
                 status.set("timing the GPU's tile shapes on this device…".into());
-                crate::gpu_tiles::tune(&ctx).await.map_err(|e| e.to_string())?;
+                crate::gpu_tiles::tune(&ctx).await?;
             }
             (_, Some(t)) => crate::gpu_tiles::force(&ctx, t),
             _ => crate::gpu_tiles::settle(&ctx).await,
@@ -77,7 +78,7 @@ async fn trainer(
     Ok((trainer, test))
 }
 
-async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<SliceBenchResult, String> {
+async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<SliceBenchResult, RunError> {
     let (mut trainer, _) = trainer(&q, status, SLICE_SAMPLES).await?;
     let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
     status.set(format!(
@@ -88,7 +89,7 @@ async fn run_slice(q: Query, res: usize, status: RwSignal<String>) -> Result<Sli
     Ok(slice_run(&mut trainer, &q.workload, res, steps, &frame::now_ms).await?)
 }
 
-async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> {
+async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, RunError> {
     let (mut trainer, test) = trainer(&q, status, 0).await?;
     let steps = q.steps.unwrap_or_else(|| epoch_steps(&trainer, 1));
     status.set(format!(
@@ -126,13 +127,13 @@ async fn run(q: Query, status: RwSignal<String>) -> Result<BenchResult, String> 
 }
 
 /// Workload T1: the attention lab's transformer trained on its own generated data.
-async fn run_transformer(q: Query, status: RwSignal<String>) -> Result<TransformerBench, String> {
+async fn run_transformer(q: Query, status: RwSignal<String>) -> Result<TransformerBench, RunError> {
     let plan = lab_state::bench::transformer_plan();
     let gpu = if q.webgpu {
         status.set("opening WebGPU…".into());
         let ctx = crate::gpu::open_untiled()
             .await
-            .map_err(|e| format!("{NO_WEBGPU} ({e})"))?;
+            .map_err(|e| RunError::NoWebgpu(format!("{NO_WEBGPU} ({e})")))?;
         crate::gpu_tiles::settle(&ctx).await;
         Some(ctx)
     } else {
@@ -158,7 +159,7 @@ pub enum Outcome {
 
 /// Runs what `q` asks for, saying what it does in `status`, and publishes the outcome (or the
 /// error) for scripts. `backend` in the published figures echoes the URL's vocabulary; `device`
-/// names the adapter.
+/// names the adapter. The error is made words here, where the page shows it and scripts read it.
 pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, String> {
     let backend = if q.webgpu { "webgpu" } else { "cpu" };
     let outcome = match q.slice {
@@ -169,7 +170,7 @@ pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, Stri
     // A GPU lost during the run: said as such (the page then offers the CPU path).
     let outcome = outcome.map_err(|e| match crate::gpu::lost() {
         Some(why) => format!("{NO_WEBGPU} any more: the device was lost ({why}; {e})"),
-        None => e,
+        None => e.to_string(),
     });
     let json = match &outcome {
         Ok(Outcome::Trained(r)) => with_device(serde_json::to_value(r), &r.backend, backend),

@@ -36,7 +36,7 @@ pub fn exports(
             );
             browser::download("cluster-speedup.csv", "text/csv", &csv);
         }
-        Err(e) => error.set(Some(e)),
+        Err(e) => error.set(Some(e.to_string())),
     };
     let export_config = move |_| {
         let s = settings.get_untracked();

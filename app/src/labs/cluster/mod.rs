@@ -13,6 +13,7 @@ mod page;
 mod runs;
 mod settings_panel;
 
+use crate::error::RunError;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 
@@ -66,7 +67,7 @@ fn labels(s: &Settings) -> Vec<(usize, String)> {
 }
 
 /// The analytic views: speed-up, efficiency and bytes for the chosen algorithms.
-fn curve(s: &Settings) -> Result<Vec<ScalingPoint>, String> {
+fn curve(s: &Settings) -> Result<Vec<ScalingPoint>, RunError> {
     let base = s.config(1, 0)?;
     let algorithms: Vec<Algorithm> = s.chosen().into_iter().map(|i| s.algorithm(i)).collect();
     Ok(scaling_curve(

@@ -30,7 +30,7 @@ pub fn ClusterPage() -> impl IntoView {
         };
         match curve(&s) {
             Ok(points) => draw_curves(&canvases, &s, &points),
-            Err(e) => error.set(Some(e)),
+            Err(e) => error.set(Some(e.to_string())),
         }
         draw_timeline(&canvases, &s);
     });

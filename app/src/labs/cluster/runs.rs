@@ -1,6 +1,7 @@
 //! The cluster's training runs: which runs the buttons ask for, and running them one after
 //! another, drawing as they go.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use engine::train::Trainer;
@@ -20,7 +21,7 @@ pub async fn run_all(
     study: bool,
     run: Run<ClusterRecord>,
     canvases: Canvases,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());
     let (train, test) = fetch::data(&s.train_config(1)).await?;

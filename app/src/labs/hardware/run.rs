@@ -1,6 +1,7 @@
 //! Measuring: the device's roofs (the probes), the workload's training step kernel by kernel, and
 //! the product sweep — three stages on the chosen backend, each drawn as it ends.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use engine::backend::KernelTime;
@@ -60,13 +61,13 @@ async fn tiles(
     s: &HardwareLab,
     gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>,
     reps: usize,
-) -> Result<Vec<TileRow>, String> {
+) -> Result<Vec<TileRow>, RunError> {
     let (m, n, k) = (s.m, s.n, s.k);
     let fits = [m * k, k * n, m * n].iter().all(|f| *f <= TILE_FLOATS);
     let times = match gpu.filter(|_| fits) {
         Some(g) => roofline::tile_sweep(g, (m, n, k), reps, &now_ms)
             .await
-            .map_err(|e| e.to_string())?,
+            ?,
         None => Vec::new(),
     };
     Ok(engine::tiles::TileShape::ALL
@@ -84,7 +85,7 @@ async fn tiles(
         .collect())
 }
 
-pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvases) -> Result<(), String> {
+pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvases) -> Result<(), RunError> {
     let config = s.config();
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());
@@ -109,17 +110,17 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                     let emulated = gpu.as_ref().is_none_or(|g| g.parallel_workgroups != 0);
                     let roofs = roofline::measure(gpu, reps, &now_ms)
                         .await
-                        .map_err(|e| e.to_string())?;
+                        ?;
                     Measured::Roofs(roofs, device, emulated)
                 }
                 1 => {
                     let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, 1)
                         .await
-                        .map_err(|e| e.to_string())?;
+                        ?;
                     t.set_fused(s.fused);
                     // A few steps first: pipelines compiled, buffers touched.
-                    t.train(3).await.map_err(|e| e.to_string())?;
-                    let times = t.profile_step(reps, &now_ms).await.map_err(|e| e.to_string())?;
+                    t.train(3).await?;
+                    let times = t.profile_step(reps, &now_ms).await?;
                     let graph = t.plan().graph(&t.compiled);
                     Measured::Kernels(
                         times,
@@ -130,7 +131,7 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                 2 => Measured::Sweep(
                     roofline::matmul_sweep(gpu, &SWEEP, reps, &now_ms)
                         .await
-                        .map_err(|e| e.to_string())?,
+                        ?,
                 ),
                 _ => {
                     let chosen = autotuned(&s, gpu.as_deref());
@@ -138,7 +139,7 @@ pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvase
                 }
             };
             run.go_on(pacer, (i, STAGES.len(), 1.0)).await;
-            Ok::<Measured, String>(measured)
+            Ok::<Measured, RunError>(measured)
         },
         |rec, out| match out {
             Measured::Roofs(roofs, device, emulated) => {

@@ -1,6 +1,7 @@
 //! Training each network and mapping its landscape: the line from the initial to the trained
 //! weights, the 2-D slice, and the sharpness, drawn as each is done.
 
+use crate::error::RunError;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -29,7 +30,7 @@ pub async fn run_all(
     cancel: &Cell<bool>,
     mapped: RwSignal<Vec<Mapped>>,
     panels: [PanelCanvases; 2],
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let runs = s.runs();
     // One data set serves every run (the batch changes only how it is sampled); "auto" times
     // the first run's model on both backends.
@@ -64,7 +65,7 @@ async fn run_one(
     status: RwSignal<String>,
     report: &dyn Fn(f64),
     cancel: &Cell<bool>,
-) -> Result<Mapped, String> {
+) -> Result<Mapped, RunError> {
     let (config, batch, name) = (which.config.clone(), which.batch, which.label.as_str());
     let eval_rows = if matches!(config.data, engine::train::DataConfig::Images(_)) {
         s.image_eval_rows()

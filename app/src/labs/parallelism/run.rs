@@ -2,6 +2,7 @@
 //! estimate, then each layout trained on the same batches from the same weights, one after
 //! another, the charts redrawn as they go.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use engine::train::Trainer;
@@ -26,7 +27,7 @@ fn label_of(way: &str, layout: &Layout) -> String {
     }
 }
 
-pub async fn run_all(s: Settings, run: Run<ParallelismRecord>, canvases: Canvases) -> Result<(), String> {
+pub async fn run_all(s: Settings, run: Run<ParallelismRecord>, canvases: Canvases) -> Result<(), RunError> {
     let (status, record) = (run.status, run.record);
     let ways = s.ways()?;
     let mut gpu = run.gpu().await;
@@ -53,16 +54,16 @@ pub async fn run_all(s: Settings, run: Run<ParallelismRecord>, canvases: Canvase
     }
     if layouts.is_empty() {
         // Nothing to train or show: the reason stays on screen (the banner), not a passing status.
-        return Err(format!(
-            "no layout of at most {} devices fits {} MB per device: nothing to train (raise the memory or the devices)",
-            s.devices, s.memory
-        ));
+        return Err(RunError::NoLayoutFits {
+            devices: s.devices,
+            memory: s.memory,
+        });
     }
     let estimates = layouts
         .iter()
         .map(|(_, l)| estimate(l, &profile, s.batch, &machine))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        ?;
     record.set(Some(ParallelismRecord {
         config: config.clone(),
         steps: s.steps,

@@ -1,5 +1,6 @@
 //! Training the runs: one after another on the chosen backend, each drawn as it ends.
 
+use crate::error::RunError;
 use std::cell::Cell;
 
 use leptos::prelude::*;
@@ -18,9 +19,9 @@ pub async fn run_all(
     steps: usize,
     run: Run<PrecisionRecord>,
     canvases: Canvases,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let Some((_, first)) = runs.first() else {
-        return Err("no runs to train".into());
+        return Err(RunError::NoRuns);
     };
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());

@@ -1,5 +1,6 @@
 //! Training a sweep: one run per batch size (and rate), one after another, drawn as each ends.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use engine::train::Trainer;
@@ -9,7 +10,7 @@ use super::{redraw, Canvases};
 use crate::fetch;
 use crate::recorded::Run;
 
-pub async fn run_sweep(sweep: Sweep, run: Run<SweepRecord>, canvases: Canvases) -> Result<(), String> {
+pub async fn run_sweep(sweep: Sweep, run: Run<SweepRecord>, canvases: Canvases) -> Result<(), RunError> {
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());
     let (train, test) = fetch::data(&sweep.base).await?;

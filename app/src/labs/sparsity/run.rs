@@ -1,6 +1,7 @@
 //! Training the experiment: the dense run, then each round's conditions, one after another on the
 //! chosen backend, each drawn as it ends; after the dense run, its one-shot pruning curve.
 
+use crate::error::RunError;
 use std::cell::RefCell;
 
 use leptos::prelude::*;
@@ -17,12 +18,12 @@ use crate::recorded::Run;
 /// What the dense run adds: its one-shot curve and the structured rows.
 type After = Option<(Vec<OneShot>, Vec<Structured>)>;
 
-pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvases) -> Result<(), String> {
+pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvases) -> Result<(), RunError> {
     let (config, plan): (_, LotteryPlan) = (s.config(), s.plan());
     let mut gpu = run.gpu().await;
     run.status.set("loading data…".into());
     let (train, test) = fetch::data(&config).await?;
-    let compiled = config.spec(train.classes).compile().map_err(|e| e.to_string())?;
+    let compiled = config.spec(train.classes).compile()?;
     run.record
         .set(Some(SparsityRecord::new(config.clone(), plan.clone(), &compiled)));
     let jobs = plan.jobs();
@@ -43,7 +44,7 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
             let t_gpu = gpu.clone();
             let mut t = Trainer::with_data(config.clone(), train.clone(), gpu, PREDICT_ROWS)
                 .await
-                .map_err(|e| e.to_string())?;
+                ?;
             let mut c = carry.take();
             let steps = plan.steps.max(1) as f64;
             let r = lottery::run(&mut t, &plan, *job, &mut c, (&test, CHUNK), |done| {
@@ -52,7 +53,7 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
             .await;
             carry.replace(c);
             // Stopped: nothing to keep (the job's end says so).
-            let Some(r) = r.map_err(|e| e.to_string())? else {
+            let Some(r) = r? else {
                 return Ok(None);
             };
             // After the dense run: its one-shot curve, and structured against unstructured
@@ -60,13 +61,13 @@ pub async fn run_all(s: SparsityLab, run: Run<SparsityRecord>, canvases: Canvase
             let after = if job.1 == Condition::Dense {
                 let (shots, mut rows) = after_dense(&mut t, &test, &plan)
                     .await
-                    .map_err(|e| e.to_string())?;
+                    ?;
                 super::timing::time_rows(&mut rows, &mut t, (&config, &train, &test), t_gpu).await?;
                 Some((shots, rows))
             } else {
                 None
             };
-            Ok::<Option<(SparseRun, After)>, String>(Some((r, after)))
+            Ok::<Option<(SparseRun, After)>, RunError>(Some((r, after)))
         },
         |rec, out| {
             let Some((r, after)) = out else { return };

@@ -3,6 +3,7 @@
 //! unstructured pruned network stored in CSR (`engine::sparse`), each on the page's backend and
 //! timed after a first pass that compiles its pipelines. Figures, not assertions.
 
+use crate::error::RunError;
 use std::rc::Rc;
 
 use engine::data::Dataset;
@@ -17,18 +18,18 @@ use lab_state::sparsity::PREDICT_ROWS;
 use crate::frame::now_ms;
 
 /// Milliseconds of `trainer.evaluate(test)`, after one untimed pass.
-async fn timed(trainer: &mut Trainer, test: &Dataset) -> Result<f64, String> {
-    trainer.evaluate(test).await.map_err(|e| e.to_string())?;
+async fn timed(trainer: &mut Trainer, test: &Dataset) -> Result<f64, RunError> {
+    trainer.evaluate(test).await?;
     let start = now_ms();
-    trainer.evaluate(test).await.map_err(|e| e.to_string())?;
+    trainer.evaluate(test).await?;
     Ok(now_ms() - start)
 }
 
 /// Milliseconds of the CSR network's pass over `test`, after one untimed pass.
-async fn timed_csr(sparse: &mut SparseMlp, test: &Dataset) -> Result<f64, String> {
-    sparse.accuracy(test).await.map_err(|e| e.to_string())?;
+async fn timed_csr(sparse: &mut SparseMlp, test: &Dataset) -> Result<f64, RunError> {
+    sparse.accuracy(test).await?;
     let start = now_ms();
-    sparse.accuracy(test).await.map_err(|e| e.to_string())?;
+    sparse.accuracy(test).await?;
     Ok(now_ms() - start)
 }
 
@@ -39,8 +40,8 @@ pub async fn time_rows(
     dense: &mut Trainer,
     (config, train, test): (&TrainConfig, &Dataset, &Dataset),
     gpu: Option<Rc<GpuContext>>,
-) -> Result<(), String> {
-    let trained = dense.params().await.map_err(|e| e.to_string())?;
+) -> Result<(), RunError> {
+    let trained = dense.params().await?;
     let full = timed(dense, test).await?;
     for row in rows.iter_mut() {
         let Some(pruned) = prune_both(&trained, &dense.compiled, row.sparsity) else {
@@ -54,8 +55,8 @@ pub async fn time_rows(
         };
         let mut t = Trainer::with_data(smaller, train.clone(), gpu.clone(), PREDICT_ROWS)
             .await
-            .map_err(|e| e.to_string())?;
-        t.set_params(&small).map_err(|e| e.to_string())?;
+            ?;
+        t.set_params(&small)?;
         row.ms = Some((full, timed(&mut t, test).await?));
         // A CNN has no CSR pass here (`SparseMlp` runs dense layers): its cell says so.
         let unstructured = masks::apply(&trained, &pruned.unstructured);

@@ -1,6 +1,7 @@
 //! Looking inside a model: the test set scored (confusion matrix, per-class accuracy, misses),
 //! the first filters, one input's feature maps; and loading a saved model.
 
+use crate::error::RunError;
 use leptos::prelude::*;
 
 use engine::data::Dataset;
@@ -17,7 +18,7 @@ use crate::frame::next_frame;
 
 /// `Trainer::evaluate` in slices of 500 images with a frame between them, so the page keeps
 /// painting while a large test set is scored on the CPU path.
-pub async fn evaluate_yielding(trainer: &mut Trainer, data: &Dataset) -> Result<(f32, f32), String> {
+pub async fn evaluate_yielding(trainer: &mut Trainer, data: &Dataset) -> Result<(f32, f32), RunError> {
     let (mut loss, mut correct) = (0.0f64, 0.0f64);
     for start in (0..data.len()).step_by(500) {
         let rows: Vec<usize> = (start..(start + 500).min(data.len())).collect();
@@ -96,21 +97,21 @@ fn draw_maps(trainer: &Trainer, v: View, input: Vec<f32>, outputs: Vec<Vec<f32>>
 /// While training: the first layer's filters and one test image's feature maps as they are
 /// now, so the student watches edge detectors form (about once a second: a readback of the
 /// weights and one image's prediction).
-pub async fn live_views(trainer: &mut Trainer, test: &Dataset, v: View) -> Result<(), String> {
+pub async fn live_views(trainer: &mut Trainer, test: &Dataset, v: View) -> Result<(), RunError> {
     show_filters(trainer, v).await?;
     if test.is_empty() {
         return Ok(());
     }
     let input = test.point(0).to_vec();
-    let (_, outputs) = trainer.predict_layers(&input).await.map_err(|e| e.to_string())?;
+    let (_, outputs) = trainer.predict_layers(&input).await?;
     draw_maps(trainer, v, input, outputs);
     Ok(())
 }
 
 /// The first convolution's filters, their change since the start of training, and how smooth
 /// both are (a network without a convolution says so).
-async fn show_filters(trainer: &Trainer, v: View) -> Result<(), String> {
-    let params = trainer.params().await.map_err(|e| e.to_string())?;
+async fn show_filters(trainer: &Trainer, v: View) -> Result<(), RunError> {
+    let params = trainer.params().await?;
     let Some((f, ch, k, w)) = first_filters(&trainer.compiled, &params) else {
         v.smoothness.set(None);
         if let Some(x) = v.canvases.filters.get_untracked() {
@@ -139,7 +140,7 @@ async fn show_filters(trainer: &Trainer, v: View) -> Result<(), String> {
 }
 
 /// Scores the test images and draws filters, confusion matrix and misses.
-pub async fn inspect(m: &mut Model, v: View) -> Result<(), String> {
+pub async fn inspect(m: &mut Model, v: View) -> Result<(), RunError> {
     let c = v.canvases;
     let mut probs = Vec::new();
     for start in (0..m.test.len()).step_by(500) {
@@ -170,14 +171,16 @@ pub async fn load_model(
     text: &str,
     webgpu: bool,
     status: RwSignal<String>,
-) -> Result<Model, String> {
-    let saved = ModelExport::from_json(text).map_err(|e| format!("{name}: {e}"))?;
+) -> Result<Model, RunError> {
+    let bad = |source| RunError::BadModel {
+        name: name.to_string(),
+        source,
+    };
+    let saved = ModelExport::from_json(text).map_err(bad)?;
     // Checked before the trainer is built: wasm memory, once grown, never shrinks.
-    saved.check_sizes(10).map_err(|e| format!("{name}: {e}"))?;
+    saved.check_sizes(10).map_err(bad)?;
     let DataConfig::Images(images) = &saved.config.data else {
-        return Err(format!(
-            "{name}: not an image model (the vision lab loads MNIST and Fashion-MNIST models)"
-        ));
+        return Err(RunError::NotImages(name.to_string()));
     };
     let set = images.set.clone();
     let config = TrainConfig {
@@ -194,7 +197,7 @@ pub async fn load_model(
     let mut trainer = Trainer::with_data(config, train, gpu, 500).await?;
     saved
         .load_weights(&mut trainer)
-        .map_err(|e| format!("{name}: {e}"))?;
+        .map_err(bad)?;
     Ok(Model {
         trainer,
         test,

@@ -109,7 +109,7 @@ impl Owner {
         v.has_model.set(false);
         let (model, result) = super::train::run(s, config, v, &self.history, inbox).await;
         if let Err(e) = result {
-            v.error.set(Some(e));
+            v.error.set(Some(e.to_string()));
             v.status.set("failed (see the message above)".into());
         }
         v.running.set(false);
@@ -132,7 +132,7 @@ impl Owner {
             return;
         };
         if let Err(e) = inspect::inspect(m, self.v).await {
-            self.v.error.set(Some(e));
+            self.v.error.set(Some(e.to_string()));
         }
         self.miss_cursor = None;
         self.v.has_model.set(true);

@@ -1,6 +1,7 @@
 //! A vision training run: chunks of steps sized to keep the page painting, the test set scored
 //! at each epoch's end, and the session's commands answered between chunks.
 
+use crate::error::RunError;
 use std::cell::RefCell;
 
 use leptos::prelude::*;
@@ -28,7 +29,7 @@ pub async fn run(
     v: View,
     history: &RefCell<History>,
     inbox: &mut Inbox<Command>,
-) -> (Option<Model>, Result<(), String>) {
+) -> (Option<Model>, Result<(), RunError>) {
     v.status.set("loading images…".into());
     let (train, test) = match fetch::data(&config).await {
         Ok(d) => d,
@@ -39,7 +40,7 @@ pub async fn run(
     let (trainer, outcome) = loop {
         let mut trainer = match Trainer::with_data(config.clone(), train.clone(), gpu.clone(), 500).await {
             Ok(t) => t,
-            Err(e) => return (None, Err(e.to_string())),
+            Err(e) => return (None, Err(e.into())),
         };
         // The filters' start, so the page can show what training changes.
         let start = trainer.params().await.ok();
@@ -74,7 +75,7 @@ async fn epochs(
     v: View,
     history: &RefCell<History>,
     inbox: &mut Inbox<Command>,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let steps_per_epoch = trainer.data.len().div_ceil(s.batch.max(1));
     let total = steps_per_epoch * s.epochs;
     *history.borrow_mut() = (Vec::new(), Vec::new());
@@ -109,11 +110,11 @@ async fn epochs(
                 history.borrow_mut().0.extend(m.iter().map(|m| m.loss));
             }
             Err(TrainError::Diverged { step }) => {
-                outcome = Err(format!("the loss became NaN or infinite at step {step}: training stopped (try a smaller learning rate)"));
+                outcome = Err(RunError::Diverged(step as usize));
                 break;
             }
             Err(e) => {
-                outcome = Err(e.to_string());
+                outcome = Err(e.into());
                 break;
             }
         }

@@ -167,18 +167,8 @@ impl Table for AttentionLab {
         ranged!("example", example, 0, 12_768),
         field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &[
-        "run",
-        "cancel",
-        "preset",
-        "show",
-        "split-check",
-        "export-csv",
-        "export-record",
-        "load",
-        "share",
-        "lesson",
-    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "preset", "show", "split-check"];
+    const SHARED_CONTROLS: &'static [&'static str] = crate::table::RECORDED_RUN_CONTROLS;
 
     hide_field!();
 

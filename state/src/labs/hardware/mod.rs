@@ -127,7 +127,8 @@ impl Table for HardwareLab {
         field!("link"),
         field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "export-csv", "export-record", "load", "share", "lesson"];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel"];
+    const SHARED_CONTROLS: &'static [&'static str] = crate::table::RECORDED_RUN_CONTROLS;
 
     hide_field!();
 }

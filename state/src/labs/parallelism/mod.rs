@@ -286,15 +286,8 @@ impl Table for ParallelismLab {
         ranged!("seed", seed, 0, crate::lab::MAX_SEED),
         field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &[
-        "run",
-        "cancel",
-        "export-csv",
-        "export-record",
-        "load",
-        "share",
-        "lesson",
-    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel"];
+    const SHARED_CONTROLS: &'static [&'static str] = crate::table::RECORDED_RUN_CONTROLS;
 
     hide_field!();
 

@@ -243,16 +243,8 @@ impl Table for PrecisionLab {
         ranged!("seed", seed, 0, crate::lab::MAX_SEED),
         field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &[
-        "run",
-        "cancel",
-        "inspect",
-        "export-csv",
-        "export-record",
-        "load",
-        "share",
-        "lesson",
-    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "inspect"];
+    const SHARED_CONTROLS: &'static [&'static str] = crate::table::RECORDED_RUN_CONTROLS;
 
     hide_field!();
 

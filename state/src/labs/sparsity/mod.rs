@@ -197,16 +197,8 @@ impl Table for SparsityLab {
         ranged!("seed", seed, 0, crate::lab::MAX_SEED),
         field!("backend"),
     ];
-    const OTHER_CONTROLS: &'static [&'static str] = &[
-        "run",
-        "cancel",
-        "show",
-        "export-csv",
-        "export-record",
-        "load",
-        "share",
-        "lesson",
-    ];
+    const OTHER_CONTROLS: &'static [&'static str] = &["run", "cancel", "show"];
+    const SHARED_CONTROLS: &'static [&'static str] = crate::table::RECORDED_RUN_CONTROLS;
 
     hide_field!();
 
