@@ -175,6 +175,27 @@ for (const id of course.lessons) {
   });
 }
 
+test('whatever local storage holds, a prediction locks in and is kept', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    const id = course.lessons[0];
+    await page.goto(`${server.url}course.html`);
+    for (const stored of ['5', '"text"', '[1]', `{"${id}": 7}`, `{"${id}": {"sections": {"0": "x"}}}`, '{oops']) {
+      await page.evaluate((v) => localStorage.setItem('training-lab-course-v1', v), stored);
+      await page.goto(`${server.url}lesson.html?id=${id}`);
+      await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
+      await page.locator(byId('choice-0-0')).check();
+      await page.click(byId('lock-0'));
+      await until(async () => page.locator(byId('choice-0-1')).isDisabled(), 5_000, `the lock with ${stored} stored`);
+      const kept = await page.evaluate((k) => JSON.parse(localStorage.getItem('training-lab-course-v1'))[k].sections[0].prediction, id);
+      assert.equal(kept, 0, `the prediction is saved over ${stored}`);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('the course page fits a phone, a bad lesson id says so, predictions can be forgotten', async () => {
   const { browser, page, errors } = await launch({ webgpu: false });
   try {

@@ -5,7 +5,13 @@
 // of window.TrainingLabClass; they never throw.
 (function () {
   const KEY = 'training-lab-class-v1';
-  const load = () => { try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; } };
+  // Anything but an object there (another page's value, a hand edit) is no class.
+  const load = () => {
+    try {
+      const c = JSON.parse(localStorage.getItem(KEY));
+      return c !== null && typeof c === 'object' && !Array.isArray(c) ? c : null;
+    } catch { return null; }
+  };
   const save = (c) => { try { if (c) localStorage.setItem(KEY, JSON.stringify(c)); else localStorage.removeItem(KEY); } catch { /* private mode */ } };
   const params = new URLSearchParams(location.search);
   let cls = load();

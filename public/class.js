@@ -8,7 +8,12 @@
   const root = document.getElementById('class-root');
   const escape = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   const params = new URLSearchParams(location.search);
-  let cls = (() => { try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; } })();
+  let cls = (() => {
+    try {
+      const c = JSON.parse(localStorage.getItem(KEY));
+      return c !== null && typeof c === 'object' && !Array.isArray(c) ? c : null;
+    } catch { return null; }
+  })();
   const lessons = new Map();
 
   async function lessonFile(id) {

@@ -5,8 +5,18 @@
   const PROGRESS = 'training-lab-course-v1';
 
   // ---- progress (localStorage) ----
+  // What another page, an older version or a person wrote there may be anything: only objects
+  // of objects are kept, so a stray value can never make saving a prediction throw.
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   function loadProgress() {
-    try { return JSON.parse(localStorage.getItem(PROGRESS)) || {}; } catch { return {}; }
+    let all;
+    try { all = JSON.parse(localStorage.getItem(PROGRESS)); } catch { return {}; }
+    if (!isObject(all)) return {};
+    for (const [id, entry] of Object.entries(all)) {
+      if (!isObject(entry) || !isObject(entry.sections)) { delete all[id]; continue; }
+      for (const [k, s] of Object.entries(entry.sections)) if (!isObject(s)) delete entry.sections[k];
+    }
+    return all;
   }
   function saveSection(lessonId, index, entry) {
     const all = loadProgress();

@@ -52,13 +52,14 @@ browser_tests() {
   local addresses="$CARGO_TARGET_DIR/e2e-browsers.json"
   rm -f "$addresses"
   node e2e/browsers.mjs "$addresses" &
-  local server=$!
-  trap 'kill $server 2>/dev/null' EXIT
+  BROWSER_SERVER=$!
+  # Stopped however the tests end (a failure exits the script here).
+  trap 'kill "${BROWSER_SERVER:-}" 2>/dev/null || true' EXIT
   for _ in $(seq 300); do [ -f "$addresses" ] || sleep 0.1; done
   [ -f "$addresses" ] || { echo "e2e/browsers.mjs started no browser" >&2; return 1; }
   E2E_BROWSERS="$addresses" node --test --test-reporter=spec --test-concurrency=2 e2e/
-  kill "$server"
-  wait "$server" || true
+  kill "$BROWSER_SERVER"
+  wait "$BROWSER_SERVER" || true
   trap - EXIT
 }
 stage "browser end-to-end tests (headless chromium, one browser for every file)" browser_tests

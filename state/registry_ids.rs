@@ -1,6 +1,8 @@
 // Shared by the build scripts that generate a crate's list of labs (`state/build.rs`,
 // `app/build.rs`, through `include!`): the registry's lab ids.
 
+include!("lab_name.rs");
+
 /// The ids of the labs in `registry` (`state/labs.json`), in its order, each a module name; the
 /// build script reruns when the file changes.
 fn registry_ids(registry: &std::path::Path) -> Vec<String> {
@@ -12,9 +14,8 @@ fn registry_ids(registry: &std::path::Path) -> Vec<String> {
         .map(|lab| {
             let id = lab["id"].as_str().expect("every lab has an id");
             assert!(
-                id.starts_with(|c: char| c.is_ascii_lowercase())
-                    && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
-                "labs.json: the id {id:?} is not a lab name (lower-case letters and digits): it is a route and a module"
+                is_lab_name(id),
+                "labs.json: the id {id:?} is not a lab name (lower-case letters and digits, at most 24): it is a route and a module"
             );
             id.to_string()
         })

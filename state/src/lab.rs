@@ -163,14 +163,17 @@ pub fn one_of(notices: &mut Vec<String>, name: &str, v: &mut String, allowed: &[
 fn merge_fields<S: LabState>(settings: Value, notices: &mut Vec<String>) -> S {
     let mut current = fields_of(&S::default());
     if let Value::Object(map) = settings {
+        let mut unknown = Vec::new();
         for (key, v) in map {
             if !current.contains_key(&key) {
-                notices.push(format!("unknown setting '{}': ignored", table::quote(&key)));
+                unknown.push(key);
                 continue;
             }
             let shown = v.to_string();
             try_set::<S>(&mut current, &key, v, notices, &shown);
         }
+        let names: Vec<&str> = unknown.iter().map(String::as_str).collect();
+        notices.extend(table::unknown_notice(&names));
     }
     serde_json::from_value(Value::Object(current)).unwrap_or_default()
 }

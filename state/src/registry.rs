@@ -10,6 +10,8 @@ use serde::Deserialize;
 
 use crate::lab::LabState;
 
+include!("../lab_name.rs");
+
 /// One lab as the registry lists it.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct Lab {

@@ -91,6 +91,29 @@ pub fn cut(text: &str, max: usize) -> String {
     }
 }
 
+/// Unknown setting names shown in one notice at most.
+const UNKNOWN_NAMED: usize = 3;
+
+/// The one notice for setting names a lab does not know (a link or file may hold 100,000 of
+/// them: one notice each would freeze the page), naming the first few; None when there are none.
+pub fn unknown_notice(names: &[&str]) -> Option<String> {
+    let named: Vec<String> = names
+        .iter()
+        .take(UNKNOWN_NAMED)
+        .map(|k| format!("'{}'", quote(k)))
+        .collect();
+    let more = names.len().saturating_sub(UNKNOWN_NAMED);
+    match (names.len(), more) {
+        (0, _) => None,
+        (1, _) => Some(format!("unknown setting {}: ignored", named[0])),
+        (_, 0) => Some(format!("unknown settings {}: ignored", named.join(", "))),
+        (_, more) => Some(format!(
+            "unknown settings {} and {more} more: ignored",
+            named.join(", ")
+        )),
+    }
+}
+
 /// Notices quote long values cut (`quote`), so a 100 KB value cannot make a 100 KB notice.
 fn cut_quotes(notices: &mut [String], values: &[&str]) {
     for raw in values.iter().filter(|r| r.chars().count() > QUOTED) {
@@ -176,10 +199,8 @@ pub fn from_query<S: Table>(query: &str) -> (S, Vec<String>) {
         S::SETTINGS.iter().any(|row| row.key == k)
             || k.strip_suffix("_hide").is_some_and(|c| controls.contains(&c))
     };
-    let unknown: Vec<String> = q.keys().filter(|k| !known(k)).map(str::to_owned).collect();
-    for k in unknown {
-        notices.push(format!("unknown setting '{}': ignored", quote(&k)));
-    }
+    let unknown: Vec<&str> = q.keys().filter(|k| !known(k)).collect();
+    notices.extend(unknown_notice(&unknown));
     notices.append(&mut q.notices);
     let values: Vec<&str> = q.keys().filter_map(|k| q.raw(k)).collect();
     cut_quotes(&mut notices, &values);

@@ -184,6 +184,24 @@ fn hidden_controls_travel_as_name_hide() {
 }
 
 #[test]
+fn a_hundred_thousand_unknown_keys_make_one_short_notice() {
+    let keys: Vec<String> = (0..100_000).map(|i| format!("k{i}=1")).collect();
+    let (s, notices) = OptimizersLab::from_query(&keys.join("&"));
+    assert_eq!(s, OptimizersLab::default());
+    assert_eq!(notices.len(), 1, "{:?}", &notices[..notices.len().min(3)]);
+    assert!(notices[0].starts_with("unknown settings 'k") && notices[0].ends_with(" and 99997 more: ignored"), "{}", notices[0]);
+    let mut file: serde_json::Map<String, serde_json::Value> = (0..100_000).map(|i| (format!("k{i}"), 1.into())).collect();
+    file.insert("lab".into(), "optimizers".into());
+    file.insert("version".into(), OptimizersLab::VERSION.into());
+    let (_, notices) = OptimizersLab::from_json(&serde_json::Value::Object(file).to_string()).expect("a settings file");
+    assert_eq!(notices.len(), 1, "{:?}", &notices[..notices.len().min(3)]);
+    assert_eq!(
+        OptimizersLab::from_query("a=1&b=2").1,
+        ["unknown settings 'a', 'b': ignored"]
+    );
+}
+
+#[test]
 fn bad_values_keep_their_defaults_and_out_of_range_ones_are_clamped() {
     let (s, notices) =
         VisionLab::from_query("set=cifar&lr=abc&epochs=1000&batch=-3&webgpu=maybe&mystery=1&embed=1");

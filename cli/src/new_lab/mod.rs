@@ -77,10 +77,7 @@ const CONTENTS: &str = "docs/book/src/SUMMARY.md";
 
 pub fn run(a: &NewLabArgs) -> Result<()> {
     let id = a.name.as_str();
-    if !(id.starts_with(|c: char| c.is_ascii_lowercase())
-        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && id.len() <= 24)
-    {
+    if !lab_state::registry::is_lab_name(id) {
         bail!("'{id}' is not a lab name: lower-case letters and digits, starting with a letter, at most 24 (it is a route, a Rust module and a file name)");
     }
     let title = a.title.clone().unwrap_or_else(|| capitalized(id));

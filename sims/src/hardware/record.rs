@@ -19,7 +19,7 @@ pub const SWEEP: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SystolicRow {
     pub flow: Dataflow,
-    pub cycles: usize,
+    pub cycles: u64,
     pub utilization: f64,
     pub traffic: Traffic,
 }

@@ -75,30 +75,56 @@ pub fn fold_cycles(flow: Dataflow, g: Gemm, f: Fold) -> usize {
     }
 }
 
-/// The whole product's cycles, fold after fold.
-pub fn cycles(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> usize {
-    (folds(flow, g, rows, cols).into_iter())
-        .map(|f| fold_cycles(flow, g, f))
-        .sum()
+/// Row tiles and column tiles of the product on a `rows × cols` array (as `folds` deals them).
+fn tiles(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> (u64, u64) {
+    let tall = match flow {
+        Dataflow::OutputStationary => g.m,
+        Dataflow::WeightStationary => g.k,
+    };
+    (
+        tall.div_ceil(rows.max(1)) as u64,
+        g.n.div_ceil(cols.max(1)) as u64,
+    )
+}
+
+/// The whole product's cycles: `fold_cycles` summed over the folds, in closed form (a link may
+/// ask for 10¹⁰ folds; counted one by one they took the page's memory). With F = row tiles ×
+/// column tiles, the folds' heights summing to m (or k) per column tile and their widths to n per
+/// row tile: output-stationary F·k + ct·m + rt·n − 2F; weight-stationary 2·ct·k + F·m + rt·n − 2F.
+/// In u64: on 32-bit wasm a usize product wraps at 4·10⁹.
+pub fn cycles(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> u64 {
+    let (rt, ct) = tiles(flow, g, rows, cols);
+    let (m, k, n) = (g.m as u64, g.k as u64, g.n as u64);
+    let f = rt * ct;
+    match flow {
+        Dataflow::OutputStationary => f * k + ct * m + rt * n - 2 * f,
+        Dataflow::WeightStationary => 2 * ct * k + f * m + rt * n - 2 * f,
+    }
+}
+
+/// The product's multiply-adds, m·k·n.
+pub fn macs(g: Gemm) -> u64 {
+    g.m as u64 * g.k as u64 * g.n as u64
 }
 
 /// The share of the array's multiply-add slots that did one: m·k·n / (rows·cols·cycles).
 pub fn utilization(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> f64 {
-    (g.m * g.k * g.n) as f64 / (rows * cols * cycles(flow, g, rows, cols)).max(1) as f64
+    let slots = rows as f64 * cols as f64 * cycles(flow, g, rows, cols).max(1) as f64;
+    macs(g) as f64 / slots
 }
 
 /// Values moved between memory and the array's edges.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Traffic {
-    pub a_reads: usize,
-    pub b_reads: usize,
+    pub a_reads: u64,
+    pub b_reads: u64,
     /// Partial sums read back into a weight-stationary fold's accumulation (0 output-stationary).
-    pub c_reads: usize,
-    pub c_writes: usize,
+    pub c_reads: u64,
+    pub c_writes: u64,
 }
 
 impl Traffic {
-    pub fn total(&self) -> usize {
+    pub fn total(&self) -> u64 {
         self.a_reads + self.b_reads + self.c_reads + self.c_writes
     }
 }
@@ -108,22 +134,20 @@ impl Traffic {
 /// Weight-stationary: B once; A once per column tile; every output written once per k-slice and
 /// read back for all slices but the first.
 pub fn traffic(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> Traffic {
-    let (row_tiles, col_tiles) = match flow {
-        Dataflow::OutputStationary => (g.m.div_ceil(rows), g.n.div_ceil(cols)),
-        Dataflow::WeightStationary => (g.k.div_ceil(rows), g.n.div_ceil(cols)),
-    };
+    let (row_tiles, col_tiles) = tiles(flow, g, rows, cols);
+    let (m, k, n) = (g.m as u64, g.k as u64, g.n as u64);
     match flow {
         Dataflow::OutputStationary => Traffic {
-            a_reads: g.m * g.k * col_tiles,
-            b_reads: g.k * g.n * row_tiles,
+            a_reads: m * k * col_tiles,
+            b_reads: k * n * row_tiles,
             c_reads: 0,
-            c_writes: g.m * g.n,
+            c_writes: m * n,
         },
         Dataflow::WeightStationary => Traffic {
-            a_reads: g.m * g.k * col_tiles,
-            b_reads: g.k * g.n,
-            c_reads: g.m * g.n * (row_tiles - 1),
-            c_writes: g.m * g.n * row_tiles,
+            a_reads: m * k * col_tiles,
+            b_reads: k * n,
+            c_reads: m * n * row_tiles.saturating_sub(1),
+            c_writes: m * n * row_tiles,
         },
     }
 }
@@ -141,8 +165,8 @@ pub enum Pe {
 /// The simulation's count and result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Simulated {
-    pub cycles: usize,
-    pub macs: usize,
+    pub cycles: u64,
+    pub macs: u64,
     pub traffic: Traffic,
     /// C, row-major m × n.
     pub c: Vec<f32>,

@@ -88,8 +88,8 @@ fn output_stationary(
             out.traffic.c_writes += 1;
         }
     }
-    out.cycles += t;
-    out.macs += total;
+    out.cycles += t as u64;
+    out.macs += total as u64;
 }
 
 /// One weight-stationary fold: rows r0.. of B (a slice of k) held, all m rows of A streamed.
@@ -179,6 +179,6 @@ fn weight_stationary(
         }
         t += 1;
     }
-    out.cycles += r + t;
-    out.macs += total;
+    out.cycles += (r + t) as u64;
+    out.macs += total as u64;
 }

@@ -41,7 +41,7 @@ fn the_simulation_computes_the_product_in_the_closed_forms_cycles() {
             for (x, y) in s.c.iter().zip(&want) {
                 assert!((x - y).abs() < 1e-4, "{flow:?} {g:?}: {:?} against {want:?}", s.c);
             }
-            assert_eq!(s.macs, g.m * g.k * g.n);
+            assert_eq!(s.macs, macs(g));
             assert_eq!(
                 s.cycles,
                 cycles(flow, g, rows, cols),
@@ -54,6 +54,50 @@ fn the_simulation_computes_the_product_in_the_closed_forms_cycles() {
             );
         }
     }
+}
+
+#[test]
+fn the_closed_form_cycles_are_the_folds_summed() {
+    for flow in [Dataflow::OutputStationary, Dataflow::WeightStationary] {
+        for (m, k, n) in [(1, 1, 1), (5, 3, 7), (17, 1, 9), (64, 784, 100), (33, 65, 129)] {
+            for array in [1, 2, 4, 7, 16, 200] {
+                let g = Gemm { m, k, n };
+                let summed: u64 = (folds(flow, g, array, array).into_iter())
+                    .map(|f| fold_cycles(flow, g, f) as u64)
+                    .sum();
+                assert_eq!(cycles(flow, g, array, array), summed, "{flow:?} {g:?} on {array}");
+            }
+        }
+    }
+}
+
+/// `/hardware?array=1&m=100000&n=100000` (issue 80): 10¹⁰ folds of one PE, each k cycles, where
+/// counting them one by one took 3.5 GB and panicked; 2048³ multiply-adds, which a 32-bit count
+/// wraps to 0.
+#[test]
+fn a_product_of_ten_billion_folds_is_counted_at_once_and_in_64_bits() {
+    let g = Gemm {
+        m: 100_000,
+        k: 64,
+        n: 100_000,
+    };
+    assert_eq!(
+        cycles(Dataflow::OutputStationary, g, 1, 1),
+        100_000 * 100_000 * 64
+    );
+    assert!((utilization(Dataflow::OutputStationary, g, 1, 1) - 1.0).abs() < 1e-12);
+    let cube = Gemm {
+        m: 2048,
+        k: 2048,
+        n: 2048,
+    };
+    assert_eq!(macs(cube), 8_589_934_592);
+    let u = utilization(Dataflow::WeightStationary, cube, 128, 128);
+    assert!(u > 0.5 && u <= 1.0, "{u}");
+    assert_eq!(
+        traffic(Dataflow::OutputStationary, cube, 128, 128).c_writes,
+        2048 * 2048
+    );
 }
 
 #[test]

@@ -34,6 +34,9 @@ pub const PRESETS: [(&str, &str, &str); 3] = [
     ),
 ];
 
+/// The widest model the lab trains (the `width` setting's top).
+const MAX_WIDTH: usize = 256;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AttentionLab {
@@ -153,7 +156,7 @@ impl Table for AttentionLab {
         ranged!("p", p, 2, 113),
         ranged!("train_fraction", train_fraction, 0.1, 0.9),
         ranged!("len", len, 2, 16),
-        ranged!("width", width, 4, 256),
+        ranged!("width", width, 4, MAX_WIDTH),
         ranged!("heads", heads, 1, 4),
         ranged!("hidden", hidden, 4, 1024),
         ranged!("blocks", blocks, 1, 2),
@@ -174,7 +177,10 @@ impl Table for AttentionLab {
 
     fn relate(&mut self, notices: &mut Vec<String>) {
         if !self.width.is_multiple_of(self.heads) {
-            let width = self.width.div_ceil(self.heads) * self.heads;
+            // Up to the next multiple, or down where that would leave the width's range (256
+            // with 3 heads: 255, not 258, after which every edit would be refused).
+            let up = self.width.div_ceil(self.heads) * self.heads;
+            let width = if up <= MAX_WIDTH { up } else { self.width / self.heads * self.heads };
             notices.push(format!(
                 "width={} does not split into {} heads: using {width}",
                 self.width, self.heads
@@ -209,6 +215,15 @@ pub type State = AttentionLab;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_width_rounded_to_the_heads_stays_in_its_range() {
+        let (lab, notices) = AttentionLab::from_query("width=256&heads=3");
+        assert_eq!(lab.width, 255, "{notices:?}");
+        assert_eq!(notices, ["width=256 does not split into 3 heads: using 255"]);
+        assert_eq!(crate::table::refusal(&lab), None, "the next edit is not refused");
+        assert_eq!(AttentionLab::from_query("width=5&heads=3").0.width, 6);
+    }
 
     #[test]
     fn presets_load_without_a_notice() {
