@@ -290,6 +290,43 @@ test('offline: after a first visit the course, a lesson and its lab work without
   }
 });
 
+test('offline: a lesson file the site lacks is named, and every other lesson is saved', async () => {
+  // The site as built, but its course lists one lesson whose file is not there (an instructor's
+  // typo, a file not uploaded): the service worker must still save every other lesson.
+  const site = fs.mkdtempSync(path.join(root, 'target', 'e2e-missing-lesson-'));
+  const dist = path.join(root, 'dist');
+  for (const name of fs.readdirSync(dist)) if (name !== 'lessons') fs.symlinkSync(path.join(dist, name), path.join(site, name));
+  fs.mkdirSync(path.join(site, 'lessons'));
+  for (const name of fs.readdirSync(path.join(dist, 'lessons'))) {
+    if (name !== 'course.json') fs.symlinkSync(path.join(dist, 'lessons', name), path.join(site, 'lessons', name));
+  }
+  const missing = 'a-lesson-not-uploaded';
+  const listed = { ...courseFile, units: courseFile.units.map((u, k) => (k === 0 ? { ...u, lessons: [...u.lessons, missing] } : u)) };
+  fs.writeFileSync(path.join(site, 'lessons', 'course.json'), JSON.stringify(listed));
+  const host = await serve(site);
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${host.url}lesson.html?id=${course.lessons[0]}`);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const cached = await page.evaluate(async () => {
+      const keys = await (await caches.open((await caches.keys())[0])).keys();
+      return keys.filter((r) => /\/lessons\/[a-z0-9-]+\.json$/.test(r.url) && !r.url.endsWith('/course.json')).length;
+    });
+    assert.equal(cached, course.lessons.length, 'every lesson file the site has is saved');
+    await page.context().setOffline(true);
+    await page.goto(`${host.url}course.html`);
+    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length + 1, 20_000, 'the course offline');
+    assert.equal(await page.locator(`${byId('course-lessons')} li.problem`).count(), 1, 'only the missing lesson is not there offline');
+    assert.match(await text(page, `course-problem-${missing}`), /not available offline/);
+    await page.context().setOffline(false);
+    assert.deepEqual(errors.filter((e) => !/net::ERR_INTERNET_DISCONNECTED|404|Failed to load resource/.test(e)), []);
+  } finally {
+    await browser.close();
+    await host.close();
+    fs.rmSync(site, { recursive: true, force: true });
+  }
+});
+
 test('a locked prediction stays locked: after a reload and in a second tab; the course exports it as CSV', async () => {
   const { browser, page, errors } = await launch({ webgpu: false, blockServiceWorkers: true });
   try {

@@ -308,7 +308,10 @@
     const loaded = await Promise.all(ids.map(async (id) => {
       const named = typeof id === 'string' && /^[a-z0-9-]+$/.test(id) ? id : null;
       if (!named) return { problem: 'not a lesson id' };
-      try { const lesson = await fetchJson(`lessons/${named}.json`); return { lesson, problem: lessonProblem(lesson) }; } catch (err) { return { problem: err.message }; }
+      try { const lesson = await fetchJson(`lessons/${named}.json`); return { lesson, problem: lessonProblem(lesson) }; } catch (err) {
+        // Offline, a lesson the service worker could not save on an earlier visit is said so.
+        return { problem: navigator.onLine === false ? 'not available offline (it was not saved on an earlier visit)' : err.message };
+      }
     }));
     let at = 0;
     units.forEach((unit, u) => {
