@@ -36,6 +36,15 @@ pub fn check_format(found: &str, expected: &'static str) -> Result<(), Error> {
     }
 }
 
+/// A count of a results file within [lo, hi], or why not ("heads from 1 to 16, not 0"): the
+/// records' meaning checks (`*/record_check.rs`) say their bounds in these words.
+pub fn within(what: &str, n: usize, lo: usize, hi: usize) -> Result<(), String> {
+    match (lo..=hi).contains(&n) {
+        true => Ok(()),
+        false => Err(format!("{what} from {lo} to {hi}, not {n}")),
+    }
+}
+
 /// `RunRecord` for a record type with inherent `csv` and `from_json`; `$runs` counts its runs.
 #[macro_export]
 macro_rules! run_record {

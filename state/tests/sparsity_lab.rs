@@ -57,6 +57,9 @@ fn with_the_defaults_the_ticket_matches_the_dense_network_and_its_controls_do_no
         out
     });
     for (label, r) in &records {
+        // The lab's own results file reads back (its meaning checked: `record_check.rs`).
+        let text = serde_json::to_string(r).unwrap();
+        assert_eq!(&SparsityRecord::from_json(&text).expect("the lab's own file"), r, "{label}");
         let (dense, ticket) = (points(r, Condition::Dense, 0), points(r, Condition::Ticket, 3));
         let (reinit, random) = (points(r, Condition::Reinit, 3), points(r, Condition::Random, 3));
         let shot = |scope: Scope, s: f64| {
@@ -206,5 +209,33 @@ fn group_lasso_lets_half_the_neurons_go_with_less_loss() {
         let half = |r: &SparsityRecord| 100.0 * f64::from(r.structured[0].structured_accuracy);
         eprintln!("{}: half the neurons removed, {:.1} % without group lasso, {:.1} % with", queries[0], half(&pair[0]), half(&pair[1]));
         assert!(half(&pair[1]) > half(&pair[0]), "{}", queries[1]);
+    }
+}
+
+/// Results files that passed the shape check and then took the page's memory or froze its
+/// drawing (issue 80), each refused with its reason; a fresh record of the defaults reads back.
+#[test]
+fn a_sparsity_file_the_lab_could_not_have_written_is_refused_with_why() {
+    let s = SparsityLab::default();
+    let config = s.config();
+    let compiled = config.spec(10).compile().unwrap();
+    let fresh = serde_json::to_value(SparsityRecord::new(config, s.plan(), &compiled)).unwrap();
+    let read = |v: &serde_json::Value| SparsityRecord::from_json(&v.to_string()).map(|_| ()).map_err(|e| e.to_string());
+    assert_eq!(read(&fresh), Ok(()));
+    let one_shot = |layers: usize| serde_json::json!([{ "scope": Scope::Global, "sparsity": 0.5, "test_accuracy": 0.9, "layer_sparsity": vec![0.5; layers] }]);
+    let cases: [(&str, serde_json::Value, &str); 4] = [
+        ("plan", serde_json::json!({ "rounds": 4_000_000_000u64 }), "rounds from 1 to 10, not 4000000000"),
+        ("plan", serde_json::json!({ "prune": 7.0 }), "a share pruned from 0 to 1, not 7"),
+        ("one_shot", one_shot(100_000), "one-shot point 1: layer sparsities from 0 to 2, not 100000"),
+        ("layers", serde_json::json!([]), "layers from 1 to 64, not 0"),
+    ];
+    for (field, value, why) in cases {
+        let mut v = fresh.clone();
+        match value.as_object().filter(|_| field == "plan") {
+            Some(fields) => fields.iter().for_each(|(k, x)| v["plan"][k] = x.clone()),
+            None => v[field] = value.clone(),
+        }
+        let got = read(&v).expect_err(why);
+        assert!(got.contains(why), "{got} (expected {why})");
     }
 }

@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod memory;
 pub mod record;
+pub mod record_check;
 pub mod run;
 pub mod shard_products;
 pub mod split_check;

@@ -84,7 +84,11 @@ impl AttentionRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        crate::record::read_json(text, "an attention record")
+        let record: Self = crate::record::read_json(text, "an attention record")?;
+        record
+            .check()
+            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
+        Ok(record)
     }
 
     pub fn run(&self, decay: f32) -> Option<&AttentionRun> {

@@ -4,5 +4,6 @@
 
 pub mod distributed;
 pub mod record;
+pub mod record_check;
 pub mod systolic;
 pub mod tiling;

@@ -169,8 +169,13 @@ impl HardwareRecord {
         }
     }
 
+    /// The record in `text`, refused unless the lab could have written it (`check`).
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        crate::record::read_json(text, "a hardware record")
+        let record: Self = crate::record::read_json(text, "a hardware record")?;
+        record
+            .check()
+            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
+        Ok(record)
     }
 
     /// FLOPs a byte (None where the kernel's bytes are not counted).

@@ -8,4 +8,5 @@ pub mod dynamic;
 pub mod lottery;
 pub mod masks;
 pub mod record;
+pub mod record_check;
 pub mod structured;

@@ -94,7 +94,11 @@ impl SparsityRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        crate::record::read_json(text, "a sparsity record")
+        let record: Self = crate::record::read_json(text, "a sparsity record")?;
+        record
+            .check()
+            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
+        Ok(record)
     }
 
     /// One row per run: its condition, round, sparsity, final test accuracy and per-layer
