@@ -9,6 +9,7 @@ pub mod layer_error;
 pub mod layers;
 pub mod lesson_check;
 pub mod names;
+pub mod notice;
 pub mod palette;
 pub mod precision_verdict;
 pub mod query;
