@@ -125,3 +125,23 @@ impl From<Error> for String {
         e.to_string()
     }
 }
+
+/// A file's JSON as a `T` (a saved model, a lab's results record), or refused as not `what`
+/// (with its article: "an attention record").
+pub fn read_json<T: serde::de::DeserializeOwned>(text: &str, what: &'static str) -> Result<T, Error> {
+    serde_json::from_str(text).map_err(|e| Error::NotA {
+        what,
+        why: e.to_string(),
+    })
+}
+
+/// A file's format line against the one this version writes.
+pub fn check_format(found: &str, expected: &'static str) -> Result<(), Error> {
+    match found == expected {
+        true => Ok(()),
+        false => Err(Error::WrongFormat {
+            found: found.to_string(),
+            expected,
+        }),
+    }
+}

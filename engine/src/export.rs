@@ -320,16 +320,8 @@ impl ModelExport {
 
     /// A saved model (from the app or `lab train --save-model`), or why the text is not one.
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let m: Self = serde_json::from_str(text).map_err(|e| Error::NotA {
-            what: "a saved model",
-            why: e.to_string(),
-        })?;
-        if m.format != MODEL_FORMAT {
-            return Err(Error::WrongFormat {
-                found: m.format,
-                expected: MODEL_FORMAT,
-            });
-        }
+        let m: Self = crate::error::read_json(text, "a saved model")?;
+        crate::error::check_format(&m.format, MODEL_FORMAT)?;
         Ok(m)
     }
 

@@ -4,7 +4,7 @@
 //! without a list of them.
 
 use engine::error::Error;
-use serde::de::DeserializeOwned;
+pub use engine::error::{check_format, read_json};
 
 /// A lab's record of runs, as its results file holds it.
 pub trait RunRecord: Sized {
@@ -16,24 +16,11 @@ pub trait RunRecord: Sized {
     fn runs(&self) -> usize;
 }
 
-/// A results file's JSON as a `T`, or refused as not `what` (with its article: "an attention
-/// record").
-pub fn read_json<T: DeserializeOwned>(text: &str, what: &'static str) -> Result<T, Error> {
-    serde_json::from_str(text).map_err(|e| Error::NotA {
-        what,
-        why: e.to_string(),
-    })
-}
-
-/// A record's format line against the one this version writes.
-pub fn check_format(found: &str, expected: &'static str) -> Result<(), Error> {
-    match found == expected {
-        true => Ok(()),
-        false => Err(Error::WrongFormat {
-            found: found.to_string(),
-            expected,
-        }),
-    }
+/// A record that reads as JSON, refused unless the lab could have written it (`check`: its
+/// `record_check.rs`), in the words every lab's file refusal uses.
+pub fn lab_file<T>(record: T, check: impl Fn(&T) -> Result<(), String>) -> Result<T, Error> {
+    check(&record).map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
+    Ok(record)
 }
 
 /// A count of a results file within [lo, hi], or why not ("heads from 1 to 16, not 0"): the

@@ -84,11 +84,10 @@ impl AttentionRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let record: Self = crate::record::read_json(text, "an attention record")?;
-        record
-            .check()
-            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
-        Ok(record)
+        crate::record::lab_file(
+            crate::record::read_json(text, "an attention record")?,
+            Self::check,
+        )
     }
 
     pub fn run(&self, decay: f32) -> Option<&AttentionRun> {

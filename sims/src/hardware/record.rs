@@ -171,11 +171,7 @@ impl HardwareRecord {
 
     /// The record in `text`, refused unless the lab could have written it (`check`).
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let record: Self = crate::record::read_json(text, "a hardware record")?;
-        record
-            .check()
-            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
-        Ok(record)
+        crate::record::lab_file(crate::record::read_json(text, "a hardware record")?, Self::check)
     }
 
     /// FLOPs a byte (None where the kernel's bytes are not counted).

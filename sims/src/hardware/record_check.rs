@@ -33,8 +33,9 @@ impl HardwareRecord {
         ] {
             within(what, n, 0, MOST_ROWS)?;
         }
+        let above_zero = |v: f64| v.is_finite() && v > 0.0;
         if let Some(r) = self.roofs {
-            if !(r.gflops.is_finite() && r.gflops > 0.0 && r.gbs.is_finite() && r.gbs > 0.0) {
+            if !(above_zero(r.gflops) && above_zero(r.gbs)) {
                 return Err(format!(
                     "roofs above zero, not {} GFLOP/s and {} GB/s",
                     r.gflops, r.gbs
@@ -42,14 +43,14 @@ impl HardwareRecord {
             }
         }
         if let Some((flops, bandwidth)) = self.cluster_roofs {
-            if !(flops.is_finite() && flops > 0.0 && bandwidth.is_finite() && bandwidth > 0.0) {
+            if !(above_zero(flops) && above_zero(bandwidth)) {
                 return Err(format!(
                     "a cluster's roofs above zero, not {flops} FLOP/s and {bandwidth} B/s"
                 ));
             }
         }
-        let timed = self.kernels.iter().chain(self.sweep.iter().map(|(_, k)| k));
-        if let Some(k) = timed.into_iter().find(|k| {
+        let mut timed = self.kernels.iter().chain(self.sweep.iter().map(|(_, k)| k));
+        if let Some(k) = timed.find(|k| {
             ![k.ms, k.flops, k.bytes]
                 .iter()
                 .all(|v| v.is_finite() && *v >= 0.0)

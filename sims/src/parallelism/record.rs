@@ -35,11 +35,10 @@ impl ParallelismRecord {
 
     /// The record in `text`, refused unless the lab could have written it (`check`).
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let record: Self = crate::record::read_json(text, "a parallelism record")?;
-        record
-            .check()
-            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
-        Ok(record)
+        crate::record::lab_file(
+            crate::record::read_json(text, "a parallelism record")?,
+            Self::check,
+        )
     }
 
     /// One row per layout; its bytes by class are the busiest device's.

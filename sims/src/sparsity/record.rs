@@ -94,11 +94,7 @@ impl SparsityRecord {
     }
 
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        let record: Self = crate::record::read_json(text, "a sparsity record")?;
-        record
-            .check()
-            .map_err(|why| Error::Config(format!("not a results file of this lab: {why}")))?;
-        Ok(record)
+        crate::record::lab_file(crate::record::read_json(text, "a sparsity record")?, Self::check)
     }
 
     /// One row per run: its condition, round, sparsity, final test accuracy and per-layer
