@@ -1,6 +1,6 @@
 // Prints the benchmark page's figures for W1 and W2 on WebGPU and on the CPU path in headless
 // Chromium, one JSON line per run (not a test: `node e2e/bench-figures.mjs [steps] [W1,W2] [webgpu,cpu]`
-// after `trunk build --release`). Default: a full epoch (156 steps), all workloads and backends.
+// after `node scripts/build-app.mjs`). Default: a full epoch (156 steps), all workloads and backends.
 // A fourth argument N times an N × N landscape slice on 1,000 images instead (`/bench?slice=N`).
 import { serve, launch } from './harness.mjs';
 

@@ -1,4 +1,4 @@
-// The book (docs/book, built into the site by trunk's post-build hook) is served at /book/, and
+// The book (docs/book, built into the site by scripts/build-app.mjs) is served at /book/, and
 // every lab's "guide to this lab" link opens that lab's chapter.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 // Prints the CPU path's speed on 1, 2 and all cores (the CPU team, app/src/cpu_team) for W1 and
 // W2 in headless Chromium, run side by side, with each run's speed-up over one core and how far
 // its losses stray from the one-core run's (not a test: `node e2e/cores-figures.mjs [steps]
-// [W1,W2] [not-isolated] [rounds]` after `trunk build --release`; the page is cross-origin
+// [W1,W2] [not-isolated] [rounds]` after `node scripts/build-app.mjs`; the page is cross-origin
 // isolated, so the team shares memory, unless the third argument says otherwise and it exchanges
 // messages). With `rounds` above 1 the counts take turns that many times and the median of each
 // count's speed-up over the one-core run of its own round is printed last: on a shared machine

@@ -1,10 +1,8 @@
 // Shared by the end-to-end tests: serves dist/ on 127.0.0.1 and starts Debian's chromium headless
 // through playwright-core, with or without WebGPU (SwiftShader).
-import http from 'node:http';
 import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -19,73 +17,7 @@ export const LABS = JSON.parse(fs.readFileSync(path.join(root, 'state', 'labs.js
 /** Every lab's route, the playground's "" first. */
 export const ROUTES = LABS.map((l) => l.route);
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json',
-  '.png': 'image/png',
-  '.bin': 'application/octet-stream',
-  // The data slices: the page unpacks them itself, so no Content-Encoding.
-  '.gz': 'application/gzip',
-};
-
-/** Serves `dir` on an ephemeral 127.0.0.1 port (resolves to { url, close }) with the COOP/COEP
- *  headers that make its pages cross-origin isolated (SharedArrayBuffer, so multi-threaded Wasm
- *  such as jax-js's), as `trunk serve` does (Trunk.toml); `isolated: false` serves without them,
- *  as a course page that embeds a lab may. `plain: true` serves as a plain static host does (a
- *  university web space, GitHub Pages): no fallback to the app for unknown paths, and a folder
- *  asked for without its slash redirected to it. `gzip: true` serves as most static hosts do:
- *  text and wasm compressed for a client that accepts it, with an ETag and Last-Modified (and 304
- *  for a copy still current); `sent(path, bytes)` is told each response body's size
- *  on the wire. */
-export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false, gzip = false, sent = null } = {}) {
-  const server = http.createServer((req, res) => {
-    const asked = new URL(req.url, 'http://x');
-    const clean = decodeURIComponent(asked.pathname);
-    let file = path.join(dir, clean);
-    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) {
-      if (plain && !clean.endsWith('/')) {
-        res.writeHead(301, { location: `${asked.pathname}/${asked.search}` }).end();
-        return;
-      }
-      file = path.join(file, 'index.html');
-    }
-    // Routes such as /bench are pages of the single-page app, as under `trunk serve`.
-    if (!plain && !fs.existsSync(file) && !path.extname(file)) file = path.join(dir, 'index.html');
-    if (!fs.existsSync(file)) { res.writeHead(404).end('not found'); return; }
-    // Validators, as static hosts send them: a cached copy is revalidated for a few bytes.
-    const stat = fs.statSync(file);
-    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
-    if (gzip && req.headers['if-none-match'] === etag) {
-      if (sent) sent(clean, 0);
-      res.writeHead(304, { etag }).end();
-      return;
-    }
-    const isolation = isolated
-      ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
-      : {};
-    const type = MIME[path.extname(file)] || 'application/octet-stream';
-    let body = fs.readFileSync(file);
-    const encoding = {};
-    if (gzip && /gzip/.test(req.headers['accept-encoding'] || '') && /text|javascript|json|wasm/.test(type)) {
-      body = zlib.gzipSync(body);
-      encoding['content-encoding'] = 'gzip';
-    }
-    if (sent) sent(clean, body.length);
-    const validators = gzip ? { etag, 'last-modified': stat.mtime.toUTCString() } : {};
-    res.writeHead(200, { 'content-type': type, ...encoding, ...validators, ...isolation });
-    res.end(body);
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
-    });
-  });
-}
+export { serve } from '../scripts/serve.mjs';
 
 // Under `node --test` each file is its own process: it connects to the browsers that
 // e2e/browsers.mjs serves for the whole run (scripts/test.sh starts it and names its file in

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { serve, launch, byId, text, until, downloaded } from './harness.mjs';
+import { serve, launch, byId, text, until, downloaded, LABS } from './harness.mjs';
 
 let server;
 before(async () => { server = await serve(); });
@@ -91,6 +91,38 @@ test('a 100,000-point upload trains, the plot draws a sample of it and says so',
     await page.click(byId('pause'));
     await until(async () => !(await page.locator(byId('pause')).isEnabled()), 5_000, 'pause');
     assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+// Links at the far ends of what the newest labs' settings tables accept (issue 80): each page
+// shows at once, stays responsive and panics nowhere. The counts a link asks for are closed forms
+// (state/tests/wide_counts.rs checks them natively and on wasm32); here the page that draws them.
+const EXTREME_LINKS = [
+  'hardware?array=1&m=100000&k=100000&n=100000&reps=200&cluster_batch=65536&worker_gflops=1000000',
+  'hardware?array=256&m=100000&k=100000&n=100000&flow=weight_stationary&cluster_batch=2&worker_gflops=0.001',
+  'hardware?array=1&m=1&k=1&n=1',
+  'attention?p=113&len=16&width=256&heads=4&hidden=1024&blocks=2&batch=512&steps=50000&every=5000&example=12768',
+  'sparsity?images=60000&batch=1024&steps=20000&rounds=10&prune=0.95&rewind_step=20000',
+  'parallelism?depth=32&width=1024&batch=4096&steps=20000&images=60000&segment=65&workers=64&stages=16&micro=64&devices=64',
+  'precision?batch=1024&steps=20000&images=60000',
+];
+
+test('the newest labs at the ends of their ranges show at once and stay responsive', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    for (const link of EXTREME_LINKS) {
+      const started = Date.now();
+      await page.goto(`${server.url}${link}`);
+      const lab = LABS.find((l) => l.route === link.split('?')[0]);
+      await page.locator(byId(`${lab.prefix}-run`)).waitFor({ timeout: 10_000 });
+      // A page that froze answers no script: this one answers, its text drawn.
+      const shown = await page.evaluate(() => document.body.innerText.length);
+      console.log(`  ${link}: shown in ${Date.now() - started} ms`);
+      assert.ok(shown > 200, `${link}: the page shows its text`);
+    }
+    assert.deepEqual(errors.filter((e) => /panicked|RuntimeError|unreachable/.test(e)), []);
   } finally {
     await browser.close();
   }

@@ -290,7 +290,7 @@ test('offline: after a first visit the course, a lesson and its lab work without
   }
 });
 
-test('offline: a lesson file the site lacks is named, and every other lesson is saved', async () => {
+test('offline: a lesson file the site lacks is named, online and offline, and every other lesson is saved', async () => {
   // The site as built, but its course lists one lesson whose file is not there (an instructor's
   // typo, a file not uploaded): the service worker must still save every other lesson.
   const site = fs.mkdtempSync(path.join(root, 'target', 'e2e-missing-lesson-'));
@@ -313,6 +313,12 @@ test('offline: a lesson file the site lacks is named, and every other lesson is 
       return keys.filter((r) => /\/lessons\/[a-z0-9-]+\.json$/.test(r.url) && !r.url.endsWith('/course.json')).length;
     });
     assert.equal(cached, course.lessons.length, 'every lesson file the site has is saved');
+    // Still online, the course says which lessons are not saved for offline use.
+    await page.goto(`${host.url}course.html`);
+    await until(async () => (await page.locator(byId('course-offline')).count()) === 1, 20_000, 'the offline note');
+    const note = await text(page, 'course-offline');
+    assert.match(note, new RegExp(`${course.lessons.length} of ${course.lessons.length + 1} lessons`), note);
+    assert.match(note, new RegExp(`Not saved: ${missing}`), note);
     await page.context().setOffline(true);
     await page.goto(`${host.url}course.html`);
     await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length + 1, 20_000, 'the course offline');

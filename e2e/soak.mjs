@@ -1,5 +1,5 @@
 // Watches the wasm memory while a lab runs for a while, for a memory slope (not a test:
-// `node e2e/soak.mjs [lab] [minutes] [query]` after `trunk build --release`). The playground
+// `node e2e/soak.mjs [lab] [minutes] [query]` after `node scripts/build-app.mjs`). The playground
 // trains without end; every other lab's run is started again each time it ends. Prints one JSON
 // line per minute (MB) and the slope in MB per minute over the second half, when the lab's
 // buffers have settled. Default: the playground on the CPU path for 10 minutes.

@@ -289,6 +289,21 @@
       : 'no GPU needed; uses WebGPU where the lab and the browser do';
   }
 
+  /** Once the service worker keeps the site (a visit after the first), the course says which of its
+   *  lessons are saved for offline use and names the ones that are not, while still online. */
+  async function offlineNote(root, ids) {
+    if (!('caches' in window) || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+    let missing;
+    try {
+      const saved = await Promise.all(ids.map((id) => caches.match(new URL(`lessons/${id}.json`, document.baseURI).href)));
+      missing = ids.filter((_, i) => !saved[i]);
+    } catch { return; }
+    const text = missing.length
+      ? `Saved for offline use: ${ids.length - missing.length} of ${ids.length} lessons. Not saved: ${missing.map(escape).join(', ')} (they need a connection).`
+      : `Saved for offline use: all ${ids.length} lessons.`;
+    root.querySelector('[data-testid="course-lessons"]').after(el('p', { class: 'note', 'data-testid': 'course-offline' }, text));
+  }
+
   async function coursePage(root) {
     if (window.TrainingLabClass) window.TrainingLabClass.bar(root);
     let course;
@@ -355,6 +370,7 @@
       list.append(box);
     });
     root.append(list);
+    offlineNote(root, ids.filter((id) => typeof id === 'string' && /^[a-z0-9-]+$/.test(id)));
     root.append(el('h2', {}, 'Your predictions and what the labs measured'));
     root.append(el('table', { class: 'results', 'data-testid': 'course-predictions' },
       '<tr><th>lesson</th><th>question</th><th>you predicted</th><th>the lab measured</th><th></th></tr>' +

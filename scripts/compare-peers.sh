@@ -10,6 +10,6 @@ source scripts/setup.sh
 if [ ! -d bench/peers/node_modules/@tensorflow/tfjs ] || [ ! -d bench/peers/node_modules/@jax-js/jax ]; then
   (cd bench/peers && npm install --no-audit --no-fund --loglevel=error)
 fi
-trunk build --release
+node scripts/build-app.mjs --profile release --dist dist
 cargo build --release -p lab_cli --bin lab
 node bench/compare.mjs "$@"

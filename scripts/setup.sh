@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the lab needs on a fresh Debian machine, skipping what is already there:
-# Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, trunk, mdbook and a
+# Debian packages (Vulkan software driver, chromium + chromedriver), the wasm32 target, mdbook and a
 # wasm-bindgen-cli of the version in Cargo.lock (built from crates.io, kept under ~/.cargo/bin so a
-# second run is fast), the npm tools (wasm-opt, playwright-core, axe-core) and the MNIST / Fashion-MNIST data.
+# second run is fast; the app is built by scripts/build-app.mjs, no bundler), the npm tools (wasm-opt, playwright-core, axe-core) and the MNIST / Fashion-MNIST data.
 # Source it (`. scripts/setup.sh`) to get PATH and CARGO_TARGET_DIR set for what follows.
 set -euo pipefail
 
@@ -12,7 +12,6 @@ export PATH="$ROOT/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/training-lab/target}"
 # Mesa's Vulkan loader warns on every device open without one.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
-TRUNK_VERSION=0.21.14
 MDBOOK_VERSION=0.4.52
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
@@ -29,13 +28,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# --- Rust: wasm target, trunk, wasm-bindgen-cli --------------------------------------------------
+# --- Rust: wasm target, mdbook, wasm-bindgen-cli ---------------------------------------------
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
-# The three tools share one target directory, so the crates they have in common (tokio, serde,
-# clap, …) compile once; they are build tools, so they are built for a quick build rather than a
+# The two tools share one target directory, so the crates they have in common (serde, clap, …)
+# compile once; they are build tools, so they are built for a quick build rather than a
 # quick run (no link-time optimization, parallel codegen, opt-level 1, whatever their own release
 # profiles ask): they orchestrate and rewrite a few files, the app's own build is what matters.
 install_tool() {
@@ -45,10 +44,6 @@ install_tool() {
     cargo install --quiet "$@"
 }
 TOOLS_TARGET_DIR="${TOOLS_TARGET_DIR:-$HOME/.cache/training-lab/tools-target}"
-if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  say "building trunk $TRUNK_VERSION from crates.io (several minutes on 2 cores, once)"
-  install_tool --locked "trunk@$TRUNK_VERSION"
-fi
 if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
   say "building mdbook $MDBOOK_VERSION from crates.io (the book at /book/; once)"
   # Without its server and file watcher: the site serves the built book.

@@ -7,7 +7,7 @@
 # then copy site/ to what the host serves at /courses/ml/lab/. No rewrite rules are needed: every
 # route has its own entry file (optimizers/index.html, …), each with a <base> naming the site's
 # root, so that relative URLs (data, lessons, the book, the service worker) and the asset URLs
-# trunk writes under --public-url all resolve there. No isolation headers are needed either: the
+# scripts/build-app.mjs writes under --public-url all resolve there. No isolation headers are needed either: the
 # labs train without them (docs/book/src/instructor/hosting.md says what the headers add).
 #
 # --profile NAME builds with another cargo profile (the browser tests use `e2e`, which shares
@@ -42,11 +42,7 @@ fi
 cd "$ROOT"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-if [ -n "$profile" ]; then
-  trunk build --cargo-profile "$profile" --public-url "$base" --dist "$out"
-else
-  trunk build --release --public-url "$base" --dist "$out"
-fi
+node scripts/build-app.mjs --profile "${profile:-release}" --public-url "$base" --dist "$out"
 
 # The root's entry file names the base too (harmless there), then one copy per route.
 entry="$out/index.html"

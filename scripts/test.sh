@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: formatting and lints, the native tests (the
 # engine's unit tests and its GPU tests on Mesa's lavapipe, the simulations, the settings tables,
-# the display arithmetic, the command line, the class server), the burn reference in a stage of its own, then the browser end-to-end tests
+# the display arithmetic, the command line, the class server), the settings' counts again on
+# wasm32 under node, the burn reference in a stage of its own, then the browser end-to-end tests
 # in headless Chromium. Each stage prints its time, and a table of them closes the run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +32,11 @@ lints() {
 stage "fmt and clippy" lints
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
+# The settings' extremes and the counts they give, compiled for wasm32 (where a usize is 32 bits)
+# and run under node: state/tests/wide_counts.rs, which the native stage ran too.
+stage "wasm32 (every setting's extremes and the labs' counts, under node)" \
+  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -q -p lab_state --target wasm32-unknown-unknown --test wasm32
 # burn, the independent reference, is most of the lock file: built once, for its tests alone
 # (a change to the oracle is linted with `cargo clippy -p burn_oracle --all-targets`; CI does not
 # build burn twice, once to lint and once to test).
@@ -42,8 +48,8 @@ stage "a new lab (lab new-lab in a copy: at most ten files, it builds, the regis
   bash scripts/check-new-lab.sh
 # The e2e build: the release profile's size optimizations (lto, one codegen unit, wasm-opt) buy
 # nothing for a test and cost minutes; `scripts/run.sh` keeps them.
-stage "app build for the browser tests (trunk, e2e profile)" \
-  trunk build --cargo-profile e2e --dist dist
+stage "app build for the browser tests (scripts/build-app.mjs, e2e profile)" \
+  node scripts/build-app.mjs --profile e2e --dist dist
 # The same build as a static site under a sub-path, for e2e/site.test.mjs (a course's host).
 stage "static site under a sub-path (scripts/site.sh, e2e profile)" \
   bash scripts/site.sh --base /course/lab/ --out target/e2e/site/course/lab --profile e2e

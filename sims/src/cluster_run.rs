@@ -165,7 +165,7 @@ impl ClusterRecord {
     pub fn from_json(text: &str) -> Result<Self, Error> {
         let r: Self = crate::record::read_json(text, "a cluster record")?;
         crate::record::check_format(&r.format, RECORD_FORMAT)?;
-        Ok(r)
+        crate::record::lab_file(r, Self::check)
     }
 
     /// One line per run (labels hold commas, so cells are quoted where needed).

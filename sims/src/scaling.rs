@@ -12,6 +12,7 @@ use engine::train::{TrainConfig, Trainer};
 pub use crate::noise_scale::{measure_noise, raw_b_simple, NoiseScale, NOISE_WINDOW};
 
 mod record;
+pub mod record_check;
 pub use record::{SweepRecord, RECORD_FORMAT};
 
 /// How the learning rate follows the batch size from a base pair (η_base, B_base).

@@ -247,7 +247,7 @@ fn a_recorded_run_equals_a_plain_run_and_its_checks_count_every_gradient() {
         assert!((s.underflow + s.subnormal + s.normal + s.overflow - 1.0).abs() < 1e-9);
     }
     // fp16 weights + fp32 master: 2 + 4 bytes a weight; Adam's two fp32 moments.
-    let n = t.compiled.n_params;
+    let n = t.compiled.n_params as u64;
     assert_eq!(
         (r.bytes.weights, r.bytes.master, r.bytes.optimizer_state),
         (2 * n, 4 * n, 8 * n)

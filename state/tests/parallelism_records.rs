@@ -14,7 +14,7 @@ use lab_state::table::refusal;
 use serde_json::{json, Value};
 
 /// The defaults' record as the page writes it before training (profile, machine, estimates).
-fn defaults_record() -> Value {
+pub fn defaults_record() -> Value {
     let lab = ParallelismLab::default();
     let config = lab.config(lab.batch);
     let (train, _) = config.data.load(crate::lessons::read_data).unwrap();

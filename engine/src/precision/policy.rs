@@ -141,19 +141,28 @@ impl Precision {
 }
 
 /// Bytes one step keeps per class of tensor (the memory each choice saves): values × the
-/// format's bytes. An fp32 master is kept beside a reduced weight copy.
+/// format's bytes. An fp32 master is kept beside a reduced weight copy. In u64: the browser's
+/// `usize` is 32 bits, and a results file may say anything.
 #[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct TensorBytes {
-    pub weights: usize,
-    pub master: usize,
-    pub activations: usize,
-    pub gradients: usize,
-    pub optimizer_state: usize,
+    pub weights: u64,
+    pub master: u64,
+    pub activations: u64,
+    pub gradients: u64,
+    pub optimizer_state: u64,
 }
 
 impl TensorBytes {
-    pub fn total(&self) -> usize {
-        self.weights + self.master + self.activations + self.gradients + self.optimizer_state
+    /// Their sum (saturating: a results file's values are checked, not trusted, before it).
+    pub fn total(&self) -> u64 {
+        [
+            self.master,
+            self.activations,
+            self.gradients,
+            self.optimizer_state,
+        ]
+        .iter()
+        .fold(self.weights, |sum, b| sum.saturating_add(*b))
     }
 }
 
@@ -166,7 +175,8 @@ pub fn tensor_bytes(
     activations: usize,
     state_vectors: usize,
 ) -> TensorBytes {
-    let b = |f: Format| f.spec().bytes;
+    let b = |f: Format| f.spec().bytes as u64;
+    let (params, activations, state_vectors) = (params as u64, activations as u64, state_vectors as u64);
     TensorBytes {
         weights: if precision.has_weight_copy() {
             params * b(precision.weights)

@@ -17,6 +17,7 @@ use engine::train::Trainer;
 
 mod config;
 mod curve;
+pub mod record_check;
 
 pub use config::{ClusterConfig, Consistency, Scaling, DEFAULT_STEP_OVERHEAD};
 pub use curve::{scaling_curve, ScalingPoint};

@@ -66,6 +66,39 @@ pub fn folds(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> Vec<Fold> {
     out
 }
 
+/// The first fold the array computes (`folds(…)[0]`, without dealing the others: a link may ask
+/// for 10¹⁰ of them).
+pub fn first_fold(flow: Dataflow, g: Gemm, rows: usize, cols: usize) -> Fold {
+    let tall = match flow {
+        Dataflow::OutputStationary => g.m,
+        Dataflow::WeightStationary => g.k,
+    };
+    Fold {
+        r0: 0,
+        rows: rows.max(1).min(tall),
+        c0: 0,
+        cols: cols.max(1).min(g.n),
+    }
+}
+
+/// The first fold as a product of its own: output-stationary, its rows of A by all of k by its
+/// columns; weight-stationary, all of A's rows by its rows of B by its columns.
+pub fn first_fold_gemm(flow: Dataflow, g: Gemm, side: usize) -> Gemm {
+    let f = first_fold(flow, g, side, side);
+    match flow {
+        Dataflow::OutputStationary => Gemm {
+            m: f.rows,
+            k: g.k,
+            n: f.cols,
+        },
+        Dataflow::WeightStationary => Gemm {
+            m: g.m,
+            k: f.rows,
+            n: f.cols,
+        },
+    }
+}
+
 /// A fold's cycles, the closed form: output-stationary k + R + C − 2; weight-stationary
 /// R (loading) + m + R + C − 2.
 pub fn fold_cycles(flow: Dataflow, g: Gemm, f: Fold) -> usize {

@@ -151,3 +151,36 @@ fn the_first_fold_is_a_wave() {
     assert_eq!(s.first_fold[0][3..], [Pe::Idle; 6]);
     assert!(s.first_fold[2].iter().all(|p| *p == Pe::Load));
 }
+
+/// The picture's first fold is the first the array deals (`folds(…)[0]`, counted by hand on the
+/// small shapes), found without dealing the rest: with `array=1` and sides of 10⁵ the page dealt
+/// 10¹⁰ folds to draw one (issue 80).
+#[test]
+fn the_first_fold_is_the_first_dealt_without_dealing_the_rest() {
+    for flow in [Dataflow::OutputStationary, Dataflow::WeightStationary] {
+        for (m, k, n) in [(1, 1, 1), (5, 3, 7), (17, 1, 9), (64, 784, 100)] {
+            for array in [1, 2, 7, 16, 200] {
+                let g = Gemm { m, k, n };
+                assert_eq!(first_fold(flow, g, array, array), folds(flow, g, array, array)[0]);
+            }
+        }
+    }
+    let huge = Gemm {
+        m: 100_000,
+        k: 100_000,
+        n: 100_000,
+    };
+    // Output-stationary on one PE: one row of A by all of k by one column of B.
+    assert_eq!(
+        first_fold_gemm(Dataflow::OutputStationary, huge, 1),
+        Gemm {
+            m: 1,
+            k: 100_000,
+            n: 1
+        }
+    );
+    // Weight-stationary on 256 × 256: all of A's rows by 256 rows of B by 256 columns.
+    let ws = first_fold_gemm(Dataflow::WeightStationary, huge, 256);
+    assert_eq!((ws.m, ws.k, ws.n), (100_000, 256, 256));
+    assert_eq!(macs(ws), 6_553_600_000);
+}

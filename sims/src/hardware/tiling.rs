@@ -8,12 +8,53 @@ use serde::{Deserialize, Serialize};
 
 use engine::autotune::{Tuning, LARGE_PROBES, MEDIUM_PROBES, SMALL_PROBES};
 use engine::tile_probes::GATHERED_PROBE;
+use engine::tiles::TileShape;
 
 /// Bytes a product C = A·B (A m × k, B k × n) moves from and to global memory in T × T tiles:
-/// 4 · (m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n).
+/// 4 · (m·k·⌈n/T⌉ + k·n·⌈m/T⌉ + m·n). In 64 bits: on 32-bit wasm a `usize` product wraps at
+/// 4·10⁹, and the lab accepts sides of 10⁵.
 pub fn tile_bytes(m: usize, n: usize, k: usize, edge: usize) -> f64 {
-    let edge = edge.max(1);
+    let (m, n, k, edge) = (m as u64, n as u64, k as u64, edge.max(1) as u64);
     4.0 * (m * k * n.div_ceil(edge) + k * n * m.div_ceil(edge) + m * n) as f64
+}
+
+/// Tiles of C (workgroups): ⌈m/T⌉ · ⌈n/T⌉.
+pub fn tile_count(m: usize, n: usize, edge: usize) -> u64 {
+    let edge = edge.max(1) as u64;
+    (m as u64).div_ceil(edge) * (n as u64).div_ceil(edge)
+}
+
+/// FLOPs of the product: 2·m·n·k (exact in f64 up to 2⁵³, past the largest the lab accepts).
+pub fn product_flops(m: usize, n: usize, k: usize) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64
+}
+
+/// The most floats a matrix of the timed tile sweep may hold (64 MB): a larger product is
+/// counted, not timed.
+pub const SWEEP_FLOATS: u64 = 1 << 24;
+
+/// Whether every matrix of the product fits the sweep's buffers (`SWEEP_FLOATS` each).
+pub fn sweep_fits(m: usize, n: usize, k: usize) -> bool {
+    let (m, n, k) = (m as u64, n as u64, k as u64);
+    [m * k, k * n, m * n].iter().all(|f| *f <= SWEEP_FLOATS)
+}
+
+/// The product in each of the engine's tile shapes: its tiles and bytes counted, and its time
+/// where `times` has one.
+pub fn tile_rows(m: usize, n: usize, k: usize, times: &[(TileShape, f64)]) -> Vec<TileRow> {
+    TileShape::ALL
+        .iter()
+        .map(|&shape| {
+            let edge = shape.edge() as usize;
+            TileRow {
+                code: shape.code().to_string(),
+                edge,
+                tiles: tile_count(m, n, edge),
+                bytes: tile_bytes(m, n, k, edge),
+                ms: times.iter().find(|(t, _)| *t == shape).map(|(_, ms)| *ms),
+            }
+        })
+        .collect()
 }
 
 /// One tile shape: its code ("64", "32k4"), edge, workgroups (tiles of C), the bytes it moves,
@@ -22,7 +63,7 @@ pub fn tile_bytes(m: usize, n: usize, k: usize, edge: usize) -> f64 {
 pub struct TileRow {
     pub code: String,
     pub edge: usize,
-    pub tiles: usize,
+    pub tiles: u64,
     pub bytes: f64,
     pub ms: Option<f64>,
 }
@@ -41,7 +82,7 @@ pub struct TunedRow {
 
 /// FLOPs of one pass over some products (m, n, k): 2·m·n·k each.
 fn flops_of(products: &[(usize, usize, usize)]) -> f64 {
-    products.iter().map(|(m, n, k)| 2.0 * (m * n * k) as f64).sum()
+    products.iter().map(|&(m, n, k)| product_flops(m, n, k)).sum()
 }
 
 /// Every candidate of every class the autotune timed, as rates.
@@ -92,6 +133,26 @@ mod tests {
             tile_bytes(64, 128, 784, 128),
             4.0 * (50_176.0 + 100_352.0 + 8_192.0)
         );
+    }
+
+    /// The largest product the lab accepts (sides of 10⁵), which a 32-bit count wraps (issue 80):
+    /// 8 × 8 tiles read A and B 12,500 times each.
+    #[test]
+    fn the_largest_product_is_counted_in_64_bits_by_hand() {
+        let side = 100_000;
+        assert_eq!(tile_count(side, side, 8), 12_500 * 12_500);
+        assert_eq!(
+            tile_bytes(side, side, side, 8),
+            4.0 * (2.0 * 1e10 * 12_500.0 + 1e10)
+        );
+        assert_eq!(product_flops(side, side, side), 2e15);
+        // The timed sweep holds 2²⁴ floats a matrix: 4096 × 4096 fits, 4097 rows do not.
+        assert!(sweep_fits(4096, 4096, 4096));
+        assert!(!sweep_fits(4097, 4096, 4096));
+        assert!(!sweep_fits(side, 1, side));
+        let rows = tile_rows(side, side, side, &[]);
+        assert_eq!(rows.len(), TileShape::ALL.len());
+        assert!(rows.iter().all(|r| r.ms.is_none() && r.tiles >= 781 * 781));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! same batches, each run's checks and histograms, and the record the lab saves.
 
 mod record;
+pub mod record_check;
 mod run;
 
 pub use record::PrecisionRecord;

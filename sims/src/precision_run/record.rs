@@ -20,7 +20,7 @@ const HEADER: &str = "run,weights,activations,gradients,optimizer_state,master,r
 
 impl PrecisionRecord {
     pub fn from_json(text: &str) -> Result<Self, Error> {
-        crate::record::read_json(text, "a precision record")
+        crate::record::lab_file(crate::record::read_json(text, "a precision record")?, Self::check)
     }
 
     /// The fp32 run, the others' reference (None when not compared).

@@ -30,7 +30,7 @@ impl SweepRecord {
     pub fn from_json(text: &str) -> Result<Self, Error> {
         let r: SweepRecord = crate::record::read_json(text, "a sweep record")?;
         crate::record::check_format(&r.format, RECORD_FORMAT)?;
-        Ok(r)
+        crate::record::lab_file(r, Self::check)
     }
 
     /// Every run as CSV, with a header.

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use lab_sims::hardware::record::{Bound, HardwareRecord};
+use lab_sims::hardware::tiling::product_flops;
 use lab_state::hardware::HardwareLab;
 
 use super::Canvases;
@@ -173,7 +174,7 @@ fn tile_rows(r: &HardwareRecord) -> impl IntoView {
     let head = view! {
         <tr><th>"tile shape"</th><th>"tiles of C (workgroups)"</th><th>"bytes from global memory"</th><th>"ms on this device"</th><th>"GFLOP/s"</th></tr>
     };
-    let flops = 2.0 * (r.gemm.m * r.gemm.k * r.gemm.n) as f64;
+    let flops = product_flops(r.gemm.m, r.gemm.n, r.gemm.k);
     let rows = r.tiles.iter().map(|t| {
         let mut name = if t.code.ends_with("k4") { format!("{0} × {0}, k split in four", t.edge) } else { format!("{0} × {0}", t.edge) };
         if r.tile_choice.as_deref() == Some(t.code.as_str()) {

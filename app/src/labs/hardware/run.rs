@@ -9,7 +9,7 @@ use engine::plan::StepGraph;
 use engine::roofline::{self, Roofs};
 use engine::train::Trainer;
 use lab_sims::hardware::record::{dispatches, Dispatch, HardwareRecord, SWEEP};
-use lab_sims::hardware::tiling::{tile_bytes, tuned_rows, TileRow, TunedRow};
+use lab_sims::hardware::tiling::{product_flops, sweep_fits, tile_rows, tuned_rows, TileRow, TunedRow};
 use lab_state::hardware::HardwareLab;
 
 use super::{redraw, Canvases};
@@ -26,7 +26,7 @@ struct Autotuned {
 }
 
 fn autotuned(s: &HardwareLab, gpu: Option<&engine::gpu::GpuContext>) -> Autotuned {
-    let flops = 2.0 * (s.m * s.n * s.k) as f64;
+    let flops = product_flops(s.m, s.n, s.k);
     Autotuned {
         choice: gpu.map(|g| g.tiles.get().for_flops(flops).code().to_string()),
         how: match gpu {
@@ -52,37 +52,20 @@ const STAGES: [&str; 4] = [
     "the product in each tile shape",
 ];
 
-/// The most floats a matrix of the tile sweep may hold (64 MB): a larger product is counted, not
-/// timed.
-const TILE_FLOATS: usize = 1 << 24;
-
-/// The settings' product in each tile shape: its bytes counted, and on a GPU its time.
+/// The settings' product in each tile shape: its bytes counted, and on a GPU (where its matrices
+/// fit the sweep's buffers) its time.
 async fn tiles(
     s: &HardwareLab,
     gpu: Option<std::rc::Rc<engine::gpu::GpuContext>>,
     reps: usize,
 ) -> Result<Vec<TileRow>, RunError> {
     let (m, n, k) = (s.m, s.n, s.k);
-    let fits = [m * k, k * n, m * n].iter().all(|f| *f <= TILE_FLOATS);
-    let times = match gpu.filter(|_| fits) {
-        Some(g) => roofline::tile_sweep(g, (m, n, k), reps, &now_ms)
-            .await
-            ?,
+    let times = match gpu.filter(|_| sweep_fits(m, n, k)) {
+        Some(g) => roofline::tile_sweep(g, (m, n, k), reps, &now_ms).await?,
         None => Vec::new(),
     };
-    Ok(engine::tiles::TileShape::ALL
-        .iter()
-        .map(|&shape| {
-            let edge = shape.edge() as usize;
-            TileRow {
-                code: shape.code().to_string(),
-                edge,
-                tiles: m.div_ceil(edge) * n.div_ceil(edge),
-                bytes: tile_bytes(m, n, k, edge),
-                ms: times.iter().find(|(t, _)| *t == shape).map(|(_, k)| k.ms),
-            }
-        })
-        .collect())
+    let times: Vec<_> = times.into_iter().map(|(shape, t)| (shape, t.ms)).collect();
+    Ok(tile_rows(m, n, k, &times))
 }
 
 pub async fn run_all(s: HardwareLab, run: Run<HardwareRecord>, canvases: Canvases) -> Result<(), RunError> {

@@ -7,37 +7,20 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 
 use lab_sims::hardware::record::{systolic_rows, SystolicRow};
-use lab_sims::hardware::systolic::{folds, simulate, Dataflow, Gemm, Pe};
+use lab_sims::hardware::systolic::{first_fold_gemm, macs, simulate, Dataflow, Pe};
 use lab_state::hardware::HardwareLab;
 
 use crate::hardware::draw as charts;
 
 /// The most multiply-adds the picture simulates (a first fold larger is counted, not animated).
-const MOST_MACS: usize = 2_000_000;
+const MOST_MACS: u64 = 2_000_000;
 /// The widest array the picture draws.
 const WIDEST: usize = 64;
 
-/// The first fold of `g` on a `side × side` array as a product of its own.
-fn first_fold(flow: Dataflow, g: Gemm, side: usize) -> Gemm {
-    let f = folds(flow, g, side, side)[0];
-    match flow {
-        Dataflow::OutputStationary => Gemm {
-            m: f.rows,
-            k: g.k,
-            n: f.cols,
-        },
-        Dataflow::WeightStationary => Gemm {
-            m: g.m,
-            k: f.rows,
-            n: f.cols,
-        },
-    }
-}
-
 /// The first fold's PEs cycle by cycle, or why it is not drawn.
 fn frames(s: &HardwareLab) -> Result<Vec<Vec<Pe>>, String> {
-    let g = first_fold(s.flow, s.gemm(), s.array);
-    if s.array > WIDEST || g.m * g.k * g.n > MOST_MACS {
+    let g = first_fold_gemm(s.flow, s.gemm(), s.array);
+    if s.array > WIDEST || macs(g) > MOST_MACS {
         return Err(format!(
             "An array of {0} × {0} on this fold is larger than the picture animates (at most {WIDEST} × {WIDEST} and {MOST_MACS} multiply-adds); the counts below hold for any size.",
             s.array
@@ -140,7 +123,7 @@ pub fn systolic(settings: RwSignal<HardwareLab>) -> impl IntoView {
                 g.n,
                 s.array,
                 s.array,
-                g.m * g.k * g.n
+                macs(g)
             )
         })
     };

@@ -12,11 +12,11 @@ fn key(r: &PrecisionRun) -> String {
     r.label.clone()
 }
 
-fn kib(bytes: usize) -> String {
+fn kib(bytes: u64) -> String {
     format!("{:.0} KiB", bytes as f64 / 1024.0)
 }
 
-fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<usize>) -> impl IntoView {
+fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<u64>) -> impl IntoView {
     let p = r.precision;
     let formats = format!(
         "{} / {} / {} / {} / {}",

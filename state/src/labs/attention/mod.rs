@@ -35,7 +35,7 @@ pub const PRESETS: [(&str, &str, &str); 3] = [
 ];
 
 /// The widest model the lab trains (the `width` setting's top).
-const MAX_WIDTH: usize = 256;
+pub const MAX_WIDTH: usize = 256;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
