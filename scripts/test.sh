@@ -33,10 +33,11 @@ stage "fmt and clippy" lints
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
 # The settings' extremes and the counts they give, compiled for wasm32 (where a usize is 32 bits)
-# and run under node: state/tests/wide_counts.rs, which the native stage ran too.
+# and run under node: state/tests/wide_counts.rs, which the native stage ran too (no -q: cargo
+# would hand it to wasm-bindgen-test-runner, which takes no such flag).
 stage "wasm32 (every setting's extremes and the labs' counts, under node)" \
   env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test -q -p lab_state --target wasm32-unknown-unknown --test wasm32
+  cargo test -p lab_state --target wasm32-unknown-unknown --test wasm32
 # burn, the independent reference, is most of the lock file: built once, for its tests alone
 # (a change to the oracle is linted with `cargo clippy -p burn_oracle --all-targets`; CI does not
 # build burn twice, once to lint and once to test).

@@ -4,8 +4,8 @@
 //! that wraps fails there and an overflow panics (test builds check arithmetic).
 //!
 //! - Every lab of the registry, each setting at values past both ends of its range (and all of
-//!   them at once): the state read is within its table's ranges and writes back to a link that
-//!   reads as the same state with no notice.
+//!   them at once), and 300 seeded random links a lab: the state read is within its table's
+//!   ranges and writes back to a link that reads as the same state with no notice.
 //! - The counts the labs compute from their settings alone, at those extremes, against
 //!   references counted here in 128 bits: the systolic array's cycles, multiply-adds and
 //!   traffic, the tile sweep's tiles and bytes, the first fold the picture animates; and the
@@ -54,6 +54,53 @@ impl EachLab for Extremes {
             assert_eq!(again, state, "{id}?{query}: the link does not read back");
         }
     }
+}
+
+/// Random links, seeded (proptest's fuzzing of links, `fuzz_state.rs`, runs natively only: it asks
+/// the OS for randomness): each lab's keys with values drawn from across and past their ranges,
+/// read and checked as above. 300 links a lab.
+struct Fuzzed {
+    rng: engine::rng::Rng,
+}
+
+impl EachLab for Fuzzed {
+    fn lab<S: LabState + std::fmt::Debug + 'static>(&mut self, id: &str) {
+        let keys: Vec<&str> = S::SETTINGS.iter().map(|r| r.key).collect();
+        for _ in 0..300 {
+            let pairs: Vec<String> = (0..1 + self.rng.below(6))
+                .map(|_| {
+                    let key = keys[self.rng.below(keys.len())];
+                    let value = match self.rng.below(4) {
+                        0 => EXTREMES[self.rng.below(EXTREMES.len())].to_string(),
+                        1 => (self.rng.next_u64() >> self.rng.below(64)).to_string(),
+                        2 => format!(
+                            "{}",
+                            self.rng.range(-2.0, 2.0) * 10f32.powi(self.rng.below(12) as i32)
+                        ),
+                        _ => ["NaN", "inf", "-0", "", "1,2,3", "%00", "true"][self.rng.below(7)].to_string(),
+                    };
+                    format!("{key}={value}")
+                })
+                .collect();
+            let query = pairs.join("&");
+            let (state, _) = S::from_query(&query);
+            assert_eq!(
+                table::refusal(&state),
+                None,
+                "{id}?{query}: read outside its range"
+            );
+            let (again, notices) = S::from_query(&state.to_query());
+            assert!(notices.is_empty() && again == state, "{id}?{query}: {notices:?}");
+        }
+    }
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn random_links_to_every_lab_stay_in_range_and_read_back() {
+    for_each_lab(&mut Fuzzed {
+        rng: engine::rng::Rng::new(80),
+    });
 }
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
