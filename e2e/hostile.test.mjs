@@ -127,3 +127,19 @@ test('the newest labs at the ends of their ranges show at once and stay responsi
     await browser.close();
   }
 });
+
+// A results file of 40 MB (a plan of 10⁸ entries took 79 s and 3 GB to read): refused by its
+// size before it is read, the page still answering (issue 80).
+test('a file far larger than any a lab writes is refused unread, with the limit', async () => {
+  const { browser, page, errors } = await launch({ webgpu: false });
+  try {
+    await page.goto(`${server.url}hardware`);
+    const big = Buffer.alloc(40 * 1024 * 1024, 0x20);
+    await page.locator(byId('hw-load')).setInputFiles({ name: 'huge-results.json', mimeType: 'application/json', buffer: big });
+    await until(async () => /huge-results\.json is 40 MB: the lab reads files of at most 32 MB/.test(await text(page, 'hw-error')), 10_000, 'the refusal');
+    assert.ok((await page.evaluate(() => document.body.innerText.length)) > 200, 'the page answers');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

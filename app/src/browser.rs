@@ -102,7 +102,13 @@ fn click_link(name: &str, href: &str) {
     a.click();
 }
 
-/// The text of the first file chosen in an `<input type=file>`.
+/// The largest file a lab reads, in MB: its own files (settings, results, a model, a data set)
+/// are a few MB at most, and one of hundreds of MB would take the page seconds and its memory
+/// before any check could refuse it.
+pub const MOST_FILE_MB: u32 = 32;
+
+/// The text of the first file chosen in an `<input type=file>`, refused unread when larger than
+/// `MOST_FILE_MB`.
 pub async fn read_file(
     input: &web_sys::HtmlInputElement,
 ) -> Result<(String, String), crate::error::FileError> {
@@ -111,6 +117,14 @@ pub async fn read_file(
         .files()
         .and_then(|f| f.get(0))
         .ok_or(FileError::NoneChosen)?;
+    let megabytes = file.size() / (1024.0 * 1024.0);
+    if megabytes > f64::from(MOST_FILE_MB) {
+        return Err(FileError::TooLarge {
+            name: file.name(),
+            megabytes,
+            most: MOST_FILE_MB,
+        });
+    }
     let text = JsFuture::from(file.text())
         .await
         .map_err(|_| FileError::Unreadable(file.name()))?;

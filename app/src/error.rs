@@ -31,6 +31,11 @@ pub enum FileError {
     NoneChosen,
     #[error("{0}: could not be read")]
     Unreadable(String),
+    /// Refused before it is read: a file this large would hold the page and its memory.
+    #[error(
+        "{name} is {megabytes:.0} MB: the lab reads files of at most {most} MB (its own are far smaller)"
+    )]
+    TooLarge { name: String, megabytes: f64, most: u32 },
 }
 
 impl From<FetchError> for String {

@@ -1,11 +1,13 @@
 //! Results files the labs could not have written, read back by each record's `from_json` (issue
 //! 80): the cases that passed the shape check and then broke a page, each refused with its
 //! reason (the sweep, precision and cluster records' meaning checks: `record_check.rs` of
-//! `lab_sims::{scaling, precision_run, cluster}`); and files generated from the labs' own, a few
-//! numbers set to values no lab writes (0, −1, 4·10⁹, 10³⁰⁰, 2⁵³) or one list grown a hundredfold,
-//! each refused with a reason or read without a panic and then passing its check and writing its
-//! CSV. 256 generated cases a record kind per run (`PROPTEST_CASES` overrides).
+//! `lab_sims::{scaling, precision_run, cluster}`); and files generated from the seven recorded
+//! labs' own, a few numbers set to values no lab writes (0, −1, 4·10⁹, 10³⁰⁰, 2⁵³) or one list
+//! grown a hundredfold, each refused with a reason or read without a panic and then passing its
+//! check and writing its CSV. 256 generated cases a record kind per run (`PROPTEST_CASES`
+//! overrides).
 
+use lab_sims::attention::record::AttentionRecord;
 use lab_sims::cluster::ClusterConfig;
 use lab_sims::cluster_run::{ClusterRecord, ClusterRun};
 use lab_sims::hardware::record::HardwareRecord;
@@ -14,6 +16,7 @@ use lab_sims::parallelism::record::ParallelismRecord;
 use lab_sims::precision_run::{PrecisionRecord, PrecisionRun};
 use lab_sims::record::RunRecord;
 use lab_sims::scaling::{Sweep, SweepRecord, Target};
+use lab_sims::sparsity::record::SparsityRecord;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -222,6 +225,20 @@ fn a_cluster_file_the_lab_could_not_have_written_is_refused_with_why() {
     );
 }
 
+fn attention() -> Value {
+    let plan = lab_state::attention::AttentionLab::default().plan();
+    let (_, test) = plan.data();
+    let (tokens, answer) = lab_sims::attention::run::example(&plan, &test);
+    serde_json::to_value(AttentionRecord::new(plan, tokens, answer)).unwrap()
+}
+
+fn sparsity() -> Value {
+    let s = lab_state::sparsity::SparsityLab::default();
+    let config = s.config();
+    let compiled = config.spec(10).compile().unwrap();
+    serde_json::to_value(SparsityRecord::new(config, s.plan(), &compiled)).unwrap()
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
@@ -246,6 +263,16 @@ proptest! {
     #[test]
     fn sweep_files_are_refused_or_read(c in change()) {
         reads_or_refuses::<SweepRecord>(&changed(&sweep(), &c), SweepRecord::check)?;
+    }
+
+    #[test]
+    fn attention_files_are_refused_or_read(c in change()) {
+        reads_or_refuses::<AttentionRecord>(&changed(&attention(), &c), AttentionRecord::check)?;
+    }
+
+    #[test]
+    fn sparsity_files_are_refused_or_read(c in change()) {
+        reads_or_refuses::<SparsityRecord>(&changed(&sparsity(), &c), SparsityRecord::check)?;
     }
 
     #[test]
