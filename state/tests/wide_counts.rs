@@ -43,17 +43,23 @@ impl EachLab for Extremes {
             );
         }
         for query in queries {
-            let (state, _) = S::from_query(&query);
-            assert_eq!(
-                table::refusal(&state),
-                None,
-                "{id}?{query}: read outside its range"
-            );
-            let (again, notices) = S::from_query(&state.to_query());
-            assert!(notices.is_empty(), "{id}?{query}: {notices:?}");
-            assert_eq!(again, state, "{id}?{query}: the link does not read back");
+            reads_in_range_and_back::<S>(id, &query);
         }
     }
+}
+
+/// The state `query` gives lab `id` is within its table's ranges and writes back to a link that
+/// reads as the same state with no notice.
+fn reads_in_range_and_back<S: LabState + std::fmt::Debug>(id: &str, query: &str) {
+    let (state, _) = S::from_query(query);
+    assert_eq!(
+        table::refusal(&state),
+        None,
+        "{id}?{query}: read outside its range"
+    );
+    let (again, notices) = S::from_query(&state.to_query());
+    assert!(notices.is_empty(), "{id}?{query}: {notices:?}");
+    assert_eq!(again, state, "{id}?{query}: the link does not read back");
 }
 
 /// Random links, seeded (proptest's fuzzing of links, `fuzz_state.rs`, runs natively only: it asks
@@ -82,15 +88,7 @@ impl EachLab for Fuzzed {
                     format!("{key}={value}")
                 })
                 .collect();
-            let query = pairs.join("&");
-            let (state, _) = S::from_query(&query);
-            assert_eq!(
-                table::refusal(&state),
-                None,
-                "{id}?{query}: read outside its range"
-            );
-            let (again, notices) = S::from_query(&state.to_query());
-            assert!(notices.is_empty() && again == state, "{id}?{query}: {notices:?}");
+            reads_in_range_and_back::<S>(id, &pairs.join("&"));
         }
     }
 }
