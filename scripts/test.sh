@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every test: formatting and lints, the native tests (the
+# Installs what is missing, then runs every test: formatting, the native build (linted), the native tests (the
 # engine's unit tests and its GPU tests on Mesa's lavapipe, the simulations, the settings tables,
 # the display arithmetic, the command line, the class server), the settings' counts again on
 # wasm32 under node, the burn reference in a stage of its own, then the browser end-to-end tests
@@ -23,13 +23,15 @@ stage() {
   say "$name: ${took} s"
 }
 
-lints() {
-  cargo fmt --all --check
-  cargo clippy -q --all-targets -- -D warnings
-  cargo clippy -q -p app --target wasm32-unknown-unknown -- -D warnings
-}
-
-stage "fmt and clippy" lints
+# clippy is the compiler of the workspace's own crates for the rest of the run (`cargo clippy` is
+# `cargo check` with this same wrapper): the lints run inside the builds the tests need anyway, so
+# a new machine compiles the dependencies once, not once to check and again to test. The app is
+# linted for wasm32 the same way, in its build for the browser tests.
+export RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+stage "fmt" cargo fmt --all --check
+stage "native build, linted (every target of the default members, clippy as their compiler)" \
+  cargo test -q --all-targets --no-run
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
 # The settings' extremes and the counts they give, compiled for wasm32 (where a usize is 32 bits)
@@ -38,9 +40,8 @@ stage "native tests (engine, simulations, state, display, command line, class se
 stage "wasm32 (every setting's extremes and the labs' counts, under node)" \
   env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test -p lab_state --target wasm32-unknown-unknown --test wasm32
-# burn, the independent reference, is most of the lock file: built once, for its tests alone
-# (a change to the oracle is linted with `cargo clippy -p burn_oracle --all-targets`; CI does not
-# build burn twice, once to lint and once to test).
+# burn, the independent reference, is most of the lock file: built once, for its tests alone (the
+# oracle's own code linted in that build, as above).
 stage "burn reference (whole training steps against burn)" \
   cargo test -q -p burn_oracle
 # The `lab` command line those tests built, for the browser test that trains with it.
@@ -48,8 +49,9 @@ export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
 stage "a new lab (lab new-lab in a copy: at most ten files, it builds, the registry's checks)" \
   bash scripts/check-new-lab.sh
 # The e2e build: the release profile's size optimizations (lto, one codegen unit, wasm-opt) buy
-# nothing for a test and cost minutes; `scripts/run.sh` keeps them.
-stage "app build for the browser tests (scripts/build-app.mjs, e2e profile)" \
+# nothing for a test and cost minutes; `scripts/run.sh` keeps them. clippy lints the app and the
+# crates under it for wasm32 as it builds them.
+stage "app build for the browser tests, linted for wasm32 (scripts/build-app.mjs, e2e profile)" \
   node scripts/build-app.mjs --profile e2e --dist dist
 # The same build as a static site under a sub-path, for e2e/site.test.mjs (a course's host).
 stage "static site under a sub-path (scripts/site.sh, e2e profile)" \
