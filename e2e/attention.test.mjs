@@ -38,13 +38,14 @@ test('attention lab: the defaults copy unseen sequences, shown, exported and rel
     await screenshot(page, 'attention-copy.png');
     // The memory view, counted by hand for the defaults (s 8, b 64, d 32, 2 heads, MLP 64, f32):
     // 6 tensors of s·b·d, 2 of s·b·f and a·b·s² probabilities; over 2 devices, the block's and
-    // the MLP's inputs whole and the rest halved; the paper's setting (2 bytes, dropout, layer
-    // norms) 18·sbd + 4·sbf + 5·abs² bytes.
+    // the MLP's inputs whole and the rest halved; the paper's layer at this width and heads (2
+    // bytes, dropout, layer norms, an MLP 4d wide, whatever the model's) sbd·(34 + 5as/d) bytes,
+    // Korthikanti et al. 2022's eq. 1.
     const [sbd, sbf, abss] = [8 * 64 * 32, 8 * 64 * 64, 2 * 64 * 8 * 8];
     assert.equal(Number(await metric(page, 'kept-bytes')), 4 * (6 * sbd + 2 * sbf + abss));
     assert.equal(Number(await metric(page, 'formula-bytes')), 4 * (6 * sbd + 2 * sbf + abss));
     assert.equal(Number(await metric(page, 'tp-bytes-2')), 4 * (2 * sbd + (4 * sbd + 2 * sbf + abss) / 2));
-    assert.equal(Number(await metric(page, 'paper-bytes')), 18 * sbd + 4 * sbf + 5 * abss);
+    assert.equal(Number(await metric(page, 'paper-bytes')), 34 * sbd + 5 * abss);
     // Two ring allreduces of the block's output (s·b·d floats) a forward pass, each sending
     // 2(t − 1)/t of it: over 2 devices, the whole output twice, 4 bytes a value.
     assert.equal(Number(await metric(page, 'tp-sent-2')), 2 * sbd * 4);

@@ -145,8 +145,48 @@ fn the_steps_kernels_are_counted_by_hand() {
         find("fused:softmax_xent+batch_mean").bytes(),
         4.0 * (2.0 * 640.0 + 64.0 + 2.0)
     );
-    // Plain SGD over 784·128 + 128 + 128·10 + 10 = 101,770 parameters: g and w read, w written.
+    // Plain SGD over 784·128 + 128 + 128·10 + 10 = 101,770 parameters: g and w read, w written;
+    // w − η·g is a multiply and a subtraction: 1/6 of a FLOP a byte (the roofline lesson's).
     assert_eq!(find("sgd").bytes(), 12.0 * 101_770.0);
+    assert_eq!(find("sgd").flops(), 2.0 * 101_770.0);
+    assert_eq!(find("sgd").flops() / find("sgd").bytes(), 1.0 / 6.0);
+}
+
+/// Each optimizer's update, FLOPs and bytes a parameter, counted by hand from its formula (theory
+/// §11.1: an operation on a per-parameter value counts 1, a square root too; a product of
+/// scalars alone, such as η·λ or 1 − β, none), over 1,000 parameters.
+#[test]
+fn every_optimizers_update_is_counted_by_hand() {
+    use engine::kernel::{BufId, Kernel};
+    use engine::ops::adam::Adam;
+    use engine::ops::adaptive::{Adaptive, AdaptiveRule};
+    use engine::ops::lars::{LarsBuffers, LarsHyper, LarsNorms, LarsUpdate};
+    use engine::ops::sgd::{Sgd, SgdMode};
+    let n = 1_000;
+    let b = BufId(0);
+    let sgd = |mode, momentum| Sgd { grads: b, weights: b, velocity: b, n, momentum, mode };
+    let adaptive = |rule| Adaptive { grads: b, weights: b, accum: b, n, rule };
+    let lars = LarsBuffers { grads: b, weights: b, velocity: b, bounds: b, norms: b, n, segments: 2 };
+    let h = LarsHyper { momentum: 0.9, weight_decay: 1e-4 };
+    let adam = Adam { grads: b, weights: b, m: b, v: b, n, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
+    let per = |k: &dyn Kernel| (k.flops() / n as f64, k.bytes() / n as f64);
+    // w − η·g: ×, −. Reads g, w; writes w.
+    assert_eq!(per(&sgd(SgdMode::Plain, 0.0)), (2.0, 12.0));
+    // v = μ·v − η·g: ×, ×, −; w + v: +. The velocity read and written too.
+    assert_eq!(per(&sgd(SgdMode::Momentum, 0.9)), (4.0, 20.0));
+    // As momentum, then w + μ·v − η·g: ×, ×, −, +.
+    assert_eq!(per(&sgd(SgdMode::Nesterov, 0.9)), (7.0, 20.0));
+    // A + g·g: ×, +; w − η·g / √(A + ε): ×, +, √, ÷, −.
+    assert_eq!(per(&adaptive(AdaptiveRule::AdaGrad { eps: 1e-8 })), (7.0, 20.0));
+    // β·A + (1 − β)·g·g: ×, ×, ×, +; w − η·g / (√A + ε): ×, √, +, ÷, −.
+    assert_eq!(per(&adaptive(AdaptiveRule::RmsProp { beta: 0.9, eps: 1e-8 })), (9.0, 20.0));
+    // m: ×, ×, +; v: ×, ×, ×, +; m̂, v̂: ÷, ÷; √v̂ + ε: √, +; η·m̂ / (…): ×, ÷; w − …: −;
+    // the decay η·λ·w (λ = 0 for Adam, still computed): ×, −. Reads g, w, m, v; writes w, m, v.
+    assert_eq!(per(&adam), (16.0, 28.0));
+    // The layer norms: w·w and g·g, each added to its sum; reads w and g.
+    assert_eq!(per(&LarsNorms { b: lars, h }), (4.0, 8.0));
+    // v = μ·v + η_l·(g + λ·w): ×, ×, +, ×, +; w − v: −. Reads g, w, v; writes w, v.
+    assert_eq!(per(&LarsUpdate { b: lars, h }), (6.0, 20.0));
 }
 
 /// The sweep's products: n/6 FLOPs a byte by hand (2n³ FLOPs over A, B and C's 12n² bytes), each

@@ -60,14 +60,14 @@ pub fn divergence_cause(r: &PrecisionRun, optimizer: &Optimizer) -> String {
             .find(|c| c.squares_flushed.is_some_and(|s| s >= FLUSHED_CAUSE))?;
         Some(format!(
             "{name} is stored in {state}: at step {step}, {share:.0} % of the weights with a gradient \
-             had it flushed to 0, since (1 − β)·g² lies below {state}'s smallest subnormal \
-             ({min:.1e}); where it is 0 the step divides by √0 + ε = {eps:.0e} instead of by about \
+             had it flushed to 0, since (1 − β)·g² lies below half of {state}'s smallest subnormal \
+             ({half:.1e}, below which a value rounds to 0); where it is 0 the step divides by √0 + ε = {eps:.0e} instead of by about \
              |g|, and the weights blow up",
             state = p.optimizer_state.name(),
             eps = epsilon(optimizer),
             step = check.step,
             share = check.squares_flushed.unwrap_or(0.0) * 100.0,
-            min = p.optimizer_state.min_subnormal(),
+            half = p.optimizer_state.min_subnormal() / 2.0,
         ))
     });
     let overflowed = || {

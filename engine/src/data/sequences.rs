@@ -36,7 +36,10 @@ pub fn modular_addition(p: usize, train_fraction: f32, seed: u64) -> (Dataset, D
 /// `count` samples of `len` random tokens below `vocab`, a separator (token `vocab`), then the
 /// same tokens again: each sample is the sequence up to a position of the copy, labelled with the
 /// token that comes next, so a model must look back to where the token after the current one
-/// stood (the induction pattern). Positions are drawn evenly over the copy.
+/// stood. The copy always starts right after the separator, so that place is a fixed distance
+/// from where the copy's padding begins: position alone finds it, not the induction mechanism
+/// of Olsson et al. 2022 (match the current token's earlier occurrence, read what followed),
+/// which a repeat at a random offset would need. Positions are drawn evenly over the copy.
 pub fn copying(vocab: usize, len: usize, count: usize, seed: u64) -> Dataset {
     repeating(vocab, len, count, seed, false)
 }

@@ -48,7 +48,15 @@ pub fn adam_cpu(
     }
 }
 
+/// FLOPs a parameter of Adam's and AdamW's update, as `adam.wgsl` computes it (theory §11.1):
+/// m (3), v (4), m̂ and v̂ (2), √v̂ + ε (2), η·m̂ / (…) (2), w − … (1), the decay η·λ·w and its
+/// subtraction (2, computed for Adam too, with λ = 0).
+pub const ADAM_FLOPS_PER_PARAM: f64 = 16.0;
+
 impl Kernel for Adam {
+    fn flops(&self) -> f64 {
+        ADAM_FLOPS_PER_PARAM * self.n as f64
+    }
     fn bytes(&self) -> f64 {
         // Reads g, w, m, v; writes w, m, v.
         28.0 * self.n as f64

@@ -35,7 +35,22 @@ pub fn adaptive_cpu(g: &[f32], w: &mut [f32], a: &mut [f32], lr: f32, rule: Adap
     }
 }
 
+impl AdaptiveRule {
+    /// FLOPs a parameter of the update, as its shader computes it (theory §11.1): AdaGrad's
+    /// A + g·g (2) and w − η·g / √(A + ε) (5); RMSProp's β·A + (1 − β)·g·g (4) and
+    /// w − η·g / (√A + ε) (5).
+    pub fn flops_per_param(self) -> f64 {
+        match self {
+            AdaptiveRule::AdaGrad { .. } => 7.0,
+            AdaptiveRule::RmsProp { .. } => 9.0,
+        }
+    }
+}
+
 impl Kernel for Adaptive {
+    fn flops(&self) -> f64 {
+        self.rule.flops_per_param() * self.n as f64
+    }
     fn bytes(&self) -> f64 {
         // Reads g, w, the accumulator; writes w and the accumulator.
         20.0 * self.n as f64

@@ -67,7 +67,19 @@ fn words(b: &LarsBuffers, h: &LarsHyper, lr: f32) -> Words {
         .f("weight_decay", h.weight_decay)
 }
 
+/// FLOPs a parameter of LARS (theory §11.1): the layer norms' w·w and g·g, each summed (4), then
+/// the update v = μ·v + η_l·(g + λ·w), w − v (6); the per-layer rate η_l is the layer's, not the
+/// parameter's.
+pub const LARS_FLOPS_PER_PARAM: (f64, f64) = (4.0, 6.0);
+
 impl Kernel for LarsNorms {
+    fn flops(&self) -> f64 {
+        LARS_FLOPS_PER_PARAM.0 * self.b.n as f64
+    }
+    fn bytes(&self) -> f64 {
+        // Reads w and g once; the per-layer bounds and norms are a few words.
+        8.0 * self.b.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("lars.wgsl", "layer_norms")
     }
@@ -91,6 +103,13 @@ impl Kernel for LarsNorms {
 }
 
 impl Kernel for LarsUpdate {
+    fn flops(&self) -> f64 {
+        LARS_FLOPS_PER_PARAM.1 * self.b.n as f64
+    }
+    fn bytes(&self) -> f64 {
+        // Reads g, w and v; writes w and v.
+        20.0 * self.b.n as f64
+    }
     fn shader(&self) -> Shader {
         wgsl!("lars.wgsl", "update")
     }

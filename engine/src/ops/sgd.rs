@@ -35,7 +35,21 @@ pub fn sgd_cpu(g: &[f32], w: &mut [f32], v: &mut [f32], lr: f32, momentum: f32, 
     }
 }
 
+/// FLOPs a parameter of each mode's update, as `sgd.wgsl` computes it (theory §11.1: every
+/// arithmetic operation on a per-parameter value counts 1; products of scalars alone, none):
+/// plain w − η·g is 2; momentum v = μ·v − η·g, w + v is 4; Nesterov adds w + μ·v − η·g, 7.
+pub fn sgd_flops_per_param(mode: SgdMode) -> f64 {
+    match mode {
+        SgdMode::Plain => 2.0,
+        SgdMode::Momentum => 4.0,
+        SgdMode::Nesterov => 7.0,
+    }
+}
+
 impl Kernel for Sgd {
+    fn flops(&self) -> f64 {
+        sgd_flops_per_param(self.mode) * self.n as f64
+    }
     fn bytes(&self) -> f64 {
         // Reads g and w, writes w; with momentum reads and writes the velocity too.
         let per = if self.momentum == 0.0 { 12.0 } else { 20.0 };

@@ -129,7 +129,8 @@ pub struct MemoryPoint {
     pub engine: Option<f64>,
     /// Korthikanti's terms for the engine's setting: f32, no dropout, layer norm as the model.
     pub formula: f64,
-    /// The paper's setting at the same shape: 16-bit, dropout, layer norms.
+    /// The paper's setting at the same length, batch, width and heads: 16-bit, dropout, layer
+    /// norms, an MLP 4h wide (Korthikanti et al. 2022 §4.1).
     pub paper: f64,
     /// Per device over t tensor-parallel devices (t dividing the heads, above 1), the engine's
     /// setting: (t, bytes).
@@ -189,14 +190,8 @@ pub fn curve(c: &engine::transformer::TransformerConfig) -> Vec<MemoryPoint> {
                 seq,
                 engine: addressable(&at).then(|| engine_block_bytes(&at)),
                 formula: block.bytes_per_device(1, false),
-                paper: Block {
-                    bytes: 2,
-                    dropout: true,
-                    layer_norm: true,
-                    norm_stats: false,
-                    ..block
-                }
-                .bytes_per_device(1, false),
+                // The paper's layer at this width and heads: its MLP 4h wide, whatever the model's.
+                paper: Block::paper(seq, c.batch, c.width, c.heads).bytes_per_device(1, false),
                 tensor,
             }
         })

@@ -1,5 +1,5 @@
 //! The attention lab's study (docs/theory.md §12): a small transformer (`engine::transformer`)
-//! trained on a generated task — copying a sequence, where an induction pattern forms, or
+//! trained on a generated task — copying a sequence, where a head learns to look the answer up by its position, or
 //! modular addition, where weight decay brings grokking — once per weight decay asked for, on
 //! the same data and initial weights. `run` trains one run in chunks and measures it after each;
 //! `record` keeps what the page and the lessons read.

@@ -230,6 +230,14 @@ impl HardwareRecord {
                 let g = self.graph.as_ref()?;
                 return Some(g.flops_of(Phase::Backward) / g.flops_of(Phase::Forward));
             }
+            // Forward and backward in forward passes: the rule of thumb's 3, less the first
+            // layer's share of the forward (its input gradient is skipped).
+            "step-forwards" => return self.metric("backward-ratio").map(|r| 1.0 + r),
+            "first-layer-share" => {
+                use engine::plan::Phase;
+                let g = self.graph.as_ref()?;
+                return Some(g.first_layer_forward_flops() / g.flops_of(Phase::Forward));
+            }
             "largest-intensity" => {
                 return self.kernels.iter().filter_map(Self::intensity).reduce(f64::max);
             }

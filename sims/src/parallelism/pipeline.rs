@@ -1,7 +1,7 @@
 //! Pipeline parallelism's schedules (docs/theory.md §8.1): a model cut into `stages` consecutive
 //! stages, one per device, and a batch cut into `micro` micro-batches. GPipe (Huang et al. 2019)
-//! runs every forward, then every backward; 1F1B (Narayanan et al. 2019, the flushed variant of
-//! PipeDream) starts each micro-batch's backward as soon as it can, so a stage holds at most
+//! runs every forward, then every backward; 1F1B (Narayanan et al. 2021, PipeDream-Flush, the
+//! flushed variant of PipeDream, 2019) starts each micro-batch's backward as soon as it can, so a stage holds at most
 //! `stages − s` micro-batches' activations instead of all of them. Both are simulated here as
 //! list schedules: each stage runs its own order of work, each piece starting when its stage is
 //! free and its inputs have arrived.

@@ -20,6 +20,13 @@ pub enum Grow {
     Gradient,
 }
 
+/// When the mask changes in a run of `steps`: every tenth of the run (`.0` steps), until three
+/// quarters through (`.1`), the shape of RigL's schedule (Evci et al. 2020 update every 100 steps
+/// of runs tens of thousands long; the lab's runs are hundreds).
+pub fn schedule(steps: u64) -> (u64, u64) {
+    ((steps / 10).max(1), steps * 3 / 4)
+}
+
 /// The share of active weights an update at `step` drops: RigL's cosine decay from `start` to 0
 /// at `end` (no updates from `end` on).
 pub fn drop_fraction(start: f64, step: u64, end: u64) -> f64 {

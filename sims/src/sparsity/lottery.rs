@@ -244,8 +244,7 @@ pub async fn run<F: std::future::Future<Output = bool>>(
         _ => None,
     };
     let (mut mask, mut rng) = (mask, Rng::new(plan.seed ^ GROW_SALT ^ round as u64));
-    // RigL's schedule: an update every tenth of the run until three quarters through.
-    let (update_every, update_end) = ((plan.steps / 10).max(1), plan.steps * 3 / 4);
+    let (update_every, update_end) = dynamic::schedule(plan.steps);
     // A rewound run trains on the batches the dense run had left.
     let skip = if condition == Condition::Rewind {
         plan.rewind_step.min(plan.steps)

@@ -221,7 +221,7 @@ pub fn memory(canvas: HtmlCanvasElement, points: &[MemoryPoint], current: usize)
             "Korthikanti's count, this engine (f32, no dropout or layer norm)",
             color(0),
         ),
-        Key::dashed("the paper's setting (16-bit, dropout, layer norms)", color(1)),
+        Key::dashed("the paper's setting (16-bit, dropout, layer norms, MLP 4h)", color(1)),
     ];
     keys.extend(
         tensors

@@ -126,12 +126,15 @@ fn graph_text(r: &HardwareRecord) -> Option<impl IntoView + use<>> {
     let (forward, backward) = (g.flops_of(Phase::Forward), g.flops_of(Phase::Backward));
     let kernels = g.nodes.last().map_or(0, |n| n.fused_kernel + 1);
     let ratio = r.metric("backward-ratio")?;
+    let (step, share) = (r.metric("step-forwards")?, r.metric("first-layer-share")?);
     Some(view! {
         {format!("{} ops, {} tensors passed between them; ", g.nodes.len(), g.edges.len())}
         {format!("{kernels} kernels run them with fusion on. ")}
         "The backward pass costs "
         <span data-metric="backward-ratio" data-metric-value=ratio.to_string()>{format!("{ratio:.2}×")}</span>
-        {format!(" the forward's FLOPs ({} against {}): two products a layer (the weights' gradient and the input's) for the forward's one, less the first layer's input gradient, which nothing needs.", si(backward, "FLOPs"), si(forward, "FLOPs"))}
+        {format!(" the forward's FLOPs ({} against {}): two products a layer (the weights' gradient and the input's) for the forward's one, less the first layer's input gradient, which nothing needs. So forward and backward cost ", si(backward, "FLOPs"), si(forward, "FLOPs"))}
+        <span data-metric="step-forwards" data-metric-value=step.to_string()>{format!("{step:.2}")}</span>
+        {format!(" forward passes, not the rule of thumb's 3: the first layer is {:.0} % of the forward's FLOPs, and 3 − {:.2} = {step:.2}. The rule holds where the first layer is a small share (deep networks).", share * 100.0, share)}
     })
 }
 
@@ -215,7 +218,7 @@ pub fn figures(
                 <table class="results" data-testid="hw-kernels">
                     {move || record.with(|r| r.as_ref().map(kernel_rows))}
                 </table>
-                <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed on this device (the line above says by which clock). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (the update, an activation, the loss) has no arithmetic counted: it is memory-bound on any device."</figcaption>
+                <figcaption>"Each kernel of the step the engine dispatches (fused, or one per op with the setting off), timed on this device (the line above says by which clock). FLOPs count a multiply-add as 2; bytes are what the kernel must read and write at the least, each value once, 4 bytes a float (theory §11.1). An element-wise kernel (an activation, the loss) has no arithmetic counted: it is memory-bound on any device. The update counts its operations per parameter (SGD: w − η·g, 2 FLOPs for 12 bytes, 1/6 of a FLOP a byte; Adam 16 for 28): far left of any ridge, memory-bound too (theory §11.1)."</figcaption>
             </figure>
             <figure class="wide">
                 <table class="results" data-testid="hw-fusion">

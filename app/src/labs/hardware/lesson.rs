@@ -5,7 +5,7 @@ use crate::lessons::{step, Step};
 pub const STEPS: &[Step] = &[
     step(
         "press Run (the probes, then W1's training step kernel by kernel, then matrix products of 8 to 512 and the first layer's product in each tile shape: seconds).",
-        "the roofline: a slope (memory bandwidth) rising to a flat roof (arithmetic), both measured here, and the step's kernels placed under it by their FLOPs per byte. The first layer's forward and weight-gradient kernels have the most arithmetic per byte (about 19 and 20); the output layer's products about 4; the loss and the update have no arithmetic to speak of.",
+        "the roofline: a slope (memory bandwidth) rising to a flat roof (arithmetic), both measured here, and the step's kernels placed under it by their FLOPs per byte. The first layer's forward and weight-gradient kernels have the most arithmetic per byte (about 19 and 20); the output layer's products about 4; the update (SGD) has 1/6 of a FLOP a byte, and the loss no arithmetic counted.",
         "a kernel of intensity I FLOPs per byte can go no faster than min(peak, I × bandwidth) (Williams et al. 2009). Below the ridge, where the roofs meet, memory bounds it; above, arithmetic. The intensities are hand counts of what each kernel must read and write (theory §11.1); the times are this device's.",
     ),
     step(

@@ -16,7 +16,7 @@ pub const STEPS: &[Step] = &[
     step(
         "set the schedule to GPipe and Run; then set the micro-batches to 32.",
         "the pipeline's first device holds more activations under GPipe (all 8 micro-batches at once, against at most 4 under 1F1B); with 32 micro-batches the bubble shrinks, yet the step grows: four times the passes pay four times the fixed cost.",
-        "GPipe runs every forward before any backward, so stage s keeps all m micro-batches; 1F1B starts each backward as soon as it can. (Huang et al. pair GPipe with re-materialization: each stage keeps only its input per micro-batch and recomputes the rest in backward, which is what makes all m affordable; the lab's GPipe keeps every activation, so the gap you see is the schedule's alone — the checkpointing way shows what recomputing saves.) The bubble is (p − 1)/(m + p − 1) for both: more micro-batches fill it.",
+        "GPipe runs every forward before any backward, so stage s keeps all m micro-batches; 1F1B starts each backward as soon as it can. (Huang et al. pair GPipe with re-materialization: each stage keeps only its input per micro-batch and recomputes the rest in backward, which is what makes all m affordable; the lab's GPipe keeps every activation, so the gap you see is the schedule's alone — the checkpointing way shows what recomputing saves.) With free hand-overs the bubble is (p − 1)/(m + p − 1) for both; the transfers between stages add a little, more under 1F1B (theory §8.1). More micro-batches fill it.",
     ),
     step(
         "add best to the runs (and set the memory to 2 MB).",

@@ -6,7 +6,7 @@ pub const STEPS: &[Step] = &[
     step(
         "press Run (five runs of 1,000 steps on MNIST, well under a minute on the CPU path).",
         "fp16 — everything in half precision — diverges within a few steps; mixed fp16, bf16 and FP8 finish within a point of fp32.",
-        "naive fp16 stores Adam's second moment v = β₂v + (1 − β₂)g² in fp16 too: at the first step a gradient of 10⁻⁴ gives (1 − β₂)g² = 10⁻³ · 10⁻⁸ = 10⁻¹¹, far below fp16's smallest subnormal 2⁻²⁴ ≈ 6·10⁻⁸, so v is stored as 0 (the verdict says for what share of the weights, from your run's first step). Where v̂ is 0 and m̂ is not, the step m̂/(√v̂ + ε) becomes m̂/ε, 10⁸ times m̂: the weights blow up. Mixed precision keeps the optimizer state and a master copy of the weights in fp32.",
+        "naive fp16 stores Adam's second moment v = β₂v + (1 − β₂)g² in fp16 too: at the first step a gradient of 10⁻⁴ gives (1 − β₂)g² = 10⁻³ · 10⁻⁸ = 10⁻¹¹, far below half of fp16's smallest subnormal (2⁻²⁵ ≈ 3·10⁻⁸, below which a value rounds to 0), so v is stored as 0 (the verdict says for what share of the weights, from your run's first step). Where v̂ is 0 and m̂ is not, the step m̂/(√v̂ + ε) becomes m̂/ε, 10⁸ times m̂: the weights blow up. Mixed precision keeps the optimizer state and a master copy of the weights in fp32.",
     ),
     step(
         "set the optimizer to SGD, the learning rate to 0.001, the runs to fp32, fp16, mixed-fp16, and Run.",

@@ -1,5 +1,5 @@
-//! The attention lab's settings (`/attention`): the task (copying, where an induction pattern
-//! forms; modular addition, where weight decay brings grokking), the transformer's shape, the
+//! The attention lab's settings (`/attention`): the task (copying, where a head learns to look the
+//! answer up by its position; modular addition, where weight decay brings grokking), the transformer's shape, the
 //! training, the weight decays compared (a run each), the example whose attention is shown, and
 //! the presets a teacher starts from. `plan()` turns them into the study's plan
 //! (`lab_sims::attention`).
@@ -18,8 +18,8 @@ use crate::table::{field, hide_field, ranged, text, Setting, Table};
 /// at its default).
 pub const PRESETS: [(&str, &str, &str); 3] = [
     (
-        "induction",
-        "induction: copying, 2 blocks (the defaults, under a minute on the CPU path)",
+        "lookup",
+        "lookup: copying, 2 blocks (the defaults, under a minute on the CPU path)",
         "",
     ),
     (
