@@ -164,11 +164,45 @@ fn every_optimizers_update_is_counted_by_hand() {
     use engine::ops::sgd::{Sgd, SgdMode};
     let n = 1_000;
     let b = BufId(0);
-    let sgd = |mode, momentum| Sgd { grads: b, weights: b, velocity: b, n, momentum, mode };
-    let adaptive = |rule| Adaptive { grads: b, weights: b, accum: b, n, rule };
-    let lars = LarsBuffers { grads: b, weights: b, velocity: b, bounds: b, norms: b, n, segments: 2 };
-    let h = LarsHyper { momentum: 0.9, weight_decay: 1e-4 };
-    let adam = Adam { grads: b, weights: b, m: b, v: b, n, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
+    let sgd = |mode, momentum| Sgd {
+        grads: b,
+        weights: b,
+        velocity: b,
+        n,
+        momentum,
+        mode,
+    };
+    let adaptive = |rule| Adaptive {
+        grads: b,
+        weights: b,
+        accum: b,
+        n,
+        rule,
+    };
+    let lars = LarsBuffers {
+        grads: b,
+        weights: b,
+        velocity: b,
+        bounds: b,
+        norms: b,
+        n,
+        segments: 2,
+    };
+    let h = LarsHyper {
+        momentum: 0.9,
+        weight_decay: 1e-4,
+    };
+    let adam = Adam {
+        grads: b,
+        weights: b,
+        m: b,
+        v: b,
+        n,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weight_decay: 0.0,
+    };
     let per = |k: &dyn Kernel| (k.flops() / n as f64, k.bytes() / n as f64);
     // w − η·g: ×, −. Reads g, w; writes w.
     assert_eq!(per(&sgd(SgdMode::Plain, 0.0)), (2.0, 12.0));
@@ -179,7 +213,10 @@ fn every_optimizers_update_is_counted_by_hand() {
     // A + g·g: ×, +; w − η·g / √(A + ε): ×, +, √, ÷, −.
     assert_eq!(per(&adaptive(AdaptiveRule::AdaGrad { eps: 1e-8 })), (7.0, 20.0));
     // β·A + (1 − β)·g·g: ×, ×, ×, +; w − η·g / (√A + ε): ×, √, +, ÷, −.
-    assert_eq!(per(&adaptive(AdaptiveRule::RmsProp { beta: 0.9, eps: 1e-8 })), (9.0, 20.0));
+    assert_eq!(
+        per(&adaptive(AdaptiveRule::RmsProp { beta: 0.9, eps: 1e-8 })),
+        (9.0, 20.0)
+    );
     // m: ×, ×, +; v: ×, ×, ×, +; m̂, v̂: ÷, ÷; √v̂ + ε: √, +; η·m̂ / (…): ×, ÷; w − …: −;
     // the decay η·λ·w (λ = 0 for Adam, still computed): ×, −. Reads g, w, m, v; writes w, m, v.
     assert_eq!(per(&adam), (16.0, 28.0));

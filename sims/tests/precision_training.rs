@@ -123,6 +123,47 @@ fn an_overflowing_step_is_skipped_and_the_scale_halves() {
     }
 }
 
+/// E4M3 saturates: a gradient past ±448 is stored as ±448, never ±∞. The scaler counts a stored
+/// ±448 as an overflow (as FP8 recipes do), so at a scale of 2^40 the step is skipped and the scale
+/// halves, on both backends (the count's kernel against its CPU twin); without that count the
+/// scale would only grow while most gradients were clipped.
+#[test]
+fn a_saturated_e4m3_gradient_is_an_overflow_to_the_scaler() {
+    for gpu in [false, true] {
+        let precision = Precision {
+            gradients: engine::precision::Format::E4m3,
+            loss_scaling: LossScaling::Dynamic {
+                initial: 2f32.powi(40),
+                interval: 1000,
+            },
+            ..Preset::Fp32.precision()
+        };
+        let (config, data) = mnist_mlp(precision, Optimizer::adam(), 0.003);
+        let mut t = trainer(&config, &data, gpu);
+        let before = pollster::block_on(t.params()).unwrap();
+        losses(&mut t, 1);
+        assert!(
+            pollster::block_on(t.params()).unwrap() == before,
+            "a saturated step moved the weights (gpu: {gpu})"
+        );
+        assert_eq!(
+            (t.skipped_steps(), t.loss_scale()),
+            (1, 2f32.powi(39)),
+            "gpu: {gpu}"
+        );
+    }
+}
+
+/// The overflow count by hand: ±∞ and NaN always; at or past a saturating format's largest
+/// magnitude only when the format saturates.
+#[test]
+fn the_overflow_count_by_hand() {
+    use engine::ops::finite::overflowed_cpu;
+    let x = [1.0, -448.0, 448.0, 447.9, f32::INFINITY, f32::NAN, -1e30, 0.0];
+    assert_eq!(overflowed_cpu(&x, None), 2);
+    assert_eq!(overflowed_cpu(&x, Some(448.0)), 5);
+}
+
 /// Micikevicius et al.'s reason for an fp32 master copy: an update η·g under half a gap of the
 /// weight's format is lost. With SGD at η = 10⁻³ most updates are ≈ 10⁻⁷–10⁻⁶, below fp16's half
 /// gap at the weights' size (≈ 10⁻⁵ at 0.05) and far above fp32's (≈ 10⁻⁹): an fp16 master

@@ -362,3 +362,18 @@ fn the_pipeline_lesson_gives_the_measured_bubbles_and_the_right_citation() {
         assert!(!lesson_texts(id).join(" ").contains("Narayanan et al. 2019"), "{id}");
     }
 }
+
+/// precision-formats §6 and the loss-scale caption give the mechanism the engine runs: E4M3
+/// saturates at ±448 and the scaler counts a saturated gradient as an overflow
+/// (sims/tests/precision_training.rs holds the engine to it on both backends).
+#[test]
+fn the_fp8_scalers_mechanism_is_the_one_the_engine_runs() {
+    let spec = Format::E4m3.spec();
+    assert!(spec.saturates && spec.max == 448.0);
+    assert_eq!(stored(Format::E4m3, 1e6), 448.0, "an E4M3 overflow saturates");
+    assert_eq!(engine::ops::finite::overflowed_cpu(&[448.0, -448.0, 1.0], Some(spec.max)), 2);
+    let why = &crate::lessons::sections("precision-formats")[5].why;
+    assert!(why.contains("counts a gradient stored at ±448 as an overflow"), "{why}");
+    let caption = repo_file("app/src/labs/precision/figures.rs");
+    assert!(caption.contains("which the scaler counts as an overflow as FP8 recipes do"));
+}

@@ -1,20 +1,27 @@
-//! Counts the non-finite values of a tensor (`shaders/finite.wgsl`): whether a reduced-precision
-//! step's gradients overflowed, for the dynamic loss scaler.
+//! Counts the overflowed values of a tensor (`shaders/finite.wgsl`): whether a reduced-precision
+//! step's gradients overflowed, for the dynamic loss scaler. A format that saturates (E4M3) never
+//! gives ±∞, so there a value at the format's largest magnitude counts as an overflow too, as FP8
+//! recipes count it (Micikevicius et al. 2022); else the scaler would grow its scale while ever
+//! more gradients are clipped.
 
 use crate::kernel::{groups_1d, wgsl, BufId, CpuBuffers, Kernel, Shader, StepScalars, Words};
 
-/// ±∞ and NaN among `x`.
-pub fn non_finite_cpu(x: &[f32]) -> u32 {
-    x.iter().filter(|v| !v.is_finite()).count() as u32
+/// The values of `x` that overflowed: ±∞ and NaN, and with `saturates_at` those of that magnitude
+/// or more.
+pub fn overflowed_cpu(x: &[f32], saturates_at: Option<f32>) -> u32 {
+    let saturated = |v: f32| saturates_at.is_some_and(|limit| v.abs() >= limit);
+    x.iter().filter(|v| !v.is_finite() || saturated(**v)).count() as u32
 }
 
-/// count[0] = 0 (before a step), or count[0] += the non-finite values of x[..n].
+/// count[0] = 0 (before a step), or count[0] += the overflowed values of x[..n].
 #[derive(Clone)]
 pub struct CountNonFinite {
     pub x: BufId,
     pub n: usize,
     pub count: BufId,
     pub clear: bool,
+    /// The stored format's largest magnitude where it saturates (None: it overflows to ±∞).
+    pub saturates_at: Option<f32>,
 }
 
 impl Kernel for CountNonFinite {
@@ -29,7 +36,10 @@ impl Kernel for CountNonFinite {
         }
     }
     fn params(&self, _: &StepScalars) -> Words {
-        Words::default().u("n", self.n as u32)
+        Words::default()
+            .u("n", self.n as u32)
+            .u("saturates", self.saturates_at.is_some() as u32)
+            .f("limit", self.saturates_at.unwrap_or(0.0))
     }
     fn bindings(&self) -> Vec<(u32, BufId)> {
         if self.clear {
@@ -50,7 +60,7 @@ impl Kernel for CountNonFinite {
         count[0] = if self.clear {
             0
         } else {
-            count[0] + non_finite_cpu(&bufs.f32(self.x)[..self.n])
+            count[0] + overflowed_cpu(&bufs.f32(self.x)[..self.n], self.saturates_at)
         };
         bufs.put_u32(self.count, count);
     }

@@ -92,11 +92,18 @@ impl StepGraph {
     /// The forward FLOPs of the first layer that has any: the input gradient the backward skips
     /// (nothing needs the data's gradient) would cost as much again.
     pub fn first_layer_forward_flops(&self) -> f64 {
-        let forward = || self.nodes.iter().filter(|n| n.phase == Phase::Forward && n.flops > 0.0);
+        let forward = || {
+            self.nodes
+                .iter()
+                .filter(|n| n.phase == Phase::Forward && n.flops > 0.0)
+        };
         let Some(first) = forward().find_map(|n| n.layer) else {
             return 0.0;
         };
-        forward().filter(|n| n.layer == Some(first)).map(|n| n.flops).sum()
+        forward()
+            .filter(|n| n.layer == Some(first))
+            .map(|n| n.flops)
+            .sum()
     }
 }
 

@@ -119,7 +119,7 @@ pub(super) fn scale_loss_gradient(
 
 /// After backward: a copy of the weight gradients as summed in fp32 (`unrounded`, for what the
 /// lab counts as flushed or overflowed), the gradients stored in their format, then the count of
-/// non-finite ones (the dynamic scaler's overflow test).
+/// overflowed ones, ±∞ or saturated at the format's largest (the dynamic scaler's test).
 pub(super) fn store_gradients(
     ops: &mut KernelList,
     p: &Precision,
@@ -141,12 +141,14 @@ pub(super) fn store_gradients(
         stream: 0,
     }));
     round(Store::gradients(p, seed), ops, grads, n, usize::MAX - 1);
+    let spec = p.gradients.spec();
     for clear in [true, false] {
         ops.push(Box::new(CountNonFinite {
             x: grads,
             n,
             count: nonfinite,
             clear,
+            saturates_at: spec.saturates.then_some(spec.max),
         }));
     }
 }

@@ -142,7 +142,7 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
             </figure>
             <figure>
                 <canvas node_ref=canvases.scale data-testid="prec-scale" data-empty="Press Run: the dynamic loss scale over time." width="420" height="320"></canvas>
-                <figcaption>"The loss scale of each run that scales dynamically: it starts at 2^16, halves (a dot: the step was skipped) when a gradient overflows, and doubles after 200 steps without one (PyTorch's GradScaler; PyTorch waits 2000). Read it: the scale settles just under where the largest gradients overflow."</figcaption>
+                <figcaption>"The loss scale of each run that scales dynamically: it starts at 2^16, halves (a dot: the step was skipped) when a gradient overflows — to ±∞, or, in E4M3, which saturates instead of overflowing, to ±448, which the scaler counts as an overflow as FP8 recipes do — and doubles after 200 steps without one (PyTorch's GradScaler; PyTorch waits 2000). Read it: the scale settles just under where the largest gradients overflow."</figcaption>
             </figure>
             {crate::lessons::lesson("prec", crate::precision::lesson::STEPS)}
         </section>
