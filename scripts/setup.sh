@@ -63,12 +63,12 @@ if [ ! -x "$ROOT/tools/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/tools/node
   (cd "$ROOT/tools" && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
-# --- Python for the PyTorch export's check (NumPy and safetensors, pinned, from PyPI) ---------
+# --- Python for the PyTorch export's check and the formats' reference (pinned, from PyPI) -------
 if [ ! -x "$ROOT/tools/pyenv/bin/python" ] \
-  || ! "$ROOT/tools/pyenv/bin/python" -c 'import numpy, safetensors' 2>/dev/null; then
-  say "installing numpy and safetensors into tools/pyenv (the PyTorch export's check)"
+  || ! "$ROOT/tools/pyenv/bin/python" -c 'import numpy, safetensors, ml_dtypes' 2>/dev/null; then
+  say "installing numpy, safetensors and ml_dtypes into tools/pyenv (the PyTorch export's check, the formats' reference)"
   python3 -m venv "$ROOT/tools/pyenv"
-  "$ROOT/tools/pyenv/bin/pip" install --quiet --disable-pip-version-check numpy==2.1.3 safetensors==0.4.5
+  "$ROOT/tools/pyenv/bin/pip" install --quiet --disable-pip-version-check numpy==2.1.3 safetensors==0.4.5 ml_dtypes==0.5.1
 fi
 
 # --- data sets --------------------------------------------------------------------------------
