@@ -13,6 +13,7 @@ mod cnn_training;
 mod collectives;
 mod conv_pool;
 mod data_files;
+mod delayed_scaling;
 mod embedding;
 mod export_step;
 #[path = "fused/main.rs"]

@@ -31,6 +31,10 @@ pub struct HostBuffers {
     /// The pruning mask (one value per weight, 1 kept, 0 pruned) of a masked plan
     /// (`PlanConfig::masked`); `BufId(0)` otherwise.
     pub mask: BufId,
+    /// Under delayed scaling (`precision::DelayedScaler`), each scaled tensor's scale exponent
+    /// (i32 bits, written before a step) and amax (f32 bits, read after it); `BufId(0)` otherwise.
+    pub scale_exponents: BufId,
+    pub scale_amax: BufId,
 }
 
 /// The buffers of the landscape evaluation (`Plan::evaluate`): a fixed set of samples on the

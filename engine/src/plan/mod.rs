@@ -45,7 +45,8 @@ pub use layer_ops::input_gradient_needed;
 pub use layer_spans::LayerSpans;
 pub use loss::{eval_chunks, eval_chunks_within, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
-use rounding::{round, Store};
+use rounding::{round, Slots, Store};
+pub use rounding::ScaledTensor;
 use steps::{backward, forward};
 
 mod config;
@@ -90,6 +91,8 @@ pub struct Plan {
     pub evaluate: KernelList,
     pub eval: Option<EvalBuffers>,
     pub eval_rows: usize,
+    /// Under delayed scaling, each scale's tensor (`host.scale_exponents`' slots); else empty.
+    pub scaled_tensors: Vec<ScaledTensor>,
 }
 
 impl Plan {
@@ -123,6 +126,8 @@ impl Plan {
                 nonfinite: none,
                 grads_unrounded: none,
                 mask: none,
+                scale_exponents: none,
+                scale_amax: none,
             },
             batch: 1,
             predict_rows: 1,
@@ -130,6 +135,7 @@ impl Plan {
             evaluate: Vec::new(),
             eval: None,
             eval_rows: 0,
+            scaled_tensors: Vec::new(),
         }
     }
 
@@ -202,8 +208,10 @@ impl Plan {
         }));
         let precision = &cfg.precision;
         let weights = rounding::weight_buffer(&mut t, precision, (params, n));
-        rounding::round_weights(&mut train, precision, cfg.seed, (params, weights, n));
-        let acts_store = Store::activations(precision, cfg.seed);
+        let slots = Slots::new(&mut t, precision, bounds.len() - 1, model.layers.len());
+        let rounds = (precision, cfg.seed, slots);
+        rounding::round_weights(&mut train, rounds, (params, weights, n), &bounds);
+        let acts_store = Store::activations(precision, cfg.seed, slots);
         let fwd = forward(
             &mut t,
             &mut train,
@@ -216,7 +224,8 @@ impl Plan {
         );
         let logits = *fwd.acts.last().expect("a model has layers");
         train.push(loss_kernel(cfg, logits, batch_y, loss, correct, d_logits, b));
-        rounding::scale_loss_gradient(&mut train, precision, cfg.seed, (d_logits, b * classes));
+        let d_loss = (d_logits, b * classes, model.layers.len());
+        rounding::scale_loss_gradient(&mut train, precision, cfg.seed, d_loss, slots);
         train.push(Box::new(BatchMean {
             loss,
             correct,
@@ -234,15 +243,10 @@ impl Plan {
             &fwd,
             d_logits,
             b,
-            (cfg.seed, Store::gradients(precision, cfg.seed)),
+            (cfg.seed, Store::gradients(precision, cfg.seed, slots)),
         );
         let layers = LayerSpans::new(&fwd, &backward_starts, train.len());
-        rounding::store_gradients(
-            &mut train,
-            precision,
-            cfg.seed,
-            (grads, n, nonfinite, grads_unrounded),
-        );
+        rounding::store_gradients(&mut train, rounds, (grads, n, nonfinite, grads_unrounded), &bounds);
         let optimizer_start = train.len();
         rounding::unscale_gradients(&mut train, precision, (grads, n));
         // Clipped as PyTorch's clip_grad_norm_: the loss's gradient, before any penalty is added.
@@ -299,8 +303,9 @@ impl Plan {
         let mut predict: KernelList = Vec::new();
         // Prediction reads the weights and stores activations as training does: the copy
         // refreshed from the master weights (the last update came after training's copy).
+        let replay = (precision, cfg.seed, slots.map(Slots::replaying));
         if weights != params {
-            rounding::round_weights(&mut predict, precision, cfg.seed, (params, weights, n));
+            rounding::round_weights(&mut predict, replay, (params, weights, n), &bounds);
         }
         let pf = forward(
             &mut t,
@@ -310,7 +315,7 @@ impl Plan {
             predict_x,
             (p, Points::default()),
             "predict",
-            (None, Some(running), acts_store),
+            (None, Some(running), acts_store.map(Store::replaying)),
         );
         let logits = *pf.acts.last().expect("a model has layers");
         // Cross-entropy models predict probabilities; MSE models their raw outputs, which is
@@ -362,6 +367,8 @@ impl Plan {
                 nonfinite,
                 grads_unrounded,
                 mask,
+                scale_exponents: slots.map_or(BufId(0), |s| s.exponents),
+                scale_amax: slots.map_or(BufId(0), |s| s.amax),
                 data_x,
                 data_y,
                 indices,
@@ -376,6 +383,7 @@ impl Plan {
             evaluate,
             eval,
             eval_rows: cfg.eval_rows,
+            scaled_tensors: slots.map_or_else(Vec::new, |s| s.describe(precision, &bounds)),
         }
     }
 }

@@ -16,6 +16,11 @@ pub enum LossScaling {
     /// Start at `initial`; halve and skip the step when a gradient overflows; double after
     /// `interval` steps without overflow (PyTorch's `GradScaler`, whose interval is 2000).
     Dynamic { initial: f32, interval: u32 },
+    /// FP8 training's recipe (Micikevicius et al. 2022): every tensor stored in a reduced format
+    /// has its own power-of-two scale, from the largest magnitude it took over its last `history`
+    /// steps, less `margin` binades (`delayed`). The loss is not scaled and no step is skipped: a
+    /// value past its tensor's range saturates at the format's largest.
+    Delayed { history: u32, margin: u32 },
 }
 
 /// The dynamic scaler's start (PyTorch's default) and growth interval (shorter than PyTorch's
@@ -31,10 +36,23 @@ impl LossScaling {
         }
     }
 
-    /// The scale of the first step.
+    /// Per-tensor delayed scaling with the lab's history and margin (`delayed::HISTORY`, `MARGIN`).
+    pub fn delayed() -> Self {
+        LossScaling::Delayed {
+            history: super::delayed::HISTORY,
+            margin: super::delayed::MARGIN,
+        }
+    }
+
+    /// Each tensor has its own scale (the loss keeps 1).
+    pub fn per_tensor(self) -> bool {
+        matches!(self, LossScaling::Delayed { .. })
+    }
+
+    /// The loss scale of the first step (1 where the loss is not scaled).
     pub fn initial(self) -> f32 {
         match self {
-            LossScaling::None => 1.0,
+            LossScaling::None | LossScaling::Delayed { .. } => 1.0,
             LossScaling::Static { scale } => scale,
             LossScaling::Dynamic { initial, .. } => initial,
         }
@@ -74,9 +92,8 @@ pub enum Preset {
     MixedFp16,
     /// The same with bf16, without loss scaling (Kalamkar et al. 2019).
     MixedBf16,
-    /// E4M3 weights and activations, E5M2 gradients, fp32 master and state (the formats of
-    /// Micikevicius et al. 2022), with one global dynamic loss scale in place of their per-tensor
-    /// scaling factors (docs/theory.md §7.2).
+    /// E4M3 weights and activations, E5M2 gradients, fp32 master and state, each tensor scaled by
+    /// its own delayed scale (Micikevicius et al. 2022; docs/theory.md §7.3).
     Fp8,
 }
 
@@ -123,7 +140,7 @@ impl Preset {
             },
             Preset::MixedFp16 => mixed(Format::F16, Format::F16, LossScaling::dynamic()),
             Preset::MixedBf16 => mixed(Format::Bf16, Format::Bf16, LossScaling::None),
-            Preset::Fp8 => mixed(Format::E4m3, Format::E5m2, LossScaling::dynamic()),
+            Preset::Fp8 => mixed(Format::E4m3, Format::E5m2, LossScaling::delayed()),
         }
     }
 }

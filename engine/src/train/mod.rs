@@ -53,6 +53,8 @@ pub struct Trainer {
     /// The loss scale of a reduced-precision run, and each step's (`ScaleEvent`).
     scaler: LossScaler,
     scale_events: Vec<ScaleEvent>,
+    /// Each tensor's scale under delayed scaling (None otherwise).
+    delayed: Option<crate::precision::DelayedScaler>,
     /// A split step's mean gradient, kept between steps (`split`).
     split_mean: Vec<f32>,
 }
@@ -202,6 +204,7 @@ impl Trainer {
             backend.write_u32(host.data_y, &data.y);
         }
         let sampler = BatchSampler::new(data.len(), config.seed ^ 0xBA7C4, config.shuffle);
+        let delayed = loss_scaling::delayed_scaler(&config.precision, backend.plan());
         Ok(Self {
             backend,
             host,
@@ -215,6 +218,7 @@ impl Trainer {
             eval_samples: Vec::new(),
             scaler: LossScaler::new(config.precision.loss_scaling),
             scale_events: Vec::new(),
+            delayed,
             split_mean: Vec::new(),
             config,
         })
@@ -301,8 +305,9 @@ impl Trainer {
                 loss_scale: self.scaler.scale,
                 ..Default::default()
             };
-            if self.scaler.is_dynamic() {
-                self.scaled_step(&scalars).await?;
+            // A scaler decides between steps: each step reads back what it needs.
+            if self.scaler.is_dynamic() || self.delayed.is_some() {
+                self.decided_step(&scalars).await?;
                 if slot + 1 == steps {
                     let read = |id| self.backend.read_f32(id, steps);
                     logs = vec![
