@@ -13,6 +13,7 @@ mod landscape_chunks;
 mod layouts;
 mod precision_training;
 mod scaling;
+mod scaling_reference;
 mod step_memory;
 mod surfaces;
 mod transformer_bench;

@@ -25,6 +25,10 @@ pub fn verdict(record: &PrecisionRecord) -> Vec<String> {
                 r.final_scale.log2(),
                 r.skipped_steps
             ),
+            LossScaling::Delayed { .. } => match gradient_scale_range(r) {
+                Some((lo, hi)) => format!("each tensor scaled by its own amax (weight gradients 2^{lo} to 2^{hi})"),
+                None => "each tensor scaled by its own amax".to_string(),
+            },
         };
         let line = match (r.diverged_at, r.test_accuracy) {
             (Some(step), _) => format!(
@@ -100,4 +104,10 @@ fn epsilon(optimizer: &Optimizer) -> f32 {
         | Optimizer::AdaGrad { eps } => eps,
         _ => 0.0,
     }
+}
+
+/// The smallest and largest weight-gradient scale exponent of a delayed-scaling run's last check.
+pub fn gradient_scale_range(r: &PrecisionRun) -> Option<(i32, i32)> {
+    let scales = &r.last_check()?.gradient_scales;
+    Some((*scales.iter().min()?, *scales.iter().max()?))
 }

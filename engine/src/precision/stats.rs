@@ -66,11 +66,17 @@ pub struct RangeShares {
 /// what flushed is a zero like any other and is not counted. A value already ±∞ or NaN counts
 /// as overflowed.
 pub fn range_shares(values: &[f32], scale: f32, format: Format) -> RangeShares {
+    range_shares_by(values, |_| scale, format)
+}
+
+/// `range_shares` with value i scaled by `scale_of(i)`: each tensor by its own scale (delayed
+/// scaling).
+pub fn range_shares_by(values: &[f32], scale_of: impl Fn(usize) -> f32, format: Format) -> RangeShares {
     let spec = format.spec();
     let min_normal = format.min_normal() as f32;
     let (mut s, mut n) = (RangeShares::default(), 0u64);
-    for &v in values {
-        let x = v * scale;
+    for (i, &v) in values.iter().enumerate() {
+        let x = v * scale_of(i);
         if x == 0.0 {
             continue;
         }

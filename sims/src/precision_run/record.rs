@@ -39,6 +39,9 @@ impl PrecisionRecord {
                 LossScaling::Dynamic { initial, interval } => {
                     format!("dynamic from {initial} every {interval}")
                 }
+                LossScaling::Delayed { history, margin } => {
+                    format!("delayed per tensor over {history} steps margin {margin}")
+                }
             };
             [
                 r.label.clone(),

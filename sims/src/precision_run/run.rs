@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use engine::data::Dataset;
 use engine::error::Error;
 use engine::precision::{
-    exponent_histogram, lost_updates, range_shares, tensor_bytes, ExponentHistogram, Format, LossScaling,
+    exponent_histogram, lost_updates, range_shares_by, tensor_bytes, ExponentHistogram, Format, LossScaling,
     Precision, RangeShares, ScaleEvent, TensorBytes,
 };
 use engine::train::{TrainError, Trainer};
@@ -42,6 +42,10 @@ pub struct Check {
     /// Accuracy on the training samples the run is measured on, after the step.
     #[serde(default)]
     pub accuracy: f32,
+    /// Under delayed scaling, the exponent k of each weight-gradient tensor's scale 2^k at this
+    /// step, in parameter order (a layer's weights, then its bias); empty otherwise.
+    #[serde(default)]
+    pub gradient_scales: Vec<i32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,6 +171,13 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
     // A skipped step's gradients were never unscaled: they are stored as they are.
     let stored_scale = if skipped { 1.0 } else { scale };
     let precision = trainer.config.precision;
+    // Each value's scale in its format: the loss scale, or its tensor's own under delayed scaling
+    // (whose stored gradients were unscaled, and unrounded ones never scaled).
+    let per_tensor: Vec<_> = trainer.tensor_scales().into_iter().filter(|(t, _)| t.weight_gradient).collect();
+    let mut scale_of = vec![stored_scale; grads.len()];
+    for (t, k) in &per_tensor {
+        scale_of[t.params.clone().unwrap_or_default()].fill(2f32.powi(*k));
+    }
     let histograms = trainer
         .compiled
         .layers
@@ -174,7 +185,7 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
         .filter(|l| l.has_params())
         .map(|l| {
             let end = l.b_off + l.out_shape[0];
-            let stored: Vec<f32> = grads[l.w_off..end].iter().map(|g| g * stored_scale).collect();
+            let stored: Vec<f32> = (l.w_off..end).map(|i| grads[i] * scale_of[i]).collect();
             exponent_histogram(&stored, HISTOGRAM_LOWEST, HISTOGRAM_HIGHEST)
         })
         .collect();
@@ -195,14 +206,19 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
         skipped,
         lost_updates: (!skipped).then(|| lost_updates(&before, &after, &unrounded)),
         // An fp32 step keeps no separate copy: its unrounded gradients are `grads`, unscaled.
-        gradient_shares: range_shares(
+        gradient_shares: range_shares_by(
             &unrounded,
-            if precision.is_fp32() { stored_scale } else { 1.0 },
+            |i| match (precision.is_fp32(), per_tensor.is_empty()) {
+                (true, _) => stored_scale,
+                (false, true) => 1.0,
+                (false, false) => scale_of[i],
+            },
             precision.gradients,
         ),
         histograms,
         squares_flushed,
         accuracy,
+        gradient_scales: per_tensor.iter().map(|(_, k)| *k).collect(),
     });
     Ok(())
 }

@@ -34,6 +34,8 @@ pub enum Scaling {
     Static,
     #[default]
     Dynamic,
+    /// Each tensor its own scale from its amax history (FP8 training's recipe).
+    Delayed,
 }
 
 /// The name of the run built from the custom formats.
@@ -61,7 +63,7 @@ pub struct PrecisionLab {
     pub master: Format,
     pub rounding: Rounding,
     pub scaling: Scaling,
-    /// The static scale, or the dynamic scaler's first.
+    /// The static scale, or the dynamic scaler's first (unused by delayed scaling).
     pub scale: f32,
     /// The seed of the weights' initialization and the batches' order (the data keep theirs).
     pub seed: u64,
@@ -151,6 +153,7 @@ impl PrecisionLab {
                     initial: self.scale,
                     interval: DYNAMIC_INTERVAL,
                 },
+                Scaling::Delayed => LossScaling::delayed(),
             },
         }
     }
