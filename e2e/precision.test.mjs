@@ -36,6 +36,9 @@ test('precision lab: five short runs, their table, verdict and files; with SGD a
     }
     assert.ok(Number(await metric(page, 'acc-fp32')) > 0.3, 'fp32 learns in 60 steps');
     assert.equal(await metric(page, 'scale-mixed-bf16'), '1', 'bf16 runs without loss scaling');
+    // FP8 scales each tensor by its own (delayed scaling): the cell gives their range.
+    assert.match(await page.locator('[data-metric="scale-fp8"]').innerText(), /per tensor: weight gradients 2\^-?\d+ to 2\^-?\d+/);
+    assert.ok(Number(await metric(page, 'spread-fp8')) >= 0, 'the per-tensor scales\' spread is published');
     assert.match(await text(page, 'prec-verdict'), /mixed-fp16/);
     await screenshot(page, 'precision-runs.png');
 

@@ -375,5 +375,6 @@ fn the_fp8_scalers_mechanism_is_the_one_the_engine_runs() {
     let why = &crate::lessons::sections("precision-formats")[5].why;
     assert!(why.contains("counts a gradient stored at ±448 as an overflow"), "{why}");
     let caption = repo_file("app/src/labs/precision/figures.rs");
-    assert!(caption.contains("which the scaler counts as an overflow as FP8 recipes do"));
+    assert!(caption.contains("which the scaler counts as an overflow (as FP8 recipes count saturation)"));
+    assert!(caption.contains("each weight gradient's own scale"), "the caption shows the recipe's per-tensor scales");
 }

@@ -13,7 +13,8 @@ use lab_state::precision::PrecisionLab;
 
 /// The page's metrics for every run of `record`: test accuracy (none when diverged), the step
 /// it diverged at (0: it did not), gradients flushed to zero at the last check and squares
-/// flushed at step 1 (percent), updates lost at the last check (a share), the final loss scale.
+/// flushed at step 1 (percent), updates lost at the last check (a share), the final loss scale,
+/// and under delayed scaling the binades between the weight-gradient tensors' scales.
 fn metrics(record: &PrecisionRecord) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for r in &record.runs {
@@ -33,6 +34,9 @@ fn metrics(record: &PrecisionRecord) -> BTreeMap<String, f64> {
             out.insert(format!("flushed-{k}"), 100.0 * f);
         }
         out.insert(format!("scale-{k}"), f64::from(r.final_scale));
+        if let Some((lo, hi)) = lab_state::precision::gradient_scale_range(r) {
+            out.insert(format!("spread-{k}"), f64::from(hi - lo));
+        }
     }
     out
 }

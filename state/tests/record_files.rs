@@ -204,6 +204,15 @@ fn a_precision_file_the_lab_could_not_have_written_is_refused_with_why() {
             (|v| v["runs"][0]["train_accuracy"] = json!(7.0), "run 1: an accuracy from 0 to 1, not 7"),
             (|v| v["runs"][0]["diverged_at"] = json!(9999), "run 1: steps within its 3"),
             (|v| v["runs"][0]["bytes"]["activations"] = json!(u64::MAX), "run 1: tensor bytes of at most"),
+            (
+                |v| {
+                    let shares = json!({"underflow": 0.0, "subnormal": 0.0, "normal": 1.0, "overflow": 0.0});
+                    let check = json!({"step": 1, "scale": 1.0, "skipped": false, "lost_updates": null,
+                        "gradient_shares": shares, "histograms": [], "gradient_scales": [3, 1000]});
+                    v["runs"][0]["checks"] = json!([check]);
+                },
+                "run 1: a tensor scale from 2^-64 to 2^64, not 2^1000",
+            ),
         ],
     );
 }

@@ -49,6 +49,12 @@ impl PrecisionRecord {
                 for h in &c.histograms {
                     within("histogram bins", h.counts.len(), 0, MOST_BINS).map_err(at)?;
                 }
+                // Two parameter tensors a layer (weights, bias), each scale within the engine's.
+                within("tensor scales", c.gradient_scales.len(), 0, 2 * MOST_LAYERS).map_err(at)?;
+                let most = engine::precision::MAX_EXPONENT;
+                if let Some(k) = c.gradient_scales.iter().find(|k| k.abs() > most) {
+                    return Err(at(format!("a tensor scale from 2^-{most} to 2^{most}, not 2^{k}")));
+                }
                 if c.step > self.steps as u64 {
                     return Err(at(format!(
                         "checks within its {} steps, not at {}",

@@ -89,7 +89,22 @@ fn accuracy<DB: DrawingBackend>(
     }
 }
 
-/// log₂ of the loss scale of every run that scales dynamically, a dot at each skipped step.
+/// One line per weight-gradient tensor: (step, log₂ of its scale) at each check.
+type TensorLines = Vec<Vec<(u64, f32)>>;
+
+/// Each weight-gradient tensor's scale exponent at each check of a delayed-scaling run.
+fn tensor_lines(r: &PrecisionRun) -> TensorLines {
+    let tensors = r.checks.iter().map(|c| c.gradient_scales.len()).max().unwrap_or(0);
+    (0..tensors)
+        .map(|t| {
+            let at = |c: &Check| c.gradient_scales.get(t).map(|k| (c.step, *k as f32));
+            r.checks.iter().filter_map(at).collect()
+        })
+        .collect()
+}
+
+/// log₂ of the loss scale of every run that scales dynamically, a dot at each skipped step; and
+/// for a run that scales each tensor (delayed), each weight gradient's scale at the checks, dashed.
 pub fn scale(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
     let Some(root) = area(canvas) else { return };
     let dynamic: Vec<(usize, &PrecisionRun)> = runs
@@ -97,13 +112,22 @@ pub fn scale(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
         .enumerate()
         .filter(|(_, r)| !r.scale_events.is_empty())
         .collect();
-    let keys: Vec<Key> = dynamic
+    let delayed: Vec<(usize, TensorLines)> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, tensor_lines(r)))
+        .filter(|(_, lines)| !lines.is_empty())
+        .collect();
+    let mut keys: Vec<Key> = dynamic
         .iter()
         .map(|(i, r)| Key::line(format!("{} ({} skipped)", r.label, r.skipped_steps), color(*i)))
         .collect();
+    keys.extend(delayed.iter().map(|(i, lines)| {
+        Key::dashed(format!("{}: {} weight gradients, each its own", runs[*i].label, lines.len()), color(*i))
+    }));
     let plot = legend::below(&root, &keys);
-    if dynamic.is_empty() {
-        crate::draw::placeholder(&plot, "No run here scales its loss dynamically.");
+    if dynamic.is_empty() && delayed.is_empty() {
+        crate::draw::placeholder(&plot, "No run here scales its loss or its tensors.");
         return;
     }
     let steps = runs.iter().map(|r| r.losses.len()).max().unwrap_or(1).max(2) as u64;
@@ -111,6 +135,7 @@ pub fn scale(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
     let (lo, hi) = dynamic
         .iter()
         .flat_map(|(_, r)| r.scale_events.iter().map(|e| log2(e.scale)))
+        .chain(delayed.iter().flat_map(|(_, l)| l.iter().flatten().map(|p| p.1)))
         .fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let Ok(mut chart) = ChartBuilder::on(&plot)
         .margin(10)
@@ -136,6 +161,11 @@ pub fn scale(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
         let skipped = r.scale_events.iter().filter(|e| e.overflow);
         let _ =
             chart.draw_series(skipped.map(|e| Circle::new((e.step, log2(e.scale)), 4, color(i).filled())));
+    }
+    for (i, lines) in delayed {
+        for line in lines {
+            let _ = chart.draw_series(DashedLineSeries::new(line, 6, 4, color(i).stroke_width(2)));
+        }
     }
 }
 

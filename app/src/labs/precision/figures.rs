@@ -47,7 +47,10 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<u64>) -> impl Int
     });
     // The squared-gradient state flushed at the first step: what sinks naive fp16 with Adam.
     let flushed = r.first_squares_flushed().map(|v| v * 100.0);
-    let scale = if r.scale_events.is_empty() {
+    let per_tensor = lab_state::precision::gradient_scale_range(r);
+    let scale = if let Some((lo, hi)) = per_tensor {
+        format!("per tensor: weight gradients 2^{lo} to 2^{hi}")
+    } else if r.scale_events.is_empty() {
         format!("{}", r.final_scale)
     } else {
         format!("2^{} ({} skipped)", r.final_scale.log2(), r.skipped_steps)
@@ -73,7 +76,7 @@ fn row(r: &PrecisionRun, fp32: Option<f32>, fp32_bytes: Option<u64>) -> impl Int
             <td data-metric=format!("acc-{k}") data-metric-value=r.test_accuracy.filter(|_| r.diverged_at.is_none()).map_or(String::new(), |a| a.to_string())
                 data-diverged=r.diverged_at.map_or(String::new(), |s| s.to_string())>{accuracy}<span hidden data-metric=format!("diverged-{k}") data-metric-value=r.diverged_at.map_or("0".to_string(), |s| s.to_string())></span></td>
             <td data-metric=format!("delta-{k}")>{delta}</td>
-            <td data-metric=format!("scale-{k}") data-metric-value=r.final_scale.to_string()>{scale}</td>
+            <td data-metric=format!("scale-{k}") data-metric-value=r.final_scale.to_string()>{scale}{per_tensor.map(|(lo, hi)| view! { <span hidden data-metric=format!("spread-{k}") data-metric-value=(hi - lo).to_string()></span> })}</td>
             <td data-metric=format!("under-{k}") data-metric-value=under_value>{under}
                 {flushed.map(|v| view! { <br/><span class="muted small" title="the share of Adam's second moment v (or RMSProp's, AdaGrad's squares) stored as 0 after step 1" data-metric=format!("flushed-{k}") data-metric-value=v.to_string()>{format!("squares → 0 at step 1: {v:.0} %")}</span> })}
             </td>
@@ -141,8 +144,8 @@ pub fn figures(canvases: Canvases, record: RwSignal<Option<PrecisionRecord>>) ->
                 <figcaption>"The weight gradients of one run at its last check, by power of two, one line per layer, as stored in its gradient format (× the loss scale; dashed: before scaling). Shaded: grey where the format flushes values to zero, blue its subnormals (fewer bits), orange past its largest value. Read it: loss scaling slides the lines right, out of the grey; too much and they run into the orange and the step overflows."</figcaption>
             </figure>
             <figure>
-                <canvas node_ref=canvases.scale data-testid="prec-scale" data-empty="Press Run: the dynamic loss scale over time." width="420" height="320"></canvas>
-                <figcaption>"The loss scale of each run that scales dynamically: it starts at 2^16, halves (a dot: the step was skipped) when a gradient overflows — to ±∞, or, in E4M3, which saturates instead of overflowing, to ±448, which the scaler counts as an overflow as FP8 recipes do — and doubles after 200 steps without one (PyTorch's GradScaler; PyTorch waits 2000). Read it: the scale settles just under where the largest gradients overflow."</figcaption>
+                <canvas node_ref=canvases.scale data-testid="prec-scale" data-empty="Press Run: the loss scales over time." width="420" height="320"></canvas>
+                <figcaption>"The loss scale of each run that scales dynamically: it starts at 2^16, halves (a dot: the step was skipped) when a gradient overflows — to ±∞, or, in E4M3, which saturates instead of overflowing, to ±448, which the scaler counts as an overflow (as FP8 recipes count saturation) — and doubles after 200 steps without one (PyTorch's GradScaler; PyTorch waits 2000). Read it: the scale settles just under where the largest gradients overflow. Dashed, for a run with delayed scaling (the fp8 preset): each weight gradient's own scale, set from the largest value that tensor took over its last 16 steps (Micikevicius et al. 2022). Read them: one global scale must suit the tensor with the largest gradients; each tensor's own sits as high as its values allow."</figcaption>
             </figure>
             {crate::lessons::lesson("prec", crate::precision::lesson::STEPS)}
         </section>

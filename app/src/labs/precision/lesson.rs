@@ -20,7 +20,7 @@ pub const STEPS: &[Step] = &[
     ),
     step(
         "look at the loss-scale chart of mixed-fp16 and fp8.",
-        "the scale climbs from 2¹⁶ by doublings and drops by halves, a dot at each skipped step.",
-        "the dynamic scaler doubles the scale after 200 steps without overflow and halves it (skipping that update) when a gradient becomes infinite: it finds the largest scale the gradients tolerate.",
+        "mixed-fp16's one scale climbs from 2¹⁶ by doublings and drops by halves, a dot at each skipped step; fp8 has four dashed lines, one per weight-gradient tensor, a few binades apart.",
+        "the dynamic scaler doubles the scale after 200 steps without overflow and halves it (skipping that update) when a gradient becomes infinite: it finds the largest scale the gradients tolerate. FP8 training scales each tensor by its own: from the largest value it took over its last 16 steps, the highest power of two that keeps it within the format (delayed scaling, Micikevicius et al. 2022).",
     ),
 ];

@@ -111,15 +111,16 @@ pub fn PrecisionPage() -> impl IntoView {
                 </label>
                 <label class:hidden=hidden("scaling")>"Loss scaling"
                     <select data-testid="prec-scaling" on:change=move |ev| {
-                        let k = match event_target_value(&ev).as_str() { "none" => Scaling::None, "static" => Scaling::Static, _ => Scaling::Dynamic };
+                        let k = match event_target_value(&ev).as_str() { "none" => Scaling::None, "static" => Scaling::Static, "delayed" => Scaling::Delayed, _ => Scaling::Dynamic };
                         set(&|s| s.scaling = k);
                     }>
                         <option value="none" selected=move || settings.with(|s| s.scaling == Scaling::None)>"none"</option>
                         <option value="static" selected=move || settings.with(|s| s.scaling == Scaling::Static)>"static"</option>
                         <option value="dynamic" selected=move || settings.with(|s| s.scaling == Scaling::Dynamic)>"dynamic (halve on overflow, ×2 every 200 steps)"</option>
+                        <option value="delayed" selected=move || settings.with(|s| s.scaling == Scaling::Delayed)>"delayed, per tensor (each from its amax over 16 steps)"</option>
                     </select>
                 </label>
-                {number_input("Scale (a power of two; dynamic: the first)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.scale = x).is_some())}
+                {number_input("Scale (a power of two; dynamic: the first; delayed: unused)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.scale = x).is_some())}
             </fieldset>
             {number_input("Seed (the weights' start, the batches' order)", "prec-seed", |s| s.seed.to_string(), |s, v| v.parse::<u64>().ok().map(|x| s.seed = x).is_some())}
             {crate::controls::backend_select("prec-backend", settings)}

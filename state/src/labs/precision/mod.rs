@@ -12,7 +12,7 @@ use engine::precision::{Format, LossScaling, Precision, Preset, Rounding, DYNAMI
 use engine::train::{DataConfig, ImageConfig, TrainConfig};
 
 use crate::lab::LabState;
-pub use crate::precision_verdict::verdict;
+pub use crate::precision_verdict::{gradient_scale_range, verdict};
 use crate::table::{field, hide_field, ranged, text, Setting, Table};
 
 /// The networks offered: the benchmark's two workloads.
