@@ -32,7 +32,12 @@ fn the_scaled_store_is_its_cpu_twin_bit_for_bit_with_its_amax() {
     let mut with_edges = values(n);
     with_edges[10] = f32::INFINITY;
     with_edges[11] = f32::NAN;
-    for (format, k) in [(Format::E4m3, 8), (Format::E4m3, -3), (Format::E5m2, 20), (Format::F16, 0)] {
+    for (format, k) in [
+        (Format::E4m3, 8),
+        (Format::E4m3, -3),
+        (Format::E5m2, 20),
+        (Format::F16, 0),
+    ] {
         for rounding in [Rounding::Nearest, Rounding::Stochastic] {
             for (inputs, copy) in [(values(n), false), (with_edges.clone(), true)] {
                 let mut t = BufferTable::default();
@@ -74,12 +79,20 @@ fn the_scaled_store_is_its_cpu_twin_bit_for_bit_with_its_amax() {
                 let ((g, c), (ga, ca)) = (&out[0], &out[1]);
                 for i in 0..n + 5 {
                     let same = g[i].to_bits() == c[i].to_bits() || (g[i].is_nan() && c[i].is_nan());
-                    assert!(same, "{what}: value {i} ({:e}): GPU {:e}, CPU {:e}", init[i], g[i], c[i]);
+                    assert!(
+                        same,
+                        "{what}: value {i} ({:e}): GPU {:e}, CPU {:e}",
+                        init[i], g[i], c[i]
+                    );
                 }
                 let bits = |v: &[f32]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(ga), bits(ca), "{what}: amax");
                 // The amax is the largest magnitude, as bits (NaN's above ±∞); the other slots stay.
-                let want = if copy { f32::NAN.to_bits() } else { 3.0e6f32.to_bits() };
+                let want = if copy {
+                    f32::NAN.to_bits()
+                } else {
+                    3.0e6f32.to_bits()
+                };
                 assert_eq!(bits(ca), vec![0, want, 5], "{what}: amax by hand");
             }
         }

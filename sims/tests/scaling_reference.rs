@@ -27,7 +27,12 @@ fn reference(job: &Value) -> Value {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(job.to_string().as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(job.to_string().as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "scaling_reference.py failed");
     serde_json::from_slice(&out.stdout).unwrap()
@@ -66,11 +71,25 @@ fn delayed_scaling_is_the_reference_recipe() {
             pollster::block_on(t.train(1)).unwrap();
             let unrounded = pollster::block_on(t.unrounded_gradients()).unwrap();
             let grads = pollster::block_on(t.last_gradients()).unwrap();
-            let tensors: Vec<_> = t.tensor_scales().into_iter().filter(|(s, _)| s.weight_gradient).collect();
+            let tensors: Vec<_> = t
+                .tensor_scales()
+                .into_iter()
+                .filter(|(s, _)| s.weight_gradient)
+                .collect();
             assert_eq!(tensors.len(), 4, "W1, b1, W2, b2");
             let range = |s: &engine::plan::ScaledTensor| s.params.clone().unwrap();
-            steps.push(tensors.iter().map(|(s, _)| bits(&unrounded[range(s)])).collect::<Vec<_>>());
-            stored.push(tensors.iter().map(|(s, _)| bits(&grads[range(s)])).collect::<Vec<_>>());
+            steps.push(
+                tensors
+                    .iter()
+                    .map(|(s, _)| bits(&unrounded[range(s)]))
+                    .collect::<Vec<_>>(),
+            );
+            stored.push(
+                tensors
+                    .iter()
+                    .map(|(s, _)| bits(&grads[range(s)]))
+                    .collect::<Vec<_>>(),
+            );
             exponents.push(tensors.iter().map(|(_, k)| *k).collect::<Vec<_>>());
         }
         let job = json!({"mode": "delayed", "format": "e5m2", "history": 16, "margin": 0, "steps": steps});
@@ -78,9 +97,20 @@ fn delayed_scaling_is_the_reference_recipe() {
         let mut moved = false;
         for (i, step) in theirs.as_array().unwrap().iter().enumerate() {
             let want: Vec<i32> = serde_json::from_value(step["exponents"].clone()).unwrap();
-            assert_eq!(exponents[i], want, "{}: step {}: exponents", t.backend_name(), i + 1);
+            assert_eq!(
+                exponents[i],
+                want,
+                "{}: step {}: exponents",
+                t.backend_name(),
+                i + 1
+            );
             let want: Vec<Vec<u32>> = serde_json::from_value(step["stored"].clone()).unwrap();
-            assert!(stored[i] == want, "{}: step {}: stored gradients", t.backend_name(), i + 1);
+            assert!(
+                stored[i] == want,
+                "{}: step {}: stored gradients",
+                t.backend_name(),
+                i + 1
+            );
             moved |= exponents[i].iter().any(|&k| k != exponents[i][0]);
         }
         // The tensors' scales part: what one global scale cannot do.
@@ -111,16 +141,26 @@ fn the_global_scale_is_the_reference_grad_scaler() {
             pollster::block_on(t.train(1)).unwrap();
             steps.push(bits(&pollster::block_on(t.unrounded_gradients()).unwrap()));
         }
-        let job = json!({"mode": "global", "format": "e4m3", "initial": 65536.0, "interval": 4, "steps": steps});
+        let job =
+            json!({"mode": "global", "format": "e4m3", "initial": 65536.0, "interval": 4, "steps": steps});
         let theirs = reference(&job);
         let events = t.scale_events();
         assert_eq!(events.len(), 40);
         for (e, r) in events.iter().zip(theirs.as_array().unwrap()) {
             let scale = r["scale"].as_f64().unwrap() as f32;
             let overflow = r["overflow"].as_bool().unwrap();
-            assert_eq!((e.scale, e.overflow), (scale, overflow), "{}: step {}", t.backend_name(), e.step);
+            assert_eq!(
+                (e.scale, e.overflow),
+                (scale, overflow),
+                "{}: step {}",
+                t.backend_name(),
+                e.step
+            );
         }
         assert!(events.iter().any(|e| e.overflow), "no step overflowed");
-        assert!(events.windows(2).any(|w| w[1].scale > w[0].scale), "the scale never grew");
+        assert!(
+            events.windows(2).any(|w| w[1].scale > w[0].scale),
+            "the scale never grew"
+        );
     }
 }

@@ -26,7 +26,9 @@ pub fn verdict(record: &PrecisionRecord) -> Vec<String> {
                 r.skipped_steps
             ),
             LossScaling::Delayed { .. } => match gradient_scale_range(r) {
-                Some((lo, hi)) => format!("each tensor scaled by its own amax (weight gradients 2^{lo} to 2^{hi})"),
+                Some((lo, hi)) => {
+                    format!("each tensor scaled by its own amax (weight gradients 2^{lo} to 2^{hi})")
+                }
                 None => "each tensor scaled by its own amax".to_string(),
             },
         };

@@ -45,8 +45,8 @@ pub use layer_ops::input_gradient_needed;
 pub use layer_spans::LayerSpans;
 pub use loss::{eval_chunks, eval_chunks_within, eval_points, segment_bounds, EVAL_CHUNK_BYTES};
 use loss::{evaluation, loss_kernel};
-use rounding::{round, Slots, Store};
 pub use rounding::ScaledTensor;
+use rounding::{round, Slots, Store};
 use steps::{backward, forward};
 
 mod config;
@@ -246,7 +246,12 @@ impl Plan {
             (cfg.seed, Store::gradients(precision, cfg.seed, slots)),
         );
         let layers = LayerSpans::new(&fwd, &backward_starts, train.len());
-        rounding::store_gradients(&mut train, rounds, (grads, n, nonfinite, grads_unrounded), &bounds);
+        rounding::store_gradients(
+            &mut train,
+            rounds,
+            (grads, n, nonfinite, grads_unrounded),
+            &bounds,
+        );
         let optimizer_start = train.len();
         rounding::unscale_gradients(&mut train, precision, (grads, n));
         // Clipped as PyTorch's clip_grad_norm_: the loss's gradient, before any penalty is added.

@@ -58,7 +58,10 @@ impl Slots {
 
     /// The same scales, read without recording (prediction).
     pub fn replaying(self) -> Slots {
-        Slots { record: false, ..self }
+        Slots {
+            record: false,
+            ..self
+        }
     }
 
     fn first(self, class: u32) -> u32 {

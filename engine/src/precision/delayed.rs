@@ -113,7 +113,10 @@ mod tests {
         let mut s = DelayedScaler::new(vec![448.0, 448.0], 3, 0);
         assert_eq!(s.exponents, [0, 0]);
         s.after_step(&[1.0, 0.0]);
-        assert_eq!((s.used.as_slice(), s.exponents.as_slice()), ([0, 0].as_slice(), [8, 0].as_slice()));
+        assert_eq!(
+            (s.used.as_slice(), s.exponents.as_slice()),
+            ([0, 0].as_slice(), [8, 0].as_slice())
+        );
         // A spike of 4 sets 2⁶ (4·64 = 256 ≤ 448) for as long as it stays in the history …
         s.after_step(&[4.0, f32::INFINITY]);
         assert_eq!(s.exponents, [6, 0]);

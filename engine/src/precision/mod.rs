@@ -15,4 +15,6 @@ pub use policy::{
     DYNAMIC_INTERVAL, PRESETS,
 };
 pub use scaler::{LossScaler, ScaleEvent};
-pub use stats::{exponent, exponent_histogram, lost_updates, range_shares, range_shares_by, ExponentHistogram, RangeShares};
+pub use stats::{
+    exponent, exponent_histogram, lost_updates, range_shares, range_shares_by, ExponentHistogram, RangeShares,
+};

@@ -53,7 +53,9 @@ impl PrecisionRecord {
                 within("tensor scales", c.gradient_scales.len(), 0, 2 * MOST_LAYERS).map_err(at)?;
                 let most = engine::precision::MAX_EXPONENT;
                 if let Some(k) = c.gradient_scales.iter().find(|k| k.abs() > most) {
-                    return Err(at(format!("a tensor scale from 2^-{most} to 2^{most}, not 2^{k}")));
+                    return Err(at(format!(
+                        "a tensor scale from 2^-{most} to 2^{most}, not 2^{k}"
+                    )));
                 }
                 if c.step > self.steps as u64 {
                     return Err(at(format!(

@@ -173,7 +173,11 @@ async fn check_step(trainer: &mut Trainer, out: &mut PrecisionRun, eval: &Datase
     let precision = trainer.config.precision;
     // Each value's scale in its format: the loss scale, or its tensor's own under delayed scaling
     // (whose stored gradients were unscaled, and unrounded ones never scaled).
-    let per_tensor: Vec<_> = trainer.tensor_scales().into_iter().filter(|(t, _)| t.weight_gradient).collect();
+    let per_tensor: Vec<_> = trainer
+        .tensor_scales()
+        .into_iter()
+        .filter(|(t, _)| t.weight_gradient)
+        .collect();
     let mut scale_of = vec![stored_scale; grads.len()];
     for (t, k) in &per_tensor {
         scale_of[t.params.clone().unwrap_or_default()].fill(2f32.powi(*k));

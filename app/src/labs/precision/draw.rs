@@ -92,13 +92,15 @@ fn accuracy<DB: DrawingBackend>(
 /// One line per weight-gradient tensor: (step, log₂ of its scale) at each check.
 type TensorLines = Vec<Vec<(u64, f32)>>;
 
-/// Each weight-gradient tensor's scale exponent at each check of a delayed-scaling run.
+/// Each weight-gradient tensor's scale exponent at each check of a delayed-scaling run, from the
+/// second step on: the first runs at 2⁰, before any tensor has a history, and a line from there
+/// would draw a climb that never happened.
 fn tensor_lines(r: &PrecisionRun) -> TensorLines {
     let tensors = r.checks.iter().map(|c| c.gradient_scales.len()).max().unwrap_or(0);
     (0..tensors)
         .map(|t| {
             let at = |c: &Check| c.gradient_scales.get(t).map(|k| (c.step, *k as f32));
-            r.checks.iter().filter_map(at).collect()
+            r.checks.iter().filter(|c| c.step > 1).filter_map(at).collect()
         })
         .collect()
 }
@@ -149,8 +151,8 @@ pub fn scale(canvas: HtmlCanvasElement, runs: &[PrecisionRun]) {
         .configure_mesh()
         .x_desc("step")
         .y_desc("loss scale")
-        // One label per power of two (whole numbers on the log₂ axis).
-        .y_labels(((hi - lo) + 3.0).max(2.0) as usize)
+        // Whole powers of two on the log₂ axis, at most a dozen labels.
+        .y_labels(((hi - lo) + 3.0).clamp(2.0, 12.0) as usize)
         .y_label_formatter(&|v| format!("2^{v:.0}"))
         .light_line_style(RGBColor(235, 235, 235))
         .label_style(("sans-serif", 11))

@@ -57,17 +57,36 @@ fn tables(record: &PrecisionRecord, run: Option<&PrecisionRun>) {
         })
     });
     set_table("prec-curves", csv("run,step,loss,train_accuracy", curves));
-    let scale = record.runs.iter().flat_map(|r| {
+    // The one loss scale of a dynamic run at every step; each weight gradient's own scale of a
+    // delayed run at its checks.
+    let global = record.runs.iter().flat_map(|r| {
         r.scale_events.iter().map(move |e| {
             [
                 r.label.clone(),
                 e.step.to_string(),
+                "loss".to_string(),
                 e.scale.to_string(),
                 e.overflow.to_string(),
             ]
         })
     });
-    set_table("prec-scale", csv("run,step,loss_scale,overflow_skipped", scale));
+    let per_tensor = record.runs.iter().flat_map(|r| {
+        r.checks.iter().flat_map(move |c| {
+            c.gradient_scales.iter().enumerate().map(move |(t, k)| {
+                [
+                    r.label.clone(),
+                    c.step.to_string(),
+                    format!("weight gradient {}", t + 1),
+                    2f64.powi(*k).to_string(),
+                    "false".to_string(),
+                ]
+            })
+        })
+    });
+    set_table(
+        "prec-scale",
+        csv("run,step,tensor,scale,overflow_skipped", global.chain(per_tensor)),
+    );
     if let Some(r) = run {
         let rows = r.checks.iter().flat_map(|c| {
             c.histograms.iter().enumerate().flat_map(move |(l, h)| {

@@ -117,7 +117,7 @@ pub fn PrecisionPage() -> impl IntoView {
                         <option value="none" selected=move || settings.with(|s| s.scaling == Scaling::None)>"none"</option>
                         <option value="static" selected=move || settings.with(|s| s.scaling == Scaling::Static)>"static"</option>
                         <option value="dynamic" selected=move || settings.with(|s| s.scaling == Scaling::Dynamic)>"dynamic (halve on overflow, ×2 every 200 steps)"</option>
-                        <option value="delayed" selected=move || settings.with(|s| s.scaling == Scaling::Delayed)>"delayed, per tensor (each from its amax over 16 steps)"</option>
+                        <option value="delayed" selected=move || settings.with(|s| s.scaling == Scaling::Delayed)>"delayed, per tensor (amax of 16 steps)"</option>
                     </select>
                 </label>
                 {number_input("Scale (a power of two; dynamic: the first; delayed: unused)", "prec-scale", |s| s.scale.to_string(), |s, v| v.parse::<f32>().ok().map(|x| s.scale = x).is_some())}
