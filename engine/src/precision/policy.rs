@@ -236,7 +236,7 @@ impl Precision {
             master: self.master.name().into(),
             rounding: format!("{:?}", self.rounding).to_lowercase(),
             loss_scale,
-            note: "Every number is written as fp32. A reduced class's values are exactly representable in its format: the step rounds each tensor where it stores it (docs/theory.md §7.2). `parameters` and `parameters_after` are the master weights; forward and backward read them rounded to `weights`. `gradients` are the weight gradients as stored, rounded to `gradients`, divided by `loss_scale`. An exported step runs at the scale given here; a dynamic scaler's own scale applies only in training.".into(),
+            note: "Every number is written as fp32. A reduced class's values are exactly representable in its format: the step rounds each tensor where it stores it (docs/theory.md §7.2). `parameters` and `parameters_after` are the master weights; forward and backward read them rounded to `weights`. `gradients` are the weight gradients as stored, rounded to `gradients`, divided by `loss_scale`. An exported step runs at the scale given here; a dynamic scaler's own scale applies only in training. Under delayed scaling (loss scale 1) each tensor is scaled by its own power of two 2^k before rounding and unscaled after: a stored value is a value of its format times 2^-k, k from the tensor's amax history at the time.".into(),
         })
     }
 }
