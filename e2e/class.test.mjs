@@ -73,7 +73,8 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     await t.click(byId('release-optimizers-momentum-0'));
     for (const s of students) await until(async () => s.page.locator(byId('reveal-0')).isVisible(), 15_000, 'the reveal after the release');
     const csv = await (await fetch(await t.locator(byId('class-csv')).getAttribute('href'))).text();
-    assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",1,"[\d.]+ ×",1\noptimizers-momentum,1,"Bo",2,"[\d.]+ ×",1\n$/);
+    // Sections and choices numbered from 1, as the page shows them.
+    assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",2,"[\d.]+ ×",2\noptimizers-momentum,1,"Bo",3,"[\d.]+ ×",2\n$/);
     for (const s of [teacher, ...students]) assert.deepEqual(s.errors, []);
   } finally {
     for (const s of [teacher, ...students]) await s.browser.close();

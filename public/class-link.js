@@ -26,20 +26,35 @@
   let note = null;
   const say = (text) => { if (note) note.textContent = text; };
 
+  // One request, tried again on what passes (no answer, a server restarting, 429 or 5xx) after
+  // 1, 2, 4, 8 s (or what Retry-After asks): a lecture hall's burst must not lose a lock. A lock
+  // keeps the first choice and a result replaces the last, so sending one twice changes nothing.
   async function call(method, path, body) {
-    const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), 8000);
-    try {
-      const r = await fetch(`${cls.server}/api/classes/${cls.code}${path}`, {
-        method, signal: ctl.signal,
-        headers: body ? { 'content-type': 'application/json' } : {},
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const answer = await r.json().catch(() => ({}));
-      if (!r.ok) throw new Error(answer.error || `HTTP ${r.status}`);
-      return answer;
-    } finally {
-      clearTimeout(timer);
+    const waits = [1000, 2000, 4000, 8000];
+    for (let attempt = 0; ; attempt++) {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), 8000);
+      let retry = null;
+      try {
+        const headers = body ? { 'content-type': 'application/json' } : {};
+        // The server budgets each student's requests by this (their class's token).
+        if (cls.student) headers['x-lab-student'] = cls.student;
+        const r = await fetch(`${cls.server}/api/classes/${cls.code}${path}`, {
+          method, signal: ctl.signal, headers, body: body ? JSON.stringify(body) : undefined,
+        });
+        const answer = await r.json().catch(() => ({}));
+        if (r.ok) return answer;
+        const error = new Error(answer.error || `HTTP ${r.status}`);
+        if (r.status !== 429 && r.status < 500) throw error;
+        retry = { error, after: Number(r.headers.get('retry-after')) * 1000 || 0 };
+      } catch (err) {
+        if (!retry && (err.name !== 'AbortError' && !(err instanceof TypeError))) throw err;
+        retry = retry || { error: err, after: 0 };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (attempt >= waits.length) throw retry.error;
+      await new Promise((r) => setTimeout(r, Math.max(waits[attempt], retry.after)));
     }
   }
 

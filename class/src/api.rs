@@ -3,7 +3,7 @@
 //! | request | body / query | answer |
 //! | --- | --- | --- |
 //! | `POST /api/classes` | `{title, hold?}` | `{code, key}`: the join code, the instructor's key |
-//! | `POST /api/classes/{code}/join` | `{nickname}` | `{student}`: the student's token |
+//! | `POST /api/classes/{code}/join` | `{nickname, student?}` | `{student}`: the student's token (`student` given, a token of the class: that one again, its locks kept; a nickname taken: 409) |
 //! | `POST /api/classes/{code}/predictions` | `{student, lesson, section, choice, state}` | `{choice}`: the locked choice (the first lock stands) |
 //! | `POST /api/classes/{code}/results` | `{student, lesson, section, measured, outcome}` | `{released}` |
 //! | `GET /api/classes/{code}/released` | `?lesson&section` | `{released}`: may the reveal show? |
@@ -14,8 +14,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
@@ -25,22 +24,29 @@ use serde_json::{json, Value};
 
 use crate::db::Store;
 use crate::error::ClassError;
+use crate::extract::{Strict, StrictQuery, BODY_LIMIT};
 use crate::guard::{self, Guard};
+use crate::secret::digest;
 use crate::shared::{class, instructor, App, KeyQuery};
 use crate::validate as v;
-
-/// The largest body a request may carry: a lesson state is the largest value.
-const BODY_LIMIT: usize = 16 * 1024;
 
 /// The API over `store`, answering pages from `origin` only (None: any origin, for a class on
 /// one machine).
 pub fn router(store: Store, origin: Option<String>) -> Router {
+    router_stoppable(store, origin).0
+}
+
+/// The same, and the switch that ends its live streams (sending `true`), so that a server told to
+/// stop is not held open by the dashboards watching it.
+pub fn router_stoppable(store: Store, origin: Option<String>) -> (Router, tokio::sync::watch::Sender<bool>) {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         store,
         changes: tokio::sync::broadcast::channel(256).0,
+        stopped,
     });
     let guard = Arc::new(Guard::new(origin));
-    Router::new()
+    let router = Router::new()
         .route("/api/health", get(|| async { "ok" }))
         .route("/api/classes", post(create))
         .route("/api/classes/{code}/join", post(join))
@@ -50,22 +56,17 @@ pub fn router(store: Store, origin: Option<String>) -> Router {
         .route("/api/classes/{code}/release", post(release))
         .route("/api/classes/{code}/export.csv", get(export))
         .route("/api/classes/{code}/events", get(crate::events::stream))
+        .fallback(|| async { ClassError::NotFound("no such request: see the API's list".into()) })
+        .method_not_allowed_fallback(|| async {
+            ClassError::Invalid("this request takes another method".into())
+        })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
-        .with_state(app)
+        .with_state(app);
+    (router, stop)
 }
 
 type Answer = Result<Json<Value>, ClassError>;
-
-/// A JSON body, or the reason it is not one, as a `ClassError`.
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ClassError> {
-    b.map(|Json(t)| t).map_err(|e| match e.status() {
-        axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
-            ClassError::TooLarge(format!("the request is over {BODY_LIMIT} bytes"))
-        }
-        _ => ClassError::Invalid(e.body_text()),
-    })
-}
 
 fn random_hex() -> Result<String, ClassError> {
     let mut bytes = [0u8; 16];
@@ -83,12 +84,14 @@ fn random_code() -> Result<String, ClassError> {
         .collect())
 }
 
-/// Student `token` of class `code`, checked to have joined; their nickname.
+/// Student `token` of class `code`, checked to have joined; the digest the database keys them by.
 fn student(app: &App, code: &str, token: &str) -> Result<String, ClassError> {
     class(app, code)?;
+    let digest = digest(v::secret("student", token)?);
     app.store
-        .student(code, v::secret("student", token)?)?
-        .ok_or_else(|| ClassError::NotFound("no such student in this class: join again".into()))
+        .student(code, &digest)?
+        .ok_or_else(|| ClassError::NotFound("no such student in this class: join again".into()))?;
+    Ok(digest)
 }
 
 #[derive(Deserialize)]
@@ -99,15 +102,14 @@ struct NewClass {
     hold: bool,
 }
 
-async fn create(State(app): State<Arc<App>>, b: Result<Json<NewClass>, JsonRejection>) -> Answer {
-    let b = body(b)?;
+async fn create(State(app): State<Arc<App>>, Strict(b): Strict<NewClass>) -> Answer {
     let title = v::text("title", &b.title, 80)?;
     let key = random_hex()?;
     // A code already taken (one in a billion per class) is drawn again.
     for _ in 0..8 {
         let code = random_code()?;
         if app.store.class(&code)?.is_none() {
-            app.store.create_class(&code, &key, title, b.hold)?;
+            app.store.create_class(&code, &digest(&key), title, b.hold)?;
             return Ok(Json(json!({ "code": code, "key": key })));
         }
     }
@@ -118,18 +120,30 @@ async fn create(State(app): State<Arc<App>>, b: Result<Json<NewClass>, JsonRejec
 #[serde(deny_unknown_fields)]
 struct Join {
     nickname: String,
+    /// The token this browser was given before: rejoining reclaims it (and its locks).
+    #[serde(default)]
+    student: Option<String>,
 }
 
-async fn join(
-    State(app): State<Arc<App>>,
-    Path(code): Path<String>,
-    b: Result<Json<Join>, JsonRejection>,
-) -> Answer {
-    let b = body(b)?;
+async fn join(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): Strict<Join>) -> Answer {
     class(&app, &code)?;
-    let nickname = v::text("nickname", &b.nickname, 40)?;
+    if let Some(token) = &b.student {
+        if let Ok(digest) = v::secret("student", token).map(digest) {
+            if app.store.student(&code, &digest)?.is_some() {
+                return Ok(Json(json!({ "student": token, "rejoined": true })));
+            }
+        }
+    }
+    let nickname = v::nickname(&b.nickname)?;
     let token = random_hex()?;
-    app.store.join(&code, &token, nickname)?;
+    if let Some(taken) = app
+        .store
+        .join(&code, &digest(&token), &nickname, v::same_nickname)?
+    {
+        return Err(ClassError::Conflict(format!(
+            "nickname: {taken} is taken in this class; choose another (your own browser rejoins by itself)"
+        )));
+    }
     app.changed(&code);
     Ok(Json(json!({ "student": token })))
 }
@@ -148,13 +162,12 @@ struct Prediction {
 async fn predict(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    b: Result<Json<Prediction>, JsonRejection>,
+    Strict(b): Strict<Prediction>,
 ) -> Answer {
-    let b = body(b)?;
-    student(&app, &code, &b.student)?;
+    let who = student(&app, &code, &b.student)?;
     let choice = app.store.lock(
         &code,
-        &b.student,
+        &who,
         v::lesson(&b.lesson)?,
         v::index("section", b.section, 100)?,
         v::index("choice", b.choice, 20)?,
@@ -178,24 +191,17 @@ struct Measured {
 async fn result(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    b: Result<Json<Measured>, JsonRejection>,
+    Strict(b): Strict<Measured>,
 ) -> Answer {
-    let b = body(b)?;
-    student(&app, &code, &b.student)?;
+    let who = student(&app, &code, &b.student)?;
     if !(-1..=20).contains(&b.outcome) {
         return Err(ClassError::Invalid(
             "outcome: -1 (none) or a choice, 0 to 20".into(),
         ));
     }
     let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
-    app.store.result(
-        &code,
-        &b.student,
-        lesson,
-        section,
-        v::measured(&b.measured)?,
-        b.outcome,
-    )?;
+    app.store
+        .result(&code, &who, lesson, section, v::measured(&b.measured)?, b.outcome)?;
     app.changed(&code);
     Ok(Json(
         json!({ "released": may_reveal(&app, &code, lesson, section)? }),
@@ -217,7 +223,7 @@ struct SectionQuery {
 async fn released(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    Query(q): Query<SectionQuery>,
+    StrictQuery(q): StrictQuery<SectionQuery>,
 ) -> Answer {
     let (lesson, section) = (v::lesson(&q.lesson)?, v::index("section", q.section, 100)?);
     Ok(Json(
@@ -236,9 +242,8 @@ struct Release {
 async fn release(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    b: Result<Json<Release>, JsonRejection>,
+    Strict(b): Strict<Release>,
 ) -> Answer {
-    let b = body(b)?;
     instructor(&app, &code, &b.key)?;
     app.store
         .release(&code, v::lesson(&b.lesson)?, v::index("section", b.section, 100)?)?;
@@ -246,7 +251,11 @@ async fn release(
     Ok(Json(json!({ "released": true })))
 }
 
-async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, Query(q): Query<KeyQuery>) -> Answer {
+async fn results(
+    State(app): State<Arc<App>>,
+    Path(code): Path<String>,
+    StrictQuery(q): StrictQuery<KeyQuery>,
+) -> Answer {
     let (title, hold) = instructor(&app, &code, &q.key)?;
     let sections: Vec<Value> = app
         .store
@@ -273,22 +282,25 @@ async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, Query(q)
 async fn export(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    Query(q): Query<KeyQuery>,
+    StrictQuery(q): StrictQuery<KeyQuery>,
 ) -> Result<impl IntoResponse, ClassError> {
     instructor(&app, &code, &q.key)?;
-    let cell = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let mut csv = String::from("lesson,section,nickname,predicted,measured,outcome\n");
     for s in app.store.records(&code)? {
         for (nick, choice) in &s.predictions {
             let run = s.results.iter().find(|r| &r.0 == nick);
+            // Sections and choices numbered from 1, as the page shows them; no outcome: blank.
+            let outcome = run
+                .filter(|r| r.2 >= 0)
+                .map_or(String::new(), |r| (r.2 + 1).to_string());
             csv += &format!(
                 "{},{},{},{},{},{}\n",
                 s.lesson,
                 s.section + 1,
-                cell(nick),
-                choice,
-                cell(run.map_or("", |r| r.1.as_str())),
-                run.map_or(String::new(), |r| r.2.to_string())
+                csv_cell(nick),
+                choice + 1,
+                csv_cell(run.map_or("", |r| r.1.as_str())),
+                outcome
             );
         }
     }
@@ -299,4 +311,15 @@ async fn export(
         ],
         csv,
     ))
+}
+
+/// A text cell: quoted, and one that a spreadsheet would run as a formula (starting with =, +,
+/// -, @, a tab or a carriage return) kept as text by a leading apostrophe (OWASP's advice).
+pub fn csv_cell(s: &str) -> String {
+    let s = s.replace('"', "\"\"");
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("\"'{s}\"")
+    } else {
+        format!("\"{s}\"")
+    }
 }

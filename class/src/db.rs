@@ -1,7 +1,8 @@
 //! The class's records in one SQLite file: classes, students, locked predictions and measured
 //! results. The schema is created and migrated here (`PRAGMA user_version`), so a file from an
 //! older server opens in a newer one; every write is committed before its request is answered,
-//! so nothing is lost when the server stops.
+//! so nothing is lost when the server stops. The file is the server's alone (0600), and it keeps
+//! keys and tokens only as their SHA-256 (`secret`): the callers hand in digests.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -36,8 +37,54 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE classes ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
 ];
 
-/// The schema version a file has once `Store::open` has migrated it.
-pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+/// The schema version a file has once `Store::open` has migrated it: the SQL steps, then the
+/// secrets hashed (version 3, a step in Rust: SQLite has no hash function).
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len() + 1;
+
+/// Version 3: every key and token still in clear replaced by its digest, in every table.
+fn hash_secrets(c: &Connection) -> rusqlite::Result<()> {
+    for (table, column) in [
+        ("classes", "key"),
+        ("students", "token"),
+        ("predictions", "student"),
+        ("results", "student"),
+    ] {
+        let clear: Vec<String> = c
+            .prepare(&format!("SELECT DISTINCT {column} FROM {table}"))?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?
+            .into_iter()
+            .filter(|v| crate::secret::is_clear(v))
+            .collect();
+        for v in clear {
+            c.execute(
+                &format!("UPDATE {table} SET {column} = ?1 WHERE {column} = ?2"),
+                [crate::secret::digest(&v), v],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Creates `path` readable and writable by its owner only, or narrows an existing file to that
+/// (SQLite gives its journal files the database's permissions).
+fn private_file(path: &Path) -> Result<(), ClassError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let io = |e: std::io::Error| ClassError::Database(format!("{}: {e}", path.display()));
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(io)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
 
 /// One section's answers: who locked what, and what their runs measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -65,6 +112,7 @@ fn now() -> i64 {
 impl Store {
     /// Opens (or creates) the file at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Self, ClassError> {
+        private_file(path)?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -79,6 +127,12 @@ impl Store {
             let tx = conn.unchecked_transaction()?;
             tx.execute_batch(step)?;
             tx.pragma_update(None, "user_version", (k + 1) as i64)?;
+            tx.commit()?;
+        }
+        if version < SCHEMA_VERSION {
+            let tx = conn.unchecked_transaction()?;
+            hash_secrets(&tx)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION as i64)?;
             tx.commit()?;
         }
         Ok(Self {
@@ -116,13 +170,30 @@ impl Store {
         })
     }
 
-    pub fn join(&self, code: &str, token: &str, nickname: &str) -> Result<(), ClassError> {
+    /// Adds student `token` (a digest) as `nickname`, unless another student of the class has
+    /// that nickname (compared by `same`): then the nickname that holds it. Checked and written
+    /// under one lock, so two joins cannot both take a name.
+    pub fn join(
+        &self,
+        code: &str,
+        token: &str,
+        nickname: &str,
+        same: impl Fn(&str, &str) -> bool,
+    ) -> Result<Option<String>, ClassError> {
         self.with(|c| {
-            c.execute(
-                "INSERT INTO students (class, token, nickname) VALUES (?1, ?2, ?3)",
-                params![code, token, nickname],
-            )
-            .map(|_| ())
+            let taken = c
+                .prepare("SELECT nickname FROM students WHERE class = ?1")?
+                .query_map([code], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?
+                .into_iter()
+                .find(|n| same(n, nickname));
+            if taken.is_none() {
+                c.execute(
+                    "INSERT INTO students (class, token, nickname) VALUES (?1, ?2, ?3)",
+                    params![code, token, nickname],
+                )?;
+            }
+            Ok(taken)
         })
     }
 

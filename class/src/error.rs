@@ -11,6 +11,8 @@ pub enum ClassError {
     NotFound(String),
     /// The instructor key is missing or wrong.
     Forbidden(String),
+    /// Taken already (a nickname in the class), with what to do instead.
+    Conflict(String),
     /// Too many requests from one client.
     TooMany,
     /// A body over the size any request needs.
@@ -27,6 +29,7 @@ impl std::fmt::Display for ClassError {
             ClassError::Invalid(why)
             | ClassError::NotFound(why)
             | ClassError::Forbidden(why)
+            | ClassError::Conflict(why)
             | ClassError::TooLarge(why) => f.write_str(why),
             ClassError::TooMany => f.write_str("too many requests: wait a second and try again"),
             ClassError::Origin(o) => write!(f, "requests from {o} are not accepted by this class server"),
@@ -49,6 +52,7 @@ impl ClassError {
             ClassError::Invalid(_) => StatusCode::BAD_REQUEST,
             ClassError::NotFound(_) => StatusCode::NOT_FOUND,
             ClassError::Forbidden(_) | ClassError::Origin(_) => StatusCode::FORBIDDEN,
+            ClassError::Conflict(_) => StatusCode::CONFLICT,
             ClassError::TooMany => StatusCode::TOO_MANY_REQUESTS,
             ClassError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ClassError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -56,13 +60,20 @@ impl ClassError {
     }
 }
 
-/// Every error answers `{"error": "<what is wrong>"}` with its status.
+/// Every error answers `{"error": "<what is wrong>"}` with its status; a 429 says when to retry.
 impl IntoResponse for ClassError {
     fn into_response(self) -> Response {
-        (
+        let mut r = (
             self.status(),
             axum::Json(serde_json::json!({ "error": self.to_string() })),
         )
-            .into_response()
+            .into_response();
+        if self == ClassError::TooMany {
+            r.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+        }
+        r
     }
 }

@@ -1,12 +1,12 @@
 //! The dashboard's live view: `GET /api/classes/{code}/events?key=…` is a stream of server-sent
 //! events, one `change` whenever the class gets a student, a lock, a result or a release (and one
 //! at once, so a dashboard that connects late reads the class). The dashboard then reads
-//! `results`; it never polls faster than the class changes.
+//! `results`; it never polls faster than the class changes. A server told to stop ends them.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
@@ -17,7 +17,7 @@ use crate::shared::{instructor, App, KeyQuery};
 pub(crate) async fn stream(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    Query(q): Query<KeyQuery>,
+    crate::extract::StrictQuery(q): crate::extract::StrictQuery<KeyQuery>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
     instructor(&app, &code, &q.key)?;
     let change = |code: &str| Ok(Event::default().event("change").data(code));
@@ -39,5 +39,13 @@ pub(crate) async fn stream(
             }
         },
     );
-    Ok(Sse::new(futures_util::StreamExt::chain(first, later)).keep_alive(KeepAlive::default()))
+    // The stream ends when the server stops (a switch never thrown, in a router without one).
+    let mut stopped = app.stopped.clone();
+    let stop = async move {
+        if stopped.wait_for(|s| *s).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let events = futures_util::StreamExt::take_until(futures_util::StreamExt::chain(first, later), stop);
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }

@@ -1,7 +1,11 @@
 //! Before any handler: a page from another site than the configured one is refused (and the
-//! configured one gets its CORS headers, a preflight its answer), and each client gets a budget
-//! of requests — a bucket of `BURST` that refills `PER_SECOND` a second — so one runaway page
-//! cannot flood the class.
+//! configured one gets its CORS headers, a preflight its answer — on every response, refusals
+//! included, so a page can read why), and each request is charged to budgets — buckets of
+//! `burst` that refill `per_second` a second — sized for a lecture hall behind one address:
+//! a class's requests share the class's budget, a student's (named by the `x-lab-student`
+//! header their page sends) their own too; only requests outside a class (opening one) are
+//! budgeted by address. One runaway page cannot flood the class, and 500 students behind one
+//! NAT are not one client.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -15,13 +19,38 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::ClassError;
 
-/// Requests a client may make at once, and how many it gets back each second.
-pub const BURST: f64 = 60.0;
-pub const PER_SECOND: f64 = 20.0;
+/// A budget: requests at once, and how many come back each second.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub burst: f64,
+    pub per_second: f64,
+}
+
+/// One client address outside any class (opening classes, the health check).
+pub const ADDRESS: Budget = Budget {
+    burst: 60.0,
+    per_second: 20.0,
+};
+/// One student's page: a lock, a result and a stream per section need a handful.
+pub const STUDENT: Budget = Budget {
+    burst: 60.0,
+    per_second: 20.0,
+};
+/// A whole class: 2,000 students joining, locking and reporting within seconds of each other.
+pub const CLASS: Budget = Budget {
+    burst: 10_000.0,
+    per_second: 2_000.0,
+};
+
+/// The header a student's page names itself by (its token; a budget's key, not an identity).
+pub const STUDENT_HEADER: &str = "x-lab-student";
+
+/// Buckets kept before idle full ones are dropped.
+const MOST_BUCKETS: usize = 100_000;
 
 pub struct Guard {
     origin: Option<String>,
-    buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+    buckets: Mutex<HashMap<String, (f64, Instant)>>,
 }
 
 impl Guard {
@@ -32,22 +61,55 @@ impl Guard {
         }
     }
 
-    /// Takes one request from `client`'s budget; false when it is spent.
-    fn admit(&self, client: IpAddr) -> bool {
+    /// Takes one request from each of `keys`' budgets; false when one is spent (then none is
+    /// charged).
+    fn admit(&self, keys: &[(String, Budget)]) -> bool {
         let Ok(mut buckets) = self.buckets.lock() else {
             return true;
         };
         let now = Instant::now();
-        let (tokens, at) = buckets.entry(client).or_insert((BURST, now));
-        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * PER_SECOND).min(BURST);
-        *at = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            true
-        } else {
-            false
+        if buckets.len() > MOST_BUCKETS {
+            buckets.retain(|_, (_, at)| now.duration_since(*at).as_secs() < 10);
         }
+        let mut refilled = Vec::with_capacity(keys.len());
+        for (key, b) in keys {
+            let (tokens, at) = buckets.get(key).copied().unwrap_or((b.burst, now));
+            let tokens = (tokens + now.duration_since(at).as_secs_f64() * b.per_second).min(b.burst);
+            if tokens < 1.0 {
+                return false;
+            }
+            refilled.push((key.clone(), tokens - 1.0));
+        }
+        for (key, tokens) in refilled {
+            buckets.insert(key, (tokens, now));
+        }
+        true
     }
+}
+
+/// The budgets a request is charged to.
+fn budgets(req: &Request) -> Vec<(String, Budget)> {
+    let class = req
+        .uri()
+        .path()
+        .strip_prefix("/api/classes/")
+        .and_then(|rest| rest.split('/').next())
+        .filter(|code| !code.is_empty());
+    let Some(code) = class else {
+        // Without a peer address (a test calling the router directly), all share one bucket.
+        let client = req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
+        return vec![(format!("address {client}"), ADDRESS)];
+    };
+    let code: String = code.chars().take(16).collect();
+    let mut keys = vec![(format!("class {code}"), CLASS)];
+    if let Some(student) = req.headers().get(STUDENT_HEADER).and_then(|s| s.to_str().ok()) {
+        let student: String = student.chars().take(64).collect();
+        keys.push((format!("student {code} {student}"), STUDENT));
+    }
+    keys
 }
 
 pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
@@ -61,17 +123,11 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             return ClassError::Origin(sent.clone()).into_response();
         }
     }
-    // Without a peer address (a test calling the router directly), all requests share a bucket.
-    let client = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
-    if !guard.admit(client) {
-        return ClassError::TooMany.into_response();
-    }
-    let preflight = req.method() == Method::OPTIONS;
-    let mut response = if preflight {
+    let mut response = if req.method() == Method::OPTIONS {
+        // A preflight costs nothing: the request it announces is charged.
         StatusCode::NO_CONTENT.into_response()
+    } else if !guard.admit(&budgets(&req)) {
+        ClassError::TooMany.into_response()
     } else {
         next.run(req).await
     };
@@ -84,7 +140,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
         );
         h.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("content-type"),
+            HeaderValue::from_static("content-type, x-lab-student"),
         );
         h.insert(header::VARY, HeaderValue::from_static("origin"));
     }

@@ -1,5 +1,6 @@
 //! `lab-class --db class.sqlite --port 8090 --origin http://127.0.0.1:8080`: the class server.
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,15 +47,41 @@ async fn main() -> ExitCode {
         listener.local_addr().map_or(addr, |a| a),
         a.db.display()
     );
-    let app = lab_class::router(store, a.origin).into_make_service_with_connect_info::<SocketAddr>();
-    let stop = async {
-        let _ = tokio::signal::ctrl_c().await;
+    let (router, stop) = lab_class::api::router_stoppable(store, a.origin);
+    let app = router.into_make_service_with_connect_info::<SocketAddr>();
+    let shutdown = async move {
+        stop_signal().await;
+        // On stderr, and never a panic: stdout may be a pipe nobody reads any more.
+        let _ = writeln!(std::io::stderr(), "lab-class: stopping");
+        // The live streams end; a request still in flight gets two seconds.
+        let _ = stop.send(true);
+        tokio::spawn(async {
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            eprintln!("lab-class: requests still open after 2 s: stopped");
+            std::process::exit(0);
+        });
     };
-    match axum::serve(listener, app).with_graceful_shutdown(stop).await {
+    match axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lab-class: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Ctrl-C (SIGINT) or, from a service manager, SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

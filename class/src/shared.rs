@@ -13,6 +13,8 @@ pub struct App {
     pub store: Store,
     /// The code of each class as it changes, for the dashboards' live streams.
     pub changes: tokio::sync::broadcast::Sender<String>,
+    /// Becomes true when the server is told to stop: the live streams end.
+    pub stopped: tokio::sync::watch::Receiver<bool>,
 }
 
 impl App {
@@ -23,7 +25,7 @@ impl App {
     }
 }
 
-/// The class `code`, checked to exist; its (key, title, hold).
+/// The class `code`, checked to exist; its (key's digest, title, hold).
 pub(crate) fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
     app.store.class(v::code(code)?)?.ok_or_else(|| {
         ClassError::NotFound(format!(
@@ -35,7 +37,7 @@ pub(crate) fn class(app: &App, code: &str) -> Result<(String, String, bool), Cla
 /// The instructor's key checked against class `code`'s.
 pub(crate) fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
     let (right, title, hold) = class(app, code)?;
-    if v::secret("key", key)? != right {
+    if crate::secret::digest(v::secret("key", key)?) != right {
         return Err(ClassError::Forbidden(
             "the instructor key is not this class's".into(),
         ));

@@ -46,6 +46,28 @@ pub fn text<'a>(what: &str, v: &'a str, max: usize) -> Result<&'a str, ClassErro
     Ok(v)
 }
 
+/// A nickname: 1 to 40 characters once normalized (Unicode NFC, trimmed), none of them a control
+/// or format character — no bidi override to reverse what the dashboard shows, no zero-width
+/// character to make two names look alike.
+pub fn nickname(v: &str) -> Result<String, ClassError> {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    let v: String = v.trim().nfc().collect();
+    text("nickname", &v, 40)?;
+    if v.chars().any(|c| c.general_category() == GeneralCategory::Format) {
+        return Err(invalid(
+            "nickname",
+            "no invisible or direction-changing characters (zero-width, bidi controls)",
+        ));
+    }
+    Ok(v)
+}
+
+/// Whether two (normalized) nicknames would read as one on the dashboard: equal ignoring case.
+pub fn same_nickname(a: &str, b: &str) -> bool {
+    a.to_lowercase() == b.to_lowercase()
+}
+
 /// A lesson id, as the course names its files: `a-z`, `0-9`, `-`, at most 64.
 pub fn lesson(v: &str) -> Result<&str, ClassError> {
     if !v.is_empty()
@@ -100,6 +122,15 @@ mod tests {
         assert!(text("nickname", "", 40).is_err());
         assert!(text("nickname", &"x".repeat(41), 40).is_err());
         assert!(text("nickname", "a\u{7}b", 40).is_err());
+        // NFC: "e" + combining acute is "é"; a right-to-left override, a zero-width space refused.
+        assert_eq!(nickname(" Rene\u{301} ").unwrap(), "René");
+        for hidden in ["Ada\u{202E}", "A\u{200B}da", "\u{2066}Bo", "Bo\u{FEFF}"] {
+            assert!(
+                nickname(hidden).unwrap_err().to_string().contains("no invisible"),
+                "{hidden:?}"
+            );
+        }
+        assert!(same_nickname("ADA", "ada") && !same_nickname("Ada", "Bo"));
         assert!(lesson("optimizers-momentum").is_ok());
         assert!(lesson("../etc").is_err());
         assert!(index("section", 100, 100).is_ok() && index("section", 101, 100).is_err());

@@ -3,62 +3,10 @@
 //! middle of the class (nothing lost, the locks still first-come); bad input refused with what is
 //! wrong; a flood cut off; another site's pages refused. Requests go to the router in-process.
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use axum::Router;
-use serde_json::{json, Value};
-use tower::ServiceExt;
+use axum::http::StatusCode;
+use serde_json::json;
 
-use super::common;
-
-struct Db(common::TempDb);
-
-impl Db {
-    fn new(name: &str) -> Self {
-        Db(common::TempDb::new(name))
-    }
-
-    fn server(&self, origin: Option<&str>) -> Router {
-        lab_class::router(
-            lab_class::Store::open(&self.0 .0).unwrap(),
-            origin.map(String::from),
-        )
-    }
-}
-
-/// Sends one request; (status, body as JSON, or as a string when it is not JSON).
-async fn call(
-    app: &Router,
-    method: &str,
-    uri: &str,
-    body: Option<Value>,
-    origin: Option<&str>,
-) -> (StatusCode, Value) {
-    let mut req = Request::builder().method(method).uri(uri);
-    if let Some(o) = origin {
-        req = req.header("origin", o);
-    }
-    let req = match body {
-        Some(b) => req
-            .header("content-type", "application/json")
-            .body(Body::from(b.to_string())),
-        None => req.body(Body::empty()),
-    }
-    .unwrap();
-    let res = app.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
-}
-
-async fn post(app: &Router, uri: &str, body: Value) -> (StatusCode, Value) {
-    call(app, "POST", uri, Some(body), None).await
-}
-
-async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
-    call(app, "GET", uri, None, None).await
-}
+use super::common::http::{call, get, post, Db};
 
 #[tokio::test]
 async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
@@ -148,7 +96,8 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(
         csv.as_str().unwrap(),
-        "lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,\"Ada\",1,\"9.3 ×\",1\noptimizers-momentum,1,\"Bo\",2,\"9.1 ×\",1\n"
+        "lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,\"Ada\",2,\"9.3 ×\",2\noptimizers-momentum,1,\"Bo\",3,\"9.1 ×\",2\n",
+        "sections and choices numbered from 1, as the page shows them"
     );
     // Without the instructor's key: nothing.
     let wrong = "0".repeat(32);

@@ -1,6 +1,8 @@
 //! A SQLite file of its own for one test: none left from an earlier run, and gone (with its
 //! write-ahead log) when the test ends, passed or not.
 
+pub mod http;
+
 pub struct TempDb(pub std::path::PathBuf);
 
 impl TempDb {

@@ -1,0 +1,66 @@
+//! Requests to the router in-process, and a database of a test's own behind it.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use axum::Router;
+use serde_json::Value;
+use tower::ServiceExt;
+
+pub struct Db(pub super::TempDb);
+
+impl Db {
+    pub fn new(name: &str) -> Self {
+        Db(super::TempDb::new(name))
+    }
+
+    pub fn server(&self, origin: Option<&str>) -> Router {
+        lab_class::router(
+            lab_class::Store::open(&self.0 .0).unwrap(),
+            origin.map(String::from),
+        )
+    }
+}
+
+/// Sends one request; (status, body as JSON, or as a string when it is not JSON).
+pub async fn call(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    body: Option<Value>,
+    origin: Option<&str>,
+) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(o) = origin {
+        req = req.header("origin", o);
+    }
+    let req = match body {
+        Some(b) => req
+            .header("content-type", "application/json")
+            .body(Body::from(b.to_string())),
+        None => req.body(Body::empty()),
+    }
+    .unwrap();
+    let (status, _, body) = raw(app, req).await;
+    (status, body)
+}
+
+/// Sends a request as built; (status, headers, body as JSON, or as a string when it is not JSON).
+pub async fn raw(app: &Router, req: Request<Body>) -> (StatusCode, HeaderMap, Value) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let (status, headers) = (res.status(), res.headers().clone());
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    (
+        status,
+        headers,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+pub async fn post(app: &Router, uri: &str, body: Value) -> (StatusCode, Value) {
+    call(app, "POST", uri, Some(body), None).await
+}
+
+pub async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
+    call(app, "GET", uri, None, None).await
+}
