@@ -3,7 +3,7 @@
 // two students in two browser contexts join with nicknames and lock different predictions, the
 // dashboard shows both locks and their spread as they come (told by the server's events), the release shows the students their
 // reveals, and the CSV has both rows.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,5 +78,50 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     for (const s of [teacher, ...students]) assert.deepEqual(s.errors, []);
   } finally {
     for (const s of [teacher, ...students]) await s.browser.close();
+  }
+});
+
+// Over HTTPS both ways: a course site served over HTTPS can only call an HTTPS class server (a
+// browser blocks mixed content). The site and `lab-class --tls-cert --tls-key` on loopback share
+// one self-signed certificate (Debian's openssl makes it; the browser is told to accept it).
+test('over HTTPS: the site and the class server both on TLS, a student joins and locks, the dashboard sees it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-class-tls-'));
+  const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const site = await serve(undefined, { tls: { cert: fs.readFileSync(cert), key: fs.readFileSync(key) } });
+  const tlsDb = path.join(dir, 'class.sqlite');
+  const secure = spawn(BIN, ['--db', tlsDb, '--port', '0', '--origin', site.url.replace(/\/$/, ''), '--tls-cert', cert, '--tls-key', key], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const extraArgs = ['--ignore-certificate-errors'];
+  const teacher = await launch({ webgpu: false, extraArgs });
+  const student = await launch({ webgpu: false, extraArgs });
+  try {
+    const line = await new Promise((resolve, reject) => {
+      secure.on('error', reject);
+      readline.createInterface({ input: secure.stdout }).once('line', resolve);
+    });
+    const secureUrl = line.match(/https:\/\/\S+/)[0];
+    assert.match(site.url, /^https:/);
+    const t = teacher.page;
+    await t.goto(`${site.url}class.html?server=${encodeURIComponent(secureUrl)}`);
+    await t.fill(byId('class-title'), 'Over TLS');
+    await t.click(byId('class-create'));
+    const code = await t.locator(byId('class-code')).textContent();
+    assert.match(code, /^[A-Z2-9]{6}$/);
+    const p = student.page;
+    await p.goto(await t.locator(byId('class-join-link')).getAttribute('href'));
+    await p.fill(byId('class-nickname'), 'Ada');
+    await p.click(byId('class-join'));
+    await until(async () => /as Ada/.test(await text(p, 'class-note')), 10_000, 'Ada joined over TLS');
+    await p.goto(`${site.url}lesson.html?id=optimizers-momentum`);
+    await p.locator(byId('choice-0-1')).check();
+    await p.click(byId('lock-0'));
+    await until(async () => (await t.locator(byId('locked-optimizers-momentum-0')).textContent().catch(() => '')) === '1', 30_000, 'the lock on the dashboard');
+    for (const s of [teacher, student]) assert.deepEqual(s.errors, []);
+  } finally {
+    for (const s of [teacher, student]) await s.browser.close();
+    secure.kill();
+    await site.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

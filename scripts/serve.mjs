@@ -3,6 +3,7 @@
 //
 //   node scripts/serve.mjs [DIR] [PORT]
 import http from 'node:http';
+import https from 'node:https';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -36,9 +37,9 @@ const MIME = {
  *  asked for without its slash redirected to it. `gzip: true` serves as most static hosts do:
  *  text and wasm compressed for a client that accepts it, with an ETag and Last-Modified (and 304
  *  for a copy still current); `sent(path, bytes)` is told each response body's size
- *  on the wire. */
-export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false, gzip = false, sent = null, port = 0 } = {}) {
-  const server = http.createServer((req, res) => {
+ *  on the wire. `tls: { cert, key }` (PEM) serves HTTPS, as a course site is served. */
+export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = false, gzip = false, sent = null, port = 0, tls = null } = {}) {
+  const handler = (req, res) => {
     const asked = new URL(req.url, 'http://x');
     const clean = decodeURIComponent(asked.pathname);
     let file = path.join(dir, clean);
@@ -75,11 +76,13 @@ export function serve(dir = path.join(root, 'dist'), { isolated = true, plain = 
     const validators = gzip ? { etag, 'last-modified': stat.mtime.toUTCString() } : {};
     res.writeHead(200, { 'content-type': type, ...encoding, ...validators, ...isolation });
     res.end(body);
-  });
+  };
+  const server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
+      const scheme = tls ? 'https' : 'http';
+      resolve({ url: `${scheme}://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
     });
   });
 }

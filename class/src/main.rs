@@ -1,9 +1,11 @@
-//! `lab-class --db class.sqlite --port 8090 --origin http://127.0.0.1:8080`: the class server.
+//! `lab-class --db class.sqlite --port 8090 --origin https://labs.example.edu [--tls-cert FILE
+//! --tls-key FILE]`: the class server, over HTTP or, given a certificate, HTTPS.
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -22,52 +24,72 @@ struct Args {
     /// The site whose pages may use the server (`https://labs.example.edu`); without it, any
     #[arg(long, value_name = "URL")]
     origin: Option<String>,
+    /// Serve HTTPS with this certificate chain (PEM), a page on an HTTPS site can reach only an
+    /// HTTPS server; with --tls-key
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
+
+/// How long requests still open may take once the server is told to stop.
+const GRACE: Duration = Duration::from_secs(2);
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let a = Args::parse();
-    let store = match lab_class::Store::open(&a.db) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("lab-class: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let addr = SocketAddr::new(a.address, a.port);
-    let listener = match tokio::net::TcpListener::bind(addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("lab-class: cannot listen on {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!(
-        "lab-class: http://{} (database {})",
-        listener.local_addr().map_or(addr, |a| a),
-        a.db.display()
-    );
-    let (router, stop) = lab_class::api::router_stoppable(store, a.origin);
-    let app = router.into_make_service_with_connect_info::<SocketAddr>();
-    let shutdown = async move {
-        stop_signal().await;
-        // On stderr, and never a panic: stdout may be a pipe nobody reads any more.
-        let _ = writeln!(std::io::stderr(), "lab-class: stopping");
-        // The live streams end; a request still in flight gets two seconds.
-        let _ = stop.send(true);
-        tokio::spawn(async {
-            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-            eprintln!("lab-class: requests still open after 2 s: stopped");
-            std::process::exit(0);
-        });
-    };
-    match axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
+    match run(Args::parse()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lab-class: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+async fn run(a: Args) -> Result<(), String> {
+    let store = lab_class::Store::open(&a.db).map_err(|e| e.to_string())?;
+    let addr = SocketAddr::new(a.address, a.port);
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr().map_or(addr, |a| a);
+    let (router, stop) = lab_class::api::router_stoppable(store, a.origin);
+    let app = router.into_make_service_with_connect_info::<SocketAddr>();
+    let handle = axum_server::Handle::new();
+    tokio::spawn({
+        let handle = handle.clone();
+        async move {
+            stop_signal().await;
+            // On stderr, and never a panic: stdout may be a pipe nobody reads any more.
+            let _ = writeln!(std::io::stderr(), "lab-class: stopping");
+            // The live streams end; a request still in flight gets the grace period.
+            let _ = stop.send(true);
+            handle.graceful_shutdown(Some(GRACE));
+            tokio::time::sleep(GRACE + Duration::from_millis(200)).await;
+            std::process::exit(0);
+        }
+    });
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let served = match (a.tls_cert, a.tls_key) {
+        (Some(cert), Some(key)) => {
+            // ring, the provider the workspace builds already.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let config = axum_server::tls_rustls::RustlsConfig::from_pem_file(&cert, &key)
+                .await
+                .map_err(|e| format!("the certificate {} or key {}: {e}", cert.display(), key.display()))?;
+            announce("https", bound, &a.db);
+            axum_server::from_tcp_rustls(listener, config).handle(handle).serve(app).await
+        }
+        _ => {
+            announce("http", bound, &a.db);
+            axum_server::from_tcp(listener).handle(handle).serve(app).await
+        }
+    };
+    served.map_err(|e| e.to_string())
+}
+
+/// The address the server answers at, the first line it prints (scripts and tests read it).
+fn announce(scheme: &str, at: SocketAddr, db: &std::path::Path) {
+    println!("lab-class: {scheme}://{at} (database {})", db.display());
 }
 
 /// Ctrl-C (SIGINT) or, from a service manager, SIGTERM.
