@@ -16,7 +16,9 @@ MDBOOK_VERSION=0.4.52
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
-APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver)
+# nginx-light: the class server's reverse-proxy recipe is tested against it; openssl makes the
+# tests' certificates; curl is their HTTPS client.
+APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

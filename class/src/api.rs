@@ -33,19 +33,24 @@ use crate::validate as v;
 /// The API over `store`, answering pages from `origin` only (None: any origin, for a class on
 /// one machine).
 pub fn router(store: Store, origin: Option<String>) -> Router {
-    router_stoppable(store, origin).0
+    router_stoppable(store, origin, Vec::new()).0
 }
 
 /// The same, and the switch that ends its live streams (sending `true`), so that a server told to
-/// stop is not held open by the dashboards watching it.
-pub fn router_stoppable(store: Store, origin: Option<String>) -> (Router, tokio::sync::watch::Sender<bool>) {
+/// stop is not held open by the dashboards watching it; `proxies` are the reverse proxies whose
+/// `X-Forwarded-For` names the client.
+pub fn router_stoppable(
+    store: Store,
+    origin: Option<String>,
+    proxies: Vec<std::net::IpAddr>,
+) -> (Router, tokio::sync::watch::Sender<bool>) {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         store,
         changes: tokio::sync::broadcast::channel(256).0,
         stopped,
     });
-    let guard = Arc::new(Guard::new(origin));
+    let guard = Arc::new(Guard::new(origin, proxies));
     let router = Router::new()
         .route("/api/health", get(|| async { "ok" }))
         .route("/api/classes", post(create))

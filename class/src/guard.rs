@@ -4,8 +4,9 @@
 //! `burst` that refill `per_second` a second — sized for a lecture hall behind one address:
 //! a class's requests share the class's budget, a student's (named by the `x-lab-student`
 //! header their page sends) their own too; only requests outside a class (opening one) are
-//! budgeted by address. One runaway page cannot flood the class, and 500 students behind one
-//! NAT are not one client.
+//! budgeted by address — the peer's, or behind a configured reverse proxy the client's as the
+//! proxy forwarded it (`X-Forwarded-For`, believed only from those proxies). One runaway page
+//! cannot flood the class, and 500 students behind one NAT are not one client.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -50,15 +51,48 @@ const MOST_BUCKETS: usize = 100_000;
 
 pub struct Guard {
     origin: Option<String>,
+    /// Reverse proxies whose `X-Forwarded-For` is believed.
+    proxies: Vec<IpAddr>,
     buckets: Mutex<HashMap<String, (f64, Instant)>>,
 }
 
 impl Guard {
-    pub fn new(origin: Option<String>) -> Self {
+    pub fn new(origin: Option<String>, proxies: Vec<IpAddr>) -> Self {
         Self {
             origin: origin.map(|o| o.trim_end_matches('/').to_string()),
+            proxies,
             buckets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The client a request comes from: its peer, unless the peer is a trusted proxy — then the
+    /// nearest address in `X-Forwarded-For` that is not one (each proxy appends the address it
+    /// heard from, so the entries before it are the client's word and not believed).
+    pub fn client(&self, req: &Request) -> IpAddr {
+        // Without a peer address (a test calling the router directly), one shared client.
+        let peer = req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
+        if !self.proxies.contains(&peer) {
+            return peer;
+        }
+        let forwarded: Vec<&str> = req
+            .headers()
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .collect();
+        let mut nearest = peer;
+        for hop in forwarded.iter().rev() {
+            match hop.trim().parse::<IpAddr>() {
+                Ok(ip) if self.proxies.contains(&ip) => nearest = ip,
+                Ok(ip) => return ip,
+                Err(_) => break,
+            }
+        }
+        nearest
     }
 
     /// Takes one request from each of `keys`' budgets; false when one is spent (then none is
@@ -88,7 +122,7 @@ impl Guard {
 }
 
 /// The budgets a request is charged to.
-fn budgets(req: &Request) -> Vec<(String, Budget)> {
+fn budgets(guard: &Guard, req: &Request) -> Vec<(String, Budget)> {
     let class = req
         .uri()
         .path()
@@ -96,12 +130,7 @@ fn budgets(req: &Request) -> Vec<(String, Budget)> {
         .and_then(|rest| rest.split('/').next())
         .filter(|code| !code.is_empty());
     let Some(code) = class else {
-        // Without a peer address (a test calling the router directly), all share one bucket.
-        let client = req
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), |c| c.0.ip());
-        return vec![(format!("address {client}"), ADDRESS)];
+        return vec![(format!("address {}", guard.client(req)), ADDRESS)];
     };
     let code: String = code.chars().take(16).collect();
     let mut keys = vec![(format!("class {code}"), CLASS)];
@@ -126,7 +155,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
     let mut response = if req.method() == Method::OPTIONS {
         // A preflight costs nothing: the request it announces is charged.
         StatusCode::NO_CONTENT.into_response()
-    } else if !guard.admit(&budgets(&req)) {
+    } else if !guard.admit(&budgets(&guard, &req)) {
         ClassError::TooMany.into_response()
     } else {
         next.run(req).await

@@ -28,6 +28,10 @@ struct Args {
     /// HTTPS server; with --tls-key
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
+    /// A reverse proxy in front of the server (nginx terminating TLS) whose X-Forwarded-For names
+    /// the client; repeat for several. Any other peer's X-Forwarded-For is ignored
+    #[arg(long, value_name = "IP")]
+    trusted_proxy: Vec<std::net::IpAddr>,
     /// The certificate's private key (PEM)
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
@@ -52,7 +56,7 @@ async fn run(a: Args) -> Result<(), String> {
     let addr = SocketAddr::new(a.address, a.port);
     let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().map_or(addr, |a| a);
-    let (router, stop) = lab_class::api::router_stoppable(store, a.origin);
+    let (router, stop) = lab_class::api::router_stoppable(store, a.origin, a.trusted_proxy);
     let app = router.into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
     tokio::spawn({
@@ -77,7 +81,10 @@ async fn run(a: Args) -> Result<(), String> {
                 .await
                 .map_err(|e| format!("the certificate {} or key {}: {e}", cert.display(), key.display()))?;
             announce("https", bound, &a.db);
-            axum_server::from_tcp_rustls(listener, config).handle(handle).serve(app).await
+            axum_server::from_tcp_rustls(listener, config)
+                .handle(handle)
+                .serve(app)
+                .await
         }
         _ => {
             announce("http", bound, &a.db);

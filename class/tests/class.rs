@@ -5,3 +5,4 @@ mod api;
 mod common;
 mod hall;
 mod process;
+mod proxy;

@@ -313,3 +313,50 @@ async fn the_database_is_private_and_holds_no_secret() {
         "Bo's first lock stands"
     );
 }
+
+/// Behind a trusted reverse proxy the client is the address it forwarded: two clients behind the
+/// proxy have budgets of their own. From any other peer `X-Forwarded-For` is the client's own word,
+/// ignored: a flood rotating it is still one client.
+#[tokio::test]
+async fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
+    use axum::extract::ConnectInfo;
+    let db = Db::new("proxy");
+    let proxy: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+    let app =
+        lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), None, vec![proxy]).0;
+    let from = |peer: &str, forwarded: &str| {
+        let mut req = Request::get("/api/health")
+            .header("x-forwarded-for", forwarded)
+            .body(Body::empty())
+            .unwrap();
+        let peer: std::net::SocketAddr = format!("{peer}:5000").parse().unwrap();
+        req.extensions_mut().insert(ConnectInfo(peer));
+        req
+    };
+    let mut refused = 0;
+    for i in 0..100 {
+        // The proxy appends the address it heard from; what comes before it is not believed.
+        refused += (raw(&app, from("10.0.0.1", &format!("6.6.6.{i}, 1.1.1.1")))
+            .await
+            .0
+            == StatusCode::TOO_MANY_REQUESTS) as u32;
+    }
+    assert!(
+        refused >= 30,
+        "1.1.1.1's flood through the proxy: {refused} refused"
+    );
+    assert_eq!(
+        raw(&app, from("10.0.0.1", "2.2.2.2")).await.0,
+        StatusCode::OK,
+        "another client behind the proxy"
+    );
+    let mut refused = 0;
+    for i in 0..100 {
+        refused += (raw(&app, from("10.0.0.9", &format!("7.7.7.{i}"))).await.0
+            == StatusCode::TOO_MANY_REQUESTS) as u32;
+    }
+    assert!(
+        refused >= 30,
+        "an untrusted peer's rotating X-Forwarded-For: {refused} refused"
+    );
+}

@@ -15,9 +15,16 @@ fn start(db: &std::path::Path) -> (Child, String) {
 }
 
 /// Starts the server with `extra` arguments; the child and the URL it announced.
-fn start_with(db: &std::path::Path, extra: &[&str]) -> (Child, String) {
+pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lab-class"))
-        .args(["--db", db.to_str().unwrap(), "--address", "127.0.0.1", "--port", "0"])
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--address",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ])
         .args(extra)
         .stdout(Stdio::piped())
         .spawn()
@@ -183,39 +190,57 @@ fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
 /// stops the server at once with the reason.
 #[test]
 fn with_a_certificate_the_server_speaks_https() {
-    let dir = std::env::temp_dir().join(format!("lab-class-tls-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    let made = Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"])
-        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .stderr(Stdio::null())
-        .status()
-        .expect("openssl (Debian's) makes a certificate");
-    assert!(made.success());
+    let (dir, cert, key) = common::certificate("tls");
     let file = common::TempDb::new("tls");
-    let (mut server, url) = start_with(&file.0, &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    let (mut server, url) = start_with(
+        &file.0,
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    );
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let curl = |args: &[&str]| {
-        Command::new("curl").args(["-s", "--max-time", "5"]).args(args).output().expect("curl runs")
+        Command::new("curl")
+            .args(["-s", "--max-time", "5"])
+            .args(args)
+            .output()
+            .expect("curl runs")
     };
     let ok = curl(&["--cacert", cert.to_str().unwrap(), &format!("{url}/api/health")]);
-    assert_eq!(String::from_utf8_lossy(&ok.stdout), "ok", "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&ok.stdout),
+        "ok",
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let plain = curl(&[&format!("{}/api/health", url.replace("https://", "http://"))]);
-    assert!(!plain.status.success() || plain.stdout.is_empty(), "plain HTTP is not answered");
+    assert!(
+        !plain.status.success() || plain.stdout.is_empty(),
+        "plain HTTP is not answered"
+    );
     server.kill().unwrap();
     server.wait().unwrap();
 
     let refused = Command::new(env!("CARGO_BIN_EXE_lab-class"))
-        .args(["--db", file.0.to_str().unwrap(), "--port", "0", "--tls-cert", cert.to_str().unwrap()])
+        .args([
+            "--db",
+            file.0.to_str().unwrap(),
+            "--port",
+            "0",
+            "--tls-cert",
+            cert.to_str().unwrap(),
+        ])
         .args(["--tls-key", dir.join("missing.pem").to_str().unwrap()])
         .output()
         .unwrap();
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("missing.pem"), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("missing.pem"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
