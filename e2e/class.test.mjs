@@ -75,6 +75,23 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     const csv = await (await fetch(await t.locator(byId('class-csv')).getAttribute('href'))).text();
     // Sections and choices numbered from 1, as the page shows them.
     assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",2,"[\d.]+ ×",2\noptimizers-momentum,1,"Bo",3,"[\d.]+ ×",2\n$/);
+    // Pacing: the instructor sends the class to a section; every student's page says where.
+    await t.click(byId('pace-optimizers-momentum-0'));
+    for (const s of students) {
+      await until(async () => /section 1/.test(await text(s.page, 'class-pace')), 15_000, 'the pace on the student page');
+      assert.match(await s.page.locator(byId('class-pace-link')).getAttribute('href'), /lesson\.html\?id=optimizers-momentum#section-1$/);
+    }
+    // Whatever the API accepts, the board draws: a lock on a lesson id that names no lesson file
+    // ("course" names the course's own), sent as any page could.
+    const api = (p, body) => fetch(`${classUrl}/api/classes/${code}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+    const odd = await api('/join', { nickname: 'Cy' });
+    await api('/predictions', { student: odd.student, lesson: 'course', section: 3, choice: 4 });
+    await until(async () => (await t.locator(byId('locked-course-3')).textContent().catch(() => '')) === '1', 30_000, 'the odd section on the board');
+    assert.equal(await t.locator(byId('locked-optimizers-momentum-0')).textContent(), '2', 'the rest of the board still drawn');
+    // Leaving the class asks first (the dialog dismissed here): the class stays.
+    t.once('dialog', (d) => d.dismiss());
+    await t.click(byId('class-close'));
+    assert.equal(await t.locator(byId('class-code')).textContent(), code);
     for (const s of [teacher, ...students]) assert.deepEqual(s.errors, []);
   } finally {
     for (const s of [teacher, ...students]) await s.browser.close();

@@ -58,6 +58,22 @@
     }
   }
 
+  // The class's live stream (one per page, no token: releases and pacing are the class's news):
+  // `heard[event]` handles each; a page that cannot keep it open falls back to asking.
+  const heard = {};
+  let stream = null;
+  function listen() {
+    if (stream || typeof EventSource !== 'function') return;
+    stream = new EventSource(`${cls.server}/api/classes/${cls.code}/live`);
+    for (const event of ['release', 'pace', 'resync']) {
+      stream.addEventListener(event, (e) => {
+        let data = {};
+        try { data = JSON.parse(e.data); } catch { /* a malformed event is no event */ }
+        if (heard[event]) heard[event](data);
+      });
+    }
+  }
+
   /** The class bar at the top of the page: join with a nickname, or who you are, and leave. */
   function bar(root) {
     if (!cls) return;
@@ -74,7 +90,20 @@
     leave.addEventListener('click', () => { save(null); location.href = location.pathname + location.search.replace(/([?&])(class|server)=[^&]*/g, '$1'); });
     if (cls.student) {
       say(`In class ${cls.code} as ${cls.nickname}: your locked predictions and results go to your instructor.`);
-      box.append(note, leave);
+      const pace = document.createElement('p');
+      pace.dataset.testid = 'class-pace';
+      pace.setAttribute('role', 'status');
+      box.append(note, pace, leave);
+      listen();
+      heard.pace = ({ lesson, section }) => {
+        if (typeof lesson !== 'string' || !/^[a-z0-9-]{1,64}$/.test(lesson) || !Number.isInteger(section)) return;
+        pace.innerHTML = '';
+        const go = document.createElement('a');
+        go.href = `lesson.html?id=${lesson}#section-${section + 1}`;
+        go.dataset.testid = 'class-pace-link';
+        go.textContent = `${lesson}, section ${section + 1}`;
+        pace.append('Your instructor has sent the class to ', go, '.');
+      };
     } else {
       const form = document.createElement('form');
       form.innerHTML = `<label>Join class ${cls.code} with a nickname (nothing else is asked): <input data-testid="class-nickname" maxlength="40" required></label> <button class="primary" data-testid="class-join">Join</button>`;
@@ -123,12 +152,17 @@
     }
     if (released) return;
     waiting();
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 2000));
-      try {
-        if ((await call('GET', `/released?lesson=${encodeURIComponent(lesson)}&section=${section}`)).released) return;
-      } catch { /* the server is back in a moment, or the reveal shows on the next answer */ }
-    }
+    // The release comes on the class's stream; asking every 15 s covers a stream cut by the network.
+    listen();
+    const ask = async () => {
+      try { return (await call('GET', `/released?lesson=${encodeURIComponent(lesson)}&section=${section}`)).released === true; } catch { return false; }
+    };
+    await new Promise((resolve) => {
+      const done = () => { clearInterval(timer); heard.release = null; heard.resync = null; resolve(); };
+      heard.release = (r) => { if (r.lesson === lesson && r.section === section) done(); };
+      heard.resync = async () => { if (await ask()) done(); };
+      const timer = setInterval(async () => { if (await ask()) done(); }, 15000);
+    });
   }
 
   window.TrainingLabClass = { bar, lock, result, joined: () => Boolean(cls && cls.student) };

@@ -65,14 +65,19 @@
       <p class="note">Your instructor key stays in this browser; with it the server shows you the class.
         <a data-testid="class-csv" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}`)}">Export as CSV</a> ·
         <button type="button" data-testid="class-close">Open another class</button></p>`;
-    head.querySelector('[data-testid="class-close"]').addEventListener('click', () => { localStorage.removeItem(KEY); location.reload(); });
+    head.querySelector('[data-testid="class-close"]').addEventListener('click', () => {
+      // The key is this class's only way in from this browser: never dropped without asking.
+      if (!window.confirm(`Leave class ${cls.code}? Its key (${cls.key}) is needed to open its dashboard again: copy it first.`)) return;
+      localStorage.removeItem(KEY);
+      location.reload();
+    });
     const board = document.createElement('div');
     board.dataset.testid = 'class-board';
     board.setAttribute('aria-live', 'polite');
     root.append(head, board);
     const refresh = async () => {
       try {
-        render(board, await api('GET', `/${cls.code}/results?key=${cls.key}`));
+        await render(board, await api('GET', `/${cls.code}/results?key=${cls.key}`));
       } catch (err) {
         board.dataset.problem = err.message;
       }
@@ -92,9 +97,12 @@
     }
     const parts = [];
     for (const s of data.sections) {
-      const lesson = await lessonFile(s.lesson);
-      const section = lesson && lesson.sections[s.section];
-      const choices = section ? section.predict.choices.map((c) => c.text) : s.counts.map((_, k) => `choice ${k}`);
+      // Whatever a lesson id names (another file, none, a malformed lesson), the board draws.
+      const file = await lessonFile(s.lesson);
+      const lesson = file && Array.isArray(file.sections) ? file : null;
+      const found = lesson && lesson.sections[s.section];
+      const section = found && found.predict && Array.isArray(found.predict.choices) ? found : null;
+      const choices = section ? section.predict.choices.map((c) => String(c && c.text)) : s.counts.map((_, k) => `choice ${k + 1}`);
       const most = Math.max(1, ...s.counts);
       const bars = choices.map((text, k) => {
         const n = s.counts[k] || 0;
@@ -110,13 +118,22 @@
         <h2>${escape(lesson ? lesson.title : s.lesson)} · ${escape(section ? section.heading : `section ${s.section + 1}`)}</h2>
         <p><b data-testid="locked-${s.lesson}-${s.section}">${s.locked}</b> locked in · <span data-testid="spread-${s.lesson}-${s.section}">${escape(spread)}</span></p>
         <div class="bars" role="img" aria-label="${escape(choices.map((t, k) => `${t}: ${s.counts[k] || 0}`).join('; '))}">${bars}</div>
-        <p class="note">${s.results.map((r) => `${escape(r[0])}: ${escape(r[1])}`).join(' · ')}</p>${release}</section>`);
+        <p class="note">${s.results.map((r) => `${escape(r[0])}: ${escape(r[1])}`).join(' · ')}</p>${release}
+        <button type="button" data-pace="${escape(s.lesson)}|${s.section}" data-testid="pace-${s.lesson}-${s.section}">Send the class here</button></section>`);
     }
     board.innerHTML = parts.join('');
     for (const b of board.querySelectorAll('[data-release]')) {
       b.addEventListener('click', async () => {
         const [lesson, section] = b.dataset.release.split('|');
         await api('POST', `/${cls.code}/release`, { key: cls.key, lesson, section: Number(section) }).catch(() => {});
+      });
+    }
+    for (const b of board.querySelectorAll('[data-pace]')) {
+      b.addEventListener('click', async () => {
+        const [lesson, section] = b.dataset.pace.split('|');
+        await api('POST', `/${cls.code}/pace`, { key: cls.key, lesson, section: Number(section) })
+          .then(() => { b.textContent = 'Sent: the class is told'; })
+          .catch((err) => { b.textContent = `Not sent: ${err.message}`; });
       });
     }
   }

@@ -51,7 +51,7 @@
 
   // ---- one section: question, prediction, the lab, the reveal ----
   function renderSection(lesson, section, index, saved) {
-    const box = el('section', { class: 'lesson-section', 'data-testid': `lesson-section-${index}` });
+    const box = el('section', { class: 'lesson-section', id: `section-${index + 1}`, 'data-testid': `lesson-section-${index}` });
     box.append(el('h2', {}, `${index + 1}. ${inline(section.heading)}`));
     box.append(el('div', { class: 'question' }, paragraphs(section.question)));
     const form = el('form', { class: 'predict', 'data-testid': `predict-${index}` });

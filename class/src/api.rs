@@ -11,6 +11,8 @@
 //! | `GET /api/classes/{code}/results` | `?key` | `{title, hold, sections}`: the dashboard's data |
 //! | `GET /api/classes/{code}/export.csv` | `?key` | every prediction and result, one row each |
 //! | `GET /api/classes/{code}/events` | `?key` | server-sent events: `change` whenever the class changes |
+//! | `GET /api/classes/{code}/live` | | the students' server-sent events: `hello`, then `release` and `pace` (`{lesson, section}`) |
+//! | `POST /api/classes/{code}/pace` | `{key, lesson, section}` | `{sent}`: every page of the class hears `pace` |
 
 use std::sync::Arc;
 
@@ -48,6 +50,7 @@ pub fn router_stoppable(
     let app = Arc::new(App {
         store,
         changes: tokio::sync::broadcast::channel(256).0,
+        live: tokio::sync::broadcast::channel(1024).0,
         stopped,
     });
     let guard = Arc::new(Guard::new(origin, proxies));
@@ -61,6 +64,8 @@ pub fn router_stoppable(
         .route("/api/classes/{code}/release", post(release))
         .route("/api/classes/{code}/export.csv", get(export))
         .route("/api/classes/{code}/events", get(crate::events::stream))
+        .route("/api/classes/{code}/live", get(crate::events::live))
+        .route("/api/classes/{code}/pace", post(pace))
         .fallback(|| async { ClassError::NotFound("no such request: see the API's list".into()) })
         .method_not_allowed_fallback(|| async {
             ClassError::Invalid("this request takes another method".into())
@@ -250,10 +255,19 @@ async fn release(
     Strict(b): Strict<Release>,
 ) -> Answer {
     instructor(&app, &code, &b.key)?;
-    app.store
-        .release(&code, v::lesson(&b.lesson)?, v::index("section", b.section, 100)?)?;
+    let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
+    app.store.release(&code, lesson, section)?;
     app.changed(&code);
+    app.tell(&code, "release", json!({ "lesson": lesson, "section": section }));
     Ok(Json(json!({ "released": true })))
+}
+
+/// The instructor sends the class to a lesson's section: every page of the class hears `pace`.
+async fn pace(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): Strict<Release>) -> Answer {
+    instructor(&app, &code, &b.key)?;
+    let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
+    app.tell(&code, "pace", json!({ "lesson": lesson, "section": section }));
+    Ok(Json(json!({ "sent": true })))
 }
 
 async fn results(

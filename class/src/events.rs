@@ -1,7 +1,10 @@
 //! The dashboard's live view: `GET /api/classes/{code}/events?key=…` is a stream of server-sent
 //! events, one `change` whenever the class gets a student, a lock, a result or a release (and one
 //! at once, so a dashboard that connects late reads the class). The dashboard then reads
-//! `results`; it never polls faster than the class changes. A server told to stop ends them.
+//! `results`; it never polls faster than the class changes. `GET /api/classes/{code}/live` is
+//! the students' pages' stream: `release` when a held reveal is released, `pace` when the
+//! instructor sends the class to a section — one stream each, instead of polling, so a lecture
+//! hall's pages cost the server nothing while they wait. A server told to stop ends them all.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -39,13 +42,45 @@ pub(crate) async fn stream(
             }
         },
     );
-    // The stream ends when the server stops (a switch never thrown, in a router without one).
+    let events =
+        futures_util::StreamExt::take_until(futures_util::StreamExt::chain(first, later), stopping(&app));
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
+}
+
+/// Resolves when the server is told to stop (never, in a router without the switch).
+fn stopping(app: &App) -> impl std::future::Future<Output = ()> {
     let mut stopped = app.stopped.clone();
-    let stop = async move {
+    async move {
         if stopped.wait_for(|s| *s).await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    let events = futures_util::StreamExt::take_until(futures_util::StreamExt::chain(first, later), stop);
+    }
+}
+
+/// A student page's stream of class `code`: a `hello` at once (the page knows it is connected),
+/// then each `release` and `pace` of the class. No token: what it tells is the class's own news.
+pub(crate) async fn live(
+    State(app): State<Arc<App>>,
+    Path(code): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
+    crate::shared::class(&app, &code)?;
+    let first = stream::once(async { Ok(Event::default().event("hello").data("{}")) });
+    let later = stream::unfold((app.live.subscribe(), code), |(mut rx, code)| async move {
+        loop {
+            match rx.recv().await {
+                Ok((c, event, data)) if c == code => {
+                    return Some((Ok(Event::default().event(event).data(data)), (rx, code)));
+                }
+                Ok(_) => continue,
+                // Fell behind: the page asks again whether its reveal may show.
+                Err(RecvError::Lagged(_)) => {
+                    return Some((Ok(Event::default().event("resync").data("{}")), (rx, code)))
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    let events =
+        futures_util::StreamExt::take_until(futures_util::StreamExt::chain(first, later), stopping(&app));
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }

@@ -13,11 +13,19 @@ pub struct App {
     pub store: Store,
     /// The code of each class as it changes, for the dashboards' live streams.
     pub changes: tokio::sync::broadcast::Sender<String>,
+    /// What every page of a class hears (`events::live`): (code, event name, JSON data) — a
+    /// reveal released, the instructor sending the class to a section.
+    pub live: tokio::sync::broadcast::Sender<(String, &'static str, String)>,
     /// Becomes true when the server is told to stop: the live streams end.
     pub stopped: tokio::sync::watch::Receiver<bool>,
 }
 
 impl App {
+    /// Tells every page of class `code` something (`event`, with `data` as JSON).
+    pub(crate) fn tell(&self, code: &str, event: &'static str, data: serde_json::Value) {
+        let _ = self.live.send((code.to_string(), event, data.to_string()));
+    }
+
     /// Tells the dashboards watching class `code` that it changed.
     pub(crate) fn changed(&self, code: &str) {
         // No dashboard listening is no error.

@@ -244,3 +244,59 @@ fn with_a_certificate_the_server_speaks_https() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A student page's one stream: `hello` at once, then the release of a held reveal and the
+/// instructor sending the class to a section, as they happen — no polling, no token in the URL.
+#[test]
+fn a_students_page_hears_releases_and_pacing_on_one_stream() {
+    use std::time::Duration;
+    let file = common::TempDb::new("live");
+    let (mut server, addr) = start(&file.0);
+    let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live","hold":true}"#);
+    let class: serde_json::Value = serde_json::from_str(&class).unwrap();
+    let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
+    let mut live = TcpStream::connect(&addr).unwrap();
+    write!(
+        live,
+        "GET /api/classes/{code}/live HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    live.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut seen = String::new();
+    read_until(&mut live, &mut seen, "event: hello");
+    let body = format!(r#"{{"key":"{key}","lesson":"scaling-batch","section":2}}"#);
+    assert_eq!(
+        request(&addr, "POST", &format!("/api/classes/{code}/release"), &body).0,
+        200
+    );
+    read_until(&mut live, &mut seen, "event: release");
+    assert_eq!(
+        request(&addr, "POST", &format!("/api/classes/{code}/pace"), &body).0,
+        200
+    );
+    read_until(&mut live, &mut seen, "event: pace");
+    assert!(
+        seen.contains(r#"data: {"lesson":"scaling-batch","section":2}"#),
+        "{seen}"
+    );
+    let wrong = format!(
+        r#"{{"key":"{}","lesson":"scaling-batch","section":2}}"#,
+        "0".repeat(32)
+    );
+    assert_eq!(
+        request(&addr, "POST", &format!("/api/classes/{code}/pace"), &wrong).0,
+        403,
+        "only the instructor paces"
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// Reads the stream into `seen` until it holds `want` (or the read times out).
+fn read_until(events: &mut TcpStream, seen: &mut String, want: &str) {
+    let mut buf = [0u8; 4096];
+    while !seen.contains(want) {
+        let n = events.read(&mut buf).expect("the event within 10 s");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
