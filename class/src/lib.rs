@@ -6,6 +6,7 @@
 //! address, since a lecture hall shares one — and held to the configured site's origin (`guard`). Without it, the course works as before, in the browser.
 
 pub mod api;
+pub mod bench;
 pub mod db;
 pub mod error;
 pub mod events;

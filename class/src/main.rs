@@ -35,6 +35,19 @@ struct Args {
     /// The certificate's private key (PEM)
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// A lecture hall against a server on a temporary database: N students behind one address
+    /// join, stream, lock, report and reconnect at once; prints what it held (fails if any lock
+    /// or result was lost)
+    Bench {
+        #[arg(long, default_value_t = 500)]
+        students: usize,
+    },
 }
 
 /// How long requests still open may take once the server is told to stop.
@@ -42,7 +55,24 @@ const GRACE: Duration = Duration::from_secs(2);
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run(Args::parse()).await {
+    let args = Args::parse();
+    if let Some(Command::Bench { students }) = args.command {
+        return match lab_class::bench::run(students).await {
+            Ok(report) => {
+                println!("{report}");
+                if report.lost == 0 {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                }
+            }
+            Err(e) => {
+                eprintln!("lab-class bench: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("lab-class: {e}");

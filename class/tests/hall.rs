@@ -360,3 +360,17 @@ async fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
         "an untrusted peer's rotating X-Forwarded-For: {refused} refused"
     );
 }
+
+/// The bench itself (`lab-class bench`): 200 students behind one address at once, each lock and
+/// result acknowledged, the release heard on every page's stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bench_hall_of_two_hundred_loses_nothing() {
+    let report = lab_class::bench::run(200).await.unwrap();
+    assert_eq!((report.acknowledged, report.lost), (400, 0), "{report}");
+    assert_eq!(
+        report.release.len(),
+        200,
+        "every page heard the release: {report}"
+    );
+    assert_eq!(lab_class::bench::quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+}
