@@ -81,13 +81,14 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
       await until(async () => /section 1/.test(await text(s.page, 'class-pace')), 15_000, 'the pace on the student page');
       assert.match(await s.page.locator(byId('class-pace-link')).getAttribute('href'), /lesson\.html\?id=optimizers-momentum#section-1$/);
     }
-    // Whatever the API accepts, the board draws: a lock on a lesson id that names no lesson file
-    // ("course" names the course's own), sent as any page could.
-    const api = (p, body) => fetch(`${classUrl}/api/classes/${code}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
-    const odd = await api('/join', { nickname: 'Cy' });
-    await api('/predictions', { student: odd.student, lesson: 'course', section: 3, choice: 4 });
-    await until(async () => (await t.locator(byId('locked-course-3')).textContent().catch(() => '')) === '1', 30_000, 'the odd section on the board');
-    assert.equal(await t.locator(byId('locked-optimizers-momentum-0')).textContent(), '2', 'the rest of the board still drawn');
+    // An id the course does not have ("course" names the course's outline, not a lesson), sent as
+    // any page could, is refused by the server with the reason; the board is untouched.
+    const api = (p, body) => fetch(`${classUrl}/api/classes/${code}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const odd = await (await api('/join', { nickname: 'Cy' })).json();
+    const refused = await api('/predictions', { student: odd.student, lesson: 'course', section: 3, choice: 4 });
+    assert.equal(refused.status, 400);
+    assert.match((await refused.json()).error, /the course has no lesson course/);
+    assert.equal(await t.locator(byId('locked-optimizers-momentum-0')).textContent(), '2', 'the board still drawn');
     // Leaving the class asks first (the dialog dismissed here): the class stays.
     t.once('dialog', (d) => d.dismiss());
     await t.click(byId('class-close'));

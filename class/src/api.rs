@@ -32,28 +32,42 @@ use crate::secret::digest;
 use crate::shared::{class, instructor, App, KeyQuery};
 use crate::validate as v;
 
+/// How the server is set up beyond its database.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// The site whose pages may call it (None: any, for a class on one machine).
+    pub origin: Option<String>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    pub proxies: Vec<std::net::IpAddr>,
+    /// The course ids are checked against (None: any well-formed id).
+    pub lessons: Option<crate::catalogue::Catalogue>,
+}
+
 /// The API over `store`, answering pages from `origin` only (None: any origin, for a class on
 /// one machine).
 pub fn router(store: Store, origin: Option<String>) -> Router {
-    router_stoppable(store, origin, Vec::new()).0
+    router_stoppable(
+        store,
+        Config {
+            origin,
+            ..Config::default()
+        },
+    )
+    .0
 }
 
-/// The same, and the switch that ends its live streams (sending `true`), so that a server told to
-/// stop is not held open by the dashboards watching it; `proxies` are the reverse proxies whose
-/// `X-Forwarded-For` names the client.
-pub fn router_stoppable(
-    store: Store,
-    origin: Option<String>,
-    proxies: Vec<std::net::IpAddr>,
-) -> (Router, tokio::sync::watch::Sender<bool>) {
+/// The API as `config` sets it up, and the switch that ends its live streams (sending `true`),
+/// so that a server told to stop is not held open by the dashboards watching it.
+pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::watch::Sender<bool>) {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         store,
         changes: tokio::sync::broadcast::channel(256).0,
         live: tokio::sync::broadcast::channel(1024).0,
         stopped,
+        lessons: config.lessons,
     });
-    let guard = Arc::new(Guard::new(origin, proxies));
+    let guard = Arc::new(Guard::new(config.origin, config.proxies));
     let router = Router::new()
         .route("/api/health", get(|| async { "ok" }))
         .route("/api/classes", post(create))
@@ -175,14 +189,12 @@ async fn predict(
     Strict(b): Strict<Prediction>,
 ) -> Answer {
     let who = student(&app, &code, &b.student)?;
-    let choice = app.store.lock(
-        &code,
-        &who,
-        v::lesson(&b.lesson)?,
-        v::index("section", b.section, 100)?,
-        v::index("choice", b.choice, 20)?,
-        v::state(&b.state)?,
-    )?;
+    let (lesson, section) = app.section(&b.lesson, b.section)?;
+    let choice = v::index("choice", b.choice, 20)?;
+    app.choice(lesson, section, i64::from(choice), "choice")?;
+    let choice = app
+        .store
+        .lock(&code, &who, lesson, section, choice, v::state(&b.state)?)?;
     app.changed(&code);
     Ok(Json(json!({ "choice": choice })))
 }
@@ -204,12 +216,8 @@ async fn result(
     Strict(b): Strict<Measured>,
 ) -> Answer {
     let who = student(&app, &code, &b.student)?;
-    if !(-1..=20).contains(&b.outcome) {
-        return Err(ClassError::Invalid(
-            "outcome: -1 (none) or a choice, 0 to 20".into(),
-        ));
-    }
-    let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
+    let (lesson, section) = app.section(&b.lesson, b.section)?;
+    app.choice(lesson, section, b.outcome, "outcome")?;
     app.store
         .result(&code, &who, lesson, section, v::measured(&b.measured)?, b.outcome)?;
     app.changed(&code);
@@ -235,7 +243,7 @@ async fn released(
     Path(code): Path<String>,
     StrictQuery(q): StrictQuery<SectionQuery>,
 ) -> Answer {
-    let (lesson, section) = (v::lesson(&q.lesson)?, v::index("section", q.section, 100)?);
+    let (lesson, section) = app.section(&q.lesson, q.section)?;
     Ok(Json(
         json!({ "released": may_reveal(&app, &code, lesson, section)? }),
     ))
@@ -255,7 +263,7 @@ async fn release(
     Strict(b): Strict<Release>,
 ) -> Answer {
     instructor(&app, &code, &b.key)?;
-    let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
+    let (lesson, section) = app.section(&b.lesson, b.section)?;
     app.store.release(&code, lesson, section)?;
     app.changed(&code);
     app.tell(&code, "release", json!({ "lesson": lesson, "section": section }));
@@ -265,7 +273,7 @@ async fn release(
 /// The instructor sends the class to a lesson's section: every page of the class hears `pace`.
 async fn pace(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): Strict<Release>) -> Answer {
     instructor(&app, &code, &b.key)?;
-    let (lesson, section) = (v::lesson(&b.lesson)?, v::index("section", b.section, 100)?);
+    let (lesson, section) = app.section(&b.lesson, b.section)?;
     app.tell(&code, "pace", json!({ "lesson": lesson, "section": section }));
     Ok(Json(json!({ "sent": true })))
 }

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod bench;
+pub mod catalogue;
 pub mod db;
 pub mod error;
 pub mod events;
@@ -16,6 +17,6 @@ pub mod secret;
 pub mod shared;
 pub mod validate;
 
-pub use api::router;
+pub use api::{router, Config};
 pub use db::Store;
 pub use error::ClassError;

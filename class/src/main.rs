@@ -35,6 +35,9 @@ struct Args {
     /// The certificate's private key (PEM)
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// The course's lesson files, which ids sent by pages are checked against (read at start)
+    #[arg(long, default_value = "public/lessons", value_name = "DIR")]
+    lessons: PathBuf,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -86,7 +89,14 @@ async fn run(a: Args) -> Result<(), String> {
     let addr = SocketAddr::new(a.address, a.port);
     let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().map_or(addr, |a| a);
-    let (router, stop) = lab_class::api::router_stoppable(store, a.origin, a.trusted_proxy);
+    let lessons = lab_class::catalogue::Catalogue::read(&a.lessons)
+        .map_err(|e| format!("{e} (give the site's lessons with --lessons)"))?;
+    let config = lab_class::Config {
+        origin: a.origin,
+        proxies: a.trusted_proxy,
+        lessons: Some(lessons),
+    };
+    let (router, stop) = lab_class::api::router_stoppable(store, config);
     let app = router.into_make_service_with_connect_info::<SocketAddr>();
     let handle = axum_server::Handle::new();
     tokio::spawn({

@@ -18,9 +18,40 @@ pub struct App {
     pub live: tokio::sync::broadcast::Sender<(String, &'static str, String)>,
     /// Becomes true when the server is told to stop: the live streams end.
     pub stopped: tokio::sync::watch::Receiver<bool>,
+    /// The course ids are checked against (None: any well-formed id).
+    pub lessons: Option<crate::catalogue::Catalogue>,
 }
 
 impl App {
+    /// A lesson id and section, well formed and, with a catalogue, in the course.
+    pub(crate) fn section<'a>(&self, lesson: &'a str, section: u32) -> Result<(&'a str, u32), ClassError> {
+        let (lesson, section) = (v::lesson(lesson)?, v::index("section", section, 100)?);
+        if let Some(c) = &self.lessons {
+            c.section(lesson, section)?;
+        }
+        Ok((lesson, section))
+    }
+
+    /// A choice (or an outcome: −1 for none) of that section, in range; with a catalogue, one
+    /// the section has.
+    pub(crate) fn choice(
+        &self,
+        lesson: &str,
+        section: u32,
+        choice: i64,
+        what: &str,
+    ) -> Result<(), ClassError> {
+        if !(-1..=20).contains(&choice) || (choice == -1 && what != "outcome") {
+            return Err(ClassError::Invalid(format!(
+                "{what}: -1 (none) or a choice, 0 to 20"
+            )));
+        }
+        match &self.lessons {
+            Some(c) => c.choice(lesson, section, choice, what),
+            None => Ok(()),
+        }
+    }
+
     /// Tells every page of class `code` something (`event`, with `data` as JSON).
     pub(crate) fn tell(&self, code: &str, event: &'static str, data: serde_json::Value) {
         let _ = self.live.send((code.to_string(), event, data.to_string()));

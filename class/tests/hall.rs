@@ -322,8 +322,11 @@ async fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
     use axum::extract::ConnectInfo;
     let db = Db::new("proxy");
     let proxy: std::net::IpAddr = "10.0.0.1".parse().unwrap();
-    let app =
-        lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), None, vec![proxy]).0;
+    let config = lab_class::Config {
+        proxies: vec![proxy],
+        ..Default::default()
+    };
+    let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
     let from = |peer: &str, forwarded: &str| {
         let mut req = Request::get("/api/health")
             .header("x-forwarded-for", forwarded)
@@ -373,4 +376,72 @@ async fn the_bench_hall_of_two_hundred_loses_nothing() {
         "every page heard the release: {report}"
     );
     assert_eq!(lab_class::bench::quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+}
+
+/// With the course's lessons (`--lessons`), every id a page sends is checked against them: an
+/// unknown lesson, a section past the lesson's last, a choice past the section's last are refused
+/// with the reason; the lessons of the site itself are read whole.
+#[tokio::test]
+async fn ids_are_checked_against_the_course() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../public/lessons"));
+    let site = lab_class::catalogue::Catalogue::read(dir).unwrap();
+    // Every lesson file: all but the course's outline and the lessons' schema.
+    let files = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    assert_eq!(site.len(), files - 2, "the course's lessons");
+    assert!(site.section("course", 0).is_err());
+    let db = Db::new("catalogue");
+    let config = lab_class::Config {
+        lessons: Some(lab_class::catalogue::Catalogue::of(&[("scaling-batch", &[3, 2])])),
+        ..Default::default()
+    };
+    let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
+    let (code, _) = open(&app, "course").await;
+    let student = post(
+        &app,
+        &format!("/api/classes/{code}/join"),
+        json!({ "nickname": "Ada" }),
+    )
+    .await
+    .1["student"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lock = |lesson: &str, section: u32, choice: u32| json!({ "student": student, "lesson": lesson, "section": section, "choice": choice });
+    let uri = format!("/api/classes/{code}/predictions");
+    for (body, says) in [
+        (lock("course", 0, 0), "the course has no lesson course"),
+        (
+            lock("scaling-batch", 2, 0),
+            "lesson scaling-batch has sections 0 to 1",
+        ),
+        (
+            lock("scaling-batch", 1, 2),
+            "choice: section 1 of scaling-batch has choices 0 to 1, not 2",
+        ),
+    ] {
+        let (s, r) = post(&app, &uri, body.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {r}");
+        assert!(r["error"].as_str().unwrap().contains(says), "{body}: {r}");
+    }
+    assert_eq!(
+        post(&app, &uri, lock("scaling-batch", 1, 1)).await.0,
+        StatusCode::OK
+    );
+    let result =
+        json!({ "student": student, "lesson": "scaling-batch", "section": 0, "measured": "1", "outcome": 3 });
+    let (s, r) = post(&app, &format!("/api/classes/{code}/results"), result).await;
+    assert!(
+        s == StatusCode::BAD_REQUEST && r["error"].as_str().unwrap().contains("outcome"),
+        "{r}"
+    );
+    let asked = get(
+        &app,
+        &format!("/api/classes/{code}/released?lesson=nope&section=0"),
+    )
+    .await;
+    assert_eq!(asked.0, StatusCode::BAD_REQUEST, "{}", asked.1);
 }

@@ -8,14 +8,38 @@ use std::process::{Child, Command, Stdio};
 
 use super::common;
 
+/// A server process, stopped when dropped: a failing test leaves none behind (one left running
+/// would hold the test run's output open, and the run would never end).
+pub struct Running(pub Child);
+
+impl std::ops::Deref for Running {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Running {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts the server on a free loopback port; the child and its address.
-fn start(db: &std::path::Path) -> (Child, String) {
+fn start(db: &std::path::Path) -> (Running, String) {
     let (child, url) = start_with(db, &[]);
     (child, url.trim_start_matches("http://").to_string())
 }
 
 /// Starts the server with `extra` arguments; the child and the URL it announced.
-pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Child, String) {
+pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Running, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lab-class"))
         .args([
             "--db",
@@ -26,6 +50,8 @@ pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Child, String) {
             "0",
         ])
         .args(extra)
+        // From the repository's root, as scripts/class.sh runs it: the site's lessons are there.
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .stdout(Stdio::piped())
         .spawn()
         .expect("lab-class starts");
@@ -35,7 +61,7 @@ pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Child, String) {
         .unwrap();
     // "lab-class: http://127.0.0.1:PORT (database …)"
     let url = line.split_whitespace().nth(1).unwrap_or_default().to_string();
-    (child, url)
+    (Running(child), url)
 }
 
 /// One request; (status code, body).
@@ -225,6 +251,7 @@ fn with_a_certificate_the_server_speaks_https() {
     server.wait().unwrap();
 
     let refused = Command::new(env!("CARGO_BIN_EXE_lab-class"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .args([
             "--db",
             file.0.to_str().unwrap(),
@@ -264,7 +291,7 @@ fn a_students_page_hears_releases_and_pacing_on_one_stream() {
     live.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut seen = String::new();
     read_until(&mut live, &mut seen, "event: hello");
-    let body = format!(r#"{{"key":"{key}","lesson":"scaling-batch","section":2}}"#);
+    let body = format!(r#"{{"key":"{key}","lesson":"scaling-batch","section":1}}"#);
     assert_eq!(
         request(&addr, "POST", &format!("/api/classes/{code}/release"), &body).0,
         200
@@ -276,11 +303,11 @@ fn a_students_page_hears_releases_and_pacing_on_one_stream() {
     );
     read_until(&mut live, &mut seen, "event: pace");
     assert!(
-        seen.contains(r#"data: {"lesson":"scaling-batch","section":2}"#),
+        seen.contains(r#"data: {"lesson":"scaling-batch","section":1}"#),
         "{seen}"
     );
     let wrong = format!(
-        r#"{{"key":"{}","lesson":"scaling-batch","section":2}}"#,
+        r#"{{"key":"{}","lesson":"scaling-batch","section":1}}"#,
         "0".repeat(32)
     );
     assert_eq!(
