@@ -75,6 +75,8 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     const csv = await (await fetch(await t.locator(byId('class-csv')).getAttribute('href'))).text();
     // Sections and choices numbered from 1, as the page shows them.
     assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",2,"[\d.]+ ×",2\noptimizers-momentum,1,"Bo",3,"[\d.]+ ×",2\n$/);
+    const book = await (await fetch(await t.locator(byId('class-gradebook')).getAttribute('href'))).text();
+    assert.match(book, /^nickname,"optimizers-momentum 1 predicted","optimizers-momentum 1 measured","optimizers-momentum 1 correct"\n"Ada",2,"[\d.]+ ×",yes\n"Bo",3,"[\d.]+ ×",no\n$/);
     // Pacing: the instructor sends the class to a section; every student's page says where.
     await t.click(byId('pace-optimizers-momentum-0'));
     for (const s of students) {

@@ -64,6 +64,7 @@
         <a data-testid="class-join-link" href="${escape(join)}">${escape(join)}</a></p>
       <p class="note">Your instructor key stays in this browser; with it the server shows you the class.
         <a data-testid="class-csv" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}`)}">Export as CSV</a> ·
+        <a data-testid="class-gradebook" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}&layout=gradebook`)}">for a gradebook</a> ·
         <button type="button" data-testid="class-close">Open another class</button></p>`;
     head.querySelector('[data-testid="class-close"]').addEventListener('click', () => {
       // The key is this class's only way in from this browser: never dropped without asking.

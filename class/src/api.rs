@@ -9,7 +9,7 @@
 //! | `GET /api/classes/{code}/released` | `?lesson&section` | `{released}`: may the reveal show? |
 //! | `POST /api/classes/{code}/release` | `{key, lesson, section}` | `{released: true}` |
 //! | `GET /api/classes/{code}/results` | `?key` | `{title, hold, sections}`: the dashboard's data |
-//! | `GET /api/classes/{code}/export.csv` | `?key` | every prediction and result, one row each |
+//! | `GET /api/classes/{code}/export.csv` | `?key&layout` | every prediction and result, one row each; `layout=gradebook`: a row per student, three columns per section |
 //! | `GET /api/classes/{code}/events` | `?key` | server-sent events: `change` whenever the class changes |
 //! | `GET /api/classes/{code}/live` | | the students' server-sent events: `hello`, then `release` and `pace` (`{lesson, section}`) |
 //! | `POST /api/classes/{code}/pace` | `{key, lesson, section}` | `{sent}`: every page of the class hears `pace` |
@@ -17,8 +17,6 @@
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::header;
-use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -76,7 +74,7 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
         .route("/api/classes/{code}/results", post(result).get(results))
         .route("/api/classes/{code}/released", get(released))
         .route("/api/classes/{code}/release", post(release))
-        .route("/api/classes/{code}/export.csv", get(export))
+        .route("/api/classes/{code}/export.csv", get(crate::export::export))
         .route("/api/classes/{code}/events", get(crate::events::stream))
         .route("/api/classes/{code}/live", get(crate::events::live))
         .route("/api/classes/{code}/pace", post(pace))
@@ -304,49 +302,4 @@ async fn results(
     Ok(Json(
         json!({ "title": title, "hold": hold, "sections": sections }),
     ))
-}
-
-async fn export(
-    State(app): State<Arc<App>>,
-    Path(code): Path<String>,
-    StrictQuery(q): StrictQuery<KeyQuery>,
-) -> Result<impl IntoResponse, ClassError> {
-    instructor(&app, &code, &q.key)?;
-    let mut csv = String::from("lesson,section,nickname,predicted,measured,outcome\n");
-    for s in app.store.records(&code)? {
-        for (nick, choice) in &s.predictions {
-            let run = s.results.iter().find(|r| &r.0 == nick);
-            // Sections and choices numbered from 1, as the page shows them; no outcome: blank.
-            let outcome = run
-                .filter(|r| r.2 >= 0)
-                .map_or(String::new(), |r| (r.2 + 1).to_string());
-            csv += &format!(
-                "{},{},{},{},{},{}\n",
-                s.lesson,
-                s.section + 1,
-                csv_cell(nick),
-                choice + 1,
-                csv_cell(run.map_or("", |r| r.1.as_str())),
-                outcome
-            );
-        }
-    }
-    Ok((
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"class.csv\""),
-        ],
-        csv,
-    ))
-}
-
-/// A text cell: quoted, and one that a spreadsheet would run as a formula (starting with =, +,
-/// -, @, a tab or a carriage return) kept as text by a leading apostrophe (OWASP's advice).
-pub fn csv_cell(s: &str) -> String {
-    let s = s.replace('"', "\"\"");
-    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("\"'{s}\"")
-    } else {
-        format!("\"{s}\"")
-    }
 }

@@ -197,6 +197,15 @@ impl Store {
         })
     }
 
+    /// Every student of class `code`, by nickname, in the order they joined.
+    pub fn nicknames(&self, code: &str) -> Result<Vec<String>, ClassError> {
+        self.with(|c| {
+            c.prepare("SELECT nickname FROM students WHERE class = ?1 ORDER BY rowid")?
+                .query_map([code], |r| r.get(0))?
+                .collect()
+        })
+    }
+
     /// The nickname of student `token` of class `code`, if they joined.
     pub fn student(&self, code: &str, token: &str) -> Result<Option<String>, ClassError> {
         self.with(|c| {

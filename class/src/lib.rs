@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod db;
 pub mod error;
 pub mod events;
+pub mod export;
 pub mod extract;
 pub mod guard;
 pub mod secret;

@@ -211,13 +211,13 @@ async fn strict_requests_and_json_refusals() {
 #[tokio::test]
 async fn the_export_keeps_formulas_out_of_the_spreadsheet() {
     assert_eq!(
-        lab_class::api::csv_cell("=HYPERLINK(\"x\")"),
+        lab_class::export::csv_cell("=HYPERLINK(\"x\")"),
         "\"'=HYPERLINK(\"\"x\"\")\""
     );
     for risky in ["+1", "-1", "@SUM(A1)", "\tx"] {
-        assert!(lab_class::api::csv_cell(risky).starts_with("\"'"), "{risky:?}");
+        assert!(lab_class::export::csv_cell(risky).starts_with("\"'"), "{risky:?}");
     }
-    assert_eq!(lab_class::api::csv_cell("Ada"), "\"Ada\"");
+    assert_eq!(lab_class::export::csv_cell("Ada"), "\"Ada\"");
     let db = Db::new("formula");
     let app = db.server(None);
     let (code, key) = open(&app, "formula").await;
@@ -444,4 +444,55 @@ async fn ids_are_checked_against_the_course() {
     )
     .await;
     assert_eq!(asked.0, StatusCode::BAD_REQUEST, "{}", asked.1);
+}
+
+/// The gradebook layout: a row per student of the class (one who never answered too), three
+/// columns per section — the choice predicted and the measured value as the page numbers and
+/// shows them, and whether the measurement fell in the predicted choice.
+#[tokio::test]
+async fn the_gradebook_export_has_a_row_per_student_and_columns_per_section() {
+    let db = Db::new("gradebook");
+    let app = db.server(None);
+    let (code, key) = open(&app, "gradebook").await;
+    let mut tokens = Vec::new();
+    for nick in ["Ada", "Bo", "Cy"] {
+        let joined = post(
+            &app,
+            &format!("/api/classes/{code}/join"),
+            json!({ "nickname": nick }),
+        )
+        .await
+        .1;
+        tokens.push(joined["student"].as_str().unwrap().to_string());
+    }
+    let send = |what: &str, body: Value| {
+        let (app, uri) = (app.clone(), format!("/api/classes/{code}/{what}"));
+        async move { post(&app, &uri, body).await }
+    };
+    // Ada predicts choice 1 (shown as 2) and measures into it; Bo predicts 0 and measures into 2.
+    for (t, choice, outcome) in [(&tokens[0], 1, 1), (&tokens[1], 0, 2)] {
+        send(
+            "predictions",
+            json!({ "student": t, "lesson": "scaling-batch", "section": 1, "choice": choice }),
+        )
+        .await;
+        send("results", json!({ "student": t, "lesson": "scaling-batch", "section": 1, "measured": "0.9", "outcome": outcome })).await;
+    }
+    let csv = get(
+        &app,
+        &format!("/api/classes/{code}/export.csv?key={key}&layout=gradebook"),
+    )
+    .await
+    .1;
+    assert_eq!(
+        csv.as_str().unwrap(),
+        "nickname,\"scaling-batch 2 predicted\",\"scaling-batch 2 measured\",\"scaling-batch 2 correct\"\n\
+         \"Ada\",2,\"0.9\",yes\n\"Bo\",1,\"0.9\",no\n\"Cy\",,\"\",\n"
+    );
+    let bad = get(
+        &app,
+        &format!("/api/classes/{code}/export.csv?key={key}&layout=wide"),
+    )
+    .await;
+    assert_eq!(bad.0, StatusCode::BAD_REQUEST, "{}", bad.1);
 }
