@@ -4,6 +4,7 @@
 // dashboard shows both locks and their spread as they come (told by the server's events), the release shows the students their
 // reveals, and the CSV has both rows.
 import { execFileSync, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,11 +18,15 @@ let server;
 let classServer;
 let classUrl;
 const db = path.join(os.tmpdir(), `lab-class-e2e-${process.pid}.sqlite`);
+// The campus set-up: only the instructor of the instructors' file (its secret's SHA-256) opens classes.
+const SECRET = '5ec7e75ec7e75ec7e75ec7e75ec7e75e';
+const instructors = path.join(os.tmpdir(), `lab-class-e2e-${process.pid}-instructors.txt`);
 
 before(async () => {
   server = await serve();
   const origin = server.url.replace(/\/$/, '');
-  classServer = spawn(BIN, ['--db', db, '--address', '127.0.0.1', '--port', '0', '--origin', origin], { stdio: ['ignore', 'pipe', 'inherit'] });
+  fs.writeFileSync(instructors, `teacher ${crypto.createHash('sha256').update(SECRET).digest('hex')}\n`);
+  classServer = spawn(BIN, ['--db', db, '--address', '127.0.0.1', '--port', '0', '--origin', origin, '--instructors', instructors], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
     classServer.on('error', reject);
     readline.createInterface({ input: classServer.stdout }).once('line', resolve);
@@ -32,6 +37,7 @@ after(async () => {
   classServer.kill();
   await server.close();
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
+  fs.rmSync(instructors, { force: true });
 });
 
 test('a class: two students lock in, the dashboard shows them live, the held reveals show on release, CSV', async () => {
@@ -40,6 +46,7 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
   try {
     const t = teacher.page;
     await t.goto(`${server.url}class.html?server=${encodeURIComponent(classUrl)}`);
+    await t.fill(byId('class-secret'), SECRET);
     await t.fill(byId('class-title'), 'Week 3');
     await t.check(byId('class-hold'));
     await t.click(byId('class-create'));
@@ -72,10 +79,15 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     }
     await t.click(byId('release-optimizers-momentum-0'));
     for (const s of students) await until(async () => s.page.locator(byId('reveal-0')).isVisible(), 15_000, 'the reveal after the release');
-    const csv = await (await fetch(await t.locator(byId('class-csv')).getAttribute('href'))).text();
+    // The exports download through the key in a header (no key in any URL).
+    const exported = async (id) => {
+      const [file] = await Promise.all([t.waitForEvent('download'), t.click(byId(id))]);
+      return fs.readFileSync(await file.path(), 'utf8');
+    };
+    const csv = await exported('class-csv');
     // Sections and choices numbered from 1, as the page shows them.
     assert.match(csv, /^lesson,section,nickname,predicted,measured,outcome\noptimizers-momentum,1,"Ada",2,"[\d.]+ ×",2\noptimizers-momentum,1,"Bo",3,"[\d.]+ ×",2\n$/);
-    const book = await (await fetch(await t.locator(byId('class-gradebook')).getAttribute('href'))).text();
+    const book = await exported('class-gradebook');
     assert.match(book, /^nickname,"optimizers-momentum 1 predicted","optimizers-momentum 1 measured","optimizers-momentum 1 correct"\n"Ada",2,"[\d.]+ ×",yes\n"Bo",3,"[\d.]+ ×",no\n$/);
     // Pacing: the instructor sends the class to a section; every student's page says where.
     await t.click(byId('pace-optimizers-momentum-0'));
@@ -91,6 +103,19 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     assert.equal(refused.status, 400);
     assert.match((await refused.json()).error, /the course has no lesson course/);
     assert.equal(await t.locator(byId('locked-optimizers-momentum-0')).textContent(), '2', 'the board still drawn');
+    // Another device: the instructor's secret lists the class and reopens its dashboard.
+    const elsewhere = await launch({ webgpu: false });
+    try {
+      const e = elsewhere.page;
+      await e.goto(`${server.url}class.html?server=${encodeURIComponent(classUrl)}`);
+      await e.fill(byId('class-secret'), SECRET);
+      await e.click(byId('class-mine'));
+      await e.click(byId(`class-reopen-${code}`));
+      await until(async () => (await e.locator(byId('locked-optimizers-momentum-0')).textContent().catch(() => '')) === '2', 30_000, 'the class on another device');
+      assert.deepEqual(elsewhere.errors, []);
+    } finally {
+      await elsewhere.browser.close();
+    }
     // Leaving the class asks first (the dialog dismissed here): the class stays.
     t.once('dialog', (d) => d.dismiss());
     await t.click(byId('class-close'));
@@ -111,7 +136,7 @@ test('over HTTPS: the site and the class server both on TLS, a student joins and
     '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
   const site = await serve(undefined, { tls: { cert: fs.readFileSync(cert), key: fs.readFileSync(key) } });
   const tlsDb = path.join(dir, 'class.sqlite');
-  const secure = spawn(BIN, ['--db', tlsDb, '--port', '0', '--origin', site.url.replace(/\/$/, ''), '--tls-cert', cert, '--tls-key', key], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const secure = spawn(BIN, ['--db', tlsDb, '--port', '0', '--origin', site.url.replace(/\/$/, ''), '--tls-cert', cert, '--tls-key', key, '--anyone-opens-classes'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const extraArgs = ['--ignore-certificate-errors'];
   const teacher = await launch({ webgpu: false, extraArgs });
   const student = await launch({ webgpu: false, extraArgs });

@@ -1,5 +1,6 @@
-// The instructor's class dashboard (class.html): open a class on a class server (a join code for
-// the students, a private key kept in this browser), then watch, section by section, how many
+// The instructor's class dashboard (class.html): open a class on a class server with the
+// instructor's secret (a join code for the students, a private key kept in this browser; on
+// another device the secret lists the instructor's classes and reopens them), then watch, section by section, how many
 // have locked in, the class's predictions as a histogram beside what their runs measured, and
 // release held reveals; the CSV export is a link. It reads the class whenever the server says it
 // changed (server-sent events), and every 10 s besides.
@@ -21,13 +22,30 @@
     return lessons.get(id);
   }
 
-  async function api(method, path, body) {
-    const r = await fetch(`${cls.server}/api/classes${path}`, {
-      method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined,
-    });
-    const answer = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(answer.error || `HTTP ${r.status}`);
-    return answer;
+  // Keys and secrets travel in the Authorization header, never in a URL (history, logs, referrers).
+  const auth = () => ((cls && (cls.key || cls.secret)) ? { authorization: `Bearer ${cls.key || cls.secret}` } : {});
+
+  async function answer(r) {
+    const a = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(a.error || `HTTP ${r.status}`);
+    return a;
+  }
+
+  async function api(method, path, body, base = '/api/classes') {
+    const headers = { ...auth(), ...(body ? { 'content-type': 'application/json' } : {}) };
+    return answer(await fetch(`${cls.server}${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined }));
+  }
+
+  /** Downloads the class's CSV (`layout`) through the header, as a file. */
+  async function download(layout, name) {
+    const r = await fetch(`${cls.server}/api/classes/${cls.code}/export.csv?layout=${layout}`, { headers: auth() });
+    if (!r.ok) throw new Error((await r.json().catch(() => ({}))).error || `HTTP ${r.status}`);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(await r.blob());
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
   }
 
   function openForm() {
@@ -35,6 +53,9 @@
     form.dataset.testid = 'class-open';
     form.innerHTML = `
       <p><label>Class server <input name="server" data-testid="class-server" size="34" required value="${escape(params.get('server') || 'http://127.0.0.1:8090')}"></label></p>
+      <p><label>Your instructor secret <input name="secret" type="password" data-testid="class-secret" size="34" autocomplete="current-password"></label>
+        <button type="button" data-testid="class-mine">My classes on this server</button></p>
+      <ul data-testid="class-mine-list"></ul>
       <p><label>Title <input name="title" data-testid="class-title" size="34" maxlength="80" required value="Today's class"></label></p>
       <p><label><input type="checkbox" name="hold" data-testid="class-hold"> Hold each reveal until I release it</label></p>
       <button class="primary" data-testid="class-create">Open a class</button>
@@ -42,7 +63,8 @@
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const server = form.server.value.trim().replace(/\/$/, '');
-      cls = { server };
+      const secret = form.secret.value.trim();
+      cls = { server, secret };
       try {
         const r = await api('POST', '', { title: form.title.value, hold: form.hold.checked });
         cls = { server, code: r.code, key: r.key, title: form.title.value };
@@ -51,6 +73,32 @@
         dashboard();
       } catch (err) {
         form.querySelector('[data-testid="class-open-problem"]').textContent = `The class could not be opened: ${err.message}.`;
+      }
+    });
+    // Another device: the secret lists the instructor's classes; each reopens with it.
+    form.querySelector('[data-testid="class-mine"]').addEventListener('click', async () => {
+      const list = form.querySelector('[data-testid="class-mine-list"]');
+      cls = { server: form.server.value.trim().replace(/\/$/, ''), secret: form.secret.value.trim() };
+      try {
+        const mine = await api('GET', '/classes', null, '/api/instructor');
+        list.innerHTML = mine.classes.length ? '' : '<li>No class of yours on this server yet.</li>';
+        for (const c of mine.classes) {
+          const li = document.createElement('li');
+          const open = document.createElement('button');
+          open.type = 'button';
+          open.dataset.testid = `class-reopen-${c.code}`;
+          open.textContent = `Open ${c.code}: ${c.title}`;
+          open.addEventListener('click', () => {
+            cls = { server: cls.server, secret: cls.secret, code: c.code, title: c.title };
+            localStorage.setItem(KEY, JSON.stringify(cls));
+            form.remove();
+            dashboard();
+          });
+          li.append(open);
+          list.append(li);
+        }
+      } catch (err) {
+        list.innerHTML = `<li>${escape(`Your classes could not be listed: ${err.message}.`)}</li>`;
       }
     });
     root.append(form);
@@ -62,13 +110,18 @@
     head.innerHTML = `
       <p class="code">Class code <b data-testid="class-code">${escape(cls.code)}</b> · students open
         <a data-testid="class-join-link" href="${escape(join)}">${escape(join)}</a></p>
-      <p class="note">Your instructor key stays in this browser; with it the server shows you the class.
-        <a data-testid="class-csv" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}`)}">Export as CSV</a> ·
-        <a data-testid="class-gradebook" href="${escape(`${cls.server}/api/classes/${cls.code}/export.csv?key=${cls.key}&layout=gradebook`)}">for a gradebook</a> ·
+      <p class="note">${cls.key ? 'Your instructor key stays in this browser; with it (or your instructor secret, from any device) the server shows you the class.' : 'Opened with your instructor secret.'}
+        <button type="button" data-testid="class-csv">Export as CSV</button>
+        <button type="button" data-testid="class-gradebook">for a gradebook</button> ·
         <button type="button" data-testid="class-close">Open another class</button></p>`;
+    for (const [id, layout, name] of [['class-csv', 'long', 'class.csv'], ['class-gradebook', 'gradebook', 'class-gradebook.csv']]) {
+      const b = head.querySelector(`[data-testid="${id}"]`);
+      b.addEventListener('click', () => download(layout, name).catch((err) => { b.textContent = `Not exported: ${err.message}`; }));
+    }
     head.querySelector('[data-testid="class-close"]').addEventListener('click', () => {
-      // The key is this class's only way in from this browser: never dropped without asking.
-      if (!window.confirm(`Leave class ${cls.code}? Its key (${cls.key}) is needed to open its dashboard again: copy it first.`)) return;
+      // The key may be this class's only way in from this browser: never dropped without asking.
+      const again = cls.key ? `its key (${cls.key}) or your instructor secret opens it again` : 'your instructor secret opens it again';
+      if (!window.confirm(`Leave class ${cls.code} on this device? ${again}.`)) return;
       localStorage.removeItem(KEY);
       location.reload();
     });
@@ -78,15 +131,23 @@
     root.append(head, board);
     const refresh = async () => {
       try {
-        await render(board, await api('GET', `/${cls.code}/results?key=${cls.key}`));
+        await render(board, await api('GET', `/${cls.code}/results`));
       } catch (err) {
         board.dataset.problem = err.message;
       }
     };
     // Live: the server says when the class changes (server-sent events); a slow read every 10 s
     // covers a network that cuts the stream.
-    const live = new EventSource(`${cls.server}/api/classes/${cls.code}/events?key=${cls.key}`);
-    live.addEventListener('change', () => { board.dataset.live = 'events'; refresh(); });
+    // The stream takes a one-use ticket (an EventSource sends no header); a cut stream gets a new one.
+    const listen = async () => {
+      try {
+        const { ticket } = await api('POST', `/${cls.code}/ticket`);
+        const live = new EventSource(`${cls.server}/api/classes/${cls.code}/events?ticket=${ticket}`);
+        live.addEventListener('change', () => { board.dataset.live = 'events'; refresh(); });
+        live.onerror = () => { live.close(); setTimeout(listen, 5000); };
+      } catch { setTimeout(listen, 10000); }
+    };
+    listen();
     refresh();
     setInterval(refresh, 10000);
   }
@@ -126,19 +187,19 @@
     for (const b of board.querySelectorAll('[data-release]')) {
       b.addEventListener('click', async () => {
         const [lesson, section] = b.dataset.release.split('|');
-        await api('POST', `/${cls.code}/release`, { key: cls.key, lesson, section: Number(section) }).catch(() => {});
+        await api('POST', `/${cls.code}/release`, { key: cls.key || cls.secret, lesson, section: Number(section) }).catch(() => {});
       });
     }
     for (const b of board.querySelectorAll('[data-pace]')) {
       b.addEventListener('click', async () => {
         const [lesson, section] = b.dataset.pace.split('|');
-        await api('POST', `/${cls.code}/pace`, { key: cls.key, lesson, section: Number(section) })
+        await api('POST', `/${cls.code}/pace`, { key: cls.key || cls.secret, lesson, section: Number(section) })
           .then(() => { b.textContent = 'Sent: the class is told'; })
           .catch((err) => { b.textContent = `Not sent: ${err.message}`; });
       });
     }
   }
 
-  if (cls && cls.code && cls.key && (!params.get('server') || params.get('server').replace(/\/$/, '') === cls.server)) dashboard();
+  if (cls && cls.code && (cls.key || cls.secret) && (!params.get('server') || params.get('server').replace(/\/$/, '') === cls.server)) dashboard();
   else openForm();
 })();

@@ -8,15 +8,18 @@
 //! | `POST /api/classes/{code}/results` | `{student, lesson, section, measured, outcome}` | `{released}` |
 //! | `GET /api/classes/{code}/released` | `?lesson&section` | `{released}`: may the reveal show? |
 //! | `POST /api/classes/{code}/release` | `{key, lesson, section}` | `{released: true}` |
-//! | `GET /api/classes/{code}/results` | `?key` | `{title, hold, sections}`: the dashboard's data |
-//! | `GET /api/classes/{code}/export.csv` | `?key&layout` | every prediction and result, one row each; `layout=gradebook`: a row per student, three columns per section |
-//! | `GET /api/classes/{code}/events` | `?key` | server-sent events: `change` whenever the class changes |
+//! | `GET /api/classes/{code}/results` | `Authorization: Bearer key` | `{title, hold, sections}`: the dashboard's data |
+//! | `GET /api/classes/{code}/export.csv` | `Authorization: Bearer key`, `?layout` | every prediction and result, one row each; `layout=gradebook`: a row per student, three columns per section |
+//! | `POST /api/classes/{code}/ticket` | `Authorization: Bearer key` | `{ticket}`: good for one event stream within a minute |
+//! | `GET /api/instructor/classes` | `Authorization: Bearer secret` | `{instructor, classes}`: an instructor's classes |
+//! | `GET /api/classes/{code}/events` | `?ticket` | server-sent events: `change` whenever the class changes |
 //! | `GET /api/classes/{code}/live` | | the students' server-sent events: `hello`, then `release` and `pace` (`{lesson, section}`) |
 //! | `POST /api/classes/{code}/pace` | `{key, lesson, section}` | `{sent}`: every page of the class hears `pace` |
 
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -27,7 +30,7 @@ use crate::error::ClassError;
 use crate::extract::{Strict, StrictQuery, BODY_LIMIT};
 use crate::guard::{self, Guard};
 use crate::secret::digest;
-use crate::shared::{class, instructor, App, KeyQuery};
+use crate::shared::{bearer, class, instructor, App};
 use crate::validate as v;
 
 /// How the server is set up beyond its database.
@@ -39,6 +42,8 @@ pub struct Config {
     pub proxies: Vec<std::net::IpAddr>,
     /// The course ids are checked against (None: any well-formed id).
     pub lessons: Option<crate::catalogue::Catalogue>,
+    /// Who may open classes (None: any page, a class on one machine).
+    pub instructors: Option<crate::instructors::Instructors>,
 }
 
 /// The API over `store`, answering pages from `origin` only (None: any origin, for a class on
@@ -64,6 +69,8 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
         live: tokio::sync::broadcast::channel(1024).0,
         stopped,
         lessons: config.lessons,
+        instructors: config.instructors,
+        tickets: Default::default(),
     });
     let guard = Arc::new(Guard::new(config.origin, config.proxies));
     let router = Router::new()
@@ -78,6 +85,8 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
         .route("/api/classes/{code}/events", get(crate::events::stream))
         .route("/api/classes/{code}/live", get(crate::events::live))
         .route("/api/classes/{code}/pace", post(pace))
+        .route("/api/classes/{code}/ticket", post(ticket))
+        .route("/api/instructor/classes", get(my_classes))
         .fallback(|| async { ClassError::NotFound("no such request: see the API's list".into()) })
         .method_not_allowed_fallback(|| async {
             ClassError::Invalid("this request takes another method".into())
@@ -90,7 +99,8 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
 
 type Answer = Result<Json<Value>, ClassError>;
 
-fn random_hex() -> Result<String, ClassError> {
+/// 128 random bits as 32 hexadecimal digits: keys, tokens, tickets, instructors' secrets.
+pub fn random_hex() -> Result<String, ClassError> {
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes).map_err(|e| ClassError::Database(format!("no randomness: {e}")))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
@@ -124,14 +134,28 @@ struct NewClass {
     hold: bool,
 }
 
-async fn create(State(app): State<Arc<App>>, Strict(b): Strict<NewClass>) -> Answer {
+async fn create(State(app): State<Arc<App>>, headers: HeaderMap, Strict(b): Strict<NewClass>) -> Answer {
+    // On a campus server only an instructor opens classes; the class is theirs.
+    let owner = match &app.instructors {
+        None => String::new(),
+        Some(i) => bearer(&headers)
+            .ok()
+            .and_then(|s| i.who(s))
+            .map(String::from)
+            .ok_or_else(|| {
+                ClassError::Forbidden(
+                    "opening a class needs an instructor's secret (Authorization: Bearer …)".into(),
+                )
+            })?,
+    };
     let title = v::text("title", &b.title, 80)?;
     let key = random_hex()?;
     // A code already taken (one in a billion per class) is drawn again.
     for _ in 0..8 {
         let code = random_code()?;
         if app.store.class(&code)?.is_none() {
-            app.store.create_class(&code, &digest(&key), title, b.hold)?;
+            app.store
+                .create_class(&code, &digest(&key), title, b.hold, &owner)?;
             return Ok(Json(json!({ "code": code, "key": key })));
         }
     }
@@ -276,12 +300,8 @@ async fn pace(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): 
     Ok(Json(json!({ "sent": true })))
 }
 
-async fn results(
-    State(app): State<Arc<App>>,
-    Path(code): Path<String>,
-    StrictQuery(q): StrictQuery<KeyQuery>,
-) -> Answer {
-    let (title, hold) = instructor(&app, &code, &q.key)?;
+async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, headers: HeaderMap) -> Answer {
+    let (title, hold) = instructor(&app, &code, bearer(&headers)?)?;
     let sections: Vec<Value> = app
         .store
         .records(&code)?
@@ -302,4 +322,38 @@ async fn results(
     Ok(Json(
         json!({ "title": title, "hold": hold, "sections": sections }),
     ))
+}
+
+/// How long a dashboard's stream ticket stays good.
+const TICKET_LIFE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A one-use ticket for the dashboard's event stream (an `EventSource` cannot send headers, and a
+/// key must not go in a URL: the ticket does, good for one stream within a minute).
+async fn ticket(State(app): State<Arc<App>>, Path(code): Path<String>, headers: HeaderMap) -> Answer {
+    instructor(&app, &code, bearer(&headers)?)?;
+    let ticket = random_hex()?;
+    let mut tickets = app
+        .tickets
+        .lock()
+        .map_err(|_| ClassError::Database("the ticket lock was poisoned".into()))?;
+    tickets.retain(|_, (_, at)| at.elapsed() < TICKET_LIFE);
+    tickets.insert(ticket.clone(), (code, std::time::Instant::now()));
+    Ok(Json(json!({ "ticket": ticket })))
+}
+
+/// The classes of the instructor whose secret the request carries: how a dashboard on another
+/// device reattaches.
+async fn my_classes(State(app): State<Arc<App>>, headers: HeaderMap) -> Answer {
+    let name = app
+        .instructors
+        .as_ref()
+        .and_then(|i| i.who(bearer(&headers).ok()?))
+        .ok_or_else(|| ClassError::Forbidden("no instructor has this secret".into()))?;
+    let classes: Vec<Value> = app
+        .store
+        .classes_of(name)?
+        .into_iter()
+        .map(|(code, title, created, hold)| json!({ "code": code, "title": title, "created": created, "hold": hold }))
+        .collect();
+    Ok(Json(json!({ "instructor": name, "classes": classes })))
 }

@@ -11,7 +11,22 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::ClassError;
 
+/// One step of the schema: SQL, or Rust where SQLite cannot do it.
+enum Step {
+    Sql(&'static str),
+    Rust(fn(&Connection) -> rusqlite::Result<()>),
+}
+
 /// The schema, one step per version: step k brings a file from version k to k + 1.
+const STEPS: &[Step] = &[
+    Step::Sql(MIGRATIONS[0]),
+    Step::Sql(MIGRATIONS[1]),
+    // Version 3: keys and tokens hashed (SQLite has no hash function).
+    Step::Rust(hash_secrets),
+    // Version 4: each class's instructor (by name, from `--instructors`; '' before).
+    Step::Sql("ALTER TABLE classes ADD COLUMN owner TEXT NOT NULL DEFAULT '';"),
+];
+
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE classes (
         code TEXT PRIMARY KEY, key TEXT NOT NULL, title TEXT NOT NULL, created INTEGER NOT NULL
@@ -37,9 +52,8 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE classes ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
 ];
 
-/// The schema version a file has once `Store::open` has migrated it: the SQL steps, then the
-/// secrets hashed (version 3, a step in Rust: SQLite has no hash function).
-pub const SCHEMA_VERSION: usize = MIGRATIONS.len() + 1;
+/// The schema version a file has once `Store::open` has migrated it.
+pub const SCHEMA_VERSION: usize = STEPS.len();
 
 /// Version 3: every key and token still in clear replaced by its digest, in every table.
 fn hash_secrets(c: &Connection) -> rusqlite::Result<()> {
@@ -123,16 +137,13 @@ impl Store {
                 path.display()
             )));
         }
-        for (k, step) in MIGRATIONS.iter().enumerate().skip(version) {
+        for (k, step) in STEPS.iter().enumerate().skip(version) {
             let tx = conn.unchecked_transaction()?;
-            tx.execute_batch(step)?;
+            match step {
+                Step::Sql(sql) => tx.execute_batch(sql)?,
+                Step::Rust(run) => run(&tx)?,
+            }
             tx.pragma_update(None, "user_version", (k + 1) as i64)?;
-            tx.commit()?;
-        }
-        if version < SCHEMA_VERSION {
-            let tx = conn.unchecked_transaction()?;
-            hash_secrets(&tx)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION as i64)?;
             tx.commit()?;
         }
         Ok(Self {
@@ -148,13 +159,38 @@ impl Store {
         Ok(f(&conn)?)
     }
 
-    pub fn create_class(&self, code: &str, key: &str, title: &str, hold: bool) -> Result<(), ClassError> {
+    /// Opens class `code` with its key's digest, for instructor `owner` ('' for none).
+    pub fn create_class(
+        &self,
+        code: &str,
+        key: &str,
+        title: &str,
+        hold: bool,
+        owner: &str,
+    ) -> Result<(), ClassError> {
         self.with(|c| {
             c.execute(
-                "INSERT INTO classes (code, key, title, created, hold) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![code, key, title, now(), hold],
+                "INSERT INTO classes (code, key, title, created, hold, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![code, key, title, now(), hold, owner],
             )
             .map(|_| ())
+        })
+    }
+
+    /// The classes instructor `owner` opened, newest first: (code, title, created, hold).
+    pub fn classes_of(&self, owner: &str) -> Result<Vec<(String, String, i64, bool)>, ClassError> {
+        self.with(|c| {
+            c.prepare("SELECT code, title, created, hold FROM classes WHERE owner = ?1 ORDER BY created DESC, rowid DESC")?
+                .query_map([owner], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect()
+        })
+    }
+
+    /// Class `code`'s instructor ('' for none), if the class exists.
+    pub fn owner(&self, code: &str) -> Result<Option<String>, ClassError> {
+        self.with(|c| {
+            c.query_row("SELECT owner FROM classes WHERE code = ?1", [code], |r| r.get(0))
+                .optional()
         })
     }
 

@@ -1,4 +1,4 @@
-//! The dashboard's live view: `GET /api/classes/{code}/events?key=…` is a stream of server-sent
+//! The dashboard's live view: `GET /api/classes/{code}/events?ticket=…` (a one-use ticket: no key in a URL) is a stream of server-sent
 //! events, one `change` whenever the class gets a student, a lock, a result or a release (and one
 //! at once, so a dashboard that connects late reads the class). The dashboard then reads
 //! `results`; it never polls faster than the class changes. `GET /api/classes/{code}/live` is
@@ -15,14 +15,29 @@ use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::error::ClassError;
-use crate::shared::{instructor, App, KeyQuery};
+use crate::shared::App;
+
+#[derive(serde::Deserialize)]
+pub(crate) struct TicketQuery {
+    ticket: String,
+}
 
 pub(crate) async fn stream(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
-    crate::extract::StrictQuery(q): crate::extract::StrictQuery<KeyQuery>,
+    crate::extract::StrictQuery(q): crate::extract::StrictQuery<TicketQuery>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
-    instructor(&app, &code, &q.key)?;
+    // A ticket is good once, for its class, within a minute of being issued.
+    let issued = app
+        .tickets
+        .lock()
+        .map_err(|_| ClassError::Database("the ticket lock was poisoned".into()))?
+        .remove(&q.ticket);
+    if !issued.is_some_and(|(c, at)| c == code && at.elapsed() < std::time::Duration::from_secs(60)) {
+        return Err(ClassError::Forbidden(
+            "no such ticket: ask for another (POST …/ticket)".into(),
+        ));
+    }
     let change = |code: &str| Ok(Event::default().event("change").data(code));
     let first = stream::once({
         let code = code.clone();

@@ -18,7 +18,6 @@ use crate::shared::{instructor, App};
 
 #[derive(Deserialize)]
 pub(crate) struct ExportQuery {
-    key: String,
     /// `long` (the default) or `gradebook`.
     #[serde(default)]
     layout: Option<String>,
@@ -27,9 +26,10 @@ pub(crate) struct ExportQuery {
 pub(crate) async fn export(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
+    headers: axum::http::HeaderMap,
     StrictQuery(q): StrictQuery<ExportQuery>,
 ) -> Result<impl IntoResponse, ClassError> {
-    instructor(&app, &code, &q.key)?;
+    instructor(&app, &code, crate::shared::bearer(&headers)?)?;
     let records = app.store.records(&code)?;
     let (csv, name) = match q.layout.as_deref().unwrap_or("long") {
         "long" => (long(&records), "class.csv"),

@@ -14,6 +14,7 @@ pub mod events;
 pub mod export;
 pub mod extract;
 pub mod guard;
+pub mod instructors;
 pub mod secret;
 pub mod shared;
 pub mod validate;

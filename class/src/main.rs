@@ -35,6 +35,13 @@ struct Args {
     /// The certificate's private key (PEM)
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Who may open classes: a file of `NAME DIGEST` lines (`lab-class instructor NAME` makes
+    /// one); required unless --anyone-opens-classes
+    #[arg(long, value_name = "FILE")]
+    instructors: Option<PathBuf>,
+    /// Any page that reaches the server may open a class (a class on one machine, not a campus)
+    #[arg(long, conflicts_with = "instructors")]
+    anyone_opens_classes: bool,
     /// The course's lesson files, which ids sent by pages are checked against (read at start)
     #[arg(long, default_value = "public/lessons", value_name = "DIR")]
     lessons: PathBuf,
@@ -51,6 +58,9 @@ enum Command {
         #[arg(long, default_value_t = 500)]
         students: usize,
     },
+    /// A new instructor: prints their secret (give it to them) and the line to add to the
+    /// instructors' file (which holds only its digest)
+    Instructor { name: String },
 }
 
 /// How long requests still open may take once the server is told to stop.
@@ -59,6 +69,20 @@ const GRACE: Duration = Duration::from_secs(2);
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(Command::Instructor { name }) = &args.command {
+        let secret = lab_class::api::random_hex().unwrap_or_default();
+        return match lab_class::instructors::new_instructor(name, &secret) {
+            Ok(line) => {
+                println!("secret for {name} (give it to them; it is not stored): {secret}");
+                println!("line for the instructors' file: {line}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("lab-class instructor: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(Command::Bench { students }) = args.command {
         return match lab_class::bench::run(students).await {
             Ok(report) => {
@@ -85,6 +109,13 @@ async fn main() -> ExitCode {
 }
 
 async fn run(a: Args) -> Result<(), String> {
+    let instructors = match (&a.instructors, a.anyone_opens_classes) {
+        (Some(file), _) => Some(lab_class::instructors::Instructors::read(file)?),
+        (None, true) => None,
+        (None, false) => {
+            return Err("who may open classes? give --instructors FILE (`lab-class instructor NAME` makes its lines), or --anyone-opens-classes for a class on one machine".into())
+        }
+    };
     let store = lab_class::Store::open(&a.db).map_err(|e| e.to_string())?;
     let addr = SocketAddr::new(a.address, a.port);
     let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -95,6 +126,7 @@ async fn run(a: Args) -> Result<(), String> {
         origin: a.origin,
         proxies: a.trusted_proxy,
         lessons: Some(lessons),
+        instructors,
     };
     let (router, stop) = lab_class::api::router_stoppable(store, config);
     let app = router.into_make_service_with_connect_info::<SocketAddr>();

@@ -2,8 +2,6 @@
 //! that a request carries its instructor's key. Its own module so that the API, the live stream
 //! and the guard depend on it, not on one another.
 
-use serde::Deserialize;
-
 use crate::db::Store;
 use crate::error::ClassError;
 use crate::validate as v;
@@ -20,6 +18,10 @@ pub struct App {
     pub stopped: tokio::sync::watch::Receiver<bool>,
     /// The course ids are checked against (None: any well-formed id).
     pub lessons: Option<crate::catalogue::Catalogue>,
+    /// Who may open classes (None: any page, a class on one machine).
+    pub instructors: Option<crate::instructors::Instructors>,
+    /// The dashboards' stream tickets: (class, when issued), each used once within a minute.
+    pub tickets: std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
 }
 
 impl App {
@@ -73,19 +75,30 @@ pub(crate) fn class(app: &App, code: &str) -> Result<(String, String, bool), Cla
     })
 }
 
-/// The instructor's key checked against class `code`'s.
-pub(crate) fn instructor(app: &App, code: &str, key: &str) -> Result<(String, bool), ClassError> {
+/// The secret a request carries in its `Authorization: Bearer` header.
+pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> Result<&str, ClassError> {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .ok_or_else(|| {
+            ClassError::Forbidden("the instructor's key goes in an Authorization: Bearer header".into())
+        })
+}
+
+/// `secret` checked against class `code`: the class's own key, or the secret of the instructor
+/// who opened it (from any device). The class's title and whether it holds reveals.
+pub(crate) fn instructor(app: &App, code: &str, secret: &str) -> Result<(String, bool), ClassError> {
     let (right, title, hold) = class(app, code)?;
-    if crate::secret::digest(v::secret("key", key)?) != right {
+    let key = v::secret("key", secret)?;
+    let owner = app.store.owner(code)?.unwrap_or_default();
+    let by_owner =
+        !owner.is_empty() && app.instructors.as_ref().and_then(|i| i.who(key)) == Some(owner.as_str());
+    if crate::secret::digest(key) != right && !by_owner {
         return Err(ClassError::Forbidden(
             "the instructor key is not this class's".into(),
         ));
     }
     Ok((title, hold))
-}
-
-/// A request that only the instructor may make: the class's key.
-#[derive(Deserialize)]
-pub(crate) struct KeyQuery {
-    pub(crate) key: String,
 }

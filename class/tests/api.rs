@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::common::http::{call, get, post, Db};
+use super::common::http::{call, get, get_as, post, Db};
 
 #[tokio::test]
 async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
@@ -74,7 +74,7 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
     )
     .await;
 
-    let (s, dash) = get(&app, &format!("/api/classes/{code}/results?key={key}")).await;
+    let (s, dash) = get_as(&app, &format!("/api/classes/{code}/results"), &key).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(dash["title"], "ML systems, week 3");
     let section = &dash["sections"][0];
@@ -92,7 +92,7 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
         json!([["Ada", "9.3 ×", 1], ["Bo", "9.1 ×", 1]])
     );
 
-    let (s, csv) = get(&app, &format!("/api/classes/{code}/export.csv?key={key}")).await;
+    let (s, csv) = get_as(&app, &format!("/api/classes/{code}/export.csv"), &key).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(
         csv.as_str().unwrap(),
@@ -102,7 +102,7 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
     // Without the instructor's key: nothing.
     let wrong = "0".repeat(32);
     assert_eq!(
-        get(&app, &format!("/api/classes/{code}/results?key={wrong}"))
+        get_as(&app, &format!("/api/classes/{code}/results"), &wrong)
             .await
             .0,
         StatusCode::FORBIDDEN

@@ -4,5 +4,6 @@
 mod api;
 mod common;
 mod hall;
+mod identity;
 mod process;
 mod proxy;

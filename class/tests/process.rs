@@ -49,6 +49,7 @@ pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Running, String) {
             "--port",
             "0",
         ])
+        .arg("--anyone-opens-classes")
         .args(extra)
         // From the repository's root, as scripts/class.sh runs it: the site's lessons are there.
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -66,10 +67,16 @@ pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Running, String) {
 
 /// One request; (status code, body).
 fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    request_as(addr, method, path, body, None)
+}
+
+/// One request, with an instructor's key (or secret) in its Authorization header when given.
+fn request_as(addr: &str, method: &str, path: &str, body: &str, key: Option<&str>) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
+    let auth = key.map_or(String::new(), |k| format!("Authorization: Bearer {k}\r\n"));
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -77,6 +84,25 @@ fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
     s.read_to_string(&mut out).unwrap();
     let status = out.split_whitespace().nth(1).unwrap().parse().unwrap();
     (status, out.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+}
+
+/// Opens class `code`'s dashboard stream, with a ticket asked for with the key.
+fn open_events(addr: &str, code: &str, key: &str) -> TcpStream {
+    let (status, t) = request_as(
+        addr,
+        "POST",
+        &format!("/api/classes/{code}/ticket"),
+        "",
+        Some(key),
+    );
+    assert_eq!(status, 200, "{t}");
+    let ticket = serde_json::from_str::<serde_json::Value>(&t).unwrap()["ticket"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut events = TcpStream::connect(addr).unwrap();
+    write!(events, "GET /api/classes/{code}/events?ticket={ticket} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n").unwrap();
+    events
 }
 
 #[test]
@@ -108,11 +134,12 @@ fn the_server_keeps_its_class_across_a_restart() {
     server.wait().unwrap();
 
     let (mut server, addr) = start(db);
-    let (status, dash) = request(
+    let (status, dash) = request_as(
         &addr,
         "GET",
-        &format!("/api/classes/{code}/results?key={key}"),
+        &format!("/api/classes/{code}/results"),
         "",
+        Some(key),
     );
     server.kill().unwrap();
     server.wait().unwrap();
@@ -133,8 +160,7 @@ fn the_dashboard_hears_each_change_as_it_happens() {
     let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live"}"#);
     let class: serde_json::Value = serde_json::from_str(&class).unwrap();
     let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
-    let mut events = TcpStream::connect(&addr).unwrap();
-    write!(events, "GET /api/classes/{code}/events?key={key} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n").unwrap();
+    let mut events = open_events(&addr, code, key);
     events.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut seen = String::new();
     read_changes(&mut events, &mut seen, 1);
@@ -173,8 +199,7 @@ fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
         let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"stop"}"#);
         let class: serde_json::Value = serde_json::from_str(&class).unwrap();
         let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
-        let mut events = TcpStream::connect(&addr).unwrap();
-        write!(events, "GET /api/classes/{code}/events?key={key} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n").unwrap();
+        let mut events = open_events(&addr, code, key);
         events.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         read_changes(&mut events, &mut String::new(), 1);
         let asked = Instant::now();
@@ -199,11 +224,12 @@ fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
             "{signal}: {status} after {took:?}"
         );
         let (mut again, addr) = start(&file.0);
-        let (s, _) = request(
+        let (s, _) = request_as(
             &addr,
             "GET",
-            &format!("/api/classes/{code}/results?key={key}"),
+            &format!("/api/classes/{code}/results"),
             "",
+            Some(key),
         );
         again.kill().unwrap();
         again.wait().unwrap();
@@ -260,7 +286,11 @@ fn with_a_certificate_the_server_speaks_https() {
             "--tls-cert",
             cert.to_str().unwrap(),
         ])
-        .args(["--tls-key", dir.join("missing.pem").to_str().unwrap()])
+        .args([
+            "--tls-key",
+            dir.join("missing.pem").to_str().unwrap(),
+            "--anyone-opens-classes",
+        ])
         .output()
         .unwrap();
     assert!(!refused.status.success());

@@ -81,12 +81,24 @@ fn the_books_nginx_recipe_terminates_tls_and_passes_the_live_stream() {
     ]);
     let stream = serde_json::from_str::<serde_json::Value>(&opened).ok().map(|c| {
         let (code, key) = (c["code"].as_str().unwrap_or(""), c["key"].as_str().unwrap_or(""));
+        let auth = format!("authorization: Bearer {key}");
+        let t = curl(&[
+            "--max-time",
+            "5",
+            "-X",
+            "POST",
+            "-H",
+            &auth,
+            &format!("{base}/api/classes/{code}/ticket"),
+        ]);
+        let ticket = serde_json::from_str::<serde_json::Value>(&t)
+            .map_or(String::new(), |v| v["ticket"].as_str().unwrap_or("").to_string());
         // The stream stays open: curl gives up after 3 s with what came through by then.
         curl(&[
             "-N",
             "--max-time",
             "3",
-            &format!("{base}/api/classes/{code}/events?key={key}"),
+            &format!("{base}/api/classes/{code}/events?ticket={ticket}"),
         ])
     });
     let _ = proxy.kill();

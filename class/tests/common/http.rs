@@ -64,3 +64,24 @@ pub async fn post(app: &Router, uri: &str, body: Value) -> (StatusCode, Value) {
 pub async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     call(app, "GET", uri, None, None).await
 }
+
+/// A GET with the instructor's `key` in its Authorization header (never in the URL).
+pub async fn get_as(app: &Router, uri: &str, key: &str) -> (StatusCode, Value) {
+    let req = Request::get(uri)
+        .header("authorization", format!("Bearer {key}"))
+        .body(Body::empty())
+        .unwrap();
+    let (status, _, body) = raw(app, req).await;
+    (status, body)
+}
+
+/// Opens a class (anyone may, in these routers); its code and key.
+pub async fn open(app: &Router, title: &str) -> (String, String) {
+    let c = post(app, "/api/classes", serde_json::json!({ "title": title }))
+        .await
+        .1;
+    (
+        c["code"].as_str().unwrap().into(),
+        c["key"].as_str().unwrap().into(),
+    )
+}
