@@ -79,6 +79,20 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     }
     await t.click(byId('release-optimizers-momentum-0'));
     for (const s of students) await until(async () => s.page.locator(byId('reveal-0')).isVisible(), 15_000, 'the reveal after the release');
+    // A preview of a lesson file in a student's browser that is in the class sends nothing and
+    // waits for no release (it is no lesson of the class).
+    const preview = students[0].page;
+    const posted = [];
+    preview.on('request', (r) => { if (r.url().startsWith(classUrl) && r.method() === 'POST') posted.push(r.url()); });
+    await preview.goto(`${server.url}lesson.html?preview`);
+    await preview.fill(byId('preview-text'), fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'public', 'lessons', 'optimizers-momentum.json'), 'utf8'));
+    await preview.click(byId('preview-run'));
+    await preview.locator(byId('choice-0-1')).check();
+    await preview.click(byId('lock-0'));
+    await until(async () => preview.locator(byId('reveal-0')).isVisible(), 60_000, 'the preview\'s reveal, unheld');
+    assert.deepEqual(posted, [], 'the preview posted nothing to the class');
+    await preview.goto(lesson);
+    await until(async () => /In class/.test(await text(preview, 'class-note')), 10_000, 'back in the lesson');
     // The exports download through the key in a header (no key in any URL).
     const exported = async (id) => {
       const [file] = await Promise.all([t.waitForEvent('download'), t.click(byId(id))]);

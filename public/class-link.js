@@ -14,6 +14,9 @@
   };
   const save = (c) => { try { if (c) localStorage.setItem(KEY, JSON.stringify(c)); else localStorage.removeItem(KEY); } catch { /* private mode */ } };
   const params = new URLSearchParams(location.search);
+  // An instructor's preview of a lesson file (lesson.html?preview) is no lesson of the class: it
+  // sends nothing, and never waits for a release.
+  const previewing = params.has('preview');
   let cls = load();
   if (params.get('class') && params.get('server')) {
     const code = params.get('class').toUpperCase();
@@ -129,7 +132,7 @@
   /** Sends a locked prediction; the choice the server holds (the first lock stands), or `choice`
    *  when there is no class or no answer. */
   async function lock(lesson, section, choice, state) {
-    if (!cls || !cls.student) return choice;
+    if (!cls || !cls.student || previewing) return choice;
     try {
       const r = await call('POST', '/predictions', { student: cls.student, lesson, section, choice, state: state || '' });
       return Number.isInteger(r.choice) ? r.choice : choice;
@@ -142,7 +145,7 @@
   /** Sends a measured result; resolves once the reveal may show (at once without a class, or
    *  when the instructor releases a held reveal). */
   async function result(lesson, section, measured, outcome, waiting) {
-    if (!cls || !cls.student) return;
+    if (!cls || !cls.student || previewing) return;
     let released = true;
     try {
       released = (await call('POST', '/results', { student: cls.student, lesson, section, measured, outcome })).released !== false;
