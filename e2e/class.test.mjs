@@ -11,7 +11,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, byId, text, until } from './harness.mjs';
+import { serve, launch, byId, text, until, downloaded } from './harness.mjs';
 
 const BIN = process.env.CLASS_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(os.homedir(), '.cache/training-lab/target'), 'debug', 'lab-class');
 let server;
@@ -96,7 +96,7 @@ test('a class: two students lock in, the dashboard shows them live, the held rev
     // The exports download through the key in a header (no key in any URL).
     const exported = async (id) => {
       const [file] = await Promise.all([t.waitForEvent('download'), t.click(byId(id))]);
-      return fs.readFileSync(await file.path(), 'utf8');
+      return fs.readFileSync(await downloaded(file), 'utf8');
     };
     const csv = await exported('class-csv');
     // Sections and choices numbered from 1, as the page shows them.
