@@ -30,10 +30,14 @@
   const say = (text) => { if (note) note.textContent = text; };
 
   // One request, tried again on what passes (no answer, a server restarting, 429 or 5xx) after
-  // 1, 2, 4, 8 s (or what Retry-After asks): a lecture hall's burst must not lose a lock. A lock
-  // keeps the first choice and a result replaces the last, so sending one twice changes nothing.
+  // 1, 2, 4, 8 s (or what Retry-After asks): a lecture hall's burst must not lose a lock.
   async function call(method, path, body) {
     const waits = [1000, 2000, 4000, 8000];
+    // One key for this request and all its retries: the server answers a retry as it answered the
+    // first try, and changes nothing (an old result's late retry cannot overwrite a newer one).
+    const idem = method === 'POST'
+      ? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')
+      : null;
     for (let attempt = 0; ; attempt++) {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), 8000);
@@ -42,6 +46,7 @@
         const headers = body ? { 'content-type': 'application/json' } : {};
         // The server budgets each student's requests by this (their class's token).
         if (cls.student) headers['x-lab-student'] = cls.student;
+        if (idem) headers['idempotency-key'] = idem;
         const r = await fetch(`${cls.server}/api/classes/${cls.code}${path}`, {
           method, signal: ctl.signal, headers, body: body ? JSON.stringify(body) : undefined,
         });

@@ -91,6 +91,10 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
         .method_not_allowed_fallback(|| async {
             ClassError::Invalid("this request takes another method".into())
         })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(crate::replay::Replays::default()),
+            crate::replay::check,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .with_state(app);

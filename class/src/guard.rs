@@ -169,7 +169,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
         );
         h.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("authorization, content-type, x-lab-student"),
+            HeaderValue::from_static("authorization, content-type, idempotency-key, x-lab-student"),
         );
         h.insert(header::VARY, HeaderValue::from_static("origin"));
     }

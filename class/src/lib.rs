@@ -15,6 +15,7 @@ pub mod export;
 pub mod extract;
 pub mod guard;
 pub mod instructors;
+pub mod replay;
 pub mod secret;
 pub mod shared;
 pub mod validate;

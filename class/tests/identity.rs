@@ -264,3 +264,52 @@ async fn the_gradebook_export_has_a_row_per_student_and_columns_per_section() {
     let bad = get_as(&app, &format!("/api/classes/{code}/export.csv?layout=wide"), &key).await;
     assert_eq!(bad.0, StatusCode::BAD_REQUEST, "{}", bad.1);
 }
+
+/// A page names each post by an idempotency key kept across its retries: a retry is answered as
+/// the first try was and changes nothing — an old result's retry arriving after a newer result
+/// does not overwrite it.
+#[tokio::test]
+async fn a_retried_post_changes_nothing() {
+    let db = Db::new("replay");
+    let app = db.server(None);
+    let (code, key) = open(&app, "replay").await;
+    let student = post(
+        &app,
+        &format!("/api/classes/{code}/join"),
+        json!({ "nickname": "Ada" }),
+    )
+    .await
+    .1["student"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let result = |measured: &str, idem: &str| {
+        let body = json!({ "student": student, "lesson": "scaling-batch", "section": 0, "measured": measured, "outcome": 1 });
+        Request::post(format!("/api/classes/{code}/results"))
+            .header("content-type", "application/json")
+            .header("idempotency-key", idem)
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    assert_eq!(
+        raw(&app, result("first run", "run-one-0001")).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        raw(&app, result("second run", "run-two-0002")).await.0,
+        StatusCode::OK
+    );
+    let (s, headers, _) = raw(&app, result("first run", "run-one-0001")).await;
+    assert_eq!(
+        (s, headers.get("idempotent-replayed").map(|v| v.to_str().unwrap())),
+        (StatusCode::OK, Some("true"))
+    );
+    let dash = get_as(&app, &format!("/api/classes/{code}/results"), &key)
+        .await
+        .1;
+    assert_eq!(
+        dash["sections"][0]["results"],
+        json!([["Ada", "second run", 1]]),
+        "the newer run stands"
+    );
+}
