@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::common::http::{call, get, get_as, post, Db};
+use super::common::http::{call, get, get_as, join, post, Db};
 
 #[tokio::test]
 async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
@@ -144,16 +144,7 @@ async fn bad_input_is_refused_with_what_is_wrong() {
     let app = db.server(None);
     let class = post(&app, "/api/classes", json!({ "title": "t" })).await.1;
     let code = class["code"].as_str().unwrap();
-    let student = post(
-        &app,
-        &format!("/api/classes/{code}/join"),
-        json!({ "nickname": "Ada" }),
-    )
-    .await
-    .1["student"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let student = join(&app, code, "Ada").await;
     let cases = [
         (
             "/api/classes",

@@ -8,7 +8,7 @@ use axum::http::{Request, StatusCode};
 use serde_json::json;
 use tower::ServiceExt;
 
-use super::common::http::{get, get_as, open, post, raw, Db};
+use super::common::http::{get, get_as, join, open, post, raw, Db};
 
 /// 300 students behind one address (the router sees no peer address: one client to a per-address
 /// limit) join, lock, report and ask three times whether the reveal may show: every request is
@@ -180,16 +180,7 @@ async fn ids_are_checked_against_the_course() {
     };
     let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
     let (code, _) = open(&app, "course").await;
-    let student = post(
-        &app,
-        &format!("/api/classes/{code}/join"),
-        json!({ "nickname": "Ada" }),
-    )
-    .await
-    .1["student"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let student = join(&app, &code, "Ada").await;
     let lock = |lesson: &str, section: u32, choice: u32| json!({ "student": student, "lesson": lesson, "section": section, "choice": choice });
     let uri = format!("/api/classes/{code}/predictions");
     for (body, says) in [

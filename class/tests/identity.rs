@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{json, Value};
 
-use super::common::http::{get_as, open, post, raw, Db};
+use super::common::http::{get_as, join, open, post, raw, Db};
 
 /// Nicknames are labels: normalized (NFC), unique in the class ignoring case, and free of
 /// invisible or direction-changing characters. Identity is the token: a browser that rejoins with
@@ -157,16 +157,7 @@ async fn the_database_is_private_and_holds_no_secret() {
     let db = Db::new("private");
     let app = db.server(None);
     let (code, key) = open(&app, "private").await;
-    let token = post(
-        &app,
-        &format!("/api/classes/{code}/join"),
-        json!({ "nickname": "Ada" }),
-    )
-    .await
-    .1["student"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = join(&app, &code, "Ada").await;
     drop(app);
     #[cfg(unix)]
     {
@@ -273,16 +264,7 @@ async fn a_retried_post_changes_nothing() {
     let db = Db::new("replay");
     let app = db.server(None);
     let (code, key) = open(&app, "replay").await;
-    let student = post(
-        &app,
-        &format!("/api/classes/{code}/join"),
-        json!({ "nickname": "Ada" }),
-    )
-    .await
-    .1["student"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let student = join(&app, &code, "Ada").await;
     let result = |measured: &str, idem: &str| {
         let body = json!({ "student": student, "lesson": "scaling-batch", "section": 0, "measured": measured, "outcome": 1 });
         Request::post(format!("/api/classes/{code}/results"))

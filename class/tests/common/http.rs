@@ -85,3 +85,14 @@ pub async fn open(app: &Router, title: &str) -> (String, String) {
         c["key"].as_str().unwrap().into(),
     )
 }
+
+/// Joins class `code` as `nickname`; the student's token.
+pub async fn join(app: &Router, code: &str, nickname: &str) -> String {
+    let joined = post(
+        app,
+        &format!("/api/classes/{code}/join"),
+        serde_json::json!({ "nickname": nickname }),
+    )
+    .await;
+    joined.1["student"].as_str().unwrap().to_string()
+}
