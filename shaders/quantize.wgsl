@@ -106,30 +106,24 @@ fn record_amax(m: u32, li: u32) {
     if (li == 0u && p.record == 1u) { atomicMax(&amax[p.slot], largest[0]); }
 }
 
+// Stores value i of the tensor, read as `v`, under its delayed scale; its magnitude's bits (the amax's part).
+fn store_scaled(i: u32, v: f32) -> u32 {
+    x[p.offset + i] = tensor_scaled(v, exponents[p.slot], hash(hash(p.seed) ^ i));
+    return bitcast<u32>(v) & 0x7fffffffu;
+}
+
 // x ← round(sat(x · 2^k)) · 2^−k, with the tensor's amax recorded.
 @compute @workgroup_size(256)
 fn tensor(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let i = gid.x;
     var m = 0u;
-    if (i < p.len) {
-        let j = p.offset + i;
-        let v = x[j];
-        m = bitcast<u32>(v) & 0x7fffffffu;
-        x[j] = tensor_scaled(v, exponents[p.slot], hash(hash(p.seed) ^ i));
-    }
+    if (gid.x < p.len) { m = store_scaled(gid.x, x[p.offset + gid.x]); }
     record_amax(m, li);
 }
 
 // The same from `src`: the weights' reduced copy under the weights' delayed scales.
 @compute @workgroup_size(256)
 fn tensor_copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-    let i = gid.x;
     var m = 0u;
-    if (i < p.len) {
-        let j = p.offset + i;
-        let v = src[j];
-        m = bitcast<u32>(v) & 0x7fffffffu;
-        x[j] = tensor_scaled(v, exponents[p.slot], hash(hash(p.seed) ^ i));
-    }
+    if (gid.x < p.len) { m = store_scaled(gid.x, src[p.offset + gid.x]); }
     record_amax(m, li);
 }

@@ -8,7 +8,7 @@ use engine::optim::Optimizer;
 use engine::precision::{lost_updates, LossScaling, Precision, Preset};
 use engine::train::{ModelConfig, TrainConfig, Trainer};
 
-fn mnist_mlp(
+pub(crate) fn mnist_mlp(
     precision: Precision,
     optimizer: Optimizer,
     learning_rate: f32,
@@ -29,7 +29,7 @@ fn mnist_mlp(
     (config, train)
 }
 
-fn trainer(config: &TrainConfig, data: &engine::data::Dataset, gpu: bool) -> Trainer {
+pub(crate) fn trainer(config: &TrainConfig, data: &engine::data::Dataset, gpu: bool) -> Trainer {
     let ctx = gpu.then(common::gpu);
     pollster::block_on(Trainer::with_data(config.clone(), data.clone(), ctx, 1)).unwrap()
 }

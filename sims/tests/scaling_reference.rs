@@ -10,11 +10,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::common;
+use super::precision_training::mnist_mlp;
 
 use engine::optim::Optimizer;
 use engine::precision::{Format, LossScaling, Precision, Preset};
-use engine::train::{ModelConfig, TrainConfig, Trainer};
+use engine::train::Trainer;
 use serde_json::{json, Value};
 
 fn reference(job: &Value) -> Value {
@@ -38,22 +38,10 @@ fn reference(job: &Value) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The precision tests' MNIST MLP (32 hidden) under `precision`, Adam at 0.003.
 fn trainer(precision: Precision, gpu: bool) -> Trainer {
-    let (data, train, _) = common::mnist(512, 0);
-    let config = TrainConfig {
-        data,
-        model: ModelConfig::Mlp {
-            hidden: vec![32],
-            activation: engine::ops::activation::Activation::Relu,
-        },
-        optimizer: Optimizer::adam(),
-        learning_rate: 0.003,
-        batch: 32,
-        precision,
-        ..Default::default()
-    };
-    let ctx = gpu.then(common::gpu);
-    pollster::block_on(Trainer::with_data(config, train, ctx, 1)).unwrap()
+    let (config, data) = mnist_mlp(precision, Optimizer::adam(), 0.003);
+    super::precision_training::trainer(&config, &data, gpu)
 }
 
 fn bits(v: &[f32]) -> Vec<u32> {
