@@ -17,8 +17,9 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
 # nginx-light: the class server's reverse-proxy recipe is tested against it; openssl makes the
-# tests' certificates; curl is their HTTPS client.
-APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl)
+# tests' certificates; curl is their HTTPS client; postgresql: the class server's tests run on it
+# too (scripts/postgres.sh starts a server of their own).
+APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl postgresql)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

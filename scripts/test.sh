@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every test: formatting, the native build (linted), the native tests (the
-# engine's unit tests and its GPU tests on Mesa's lavapipe, the simulations, the settings tables,
-# the display arithmetic, the command line, the class server), the settings' counts again on
-# wasm32 under node, the burn reference in a stage of its own, then the browser end-to-end tests
-# in headless Chromium. Each stage prints its time, and a table of them closes the run.
+# Installs what is missing, then runs every test: formatting, the native build (linted), the
+# native tests (the engine's unit tests and its GPU tests on Mesa's lavapipe, the simulations, the
+# settings tables, the display arithmetic, the command line, the class server), the class
+# server's tests again on PostgreSQL, the settings' counts again on wasm32 under node, the burn
+# reference in a stage of its own, then the browser end-to-end tests in headless Chromium. Each stage prints its time, and a table of them closes the run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 setup_started=$SECONDS
@@ -34,6 +34,22 @@ stage "native build, linted (every target of the default members, clippy as thei
   cargo test -q --all-targets --no-run
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
+# The class server's tests again on PostgreSQL, on a server of the run's own (loopback, a free
+# port), with the test only PostgreSQL runs: two instances of the server on one database.
+class_on_postgres() {
+  local dir="${TMPDIR:-/tmp}/lab-class-postgres" started
+  if ! started="$(bash scripts/postgres.sh start "$dir")"; then
+    say "skipped: PostgreSQL could not be started here (scripts/postgres.sh said why above)"
+    return 0
+  fi
+  eval "$started"
+  local status=0
+  cargo test -q -p lab_class --test class || status=$?
+  bash scripts/postgres.sh stop "$dir"
+  unset LAB_CLASS_PG
+  return "$status"
+}
+stage "class server on PostgreSQL (its tests again; two instances on one database)" class_on_postgres
 # The settings' extremes and the counts they give, compiled for wasm32 (where a usize is 32 bits)
 # and run under node: state/tests/wide_counts.rs, which the native stage ran too (no -q: cargo
 # would hand it to wasm-bindgen-test-runner, which takes no such flag).

@@ -25,12 +25,12 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::Store;
 use crate::error::ClassError;
 use crate::extract::{Strict, StrictQuery, BODY_LIMIT};
 use crate::guard::{self, Guard};
 use crate::secret::digest;
 use crate::shared::{bearer, class, instructor, App};
+use crate::store::Store;
 use crate::validate as v;
 
 /// How the server is set up beyond its database.
@@ -65,12 +65,9 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         store,
-        changes: tokio::sync::broadcast::channel(256).0,
-        live: tokio::sync::broadcast::channel(1024).0,
         stopped,
         lessons: config.lessons,
         instructors: config.instructors,
-        tickets: Default::default(),
     });
     let guard = Arc::new(Guard::new(config.origin, config.proxies));
     let router = Router::new()
@@ -92,7 +89,7 @@ pub fn router_stoppable(store: Store, config: Config) -> (Router, tokio::sync::w
             ClassError::Invalid("this request takes another method".into())
         })
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(crate::replay::Replays::default()),
+            app.clone(),
             crate::replay::check,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -121,11 +118,12 @@ fn random_code() -> Result<String, ClassError> {
 }
 
 /// Student `token` of class `code`, checked to have joined; the digest the database keys them by.
-fn student(app: &App, code: &str, token: &str) -> Result<String, ClassError> {
-    class(app, code)?;
+async fn student(app: &App, code: &str, token: &str) -> Result<String, ClassError> {
+    class(app, code).await?;
     let digest = digest(v::secret("student", token)?);
     app.store
-        .student(code, &digest)?
+        .student(code, &digest)
+        .await?
         .ok_or_else(|| ClassError::NotFound("no such student in this class: join again".into()))?;
     Ok(digest)
 }
@@ -157,9 +155,10 @@ async fn create(State(app): State<Arc<App>>, headers: HeaderMap, Strict(b): Stri
     // A code already taken (one in a billion per class) is drawn again.
     for _ in 0..8 {
         let code = random_code()?;
-        if app.store.class(&code)?.is_none() {
+        if app.store.class(&code).await?.is_none() {
             app.store
-                .create_class(&code, &digest(&key), title, b.hold, &owner)?;
+                .create_class(&code, &digest(&key), title, b.hold, &owner)
+                .await?;
             return Ok(Json(json!({ "code": code, "key": key })));
         }
     }
@@ -176,10 +175,10 @@ struct Join {
 }
 
 async fn join(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): Strict<Join>) -> Answer {
-    class(&app, &code)?;
+    class(&app, &code).await?;
     if let Some(token) = &b.student {
         if let Ok(digest) = v::secret("student", token).map(digest) {
-            if app.store.student(&code, &digest)?.is_some() {
+            if app.store.student(&code, &digest).await?.is_some() {
                 return Ok(Json(json!({ "student": token, "rejoined": true })));
             }
         }
@@ -188,13 +187,14 @@ async fn join(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): 
     let token = random_hex()?;
     if let Some(taken) = app
         .store
-        .join(&code, &digest(&token), &nickname, v::same_nickname)?
+        .join(&code, &digest(&token), &nickname, &v::nickname_key(&nickname))
+        .await?
     {
         return Err(ClassError::Conflict(format!(
             "nickname: {taken} is taken in this class; choose another (your own browser rejoins by itself)"
         )));
     }
-    app.changed(&code);
+    app.changed(&code).await?;
     Ok(Json(json!({ "student": token })))
 }
 
@@ -214,14 +214,15 @@ async fn predict(
     Path(code): Path<String>,
     Strict(b): Strict<Prediction>,
 ) -> Answer {
-    let who = student(&app, &code, &b.student)?;
+    let who = student(&app, &code, &b.student).await?;
     let (lesson, section) = app.section(&b.lesson, b.section)?;
     let choice = v::index("choice", b.choice, 20)?;
     app.choice(lesson, section, i64::from(choice), "choice")?;
     let choice = app
         .store
-        .lock(&code, &who, lesson, section, choice, v::state(&b.state)?)?;
-    app.changed(&code);
+        .lock(&code, &who, lesson, section, choice, v::state(&b.state)?)
+        .await?;
+    app.changed(&code).await?;
     Ok(Json(json!({ "choice": choice })))
 }
 
@@ -241,21 +242,22 @@ async fn result(
     Path(code): Path<String>,
     Strict(b): Strict<Measured>,
 ) -> Answer {
-    let who = student(&app, &code, &b.student)?;
+    let who = student(&app, &code, &b.student).await?;
     let (lesson, section) = app.section(&b.lesson, b.section)?;
     app.choice(lesson, section, b.outcome, "outcome")?;
     app.store
-        .result(&code, &who, lesson, section, v::measured(&b.measured)?, b.outcome)?;
-    app.changed(&code);
+        .result(&code, &who, lesson, section, v::measured(&b.measured)?, b.outcome)
+        .await?;
+    app.changed(&code).await?;
     Ok(Json(
-        json!({ "released": may_reveal(&app, &code, lesson, section)? }),
+        json!({ "released": may_reveal(&app, &code, lesson, section).await? }),
     ))
 }
 
 /// Whether a section's reveal may show: always, unless the class holds reveals until released.
-fn may_reveal(app: &App, code: &str, lesson: &str, section: u32) -> Result<bool, ClassError> {
-    let (_, _, hold) = class(app, code)?;
-    Ok(!hold || app.store.is_released(code, lesson, section)?)
+async fn may_reveal(app: &App, code: &str, lesson: &str, section: u32) -> Result<bool, ClassError> {
+    let (_, _, hold) = class(app, code).await?;
+    Ok(!hold || app.store.is_released(code, lesson, section).await?)
 }
 
 #[derive(Deserialize)]
@@ -271,7 +273,7 @@ async fn released(
 ) -> Answer {
     let (lesson, section) = app.section(&q.lesson, q.section)?;
     Ok(Json(
-        json!({ "released": may_reveal(&app, &code, lesson, section)? }),
+        json!({ "released": may_reveal(&app, &code, lesson, section).await? }),
     ))
 }
 
@@ -288,27 +290,30 @@ async fn release(
     Path(code): Path<String>,
     Strict(b): Strict<Release>,
 ) -> Answer {
-    instructor(&app, &code, &b.key)?;
+    instructor(&app, &code, &b.key).await?;
     let (lesson, section) = app.section(&b.lesson, b.section)?;
-    app.store.release(&code, lesson, section)?;
-    app.changed(&code);
-    app.tell(&code, "release", json!({ "lesson": lesson, "section": section }));
+    app.store.release(&code, lesson, section).await?;
+    app.changed(&code).await?;
+    app.tell(&code, "release", json!({ "lesson": lesson, "section": section }))
+        .await?;
     Ok(Json(json!({ "released": true })))
 }
 
 /// The instructor sends the class to a lesson's section: every page of the class hears `pace`.
 async fn pace(State(app): State<Arc<App>>, Path(code): Path<String>, Strict(b): Strict<Release>) -> Answer {
-    instructor(&app, &code, &b.key)?;
+    instructor(&app, &code, &b.key).await?;
     let (lesson, section) = app.section(&b.lesson, b.section)?;
-    app.tell(&code, "pace", json!({ "lesson": lesson, "section": section }));
+    app.tell(&code, "pace", json!({ "lesson": lesson, "section": section }))
+        .await?;
     Ok(Json(json!({ "sent": true })))
 }
 
 async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, headers: HeaderMap) -> Answer {
-    let (title, hold) = instructor(&app, &code, bearer(&headers)?)?;
+    let (title, hold) = instructor(&app, &code, bearer(&headers)?).await?;
     let sections: Vec<Value> = app
         .store
-        .records(&code)?
+        .records(&code)
+        .await?
         .into_iter()
         .map(|s| {
             // The class's predictions as counts per choice: the dashboard's histogram.
@@ -328,20 +333,13 @@ async fn results(State(app): State<Arc<App>>, Path(code): Path<String>, headers:
     ))
 }
 
-/// How long a dashboard's stream ticket stays good.
-const TICKET_LIFE: std::time::Duration = std::time::Duration::from_secs(60);
-
 /// A one-use ticket for the dashboard's event stream (an `EventSource` cannot send headers, and a
-/// key must not go in a URL: the ticket does, good for one stream within a minute).
+/// key must not go in a URL: the ticket does, good for one stream within a minute; the store
+/// keeps its digest, so any instance of the server takes it).
 async fn ticket(State(app): State<Arc<App>>, Path(code): Path<String>, headers: HeaderMap) -> Answer {
-    instructor(&app, &code, bearer(&headers)?)?;
+    instructor(&app, &code, bearer(&headers)?).await?;
     let ticket = random_hex()?;
-    let mut tickets = app
-        .tickets
-        .lock()
-        .map_err(|_| ClassError::Database("the ticket lock was poisoned".into()))?;
-    tickets.retain(|_, (_, at)| at.elapsed() < TICKET_LIFE);
-    tickets.insert(ticket.clone(), (code, std::time::Instant::now()));
+    app.store.issue_ticket(&digest(&ticket), &code).await?;
     Ok(Json(json!({ "ticket": ticket })))
 }
 
@@ -355,7 +353,7 @@ async fn my_classes(State(app): State<Arc<App>>, headers: HeaderMap) -> Answer {
         .ok_or_else(|| ClassError::Forbidden("no instructor has this secret".into()))?;
     let classes: Vec<Value> = app
         .store
-        .classes_of(name)?
+        .classes_of(name).await?
         .into_iter()
         .map(|(code, title, created, hold)| json!({ "code": code, "title": title, "created": created, "hold": hold }))
         .collect();

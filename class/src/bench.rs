@@ -17,6 +17,8 @@ use tokio::net::TcpStream;
 /// What a run measured.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// Which database the server ran on.
+    pub database: String,
     pub students: usize,
     /// Locks and results the server acknowledged (two a student).
     pub acknowledged: usize,
@@ -39,11 +41,18 @@ pub fn quantile(v: &[f64], q: f64) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// One HTTP/1.1 request on a connection of its own; (status, body).
-async fn send(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+/// One HTTP/1.1 request on a connection of its own, named by idempotency key `idem`; (status,
+/// body; status 0: no answer).
+async fn send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    idem: &str,
+) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect(addr).await?;
     let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nIdempotency-Key: {idem}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     s.write_all(head.as_bytes()).await?;
@@ -58,16 +67,21 @@ async fn send(addr: SocketAddr, method: &str, path: &str, body: &str) -> std::io
     Ok((status, text.split("\r\n\r\n").nth(1).unwrap_or("").to_string()))
 }
 
-/// A request retried as a lesson page retries it; its body and (last try's ms, retries), or None.
+/// A request retried as a lesson page (`class-link.js`) retries it — no answer, 429 or 5xx,
+/// after 1, 2, 4, 8 s, under one idempotency key; its body and (last try's ms, retries), or None.
 async fn call(addr: SocketAddr, method: &str, path: &str, body: &str) -> (Option<String>, f64, usize) {
     let waits = [1, 2, 4, 8];
+    let idem = crate::api::random_hex().unwrap_or_default();
     for attempt in 0..=waits.len() {
         let t = Instant::now();
-        let answer = tokio::time::timeout(Duration::from_secs(8), send(addr, method, path, body)).await;
+        let answer =
+            tokio::time::timeout(Duration::from_secs(8), send(addr, method, path, body, &idem)).await;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         match answer {
             Ok(Ok((200, body))) => return (Some(body), ms, attempt),
-            Ok(Ok((status, _))) if status != 429 && status < 500 => return (None, ms, attempt),
+            Ok(Ok((status, _))) if status != 0 && status != 429 && status < 500 => {
+                return (None, ms, attempt)
+            }
             _ if attempt < waits.len() => tokio::time::sleep(Duration::from_secs(waits[attempt])).await,
             _ => return (None, ms, attempt),
         }
@@ -170,10 +184,16 @@ fn usage() -> (f64, f64) {
     (cpu, kb / 1024.0)
 }
 
-/// Runs the hall of `students` against a server on a temporary database.
-pub async fn run(students: usize) -> Result<Report, String> {
+/// Runs the hall of `students` against a server on a temporary SQLite file or, given its URL, a
+/// PostgreSQL database (the bench's class is left in it).
+pub async fn run(students: usize, postgres: Option<&str>) -> Result<Report, String> {
     let db = std::env::temp_dir().join(format!("lab-class-bench-{}.sqlite", std::process::id()));
-    let store = crate::Store::open(&db).map_err(|e| e.to_string())?;
+    let store = match postgres {
+        Some(url) => crate::Store::connect(url).await,
+        None => crate::Store::open(&db),
+    }
+    .map_err(|e| e.to_string())?;
+    let database = store.describe();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
@@ -200,6 +220,7 @@ pub async fn run(students: usize) -> Result<Report, String> {
     call(addr, "POST", &format!("/api/classes/{code}/release"), &body).await;
     let mut report = Report {
         students,
+        database,
         ..Report::default()
     };
     for h in hall {
@@ -224,6 +245,7 @@ pub async fn run(students: usize) -> Result<Report, String> {
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let q = |v: &[f64], x| quantile(v, x);
+        writeln!(f, "database                    {}", self.database)?;
         writeln!(f, "students (one address)      {}", self.students)?;
         writeln!(
             f,

@@ -16,6 +16,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::error::ClassError;
 use crate::shared::App;
+use crate::store::EVERY_CLASS;
 
 #[derive(serde::Deserialize)]
 pub(crate) struct TicketQuery {
@@ -28,12 +29,8 @@ pub(crate) async fn stream(
     crate::extract::StrictQuery(q): crate::extract::StrictQuery<TicketQuery>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
     // A ticket is good once, for its class, within a minute of being issued.
-    let issued = app
-        .tickets
-        .lock()
-        .map_err(|_| ClassError::Database("the ticket lock was poisoned".into()))?
-        .remove(&q.ticket);
-    if !issued.is_some_and(|(c, at)| c == code && at.elapsed() < std::time::Duration::from_secs(60)) {
+    let issued = app.store.take_ticket(&crate::secret::digest(&q.ticket)).await?;
+    if issued.as_deref() != Some(code.as_str()) {
         return Err(ClassError::Forbidden(
             "no such ticket: ask for another (POST …/ticket)".into(),
         ));
@@ -43,20 +40,20 @@ pub(crate) async fn stream(
         let code = code.clone();
         async move { change(&code) }
     });
-    let later = stream::unfold(
-        (app.changes.subscribe(), code),
-        move |(mut rx, code)| async move {
-            loop {
-                match rx.recv().await {
-                    Ok(changed) if changed == code => return Some((change(&code), (rx, code))),
-                    Ok(_) => continue,
-                    // Fell behind a burst: one change covers it.
-                    Err(RecvError::Lagged(_)) => return Some((change(&code), (rx, code))),
-                    Err(RecvError::Closed) => return None,
+    let later = stream::unfold((app.store.notices(), code), move |(mut rx, code)| async move {
+        loop {
+            match rx.recv().await {
+                Ok(n) if n.event == "change" && n.code == code => return Some((change(&code), (rx, code))),
+                // Fell behind a burst, or notices were missed: one change covers it.
+                Ok(n) if n.event == "resync" && n.code == EVERY_CLASS => {
+                    return Some((change(&code), (rx, code)))
                 }
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => return Some((change(&code), (rx, code))),
+                Err(RecvError::Closed) => return None,
             }
-        },
-    );
+        }
+    });
     let events =
         futures_util::StreamExt::take_until(futures_util::StreamExt::chain(first, later), stopping(&app));
     Ok(Sse::new(events).keep_alive(KeepAlive::default()))
@@ -78,19 +75,19 @@ pub(crate) async fn live(
     State(app): State<Arc<App>>,
     Path(code): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ClassError> {
-    crate::shared::class(&app, &code)?;
+    crate::shared::class(&app, &code).await?;
     let first = stream::once(async { Ok(Event::default().event("hello").data("{}")) });
-    let later = stream::unfold((app.live.subscribe(), code), |(mut rx, code)| async move {
+    let resync = || Ok(Event::default().event("resync").data("{}"));
+    let later = stream::unfold((app.store.notices(), code), move |(mut rx, code)| async move {
         loop {
             match rx.recv().await {
-                Ok((c, event, data)) if c == code => {
-                    return Some((Ok(Event::default().event(event).data(data)), (rx, code)));
+                Ok(n) if n.event == "resync" && n.code == EVERY_CLASS => return Some((resync(), (rx, code))),
+                Ok(n) if n.code == code && n.event != "change" => {
+                    return Some((Ok(Event::default().event(n.event).data(n.data)), (rx, code)));
                 }
                 Ok(_) => continue,
                 // Fell behind: the page asks again whether its reveal may show.
-                Err(RecvError::Lagged(_)) => {
-                    return Some((Ok(Event::default().event("resync").data("{}")), (rx, code)))
-                }
+                Err(RecvError::Lagged(_)) => return Some((resync(), (rx, code))),
                 Err(RecvError::Closed) => return None,
             }
         }

@@ -11,10 +11,10 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 
-use crate::db::SectionRecord;
 use crate::error::ClassError;
 use crate::extract::StrictQuery;
 use crate::shared::{instructor, App};
+use crate::store::SectionRecord;
 
 #[derive(Deserialize)]
 pub(crate) struct ExportQuery {
@@ -29,12 +29,12 @@ pub(crate) async fn export(
     headers: axum::http::HeaderMap,
     StrictQuery(q): StrictQuery<ExportQuery>,
 ) -> Result<impl IntoResponse, ClassError> {
-    instructor(&app, &code, crate::shared::bearer(&headers)?)?;
-    let records = app.store.records(&code)?;
+    instructor(&app, &code, crate::shared::bearer(&headers)?).await?;
+    let records = app.store.records(&code).await?;
     let (csv, name) = match q.layout.as_deref().unwrap_or("long") {
         "long" => (long(&records), "class.csv"),
         "gradebook" => (
-            gradebook(&app.store.nicknames(&code)?, &records),
+            gradebook(&app.store.nicknames(&code).await?, &records),
             "class-gradebook.csv",
         ),
         other => {

@@ -1,5 +1,6 @@
 //! `lab-class --db class.sqlite --port 8090 --origin https://labs.example.edu [--tls-cert FILE
-//! --tls-key FILE]`: the class server, over HTTP or, given a certificate, HTTPS.
+//! --tls-key FILE]`: the class server, over HTTP or, given a certificate, HTTPS; on a SQLite file
+//! or, with `--db postgres://…` (or `LAB_CLASS_DB`), on PostgreSQL for several instances.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -13,9 +14,17 @@ use clap::Parser;
 #[derive(Parser)]
 #[command(name = "lab-class")]
 struct Args {
-    /// The database file (created, and its schema migrated, at start)
-    #[arg(long, default_value = "class.sqlite", value_name = "FILE")]
-    db: PathBuf,
+    /// The database: a SQLite file (created, and its schema migrated, at start), or a PostgreSQL
+    /// URL, `postgres://USER:PASSWORD@HOST/DB`, for several server instances on one database
+    /// (from the environment, it stays out of the process list)
+    #[arg(
+        long,
+        env = "LAB_CLASS_DB",
+        hide_env_values = true,
+        default_value = "class.sqlite",
+        value_name = "FILE|URL"
+    )]
+    db: String,
     /// The address to listen on (127.0.0.1: this machine only; 0.0.0.0: the room's network)
     #[arg(long, default_value = "127.0.0.1", value_name = "IP")]
     address: std::net::IpAddr,
@@ -51,9 +60,9 @@ struct Args {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    /// A lecture hall against a server on a temporary database: N students behind one address
-    /// join, stream, lock, report and reconnect at once; prints what it held (fails if any lock
-    /// or result was lost)
+    /// A lecture hall against a server on a temporary SQLite file (or the PostgreSQL database of
+    /// --db): N students behind one address join, stream, lock, report and reconnect at once;
+    /// prints what it held (fails if any lock or result was lost)
     Bench {
         #[arg(long, default_value_t = 500)]
         students: usize,
@@ -84,7 +93,8 @@ async fn main() -> ExitCode {
         };
     }
     if let Some(Command::Bench { students }) = args.command {
-        return match lab_class::bench::run(students).await {
+        let postgres = lab_class::store::postgres::is_url(&args.db).then_some(args.db.as_str());
+        return match lab_class::bench::run(students, postgres).await {
             Ok(report) => {
                 println!("{report}");
                 if report.lost == 0 {
@@ -116,7 +126,10 @@ async fn run(a: Args) -> Result<(), String> {
             return Err("who may open classes? give --instructors FILE (`lab-class instructor NAME` makes its lines), or --anyone-opens-classes for a class on one machine".into())
         }
     };
-    let store = lab_class::Store::open(&a.db).map_err(|e| e.to_string())?;
+    let store = lab_class::Store::connect(&a.db)
+        .await
+        .map_err(|e| e.to_string())?;
+    let database = store.describe();
     let addr = SocketAddr::new(a.address, a.port);
     let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().map_or(addr, |a| a);
@@ -152,14 +165,14 @@ async fn run(a: Args) -> Result<(), String> {
             let config = axum_server::tls_rustls::RustlsConfig::from_pem_file(&cert, &key)
                 .await
                 .map_err(|e| format!("the certificate {} or key {}: {e}", cert.display(), key.display()))?;
-            announce("https", bound, &a.db);
+            announce("https", bound, &database);
             axum_server::from_tcp_rustls(listener, config)
                 .handle(handle)
                 .serve(app)
                 .await
         }
         _ => {
-            announce("http", bound, &a.db);
+            announce("http", bound, &database);
             axum_server::from_tcp(listener).handle(handle).serve(app).await
         }
     };
@@ -167,8 +180,8 @@ async fn run(a: Args) -> Result<(), String> {
 }
 
 /// The address the server answers at, the first line it prints (scripts and tests read it).
-fn announce(scheme: &str, at: SocketAddr, db: &std::path::Path) {
-    println!("lab-class: {scheme}://{at} (database {})", db.display());
+fn announce(scheme: &str, at: SocketAddr, database: &str) {
+    println!("lab-class: {scheme}://{at} ({database})");
 }
 
 /// Ctrl-C (SIGINT) or, from a service manager, SIGTERM.

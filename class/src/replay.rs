@@ -1,11 +1,11 @@
 //! Idempotency keys: a page sends each logical request (a lock, a result) with an
 //! `Idempotency-Key` header it keeps across its retries. The first answer the server gave under
 //! that key (200 only) is kept for ten minutes and given again to any retry, which then changes
-//! nothing — so a retry of an old result arriving after a newer one cannot overwrite it.
+//! nothing — so a retry of an old result arriving after a newer one cannot overwrite it. The
+//! store keeps the answers (`Store::keep`): in PostgreSQL, a retry reaching another instance of
+//! the server is answered the same.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -14,21 +14,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ClassError;
+use crate::shared::App;
 
-/// How long an answer is kept for its retries.
-const KEPT: Duration = Duration::from_secs(600);
-/// Answers kept at most (the oldest go first when full).
-const MOST: usize = 200_000;
 /// The header a page names a request by, and the one a replayed answer carries.
 pub const HEADER: &str = "idempotency-key";
 pub const REPLAYED: &str = "idempotent-replayed";
 
-#[derive(Default)]
-pub struct Replays {
-    answers: Mutex<HashMap<String, (Instant, axum::body::Bytes)>>,
-}
-
-pub async fn check(State(replays): State<Arc<Replays>>, req: Request, next: Next) -> Response {
+pub(crate) async fn check(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let key = req
         .headers()
         .get(HEADER)
@@ -39,11 +31,11 @@ pub async fn check(State(replays): State<Arc<Replays>>, req: Request, next: Next
     let Some(key) = key.filter(|_| req.method() == axum::http::Method::POST) else {
         return next.run(req).await;
     };
-    if let Some(body) = replays.answers.lock().ok().and_then(|a| {
-        a.get(&key)
-            .filter(|(at, _)| at.elapsed() < KEPT)
-            .map(|(_, b)| b.clone())
-    }) {
+    let kept = match app.store.kept(&key).await {
+        Ok(kept) => kept,
+        Err(e) => return e.into_response(),
+    };
+    if let Some(body) = kept {
         let mut r = (
             StatusCode::OK,
             [(axum::http::header::CONTENT_TYPE, "application/json")],
@@ -61,13 +53,9 @@ pub async fn check(State(replays): State<Arc<Replays>>, req: Request, next: Next
     let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
         return ClassError::Database("an answer could not be kept for its retries".into()).into_response();
     };
-    if let Ok(mut answers) = replays.answers.lock() {
-        if answers.len() >= MOST {
-            answers.retain(|_, (at, _)| at.elapsed() < KEPT);
-        }
-        if answers.len() < MOST {
-            answers.insert(key, (Instant::now(), bytes.clone()));
-        }
+    // The request took effect: its answer goes out even if it could not be kept.
+    if let Err(e) = app.store.keep(&key, &bytes).await {
+        eprintln!("lab-class: an answer not kept for its retries: {e}");
     }
     Response::from_parts(parts, Body::from(bytes))
 }

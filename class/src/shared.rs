@@ -2,26 +2,19 @@
 //! that a request carries its instructor's key. Its own module so that the API, the live stream
 //! and the guard depend on it, not on one another.
 
-use crate::db::Store;
 use crate::error::ClassError;
+use crate::store::{Notice, Store};
 use crate::validate as v;
 
 /// What every handler shares.
 pub struct App {
     pub store: Store,
-    /// The code of each class as it changes, for the dashboards' live streams.
-    pub changes: tokio::sync::broadcast::Sender<String>,
-    /// What every page of a class hears (`events::live`): (code, event name, JSON data) — a
-    /// reveal released, the instructor sending the class to a section.
-    pub live: tokio::sync::broadcast::Sender<(String, &'static str, String)>,
     /// Becomes true when the server is told to stop: the live streams end.
     pub stopped: tokio::sync::watch::Receiver<bool>,
     /// The course ids are checked against (None: any well-formed id).
     pub lessons: Option<crate::catalogue::Catalogue>,
     /// Who may open classes (None: any page, a class on one machine).
     pub instructors: Option<crate::instructors::Instructors>,
-    /// The dashboards' stream tickets: (class, when issued), each used once within a minute.
-    pub tickets: std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
 }
 
 impl App {
@@ -54,21 +47,32 @@ impl App {
         }
     }
 
-    /// Tells every page of class `code` something (`event`, with `data` as JSON).
-    pub(crate) fn tell(&self, code: &str, event: &'static str, data: serde_json::Value) {
-        let _ = self.live.send((code.to_string(), event, data.to_string()));
+    /// Tells every page of class `code` something (`event`, with `data` as JSON), through every
+    /// server instance.
+    pub(crate) async fn tell(
+        &self,
+        code: &str,
+        event: &str,
+        data: serde_json::Value,
+    ) -> Result<(), ClassError> {
+        self.store
+            .publish(Notice {
+                code: code.to_string(),
+                event: event.to_string(),
+                data: data.to_string(),
+            })
+            .await
     }
 
     /// Tells the dashboards watching class `code` that it changed.
-    pub(crate) fn changed(&self, code: &str) {
-        // No dashboard listening is no error.
-        let _ = self.changes.send(code.to_string());
+    pub(crate) async fn changed(&self, code: &str) -> Result<(), ClassError> {
+        self.tell(code, "change", serde_json::Value::Null).await
     }
 }
 
 /// The class `code`, checked to exist; its (key's digest, title, hold).
-pub(crate) fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
-    app.store.class(v::code(code)?)?.ok_or_else(|| {
+pub(crate) async fn class(app: &App, code: &str) -> Result<(String, String, bool), ClassError> {
+    app.store.class(v::code(code)?).await?.ok_or_else(|| {
         ClassError::NotFound(format!(
             "no class {code}: check the code on the instructor's screen"
         ))
@@ -89,10 +93,10 @@ pub(crate) fn bearer(headers: &axum::http::HeaderMap) -> Result<&str, ClassError
 
 /// `secret` checked against class `code`: the class's own key, or the secret of the instructor
 /// who opened it (from any device). The class's title and whether it holds reveals.
-pub(crate) fn instructor(app: &App, code: &str, secret: &str) -> Result<(String, bool), ClassError> {
-    let (right, title, hold) = class(app, code)?;
+pub(crate) async fn instructor(app: &App, code: &str, secret: &str) -> Result<(String, bool), ClassError> {
+    let (right, title, hold) = class(app, code).await?;
     let key = v::secret("key", secret)?;
-    let owner = app.store.owner(code)?.unwrap_or_default();
+    let owner = app.store.owner(code).await?.unwrap_or_default();
     let by_owner =
         !owner.is_empty() && app.instructors.as_ref().and_then(|i| i.who(key)) == Some(owner.as_str());
     if crate::secret::digest(key) != right && !by_owner {

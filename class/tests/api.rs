@@ -11,7 +11,7 @@ use super::common::http::{call, get, get_as, join, post, Db};
 #[tokio::test]
 async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
     let db = Db::new("class");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (s, class) = post(&app, "/api/classes", json!({ "title": "ML systems, week 3" })).await;
     assert_eq!(s, StatusCode::OK, "{class}");
     let (code, key) = (
@@ -46,7 +46,7 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
 
     // The server stops in the middle of the class and starts again on the same file.
     drop(app);
-    let app = db.server(None);
+    let app = db.server(None).await;
     // A second lock does not change the first.
     let (s, again) = post(
         &app,
@@ -112,7 +112,7 @@ async fn a_class_locks_reports_and_exports_and_survives_a_restart() {
 #[tokio::test]
 async fn a_held_reveal_shows_once_the_instructor_releases_it() {
     let db = Db::new("hold");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let class = post(&app, "/api/classes", json!({ "title": "held", "hold": true }))
         .await
         .1;
@@ -141,7 +141,7 @@ async fn a_held_reveal_shows_once_the_instructor_releases_it() {
 #[tokio::test]
 async fn bad_input_is_refused_with_what_is_wrong() {
     let db = Db::new("bad");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let class = post(&app, "/api/classes", json!({ "title": "t" })).await.1;
     let code = class["code"].as_str().unwrap();
     let student = join(&app, code, "Ada").await;
@@ -230,7 +230,7 @@ async fn bad_input_is_refused_with_what_is_wrong() {
 #[tokio::test]
 async fn a_flood_is_cut_off_and_another_sites_pages_are_refused() {
     let db = Db::new("flood");
-    let app = db.server(Some("http://127.0.0.1:8080"));
+    let app = db.server(Some("http://127.0.0.1:8080")).await;
     let mut limited = 0;
     for _ in 0..100 {
         if get(&app, "/api/health").await.0 == StatusCode::TOO_MANY_REQUESTS {

@@ -5,5 +5,6 @@ mod api;
 mod common;
 mod hall;
 mod identity;
+mod instances;
 mod process;
 mod proxy;

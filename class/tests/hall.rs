@@ -16,7 +16,7 @@ use super::common::http::{get, get_as, join, open, post, raw, Db};
 #[tokio::test]
 async fn three_hundred_students_behind_one_address_are_all_answered() {
     let db = Db::new("hall");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, key) = open(&app, "hall").await;
     let mut refused = 0;
     for i in 0..300 {
@@ -63,7 +63,7 @@ async fn three_hundred_students_behind_one_address_are_all_answered() {
 async fn a_students_flood_is_refused_readably_and_the_class_goes_on() {
     let site = "https://labs.example.edu";
     let db = Db::new("student-flood");
-    let app = db.server(Some(site));
+    let app = db.server(Some(site)).await;
     let (code, _) = open(&app, "flood").await;
     let uri = format!("/api/classes/{code}/released?lesson=scaling-batch&section=0");
     let request = |student: &str| {
@@ -106,7 +106,7 @@ async fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
         proxies: vec![proxy],
         ..Default::default()
     };
-    let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
+    let app = lab_class::api::router_stoppable(db.store().await, config).0;
     let from = |peer: &str, forwarded: &str| {
         let mut req = Request::get("/api/health")
             .header("x-forwarded-for", forwarded)
@@ -145,10 +145,15 @@ async fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
 }
 
 /// The bench itself (`lab-class bench`): 200 students behind one address at once, each lock and
-/// result acknowledged, the release heard on every page's stream.
+/// result acknowledged, the release heard on every page's stream — on PostgreSQL too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bench_hall_of_two_hundred_loses_nothing() {
-    let report = lab_class::bench::run(200).await.unwrap();
+    let db = super::common::TestDb::new("bench");
+    let postgres = match &db {
+        super::common::TestDb::Postgres(p) => Some(p.url.as_str()),
+        super::common::TestDb::Sqlite(_) => None,
+    };
+    let report = lab_class::bench::run(200, postgres).await.unwrap();
     assert_eq!((report.acknowledged, report.lost), (400, 0), "{report}");
     assert_eq!(
         report.release.len(),
@@ -178,7 +183,7 @@ async fn ids_are_checked_against_the_course() {
         lessons: Some(lab_class::catalogue::Catalogue::of(&[("scaling-batch", &[3, 2])])),
         ..Default::default()
     };
-    let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
+    let app = lab_class::api::router_stoppable(db.store().await, config).0;
     let (code, _) = open(&app, "course").await;
     let student = join(&app, &code, "Ada").await;
     let lock = |lesson: &str, section: u32, choice: u32| json!({ "student": student, "lesson": lesson, "section": section, "choice": choice });
@@ -232,7 +237,7 @@ async fn instructors_open_classes_and_reattach_from_any_device() {
         ])),
         ..Default::default()
     };
-    let app = lab_class::api::router_stoppable(lab_class::Store::open(&db.0 .0).unwrap(), config).0;
+    let app = lab_class::api::router_stoppable(db.store().await, config).0;
     let open_as = |secret: Option<&str>| {
         let mut req = Request::post("/api/classes").header("content-type", "application/json");
         if let Some(s) = secret {

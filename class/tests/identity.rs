@@ -14,7 +14,7 @@ use super::common::http::{get_as, join, open, post, raw, Db};
 #[tokio::test]
 async fn nicknames_are_labels_and_a_rejoin_keeps_its_locks() {
     let db = Db::new("identity");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, key) = open(&app, "identity").await;
     let join = |body: Value| {
         let (app, code) = (app.clone(), code.clone());
@@ -71,7 +71,7 @@ async fn nicknames_are_labels_and_a_rejoin_keeps_its_locks() {
 #[tokio::test]
 async fn strict_requests_and_json_refusals() {
     let db = Db::new("strict");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, _) = open(&app, "strict").await;
     let post_text = |body: &str, kind: &str| {
         Request::post("/api/classes")
@@ -126,7 +126,7 @@ async fn the_export_keeps_formulas_out_of_the_spreadsheet() {
     }
     assert_eq!(lab_class::export::csv_cell("Ada"), "\"Ada\"");
     let db = Db::new("formula");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, key) = open(&app, "formula").await;
     let student = post(
         &app,
@@ -154,20 +154,20 @@ async fn the_export_keeps_formulas_out_of_the_spreadsheet() {
 /// A file from before keeps working: its clear secrets are replaced by their digests on opening.
 #[tokio::test]
 async fn the_database_is_private_and_holds_no_secret() {
-    let db = Db::new("private");
-    let app = db.server(None);
+    let (db, file) = Db::sqlite("private");
+    let app = db.server(None).await;
     let (code, key) = open(&app, "private").await;
     let token = join(&app, &code, "Ada").await;
     drop(app);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&db.0 .0).unwrap().permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{mode:o}");
     }
     let files: Vec<u8> = ["", "-wal"]
         .iter()
-        .flat_map(|s| std::fs::read(format!("{}{s}", db.0 .0.display())).unwrap_or_default())
+        .flat_map(|s| std::fs::read(format!("{}{s}", file.display())).unwrap_or_default())
         .collect();
     let text = String::from_utf8_lossy(&files);
     assert!(
@@ -180,9 +180,9 @@ async fn the_database_is_private_and_holds_no_secret() {
     );
 
     // A version-2 file (secrets in clear) opens, and its key and token still work.
-    let old = Db::new("version-2");
+    let (old, old_file) = Db::sqlite("version-2");
     {
-        let c = rusqlite::Connection::open(&old.0 .0).unwrap();
+        let c = rusqlite::Connection::open(&old_file).unwrap();
         c.execute_batch(
             "CREATE TABLE classes (code TEXT PRIMARY KEY, key TEXT NOT NULL, title TEXT NOT NULL, created INTEGER NOT NULL, hold INTEGER NOT NULL DEFAULT 0);
              CREATE TABLE students (class TEXT NOT NULL, token TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (class, token));
@@ -196,7 +196,7 @@ async fn the_database_is_private_and_holds_no_secret() {
         )
         .unwrap();
     }
-    let app = old.server(None);
+    let app = old.server(None).await;
     let dash = get_as(&app, "/api/classes/K7QX2M/results", &"a".repeat(32)).await;
     assert_eq!(dash.0, StatusCode::OK, "{}", dash.1);
     assert_eq!(dash.1["sections"][0]["predictions"], json!([["Bo", 2]]));
@@ -214,7 +214,7 @@ async fn the_database_is_private_and_holds_no_secret() {
 #[tokio::test]
 async fn the_gradebook_export_has_a_row_per_student_and_columns_per_section() {
     let db = Db::new("gradebook");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, key) = open(&app, "gradebook").await;
     let mut tokens = Vec::new();
     for nick in ["Ada", "Bo", "Cy"] {
@@ -262,7 +262,7 @@ async fn the_gradebook_export_has_a_row_per_student_and_columns_per_section() {
 #[tokio::test]
 async fn a_retried_post_changes_nothing() {
     let db = Db::new("replay");
-    let app = db.server(None);
+    let app = db.server(None).await;
     let (code, key) = open(&app, "replay").await;
     let student = join(&app, &code, "Ada").await;
     let result = |measured: &str, idem: &str| {

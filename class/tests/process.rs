@@ -33,22 +33,15 @@ impl Drop for Running {
 }
 
 /// Starts the server on a free loopback port; the child and its address.
-fn start(db: &std::path::Path) -> (Running, String) {
+fn start(db: &str) -> (Running, String) {
     let (child, url) = start_with(db, &[]);
     (child, url.trim_start_matches("http://").to_string())
 }
 
 /// Starts the server with `extra` arguments; the child and the URL it announced.
-pub fn start_with(db: &std::path::Path, extra: &[&str]) -> (Running, String) {
+pub fn start_with(db: &str, extra: &[&str]) -> (Running, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lab-class"))
-        .args([
-            "--db",
-            db.to_str().unwrap(),
-            "--address",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ])
+        .args(["--db", db, "--address", "127.0.0.1", "--port", "0"])
         .arg("--anyone-opens-classes")
         .args(extra)
         // From the repository's root, as scripts/class.sh runs it: the site's lessons are there.
@@ -107,8 +100,8 @@ fn open_events(addr: &str, code: &str, key: &str) -> TcpStream {
 
 #[test]
 fn the_server_keeps_its_class_across_a_restart() {
-    let file = common::TempDb::new("process");
-    let db = &file.0;
+    let file = common::TestDb::new("process");
+    let db = &file.target();
     let (mut server, addr) = start(db);
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
     let (status, class) = request(&addr, "POST", "/api/classes", r#"{"title":"restart"}"#);
@@ -155,8 +148,8 @@ fn the_server_keeps_its_class_across_a_restart() {
 #[test]
 fn the_dashboard_hears_each_change_as_it_happens() {
     use std::time::Duration;
-    let file = common::TempDb::new("events");
-    let (mut server, addr) = start(&file.0);
+    let file = common::TestDb::new("events");
+    let (mut server, addr) = start(&file.target());
     let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live"}"#);
     let class: serde_json::Value = serde_json::from_str(&class).unwrap();
     let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
@@ -194,8 +187,8 @@ fn read_changes(events: &mut TcpStream, seen: &mut String, want: usize) {
 fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
     use std::time::{Duration, Instant};
     for signal in ["-TERM", "-INT"] {
-        let file = common::TempDb::new(&format!("stop{signal}"));
-        let (mut server, addr) = start(&file.0);
+        let file = common::TestDb::new(&format!("stop{signal}"));
+        let (mut server, addr) = start(&file.target());
         let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"stop"}"#);
         let class: serde_json::Value = serde_json::from_str(&class).unwrap();
         let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());
@@ -223,7 +216,7 @@ fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
             status.success() && took < Duration::from_millis(2500),
             "{signal}: {status} after {took:?}"
         );
-        let (mut again, addr) = start(&file.0);
+        let (mut again, addr) = start(&file.target());
         let (s, _) = request_as(
             &addr,
             "GET",
@@ -243,9 +236,9 @@ fn a_stop_signal_ends_the_server_within_two_seconds_with_a_stream_open() {
 #[test]
 fn with_a_certificate_the_server_speaks_https() {
     let (dir, cert, key) = common::certificate("tls");
-    let file = common::TempDb::new("tls");
+    let file = common::TestDb::new("tls");
     let (mut server, url) = start_with(
-        &file.0,
+        &file.target(),
         &[
             "--tls-cert",
             cert.to_str().unwrap(),
@@ -280,7 +273,7 @@ fn with_a_certificate_the_server_speaks_https() {
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .args([
             "--db",
-            file.0.to_str().unwrap(),
+            &file.target(),
             "--port",
             "0",
             "--tls-cert",
@@ -307,8 +300,8 @@ fn with_a_certificate_the_server_speaks_https() {
 #[test]
 fn a_students_page_hears_releases_and_pacing_on_one_stream() {
     use std::time::Duration;
-    let file = common::TempDb::new("live");
-    let (mut server, addr) = start(&file.0);
+    let file = common::TestDb::new("live");
+    let (mut server, addr) = start(&file.target());
     let (_, class) = request(&addr, "POST", "/api/classes", r#"{"title":"live","hold":true}"#);
     let class: serde_json::Value = serde_json::from_str(&class).unwrap();
     let (code, key) = (class["code"].as_str().unwrap(), class["key"].as_str().unwrap());

@@ -23,8 +23,8 @@ fn the_books_nginx_recipe_terminates_tls_and_passes_the_live_stream() {
         .find(|p| std::path::Path::new(p).exists());
     let nginx = nginx.expect("nginx is missing: scripts/setup.sh installs Debian's nginx-light");
     let (dir, cert, key) = common::certificate("proxy");
-    let db = common::TempDb::new("proxy");
-    let (mut class, url) = start_with(&db.0, &["--trusted-proxy", "127.0.0.1"]);
+    let db = common::TestDb::new("proxy");
+    let (mut class, url) = start_with(&db.target(), &["--trusted-proxy", "127.0.0.1"]);
     let port = free_port();
     let recipe = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

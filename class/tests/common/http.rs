@@ -6,18 +6,27 @@ use axum::Router;
 use serde_json::Value;
 use tower::ServiceExt;
 
-pub struct Db(pub super::TempDb);
+pub struct Db(pub super::TestDb);
 
 impl Db {
+    /// On the run's PostgreSQL server if it has one, else a SQLite file.
     pub fn new(name: &str) -> Self {
-        Db(super::TempDb::new(name))
+        Db(super::TestDb::new(name))
     }
 
-    pub fn server(&self, origin: Option<&str>) -> Router {
-        lab_class::router(
-            lab_class::Store::open(&self.0 .0).unwrap(),
-            origin.map(String::from),
-        )
+    /// A SQLite file whatever the run, for what only a file has; its path.
+    pub fn sqlite(name: &str) -> (Self, std::path::PathBuf) {
+        let file = super::TempDb::new(name);
+        let path = file.0.clone();
+        (Db(super::TestDb::Sqlite(file)), path)
+    }
+
+    pub async fn store(&self) -> lab_class::Store {
+        self.0.store().await
+    }
+
+    pub async fn server(&self, origin: Option<&str>) -> Router {
+        lab_class::router(self.store().await, origin.map(String::from))
     }
 }
 

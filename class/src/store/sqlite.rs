@@ -2,13 +2,17 @@
 //! results. The schema is created and migrated here (`PRAGMA user_version`), so a file from an
 //! older server opens in a newer one; every write is committed before its request is answered,
 //! so nothing is lost when the server stops. The file is the server's alone (0600), and it keeps
-//! keys and tokens only as their SHA-256 (`secret`): the callers hand in digests.
+//! keys and tokens only as their SHA-256 (`secret`): the callers hand in digests. One process
+//! serves it: its notices, tickets and kept answers stay in that process (`memory`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
+use tokio::sync::broadcast;
 
+use super::memory::Memory;
+use super::{now, ClassRow, Notice, Rows};
 use crate::error::ClassError;
 
 /// One step of the schema: SQL, or Rust where SQLite cannot do it.
@@ -100,32 +104,16 @@ fn private_file(path: &Path) -> Result<(), ClassError> {
     Ok(())
 }
 
-/// One section's answers: who locked what, and what their runs measured.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct SectionRecord {
-    pub lesson: String,
-    pub section: u32,
-    /// (nickname, choice) for each locked prediction.
-    pub predictions: Vec<(String, u32)>,
-    /// (nickname, measured, outcome) for each result.
-    pub results: Vec<(String, String, i64)>,
-    /// Whether the instructor has released the reveal (when the class holds reveals).
-    pub released: bool,
-}
-
-pub struct Store {
+pub struct Sqlite {
     conn: Mutex<Connection>,
+    path: PathBuf,
+    hub: broadcast::Sender<Notice>,
+    memory: Memory,
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
-impl Store {
+impl Sqlite {
     /// Opens (or creates) the file at `path` and brings its schema up to date.
-    pub fn open(path: &Path) -> Result<Self, ClassError> {
+    pub fn open(path: &Path, hub: broadcast::Sender<Notice>) -> Result<Self, ClassError> {
         private_file(path)?;
         let conn = Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -148,7 +136,18 @@ impl Store {
         }
         Ok(Self {
             conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            hub,
+            memory: Memory::default(),
         })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn hub(&self) -> &broadcast::Sender<Notice> {
+        &self.hub
     }
 
     fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, ClassError> {
@@ -178,7 +177,7 @@ impl Store {
     }
 
     /// The classes instructor `owner` opened, newest first: (code, title, created, hold).
-    pub fn classes_of(&self, owner: &str) -> Result<Vec<(String, String, i64, bool)>, ClassError> {
+    pub fn classes_of(&self, owner: &str) -> Result<Vec<ClassRow>, ClassError> {
         self.with(|c| {
             c.prepare("SELECT code, title, created, hold FROM classes WHERE owner = ?1 ORDER BY created DESC, rowid DESC")?
                 .query_map([owner], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
@@ -206,15 +205,14 @@ impl Store {
         })
     }
 
-    /// Adds student `token` (a digest) as `nickname`, unless another student of the class has
-    /// that nickname (compared by `same`): then the nickname that holds it. Checked and written
-    /// under one lock, so two joins cannot both take a name.
+    /// Adds student `token` as `nickname` unless its `key` is taken (`Store::join`): checked and
+    /// written under one lock.
     pub fn join(
         &self,
         code: &str,
         token: &str,
         nickname: &str,
-        same: impl Fn(&str, &str) -> bool,
+        key: &str,
     ) -> Result<Option<String>, ClassError> {
         self.with(|c| {
             let taken = c
@@ -222,7 +220,7 @@ impl Store {
                 .query_map([code], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?
                 .into_iter()
-                .find(|n| same(n, nickname));
+                .find(|n| crate::validate::nickname_key(n) == key);
             if taken.is_none() {
                 c.execute(
                     "INSERT INTO students (class, token, nickname) VALUES (?1, ?2, ?3)",
@@ -322,62 +320,52 @@ impl Store {
         })
     }
 
-    /// Every section anyone answered in class `code`, in lesson and section order.
-    pub fn records(&self, code: &str) -> Result<Vec<SectionRecord>, ClassError> {
+    /// Every prediction, result and release of class `code` (`Store::records` groups them).
+    pub(crate) fn rows(&self, code: &str) -> Result<Rows, ClassError> {
         self.with(|c| {
-            let mut sections: Vec<SectionRecord> = Vec::new();
-            /// The index of (lesson, section)'s record, added when new.
-            fn find(sections: &mut Vec<SectionRecord>, lesson: String, section: u32) -> usize {
-                match sections
-                    .iter()
-                    .position(|s| s.lesson == lesson && s.section == section)
-                {
-                    Some(i) => i,
-                    None => {
-                        sections.push(SectionRecord {
-                            lesson,
-                            section,
-                            predictions: Vec::new(),
-                            results: Vec::new(),
-                            released: false,
-                        });
-                        sections.len() - 1
-                    }
-                }
-            }
-            let mut q = c.prepare(
-                "SELECT p.lesson, p.section, s.nickname, p.choice FROM predictions p
-                 JOIN students s ON s.class = p.class AND s.token = p.student
-                 WHERE p.class = ?1 ORDER BY p.lesson, p.section, p.at, s.nickname",
-            )?;
-            let rows = q.query_map([code], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-            for row in rows {
-                let (lesson, section, nick, choice): (String, u32, String, u32) = row?;
-                let i = find(&mut sections, lesson, section);
-                sections[i].predictions.push((nick, choice));
-            }
-            let mut q = c.prepare(
-                "SELECT r.lesson, r.section, s.nickname, r.measured, r.outcome FROM results r
-                 JOIN students s ON s.class = r.class AND s.token = r.student
-                 WHERE r.class = ?1 ORDER BY r.lesson, r.section, r.at, s.nickname",
-            )?;
-            let rows = q.query_map([code], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })?;
-            for row in rows {
-                let (lesson, section, nick, measured, outcome): (String, u32, String, String, i64) = row?;
-                let i = find(&mut sections, lesson, section);
-                sections[i].results.push((nick, measured, outcome));
-            }
-            let mut q = c.prepare("SELECT lesson, section FROM released WHERE class = ?1")?;
-            let released: Vec<(String, u32)> = q
+            let predictions = c
+                .prepare(
+                    "SELECT p.lesson, p.section, s.nickname, p.choice FROM predictions p
+                     JOIN students s ON s.class = p.class AND s.token = p.student
+                     WHERE p.class = ?1 ORDER BY p.lesson, p.section, p.at, s.nickname",
+                )?
+                .query_map([code], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            let results = c
+                .prepare(
+                    "SELECT r.lesson, r.section, s.nickname, r.measured, r.outcome FROM results r
+                     JOIN students s ON s.class = r.class AND s.token = r.student
+                     WHERE r.class = ?1 ORDER BY r.lesson, r.section, r.at, s.nickname",
+                )?
+                .query_map([code], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let released = c
+                .prepare("SELECT lesson, section FROM released WHERE class = ?1")?
                 .query_map([code], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<_>>()?;
-            for s in &mut sections {
-                s.released = released.iter().any(|(l, k)| *l == s.lesson && *k == s.section);
-            }
-            sections.sort_by(|a, b| (&a.lesson, a.section).cmp(&(&b.lesson, b.section)));
-            Ok(sections)
+            Ok(Rows {
+                predictions,
+                results,
+                released,
+            })
         })
+    }
+
+    pub fn issue_ticket(&self, ticket: &str, code: &str) -> Result<(), ClassError> {
+        self.memory.issue_ticket(ticket, code)
+    }
+
+    pub fn take_ticket(&self, ticket: &str) -> Result<Option<String>, ClassError> {
+        self.memory.take_ticket(ticket)
+    }
+
+    pub fn kept(&self, key: &str) -> Result<Option<Vec<u8>>, ClassError> {
+        self.memory.kept(key)
+    }
+
+    pub fn keep(&self, key: &str, answer: &[u8]) -> Result<(), ClassError> {
+        self.memory.keep(key, answer)
     }
 }
