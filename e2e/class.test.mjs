@@ -184,3 +184,51 @@ test('over HTTPS: the site and the class server both on TLS, a student joins and
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The reveal comes only after the class server has the student's answers: a prediction it did
+// not take (here refused with a 400, as it answers a request it will never take) keeps the lab
+// from running, with the reason and the lock button back; a result it did not take keeps the
+// reveal, with a button to send the result again.
+test('a lock or a result the server did not take: no lab run, no reveal, until it has them', async () => {
+  const opened = await fetch(`${classUrl}/api/classes`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body: JSON.stringify({ title: 'unreachable' }),
+  });
+  const { code } = await opened.json();
+  const student = await launch({ webgpu: false });
+  try {
+    const p = student.page;
+    await p.goto(`${server.url}course.html?class=${code}&server=${encodeURIComponent(classUrl)}`);
+    await p.fill(byId('class-nickname'), 'Cy');
+    await p.click(byId('class-join'));
+    await until(async () => /as Cy/.test(await text(p, 'class-note')), 10_000, 'Cy joined');
+    // The server refuses, as Playwright answers for it (its preflight allowed, the refusal readable).
+    const refuse = (route) => route.fulfill(route.request().method() === 'OPTIONS'
+      ? { status: 204, headers: { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST' } }
+      : { status: 400, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: '{"error":"refused by the test"}' });
+    const predictions = `${classUrl}/api/classes/${code}/predictions`;
+    const results = `${classUrl}/api/classes/${code}/results`;
+    await p.route(predictions, refuse);
+    await p.goto(`${server.url}lesson.html?id=optimizers-momentum`);
+    await p.locator(byId('choice-0-1')).check();
+    await p.click(byId('lock-0'));
+    await until(async () => /did not reach your class's server \(refused by the test\)/.test(await text(p, 'lesson-status-0')), 10_000, 'the refusal said');
+    assert.equal(await p.locator(byId('lab-0')).getAttribute('data-lab'), null, 'the lab did not start');
+    assert.equal(await p.locator(byId('lock-0')).isEnabled(), true, 'lock in again');
+    assert.equal(await p.locator(byId('reveal-0')).isVisible(), false);
+    // Taken now; the result is refused: measured, but no reveal until it is sent again.
+    await p.unroute(predictions);
+    await p.route(results, refuse);
+    await p.click(byId('lock-0'));
+    await until(async () => p.locator(byId('resend-0')).isVisible(), 60_000, 'the result refused, a button to send it again');
+    assert.match(await text(p, 'lesson-status-0'), /your result did not reach your class's server/);
+    assert.equal(await p.locator(byId('reveal-0')).isVisible(), false, 'no reveal before the server has the result');
+    await p.unroute(results);
+    await p.click(byId('resend-0'));
+    await until(async () => p.locator(byId('reveal-0')).isVisible(), 15_000, 'the reveal once the result is taken');
+    const board = await fetch(`${classUrl}/api/classes/${code}/results`, { headers: { authorization: `Bearer ${SECRET}` } });
+    const sections = (await board.json()).sections;
+    assert.deepEqual([sections[0].predictions, sections[0].results.length], [[['Cy', 1]], 1], 'the server has both');
+  } finally {
+    await student.browser.close();
+  }
+});

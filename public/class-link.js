@@ -134,31 +134,34 @@
     root.prepend(box);
   }
 
-  /** Sends a locked prediction; the choice the server holds (the first lock stands), or `choice`
-   *  when there is no class or no answer. */
+  /** Sends a locked prediction: `{ choice }`, the choice the server holds (the first lock
+   *  stands; `choice` itself when there is no class), or `{ error }` when the server did not take
+   *  it — then the lab must not run, since its reveal would come before the instructor has the
+   *  prediction. */
   async function lock(lesson, section, choice, state) {
-    if (!cls || !cls.student || previewing) return choice;
+    if (!cls || !cls.student || previewing) return { choice };
     try {
       const r = await call('POST', '/predictions', { student: cls.student, lesson, section, choice, state: state || '' });
-      return Number.isInteger(r.choice) ? r.choice : choice;
+      return { choice: Number.isInteger(r.choice) ? r.choice : choice };
     } catch (err) {
-      say(`The class server did not take your prediction (${err.message}); it is kept in this browser.`);
-      return choice;
+      say(`The class server did not take your prediction (${err.message}).`);
+      return { error: err.message };
     }
   }
 
-  /** Sends a measured result; resolves once the reveal may show (at once without a class, or
-   *  when the instructor releases a held reveal). */
+  /** Sends a measured result; resolves to `{}` once the reveal may show (at once without a
+   *  class, or when the instructor releases a held reveal), or to `{ error }` when the server did
+   *  not take the result (the reveal waits: the page offers to send it again). */
   async function result(lesson, section, measured, outcome, waiting) {
-    if (!cls || !cls.student || previewing) return;
+    if (!cls || !cls.student || previewing) return {};
     let released = true;
     try {
       released = (await call('POST', '/results', { student: cls.student, lesson, section, measured, outcome })).released !== false;
     } catch (err) {
       say(`The class server did not take your result (${err.message}).`);
-      return;
+      return { error: err.message };
     }
-    if (released) return;
+    if (released) return {};
     waiting();
     // The release comes on the class's stream; asking every 15 s covers a stream cut by the network.
     listen();
@@ -171,6 +174,7 @@
       heard.resync = async () => { if (await ask()) done(); };
       const timer = setInterval(async () => { if (await ask()) done(); }, 15000);
     });
+    return {};
   }
 
   window.TrainingLabClass = { bar, lock, result, joined: () => Boolean(cls && cls.student) };

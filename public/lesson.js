@@ -80,8 +80,16 @@
     async function run(choice) {
       for (const input of form.querySelectorAll('input, button')) input.disabled = true;
       // In a class, the server holds the first lock: a prediction locked earlier (another
-      // device) stands.
-      const held = window.TrainingLabClass ? await window.TrainingLabClass.lock(lesson.id, index, choice, section.state) : choice;
+      // device) stands. The lab runs only once the server has the prediction: its reveal must
+      // not come first.
+      const locked = window.TrainingLabClass ? await window.TrainingLabClass.lock(lesson.id, index, choice, section.state) : { choice };
+      if (locked.error) {
+        status.textContent = `Your prediction did not reach your class's server (${locked.error}), and your instructor needs it before ` +
+          'the lab runs. Check your connection and lock in again (or leave the class to go on alone).';
+        for (const input of form.querySelectorAll('input, button')) input.disabled = false;
+        return;
+      }
+      const held = locked.choice;
       if (held !== choice && section.predict.choices[held]) {
         showLocked(held);
         choice = held;
@@ -135,10 +143,19 @@
           'The lab stops here; its own buttons carry on.';
         const reveal = () => showReveal(section, index, choice, value, k);
         if (!window.TrainingLabClass || !window.TrainingLabClass.joined()) { reveal(); return; }
-        // In a class the result goes to the instructor; a held reveal waits for the release.
-        window.TrainingLabClass.result(lesson.id, index, show(section, value), k, () => {
+        // In a class the result goes to the instructor; a held reveal waits for the release, and
+        // every reveal waits for the server to have the result.
+        const send = () => window.TrainingLabClass.result(lesson.id, index, show(section, value), k, () => {
           status.textContent = 'Measured. Your instructor reveals this section to the class together: the reveal shows when they release it.';
-        }).then(reveal);
+        }).then((r) => {
+          if (!r.error) { reveal(); return; }
+          status.textContent = `Measured ${show(section, value)}, but your result did not reach your class's server (${r.error}): ` +
+            'the reveal shows once it has it.';
+          const again = el('button', { type: 'button', 'data-testid': `resend-${index}` }, 'Send my result again');
+          again.addEventListener('click', () => { again.remove(); status.textContent = 'Sending your result…'; send(); });
+          status.after(again);
+        });
+        send();
       }
     }
     // A run can land on another choice than the one the lesson explains (another seed, another
