@@ -18,8 +18,10 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------------
 # nginx-light: the class server's reverse-proxy recipe is tested against it; openssl makes the
 # tests' certificates; curl is their HTTPS client; postgresql: the class server's tests run on it
-# too (scripts/postgres.sh starts a server of their own).
-APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl postgresql)
+# too (scripts/postgres.sh starts a server of their own); python3-torch: PyTorch's CPU build, which
+# runs the exported model.py in the tests (cli/tests/export/torch.rs).
+APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl postgresql
+  python3-torch)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -72,6 +74,14 @@ if [ ! -x "$ROOT/tools/pyenv/bin/python" ] \
   say "installing numpy, safetensors and ml_dtypes into tools/pyenv (the PyTorch export's check, the formats' reference)"
   python3 -m venv "$ROOT/tools/pyenv"
   "$ROOT/tools/pyenv/bin/pip" install --quiet --disable-pip-version-check numpy==2.1.3 safetensors==0.4.5 ml_dtypes==0.5.1
+fi
+
+# safetensors for Debian's python3 (which has Debian's PyTorch), beside it: model.py loads its
+# weights with it. Only that package (no numpy of PyPI's over Debian's, which its torch was built for).
+if [ ! -d "$ROOT/tools/torch-extra/safetensors" ]; then
+  say "installing safetensors for Debian's python3 and PyTorch into tools/torch-extra"
+  "$ROOT/tools/pyenv/bin/pip" install --quiet --disable-pip-version-check --no-deps \
+    --target "$ROOT/tools/torch-extra" safetensors==0.4.5
 fi
 
 # --- data sets --------------------------------------------------------------------------------

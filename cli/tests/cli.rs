@@ -3,6 +3,9 @@
 
 use std::process::Command;
 
+#[path = "export/torch.rs"]
+mod torch_export;
+
 fn lab(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_lab"))
         .args(args)
@@ -202,102 +205,6 @@ fn lab_lesson_check_passes_the_course_and_names_a_broken_lessons_problems() {
         "{stdout}"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 lesson file(s) have problems"));
-}
-
-/// `lab export-torch`: a CNN trained a few steps (padding and a dense layer reading a flat
-/// input included), exported, read by Python's `safetensors` and run in NumPy
-/// (`scripts/check_torch_export.py`): its class probabilities are `lab predict`'s within 1e-4.
-/// Needs `data/` and `tools/pyenv` (setup makes both).
-#[test]
-fn lab_export_torch_is_read_by_python_and_predicts_what_the_lab_predicts() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("tools/pyenv/bin/python");
-    if !python.exists() || !root.join("data/mnist-test.bin").exists() {
-        eprintln!("tools/pyenv or data/ is missing: run scripts/setup.sh (skipping)");
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("lab-torch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.json");
-    std::fs::write(
-        &config,
-        r#"{"data": {"images": {"set": "mnist", "train_limit": 500, "test_limit": 20}},
-            "model": {"kind": "layers", "layers": [
-              {"type": "conv2d", "filters": 4, "kernel": 3, "stride": 1, "padding": 1},
-              {"type": "activation", "kind": "tanh"},
-              {"type": "pool", "kind": "max", "size": 2, "stride": 2},
-              {"type": "conv2d", "filters": 6, "kernel": 3, "stride": 2, "padding": 0},
-              {"type": "activation", "kind": "relu"},
-              {"type": "pool", "kind": "avg", "size": 2, "stride": 2},
-              {"type": "dense", "units": 12}, {"type": "activation", "kind": "leaky_relu"},
-              {"type": "dropout", "rate": 0.1}, {"type": "dense", "units": 10}]},
-            "optimizer": {"kind": "momentum", "momentum": 0.9}, "learning_rate": 0.05, "batch": 32, "seed": 4}"#,
-    )
-    .unwrap();
-    let model = dir.join("model.json");
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_lab"))
-            .current_dir(&root)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let (c, m, d) = (
-        config.to_str().unwrap(),
-        model.to_str().unwrap(),
-        dir.to_str().unwrap(),
-    );
-    run(&[
-        "train",
-        "--config",
-        c,
-        "--backend",
-        "cpu",
-        "--steps",
-        "30",
-        "--save-model",
-        m,
-    ]);
-    run(&["export-torch", "--model", m, "--out", d]);
-    let predicted = dir.join("predicted.json");
-    std::fs::write(&predicted, run(&["predict", "--model", m, "--count", "20"])).unwrap();
-    let script = std::fs::read_to_string(dir.join("model.py")).unwrap();
-    assert!(
-        script.contains("nn.Conv2d(1, 4, kernel_size=3, stride=1, padding=1)"),
-        "{script}"
-    );
-    assert!(
-        script.contains("nn.Flatten()") && script.contains("nn.Linear(54, 12)"),
-        "{script}"
-    );
-    assert!(
-        script.contains("torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)"),
-        "{script}"
-    );
-    let check = Command::new(&python)
-        .current_dir(&root)
-        .args([
-            "scripts/check_torch_export.py",
-            d,
-            "data/mnist-test.bin",
-            predicted.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
-    std::fs::remove_dir_all(&dir).unwrap();
-    assert!(check.status.success(), "{said}");
-    assert!(said.contains("20 images, 8 tensors"), "{said}");
 }
 
 /// `lab attention` with a tiny model on the CPU path and `task` arguments: its JSON lines.
