@@ -8,11 +8,12 @@
   // Anything but an object there (another page's value, a hand edit) is no class.
   const load = () => {
     try {
-      const c = JSON.parse(localStorage.getItem(KEY));
+      const c = JSON.parse(window.TrainingLabKeep.get(KEY));
       return c !== null && typeof c === 'object' && !Array.isArray(c) ? c : null;
     } catch { return null; }
   };
-  const save = (c) => { try { if (c) localStorage.setItem(KEY, JSON.stringify(c)); else localStorage.removeItem(KEY); } catch { /* private mode */ } };
+  // Kept by keep.js: in this browser, or in a frame of another site only for this page's life.
+  const save = (c) => { if (c) window.TrainingLabKeep.set(KEY, JSON.stringify(c)); else window.TrainingLabKeep.remove(KEY); };
   const params = new URLSearchParams(location.search);
   // An instructor's preview of a lesson file (lesson.html?preview) is no lesson of the class: it
   // sends nothing, and never waits for a release.

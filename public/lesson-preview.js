@@ -72,7 +72,7 @@
       // A preview starts from nothing each time: no lock kept from an earlier preview.
       const all = loadProgress();
       delete all.preview;
-      try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode */ }
+      window.TrainingLabKeep.set(PROGRESS, JSON.stringify(all));
       lesson.sections.forEach((s, i) => shown.append(renderSection(lesson, s, i, undefined)));
     });
   }

@@ -1,16 +1,17 @@
 // Training Lab lessons: renders a lesson file (lessons/<id>.json) as predict-then-run sections,
-// and the course index with each student's progress, kept in localStorage under PROGRESS (and,
-// in a class, sent to its server by class-link.js). The format: the book's instructor chapter.
+// and the course index with each student's progress, kept in localStorage under PROGRESS (or,
+// where the browser keeps none for the page, in its memory: keep.js; and, in a class, sent to its
+// server by class-link.js). The format: the book's instructor chapter.
 (function () {
   const PROGRESS = 'training-lab-course-v1';
 
-  // ---- progress (localStorage) ----
+  // ---- progress (localStorage, or this page's memory where there is none: keep.js) ----
   // What another page, an older version or a person wrote there may be anything: only objects
   // of objects are kept, so a stray value can never make saving a prediction throw.
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   function loadProgress() {
     let all;
-    try { all = JSON.parse(localStorage.getItem(PROGRESS)); } catch { return {}; }
+    try { all = JSON.parse(window.TrainingLabKeep.get(PROGRESS)); } catch { return {}; }
     if (!isObject(all)) return {};
     for (const [id, entry] of Object.entries(all)) {
       if (!isObject(entry) || !isObject(entry.sections)) { delete all[id]; continue; }
@@ -22,7 +23,7 @@
     const all = loadProgress();
     all[lessonId] = all[lessonId] || { sections: {} };
     all[lessonId].sections[index] = { ...(all[lessonId].sections[index] || {}), ...entry };
-    try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch { /* private mode: kept for this page only */ }
+    window.TrainingLabKeep.set(PROGRESS, JSON.stringify(all));
   }
 
   // ---- text: paragraphs with *italic*, **bold**, `code` and [links](url), everything else
@@ -286,9 +287,44 @@
     const saved = (loadProgress()[id] || {}).sections || {};
     root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
     root.append(el('h1', { 'data-testid': 'lesson-title' }, inline(lesson.title)));
+    const kept = keepNote();
+    if (kept) root.append(kept);
     root.append(el('div', { class: 'intro' }, paragraphs(lesson.intro)));
     lesson.sections.forEach((s, i) => root.append(renderSection(lesson, s, i, saved[i])));
     root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Back to the course and your predictions</a>`));
+    root.append(embedCode(lesson));
+  }
+
+  /** Where the browser keeps nothing for this page (a frame of another site that blocks
+   *  third-party storage, a private window that refuses writes), a note saying where the
+   *  student's predictions are kept, with the page in its own tab as the way to keep them. */
+  function keepNote() {
+    if (!window.TrainingLabKeep || window.TrainingLabKeep.persistent) return null;
+    const note = el('p', { class: 'note', role: 'status', 'data-testid': 'keep-note' },
+      'Your browser keeps nothing for this page here (a frame of another site, or a private window): your predictions ' +
+      'and your class are kept on this page only, until it closes. ');
+    note.append(el('a', { href: location.href, target: '_blank', rel: 'noopener' }, 'Open it in its own tab to keep them.'));
+    return note;
+  }
+
+  /** "Copy embed code": the lesson as an iframe for a course page or an LMS (which keep no
+   *  script), copied where the browser allows and shown to select. */
+  function embedCode(lesson) {
+    const box = el('div', { class: 'embed-code' });
+    const button = el('button', { type: 'button', 'data-testid': 'lesson-copy-embed' }, 'Copy embed code');
+    const label = el('label', { class: 'small', hidden: '' }, 'Embed code: an iframe of this lesson, for any course page or LMS (copied where the browser allows)');
+    const code = el('textarea', { readonly: '', rows: '3', 'data-testid': 'lesson-embed-iframe' });
+    label.append(code);
+    button.addEventListener('click', () => {
+      const src = new URL(`lesson.html?id=${encodeURIComponent(lesson.id)}`, document.baseURI).href;
+      code.value = `<iframe src="${escape(src)}" width="100%" height="900" style="border:0; max-width:1000px" ` +
+        `title="${escape(lesson.title)} (Training Lab)" allow="fullscreen" loading="lazy"></iframe>`;
+      label.hidden = false;
+      if (navigator.clipboard) navigator.clipboard.writeText(code.value).catch(() => { /* shown to select instead */ });
+    });
+    code.addEventListener('focus', () => code.select());
+    box.append(button, label);
+    return box;
   }
 
   /** The course's units: `units` (each a title, an intro, its reading and its lessons), or one
@@ -323,6 +359,8 @@
 
   async function coursePage(root) {
     if (window.TrainingLabClass) window.TrainingLabClass.bar(root);
+    const kept = keepNote();
+    if (kept) root.append(kept);
     let course;
     try { course = await fetchJson(`lessons/${courseName}.json`); } catch (err) { course = { error: err.message }; }
     let units = courseUnits(course);
@@ -404,7 +442,7 @@
     root.append(download);
     const reset = el('button', { 'data-testid': 'course-reset' }, 'Forget my predictions');
     // Starting over is open: every lesson's locks go with the predictions.
-    reset.addEventListener('click', () => { localStorage.removeItem(PROGRESS); location.reload(); });
+    reset.addEventListener('click', () => { window.TrainingLabKeep.remove(PROGRESS); location.reload(); });
     root.append(reset);
   }
 

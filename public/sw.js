@@ -7,7 +7,7 @@ const CACHE = 'training-lab-v8';
 const IMMUTABLE = /\/data\/[^/]+\.(bin\.gz|json)$|-[0-9a-f]{16}(_bg)?\.(wasm|js|css)$/;
 // The course: its pages and every lesson file (a lesson opened once also works offline, since
 // everything fetched is cached).
-const COURSE = ['./course.html', './lesson.html', './lesson.js', './class-link.js', './lesson-preview.js', './lesson-measure.js', './lesson.css', './lessons/course.json'];
+const COURSE = ['./course.html', './lesson.html', './lesson.js', './keep.js', './class-link.js', './lesson-preview.js', './lesson-measure.js', './lesson.css', './lessons/course.json'];
 
 // File by file: one file that cannot be fetched (a lesson removed from the site, a dropped
 // connection) must not leave every other one uncached, as `addAll` (all or nothing) did.

@@ -84,7 +84,7 @@ fn copy_to_clipboard(text: &str) {
     }
 }
 
-/// "Copy link", "Save settings", "Load settings" and the notices, for any lab.
+/// "Copy link", "Copy embed code", "Save settings", "Load settings" and the notices, for any lab.
 #[component]
 pub fn StateBar<S: LabState + Send + Sync + 'static>(
     state: RwSignal<S>,
@@ -101,6 +101,20 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
             .unwrap_or_default();
         copy_to_clipboard(&href);
         link.set(Some(href));
+    };
+    let embed = RwSignal::new(None::<plot_text::embed_code::EmbedCode>);
+    let copy_embed = move |_| {
+        let window = web_sys::window();
+        let href = window.as_ref().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let document = window.as_ref().and_then(|w| w.document());
+        let title = document.as_ref().map(|d| d.title()).unwrap_or_default();
+        // The frame as tall as the lab is now, within what a course page can give it.
+        let height = document
+            .and_then(|d| d.document_element())
+            .map_or(640, |e| e.scroll_height().clamp(480, 1200) as u32);
+        let code = plot_text::embed_code::embed_code(&href, S::LAB, &title, height);
+        copy_to_clipboard(&code.iframe);
+        embed.set(Some(code));
     };
     let save = move |_| {
         browser::download(
@@ -147,6 +161,7 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
         <div class="share" class:hidden=hidden("share") data-testid=format!("{prefix}-share")>
             <div class="buttons wrap">
                 <button data-testid=format!("{prefix}-copy-link") on:click=copy title="the address of this exact setup">"Copy link"</button>
+                <button data-testid=format!("{prefix}-copy-embed") on:click=copy_embed title="an iframe of this exact setup, for a course page or an LMS">"Copy embed code"</button>
                 <button data-testid=format!("{prefix}-save-settings") on:click=save>"Save settings"</button>
                 <label class="file-button">"Load settings"
                     <input type="file" accept=".json,application/json" data-testid=format!("{prefix}-load-settings") on:change=load/>
@@ -156,6 +171,16 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
                 <label class="small">"Link to this setup (copied where the browser allows)"
                     <input readonly=true data-testid=format!("{prefix}-link") prop:value=href
                         on:focus=|ev| { if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); } }/>
+                </label>
+            })}
+            {move || embed.get().map(|code| view! {
+                <label class="small">"Embed code: an iframe, for any course page or LMS (copied where the browser allows)"
+                    <textarea readonly=true rows="3" data-testid=format!("{prefix}-embed-iframe") prop:value=code.iframe
+                        on:focus=|ev| { if let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) { t.select(); } }/>
+                </label>
+                <label class="small">"Or, where the page may run script, sized to the lab and able to talk to it"
+                    <textarea readonly=true rows="3" data-testid=format!("{prefix}-embed-script") prop:value=code.script
+                        on:focus=|ev| { if let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) { t.select(); } }/>
                 </label>
             })}
         </div>

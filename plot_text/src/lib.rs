@@ -2,6 +2,7 @@
 //! tests build natively in seconds: the app's own native build recompiles the whole web stack.
 
 pub mod chart_summary;
+pub mod embed_code;
 pub mod shading;
 pub mod ticks;
 pub mod time_left;

@@ -32,3 +32,31 @@ fn every_racer_descends_on_every_surface_with_its_defaults() {
         }
     }
 }
+
+/// A link that names a surface alone (the book's Rosenbrock embed,
+/// `?embed=1&surface=rosenbrock&surface_hide=true`) brings the surface's rates, as switching to it
+/// on the page does: no racer diverges. A link that sets the rates too keeps them, and the rates
+/// of a surface written back into a link read back the same.
+#[test]
+fn a_link_naming_a_surface_brings_its_rates() {
+    use lab_state::lab::LabState;
+    for key in SURFACES {
+        let (lab, notices) = OptimizersLab::from_query(&format!("surface={key}&surface_hide=true"));
+        assert!(notices.is_empty(), "{key}: {notices:?}");
+        assert_eq!(lab.lr, default_rates(lab.surface()), "{key}");
+        let racers: Vec<Racer> = (0..RACERS.len())
+            .map(|i| Racer { optimizer: lab.optimizer(i), learning_rate: lab.lr[i] })
+            .collect();
+        for (path, r) in race(lab.surface(), lab.start(), &racers, 100, 0.0, 1).iter().zip(RACERS) {
+            assert!(!path.diverged, "{key}: {} diverged", r.0);
+        }
+        let (again, _) = OptimizersLab::from_query(&lab.to_query());
+        assert_eq!(again, lab, "{key}: {}", lab.to_query());
+    }
+    let (set, _) = OptimizersLab::from_query("surface=rosenbrock&lr=0.002,0.001,0.001,0.1,0.01,0.1,0.1");
+    assert_eq!(set.lr[0], 0.002);
+    let mut quad = OptimizersLab::default();
+    quad.surface = "beale".into();
+    let (back, _) = OptimizersLab::from_query(&quad.to_query());
+    assert_eq!(back.lr, quad.lr, "the quadratic's rates on Beale, written out, read back");
+}

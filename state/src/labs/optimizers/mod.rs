@@ -176,7 +176,18 @@ impl LabState for OptimizersLab {
 /// One row per setting; a control's name is its test id without `opt-`.
 impl Table for OptimizersLab {
     const SETTINGS: &'static [Setting<Self>] = &[
-        field!("surface", |s, n| one_of(n, "surface", &mut s.surface, &SURFACES)),
+        Setting {
+            key: "surface",
+            hides: Some("surface"),
+            write: |s| crate::table::field_text(s, "surface"),
+            // A surface brings its rates, as switching to it on the page does, unless the link
+            // sets them too (their row comes later): `surface=rosenbrock` alone descends.
+            read: |s, raw, notices| {
+                crate::table::read_field(s, "surface", raw, notices);
+                s.lr = default_rates(s.surface());
+            },
+            check: |s, n| one_of(n, "surface", &mut s.surface, &SURFACES),
+        },
         field!("kappa", |s, n| nearest(n, "kappa", &mut s.kappa, &KAPPAS)),
         field!("noise", |s, n| nearest(n, "noise", &mut s.noise, &NOISES)),
         field!("steps", |s, n| nearest(n, "steps", &mut s.steps, &STEPS)),
