@@ -89,6 +89,15 @@ function build({ profile, publicUrl: base, dist }) {
   if (!out.some((l) => l.includes(`from '${base}${js}'`))) throw new Error(`${page} has no </body> for the app's script`);
   fs.writeFileSync(path.join(staging, 'index.html'), out.join('\n'));
   run('mdbook', ['build', path.join(root, 'docs', 'book'), '-d', path.join(staging, 'book')]);
+  // The theme's page for a missing address resolves its files from the site's root: from the book's.
+  const missing = path.join(staging, 'book', '404.html');
+  if (fs.existsSync(missing)) fs.writeFileSync(missing, fs.readFileSync(missing, 'utf8').replace('<base href="/">', `<base href="${base}book/">`));
+  // The theme's table of contents for readers without JavaScript has no title (axe-core).
+  const toc = path.join(staging, 'book', 'toc.html');
+  if (fs.existsSync(toc)) {
+    const text = fs.readFileSync(toc, 'utf8');
+    if (!/<title>/.test(text)) fs.writeFileSync(toc, text.replace(/<head>/, '<head>\n        <title>Contents — Training Lab</title>'));
+  }
 
   fs.rmSync(dist, { recursive: true, force: true });
   fs.renameSync(staging, dist);
