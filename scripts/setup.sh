@@ -19,9 +19,10 @@ say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 # nginx-light: the class server's reverse-proxy recipe is tested against it; openssl makes the
 # tests' certificates; curl is their HTTPS client; postgresql: the class server's tests run on it
 # too (scripts/postgres.sh starts a server of their own); python3-torch: PyTorch's CPU build, which
-# runs the exported model.py in the tests (cli/tests/export/torch.rs).
+# runs the exported model.py in the tests (cli/tests/export/torch.rs); apache2, caddy and nginx's
+# Brotli module: the hosting recipes are tested on them (e2e/hosting.test.mjs).
 APT_PACKAGES=(mesa-vulkan-drivers libvulkan1 chromium chromium-driver nginx-light openssl curl postgresql
-  python3-torch)
+  python3-torch apache2 caddy libnginx-mod-http-brotli-static)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

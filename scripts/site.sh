@@ -4,7 +4,9 @@
 #
 #   bash scripts/site.sh --base /courses/ml/lab/ --out site/
 #
-# then copy site/ to what the host serves at /courses/ml/lab/. No rewrite rules are needed: every
+# then copy site/ to what the host serves at /courses/ml/lab/ (with the Brotli and gzip copies of
+# its files, FILE.br and FILE.gz, and Apache's .htaccess: the hosting chapter's recipes send them).
+# No rewrite rules are needed: every
 # route has its own entry file (optimizers/index.html, …), each with a <base> naming the site's
 # root, so that relative URLs (data, lessons, the book, the service worker) and the asset URLs
 # scripts/build-app.mjs writes under --public-url all resolve there. No isolation headers are needed either: the
@@ -55,4 +57,11 @@ for route in $routes; do
   mkdir -p "$out/$route"
   cp "$entry" "$out/$route/index.html"
 done
+# Apache's recipe travels with the site (a host that reads .htaccess files uses it as it is).
+cp "$ROOT/scripts/hosting/htaccess" "$out/.htaccess"
+# Brotli and gzip copies of every text file and the wasm, for the hosts that send them
+# (docs/book/src/instructor/hosting.md); quick ones for a test build.
+quick=""
+[ "${profile:-release}" = "release" ] || quick="--quick"
+node "$ROOT/scripts/compress.mjs" "$out" $quick
 echo "site.sh: wrote the site for $base to $out (routes: / $routes)"
