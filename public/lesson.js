@@ -327,6 +327,17 @@
     return box;
   }
 
+  /** A lesson's teacher notes (its file's `teacher`), shown in the course page's instructor view;
+   *  '' when it has none or they are not lists of text. */
+  function teacherNotes(lesson, id) {
+    const t = lesson.teacher;
+    const list = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null;
+    if (!t || typeof t !== 'object' || typeof t.goal !== 'string' || !list(t.misconceptions) || !list(t.discussion)) return '';
+    const items = (v) => `<ul>${v.map((x) => `<li>${inline(x)}</li>`).join('')}</ul>`;
+    return `<div class="teacher-notes" data-testid="teacher-${id}"><p><b>Goal:</b> ${inline(t.goal)}</p>` +
+      `<p><b>Misconceptions it meets:</b></p>${items(t.misconceptions)}<p><b>For discussion:</b></p>${items(t.discussion)}</div>`;
+  }
+
   /** The course's units: `units` (each a title, an intro, its reading and its lessons), or one
    *  untitled unit for a course file that lists `lessons` only. Null when it has neither. */
   function courseUnits(course) {
@@ -371,6 +382,17 @@
     }
     const progress = loadProgress();
     const list = el('div', { class: 'units', 'data-testid': 'course-lessons' });
+    // The instructor's view: each lesson's teacher notes under it (`?teacher=1` opens with them).
+    const showNotes = el('button', { type: 'button', 'aria-pressed': 'false', 'data-testid': 'course-teacher' }, 'Show teacher notes');
+    const setNotes = (on) => {
+      list.classList.toggle('with-teacher-notes', on);
+      showNotes.setAttribute('aria-pressed', String(on));
+      showNotes.textContent = on ? 'Hide teacher notes' : 'Show teacher notes';
+    };
+    showNotes.addEventListener('click', () => setNotes(!list.classList.contains('with-teacher-notes')));
+    root.append(el('p', { class: 'teacher-toggle' }, 'For instructors: each lesson\'s goal, the misconceptions it meets and questions for discussion. '));
+    root.lastChild.append(showNotes);
+    setNotes(new URLSearchParams(location.search).get('teacher') === '1');
     const rows = [];
     const csvRows = [];
     // Every lesson file at once (a course has dozens); shown in the course's order.
@@ -409,7 +431,8 @@
           `<a href="lesson.html?id=${id}${courseName === 'course' ? '' : `&course=${courseName}`}">${inline(lesson.title)}</a> <span class="lab-name">${escape(lesson.lab)}</span>` +
           ` <span class="done" data-testid="course-done-${id}">${done} of ${lesson.sections.length} done</span>` +
           `<br><span class="note">${inline(lesson.summary || '')}</span>` +
-          `<br><span class="note" data-testid="course-needs-${id}">${[minutes, `${lesson.sections.length} questions`, needs(lesson)].filter(Boolean).join(' · ')}</span>`));
+          `<br><span class="note" data-testid="course-needs-${id}">${[minutes, `${lesson.sections.length} questions`, needs(lesson)].filter(Boolean).join(' · ')}</span>` +
+          teacherNotes(lesson, id)));
         lesson.sections.forEach((s, i) => {
           const p = sections[i];
           if (p && p.prediction !== undefined) {

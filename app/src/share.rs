@@ -105,7 +105,10 @@ pub fn StateBar<S: LabState + Send + Sync + 'static>(
     let embed = RwSignal::new(None::<plot_text::embed_code::EmbedCode>);
     let copy_embed = move |_| {
         let window = web_sys::window();
-        let href = window.as_ref().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let href = window
+            .as_ref()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
         let document = window.as_ref().and_then(|w| w.document());
         let title = document.as_ref().map(|d| d.title()).unwrap_or_default();
         // The frame as tall as the lab is now, within what a course page can give it.

@@ -53,7 +53,11 @@ pub fn embed_code(href: &str, lab: &str, title: &str, height: u32) -> EmbedCode 
         attr(title)
     );
     let state = keys.join("&");
-    let state_attr = if state.is_empty() { String::new() } else { format!(" data-state=\"{}\"", attr(&state)) };
+    let state_attr = if state.is_empty() {
+        String::new()
+    } else {
+        format!(" data-state=\"{}\"", attr(&state))
+    };
     let script = format!(
         "<script src=\"{}embed.js\" data-lab-base=\"{}\"></script>\n<div data-lab=\"{}\"{state_attr}></div>",
         attr(&base),
@@ -87,8 +91,18 @@ mod tests {
 
     #[test]
     fn the_playground_at_the_root_and_an_embed_already_embedded() {
-        let c = embed_code("http://127.0.0.1:8080/?embed=1&dataset=xor&origins=http://a", "playground", "<Lab>", 500);
-        assert!(c.iframe.starts_with("<iframe src=\"http://127.0.0.1:8080/?embed=1&amp;dataset=xor\""), "{}", c.iframe);
+        let c = embed_code(
+            "http://127.0.0.1:8080/?embed=1&dataset=xor&origins=http://a",
+            "playground",
+            "<Lab>",
+            500,
+        );
+        assert!(
+            c.iframe
+                .starts_with("<iframe src=\"http://127.0.0.1:8080/?embed=1&amp;dataset=xor\""),
+            "{}",
+            c.iframe
+        );
         assert!(c.iframe.contains("title=\"&lt;Lab&gt;\""), "{}", c.iframe);
         assert_eq!(
             c.script,
@@ -98,9 +112,24 @@ mod tests {
         assert_eq!(bare.iframe.split('"').nth(1), Some("http://h/cluster?embed=1"));
         assert_eq!(bare.script, "<script src=\"http://h/embed.js\" data-lab-base=\"http://h/\"></script>\n<div data-lab=\"cluster\"></div>");
         let index = embed_code("http://h/lab/index.html?a=1", "playground", "t", 600);
-        assert!(index.script.ends_with("<div data-lab=\"playground\" data-state=\"a=1\"></div>"), "{}", index.script);
-        assert!(index.script.starts_with("<script src=\"http://h/lab/embed.js\""), "{}", index.script);
+        assert!(
+            index
+                .script
+                .ends_with("<div data-lab=\"playground\" data-state=\"a=1\"></div>"),
+            "{}",
+            index.script
+        );
+        assert!(
+            index.script.starts_with("<script src=\"http://h/lab/embed.js\""),
+            "{}",
+            index.script
+        );
         let root = embed_code("https://u.edu/lab/", "playground", "t", 600);
-        assert!(root.script.starts_with("<script src=\"https://u.edu/lab/embed.js\""), "{}", root.script);
+        assert!(
+            root.script
+                .starts_with("<script src=\"https://u.edu/lab/embed.js\""),
+            "{}",
+            root.script
+        );
     }
 }

@@ -22,7 +22,50 @@ struct Lesson {
     /// About how long the lesson takes, reading and runs, on a laptop's CPU path.
     #[serde(default)]
     minutes: Option<f64>,
+    /// The instructor's notes: shown in the course page's instructor view and in the book.
+    #[serde(default)]
+    teacher: Option<Teacher>,
     sections: Vec<Section>,
+}
+
+/// Teacher notes: what the lesson is for, the wrong ideas it meets, questions for discussion.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Teacher {
+    pub goal: String,
+    pub misconceptions: Vec<String>,
+    pub discussion: Vec<String>,
+}
+
+/// Text that stands in for text not written yet: no letter or digit (`...`, `…`, `?`), or a
+/// marker such as TODO — a reveal or a note that would say nothing to a student.
+pub fn placeholder(text: &str) -> bool {
+    let t = text.trim().to_lowercase();
+    !t.chars().any(char::is_alphanumeric)
+        || ["todo", "tbd", "tbc", "fixme", "xxx", "placeholder", "why"].contains(&t.trim_end_matches('.'))
+        || t.starts_with("lorem ipsum")
+        || t.starts_with("todo:")
+}
+
+/// A lesson's teacher notes, read from its file (None: it has none, or is no lesson).
+pub fn teacher_notes(text: &str) -> Option<Teacher> {
+    serde_json::from_str::<Lesson>(text).ok()?.teacher
+}
+
+fn check_teacher(t: &Teacher) -> Vec<String> {
+    let mut problems = Vec::new();
+    if placeholder(&t.goal) {
+        problems.push("teacher: a goal, in words".to_string());
+    }
+    for (what, list) in [
+        ("misconceptions", &t.misconceptions),
+        ("discussion", &t.discussion),
+    ] {
+        if list.is_empty() || list.iter().any(|x| placeholder(x)) {
+            problems.push(format!("teacher: {what}, at least one, each in words"));
+        }
+    }
+    problems
 }
 
 #[derive(Deserialize)]
@@ -127,6 +170,9 @@ pub fn check(text: &str) -> Vec<String> {
     if lesson.minutes.is_some_and(|m| !(m.is_finite() && m > 0.0)) {
         problems.push("minutes: a positive number (about how long the lesson takes)".to_string());
     }
+    if let Some(t) = &lesson.teacher {
+        problems.extend(check_teacher(t));
+    }
     let Some(lab) = registry::by_id(&lesson.lab) else {
         let known: Vec<&str> = registry::labs().iter().map(|l| l.id.as_str()).collect();
         problems.push(format!("no lab \"{}\" (one of {})", lesson.lab, known.join(", ")));
@@ -146,11 +192,11 @@ pub fn check(text: &str) -> Vec<String> {
 
 fn check_section(lab: &registry::Lab, s: &Section) -> Vec<String> {
     let mut problems = Vec::new();
-    if s.heading.trim().is_empty() || s.question.trim().is_empty() {
+    if placeholder(&s.heading) || placeholder(&s.question) {
         problems.push("a heading and a question".to_string());
     }
-    if s.why.trim().is_empty() {
-        problems.push("no why: the reveal explains the claim".to_string());
+    if placeholder(&s.why) {
+        problems.push("no why: the reveal explains the claim (in words, not a placeholder)".to_string());
     }
     match crate::query_notices(&lab.id, &s.state) {
         Some(notices) => problems.extend(notices.into_iter().map(|n| format!("its state: {n}"))),
@@ -212,7 +258,7 @@ fn check_choices(choices: &[Choice], claim: usize, by_text: bool) -> Vec<String>
         if c.text.trim().is_empty() {
             problems.push(format!("choice {k} has no text"));
         }
-        if k != claim && c.why.as_deref().is_none_or(|w| w.trim().is_empty()) {
+        if k != claim && c.why.as_deref().is_none_or(placeholder) {
             problems.push(format!(
                 "choice {k} (\"{}\") has no why: a run that lands there must be told why",
                 c.text

@@ -16,6 +16,7 @@ pub mod query;
 pub mod range;
 pub mod registry;
 pub mod table;
+pub mod teacher_notes;
 
 /// Each lab's settings module and its `LabState` (`<id>::State`), from the registry: `build.rs`
 /// declares every lab's module from its folder `src/labs/<id>/` and calls this macro with the

@@ -173,3 +173,47 @@ fn every_lab_has_at_least_two_lessons_in_the_course() {
         assert!(n >= 2, "the {} lab has {n} lesson(s) in the course", lab.id);
     }
 }
+
+/// Every lesson of the course has teacher notes, and the book's chapter of them is what the
+/// lesson files say (`UPDATE_BOOK=1` writes it again after a lesson changed).
+#[test]
+fn every_lesson_has_teacher_notes_and_the_book_has_them_all() {
+    for id in course() {
+        let notes = lab_state::lesson_check::teacher_notes(&read(&format!("public/lessons/{id}.json")));
+        let notes = notes.unwrap_or_else(|| panic!("{id}: no teacher notes"));
+        assert!(!notes.misconceptions.is_empty() && !notes.discussion.is_empty(), "{id}");
+    }
+    let chapter = lab_state::teacher_notes::chapter(&read("public/lessons/course.json"), |id| {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../public/lessons/{id}.json")),
+        )
+        .ok()
+    })
+    .unwrap();
+    let book = "docs/book/src/instructor/teacher-notes.md";
+    if std::env::var_os("UPDATE_BOOK").is_some() {
+        std::fs::write(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(book), &chapter).unwrap();
+    }
+    assert!(
+        read(book) == chapter,
+        "{book} differs from the lesson files' notes: UPDATE_BOOK=1 cargo test -p lab_state --test state every_lesson_has_teacher_notes"
+    );
+}
+
+/// Placeholder text is refused where a student or an instructor would read it: a reveal's why, a
+/// choice's why, a teacher note.
+#[test]
+fn placeholder_text_is_refused() {
+    let why = problems(|l| l["sections"][0]["why"] = json!("..."));
+    assert!(why.contains("no why"), "{why}");
+    let choice = problems(|l| l["sections"][0]["predict"]["choices"][0]["why"] = json!("TODO"));
+    assert!(choice.contains("has no why"), "{choice}");
+    let notes = problems(|l| {
+        l["teacher"] = json!({ "goal": "…", "misconceptions": [], "discussion": ["What changes?"] })
+    });
+    assert!(notes.contains("teacher: a goal") && notes.contains("teacher: misconceptions"), "{notes}");
+    assert_eq!(
+        problems(|l| l["teacher"] = json!({ "goal": "Momentum's √κ.", "misconceptions": ["It only adds speed."], "discussion": ["Why √κ?"] })),
+        ""
+    );
+}
