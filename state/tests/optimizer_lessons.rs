@@ -55,8 +55,10 @@ fn a_link_naming_a_surface_brings_its_rates() {
     }
     let (set, _) = OptimizersLab::from_query("surface=rosenbrock&lr=0.002,0.001,0.001,0.1,0.01,0.1,0.1");
     assert_eq!(set.lr[0], 0.002);
-    let mut quad = OptimizersLab::default();
-    quad.surface = "beale".into();
+    let quad = OptimizersLab {
+        surface: "beale".into(),
+        ..OptimizersLab::default()
+    };
     let (back, _) = OptimizersLab::from_query(&quad.to_query());
     assert_eq!(back.lr, quad.lr, "the quadratic's rates on Beale, written out, read back");
 }
