@@ -31,11 +31,12 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any page as it opens', asy
   const { browser, page, errors } = await launch({ webgpu: false });
   try {
     const problems = [];
-    const pages = [...ROUTES, 'labs', 'course.html', 'lesson.html?id=optimizers-momentum', 'lesson.html?preview', 'class.html', 'tutorial.html'];
+    const pages = [...ROUTES, 'labs', 'author', 'course.html', 'lesson.html?id=optimizers-momentum', 'lesson.html?preview', 'class.html', 'tutorial.html'];
     for (const p of pages) {
       await page.goto(`${server.url}${p}`);
       if (p === 'lesson.html?preview') await page.locator(byId('preview-text')).waitFor({ timeout: 10_000 });
       else if (p === 'class.html') await page.locator(byId('class-create')).waitFor({ timeout: 10_000 });
+      else if (p === 'author') await page.locator(byId('author-start')).waitFor({ timeout: 10_000 });
       else if (p.startsWith('lesson')) await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
       else if (p.startsWith('course')) await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) > 0, 10_000, 'the course');
       else if (p.startsWith('tutorial')) await page.locator('iframe').first().waitFor({ timeout: 10_000 });

@@ -39,8 +39,8 @@
     root.append(el('p', { class: 'crumbs' }, `<a href="${courseHref}">Course</a>`));
     root.append(el('h1', {}, 'Preview a lesson'));
     root.append(el('p', {}, 'Paste a lesson file, or drop or choose one: its problems are listed here, and a lesson ' +
-      'without problems of shape runs below as a student sees it. (<code>lab lesson check</code> also checks its ' +
-      'settings and metrics against the lab.)'));
+      'without problems of shape runs below as a student sees it. (<a href="author">Write a lesson</a> and ' +
+      '<code>lab lesson check</code> also check its settings and metrics against the lab.)'));
     const form = el('form', { class: 'preview', 'data-testid': 'preview-form' });
     const area = el('textarea', { rows: '12', 'aria-label': 'the lesson file (JSON)', 'data-testid': 'preview-text', spellcheck: 'false' });
     const file = el('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'choose a lesson file', 'data-testid': 'preview-file' });
@@ -75,6 +75,14 @@
       window.TrainingLabKeep.set(PROGRESS, JSON.stringify(all));
       lesson.sections.forEach((s, i) => shown.append(renderSection(lesson, s, i, undefined)));
     });
+    // From the authoring page (/author): its draft, checked there in full, runs at once.
+    if (new URLSearchParams(location.search).has('draft')) {
+      const draft = window.TrainingLabKeep.get('training-lab-preview-draft');
+      if (draft) {
+        area.value = draft;
+        form.requestSubmit();
+      }
+    }
   }
 
   window.TrainingLabLessonPreview = previewPage;

@@ -51,7 +51,7 @@ entry="$out/index.html"
 sed -i "s|<head>|<head>\n    <base href=\"$base\" />|" "$entry"
 routes="$(node -e "
   const labs = JSON.parse(require('fs').readFileSync('state/labs.json', 'utf8')).labs;
-  console.log([...labs.map((l) => l.route).filter(Boolean), 'labs'].join(' '));
+  console.log([...labs.map((l) => l.route).filter(Boolean), 'labs', 'author'].join(' '));
 ")"
 for route in $routes; do
   mkdir -p "$out/$route"

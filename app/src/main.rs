@@ -1,6 +1,7 @@
 //! The training lab's front end (leptos, client-side rendered). It shows and drives the engine;
 //! all the math lives in `engine`.
 
+mod author;
 mod banner;
 mod browser;
 mod chart_text;
@@ -55,6 +56,9 @@ fn mount_page(last: &str) {
     use leptos::mount::mount_to_body;
     if last == "labs" {
         return mount_to_body(home::HomePage);
+    }
+    if last == "author" {
+        return mount_to_body(author::AuthorPage);
     }
     if let Some(asked) = embed::asked_lab() {
         if lab_state::registry::by_id(&asked).is_none() {
