@@ -123,12 +123,13 @@ pub fn AuthorPage() -> impl IntoView {
     view! {
         <header class="top">
             <h1>"Write a lesson"</h1>
-            <p class="tagline">"A predict-then-run lesson is one small file. Start from one of the course's, or open or drop yours: "
-                "every problem is listed as you type (the checks of "<code>"lab lesson check"</code>"), "<b>"Preview"</b>" runs it below as a student sees it, and "
-                <b>"Download"</b>" saves it. Put the file in the site's "<code>"lessons/"</code>" folder and its id in "<code>"course.json"</code>": no build needed. "
-                <a href="book/instructor/course.html">"The format"</a>" · "<a href="course.html">"the course"</a></p>
+            <p class="tagline">"Predict-then-run, in the browser: no toolchain, no build."</p>
         </header>
         <main class="author" data-testid="author">
+            <p>"A lesson is one small file. Start from one of the course's, or open or drop yours: "
+                "every problem is listed as you type (the checks of "<code>"lab lesson check"</code>"), "<b>"Preview"</b>" runs it below as a student sees it, and "
+                <b>"Download"</b>" saves it. Put the file in the site's "<code>"lessons/"</code>" folder and its id in "<code>"course.json"</code>". "
+                <a href="book/instructor/course.html">"The format"</a>" · "<a href="course.html">"the course"</a></p>
             <div class="buttons wrap">
                 <label>"Start from "
                     <select data-testid="author-start" on:change=start_from>
