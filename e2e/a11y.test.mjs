@@ -38,7 +38,7 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any page as it opens', asy
       else if (p === 'class.html') await page.locator(byId('class-create')).waitFor({ timeout: 10_000 });
       else if (p === 'author') await page.locator(byId('author-start')).waitFor({ timeout: 10_000 });
       else if (p.startsWith('lesson')) await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
-      else if (p.startsWith('course')) await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) > 0, 10_000, 'the course');
+      else if (p.startsWith('course')) await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) > 0, 10_000, 'the course');
       else if (p.startsWith('tutorial')) await page.locator('iframe').first().waitFor({ timeout: 10_000 });
       else await page.locator(p === 'labs' ? 'h1' : '[data-lab-start="true"]').first().waitFor({ timeout: 30_000 });
       for (const v of await violations(page)) problems.push(`/${p}: ${v}`);

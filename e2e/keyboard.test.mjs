@@ -21,7 +21,7 @@ test('Tab reaches every control of every lab', async () => {
     for (const lab of LABS) {
       await page.goto(`${server.url}${lab}`);
       if (lab === LESSON) await page.locator(byId('lock-0')).waitFor();
-      else if (lab === 'course.html') await page.locator(`${byId('course-lessons')} li a`).first().waitFor();
+      else if (lab === 'course.html') await page.locator(`${byId('course-lessons')} ol.lessons > li a`).first().waitFor();
       else if (lab === 'lesson.html?preview') await page.locator(byId('preview-run')).waitFor();
       else if (lab === 'class.html') await page.locator(byId('class-create')).waitFor();
       await page.waitForTimeout(1500);

@@ -201,7 +201,7 @@ test('the course page fits a phone, a bad lesson id says so, predictions can be 
   try {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.url}course.html`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length, 10_000, 'the lessons');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) === course.lessons.length, 10_000, 'the lessons');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scroll at 390 px');
     await screenshot(page, 'course-390.png');
     // The units in order, each with its title and reading; each lesson with its time and needs.
@@ -236,7 +236,7 @@ test('a malformed lesson or course entry is named with its reason, and the other
     await page.route('**/lessons/course.json', (r) => r.fulfill({ json: { title: course.title, lessons: [good[0], 'course', 'broken', 42, good[1]] } }));
     await page.route('**/lessons/broken.json', (r) => r.fulfill({ json: { title: 'Broken', lab: 'playground' } }));
     await page.goto(`${server.url}course.html`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 5, 10_000, 'every entry');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) === 5, 10_000, 'every entry');
     for (const id of good) assert.match(await text(page, `course-${id}`), /of \d+ done/);
     assert.match(await text(page, 'course-problem-course'), /“course” cannot be shown: no lab/);
     assert.match(await text(page, 'course-problem-broken'), /“broken” cannot be shown: no sections/);
@@ -278,7 +278,7 @@ test('offline: after a first visit the course, a lesson and its lab work without
     await until(async () => page.locator(byId('reveal-0')).isVisible(), 60_000, 'the first reveal online');
     await page.context().setOffline(true);
     await page.goto(`${server.url}course.html`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length, 20_000, 'the course offline');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) === course.lessons.length, 20_000, 'the course offline');
     await page.goto(`${server.url}lesson.html?id=${id}`);
     await page.locator(byId('choice-1-0')).check();
     await page.click(byId('lock-1'));
@@ -321,7 +321,7 @@ test('offline: a lesson file the site lacks is named, online and offline, and ev
     assert.match(note, new RegExp(`Not saved: ${missing}`), note);
     await page.context().setOffline(true);
     await page.goto(`${host.url}course.html`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === course.lessons.length + 1, 20_000, 'the course offline');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) === course.lessons.length + 1, 20_000, 'the course offline');
     assert.equal(await page.locator(`${byId('course-lessons')} li.problem`).count(), 1, 'only the missing lesson is not there offline');
     assert.match(await text(page, `course-problem-${missing}`), /not available offline/);
     await page.context().setOffline(false);
@@ -402,7 +402,7 @@ test('an instructor previews a lesson: its problems are listed, a sound one runs
     // A second course lists its own lessons and its lessons link back to it.
     await page.route('**/lessons/systems.json', (r) => r.fulfill({ json: { title: 'Systems', lessons: ['cluster-allreduce'] } }));
     await page.goto(`${server.url}course.html?course=systems`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) === 1, 10_000, 'the second course');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) === 1, 10_000, 'the second course');
     assert.equal(await page.locator(`${byId('course-cluster-allreduce')} a`).getAttribute('href'), 'lesson.html?id=cluster-allreduce&course=systems');
     assert.deepEqual(errors, []);
   } finally {

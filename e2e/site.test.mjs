@@ -78,7 +78,7 @@ test('the site under a sub-path: the course lists its lessons and a lesson runs 
   const { browser, page, errors, missing } = await open();
   try {
     await page.goto(`${server.url}${BASE}course.html`);
-    await until(async () => (await page.locator(`${byId('course-lessons')} li`).count()) > 0, 10_000, 'the lessons');
+    await until(async () => (await page.locator(`${byId('course-lessons')} ol.lessons > li`).count()) > 0, 10_000, 'the lessons');
     await page.goto(`${server.url}${BASE}lesson.html?id=optimizers-momentum`);
     await until(async () => (await text(page, 'lesson-title')) !== '', 10_000, 'the lesson');
     await page.locator(byId('choice-0-0')).check();

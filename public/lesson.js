@@ -406,13 +406,34 @@
       }
     }));
     let at = 0;
+    // On a phone the units fold (a disclosure button in each heading): only the first with a lesson
+    // not yet done is open, so the page is a few screens, not dozens. On a wider screen all are open.
+    const narrow = window.matchMedia && window.matchMedia('(max-width: 700px)').matches;
+    const finished = (unit) => unit.lessons.every((id) => {
+      const l = loaded[ids.indexOf(id)] || {};
+      const sections = (progress[id] || {}).sections || {};
+      return l.lesson && l.lesson.sections.every((_, i) => sections[i] && sections[i].done);
+    });
+    const current = units.findIndex((unit) => !finished(unit));
     units.forEach((unit, u) => {
       const box = el('section', { class: 'unit', 'data-testid': `course-unit-${u + 1}` });
-      if (unit.title) box.append(el('h2', {}, `${units.length > 1 ? `${u + 1}. ` : ''}${inline(unit.title)}`));
-      if (unit.intro) box.append(el('div', { class: 'intro' }, paragraphs(unit.intro)));
+      const body = el('div', { class: 'unit-body', id: `unit-${u + 1}` });
+      if (unit.title) {
+        const heading = el('h2', {});
+        const toggle = el('button', { type: 'button', class: 'unit-toggle', 'aria-controls': `unit-${u + 1}`, 'data-testid': `course-unit-toggle-${u + 1}` },
+          `${units.length > 1 ? `${u + 1}. ` : ''}${inline(unit.title)}`);
+        const open = (yes) => { toggle.setAttribute('aria-expanded', String(yes)); body.hidden = !yes; };
+        toggle.addEventListener('click', () => open(body.hidden));
+        open(!narrow || u === Math.max(current, 0));
+        heading.append(toggle);
+        box.append(heading);
+      }
+      box.append(body);
+      const add = (...nodes) => body.append(...nodes);
+      if (unit.intro) add(el('div', { class: 'intro' }, paragraphs(unit.intro)));
       const reading = (Array.isArray(unit.reading) ? unit.reading : []).filter((r) => r && typeof r.text === 'string');
       if (reading.length) {
-        box.append(el('p', { class: 'reading' }, `<b>Reading:</b> ${reading.map((r) => typeof r.href === 'string' ? inline(`[${r.text}](${r.href})`) : inline(r.text)).join('; ')}`));
+        add(el('p', { class: 'reading' }, `<b>Reading:</b> ${reading.map((r) => typeof r.href === 'string' ? inline(`[${r.text}](${r.href})`) : inline(r.text)).join('; ')}`));
       }
       const ol = el('ol', { class: 'lessons' });
       for (const id of unit.lessons) {
@@ -444,7 +465,7 @@
           }
         });
       }
-      box.append(ol);
+      add(ol);
       list.append(box);
     });
     root.append(list);
