@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{json, Value};
 
-use super::common::http::{get_as, join, open, post, raw, Db};
+use super::common::http::{get_as, join, open, post, raw, result_post, Db};
 
 /// Nicknames are labels: normalized (NFC), unique in the class ignoring case, and free of
 /// invisible or direction-changing characters. Identity is the token: a browser that rejoins with
@@ -265,14 +265,7 @@ async fn a_retried_post_changes_nothing() {
     let app = db.server(None).await;
     let (code, key) = open(&app, "replay").await;
     let student = join(&app, &code, "Ada").await;
-    let result = |measured: &str, idem: &str| {
-        let body = json!({ "student": student, "lesson": "scaling-batch", "section": 0, "measured": measured, "outcome": 1 });
-        Request::post(format!("/api/classes/{code}/results"))
-            .header("content-type", "application/json")
-            .header("idempotency-key", idem)
-            .body(Body::from(body.to_string()))
-            .unwrap()
-    };
+    let result = |measured: &str, idem: &str| result_post(&code, &student, measured, idem);
     assert_eq!(
         raw(&app, result("first run", "run-one-0001")).await.0,
         StatusCode::OK

@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tower::ServiceExt;
 
-use super::common::http::{get_as, join, open, post, raw, Db};
+use super::common::http::{get_as, join, open, post, raw, result_post, Db};
 
 /// Reads a server-sent-event stream until an event named `event` arrives (at most 10 s).
 async fn hears(
@@ -108,14 +108,7 @@ async fn two_instances_on_one_postgres_database_are_one_class() {
     hears(&mut dashboard, "change").await;
 
     // A result's retry reaching B after a newer result is answered as its first try, changing nothing.
-    let result = |measured: &str, idem: &str| {
-        let body = json!({ "student": bo, "lesson": "scaling-batch", "section": 0, "measured": measured, "outcome": 1 });
-        Request::post(format!("/api/classes/{code}/results"))
-            .header("content-type", "application/json")
-            .header("idempotency-key", idem)
-            .body(Body::from(body.to_string()))
-            .unwrap()
-    };
+    let result = |measured: &str, idem: &str| result_post(&code, &bo, measured, idem);
     assert_eq!(
         raw(&a, result("first run", "run-one-0001")).await.0,
         StatusCode::OK

@@ -105,3 +105,14 @@ pub async fn join(app: &Router, code: &str, nickname: &str) -> String {
     .await;
     joined.1["student"].as_str().unwrap().to_string()
 }
+
+/// A result post of `student` to class `code` (scaling-batch, section 0), named by idempotency
+/// key `idem`: what a lesson page sends and retries.
+pub fn result_post(code: &str, student: &str, measured: &str, idem: &str) -> Request<Body> {
+    let body = serde_json::json!({ "student": student, "lesson": "scaling-batch", "section": 0, "measured": measured, "outcome": 1 });
+    Request::post(format!("/api/classes/{code}/results"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", idem)
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}

@@ -27,6 +27,17 @@ fn folder(name: &str, config: &str) -> (PathBuf, PathBuf) {
     (dir, path)
 }
 
+/// Runs a checker script; whether it passed, and what it said (stdout and stderr).
+fn said(check: &mut Command) -> (bool, String) {
+    let out = check.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -91,23 +102,14 @@ fn lab_export_torch_is_read_by_python_and_predicts_what_the_lab_predicts() {
         script.contains("torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)"),
         "{script}"
     );
-    let check = Command::new(&python)
-        .current_dir(&root)
-        .args([
-            "scripts/check_torch_export.py",
-            d,
-            "data/mnist-test.bin",
-            predicted.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
-    );
+    let (passed, said) = said(Command::new(&python).current_dir(&root).args([
+        "scripts/check_torch_export.py",
+        d,
+        "data/mnist-test.bin",
+        predicted.to_str().unwrap(),
+    ]));
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(check.status.success(), "{said}");
+    assert!(passed, "{said}");
     assert!(said.contains("20 images, 8 tensors"), "{said}");
 }
 
@@ -190,20 +192,15 @@ fn lab_export_torch_runs_under_pytorch_and_steps_as_the_lab_does() {
             step.to_str().unwrap(),
         ],
     );
-    let check = Command::new(python)
-        .current_dir(&root)
-        .env("PYTHONPATH", extra.canonicalize().unwrap())
-        .args(["scripts/check_torch_model.py", d, "data/mnist-test.bin"])
-        .args([&predicted, &step])
-        .output()
-        .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&check.stdout),
-        String::from_utf8_lossy(&check.stderr)
+    let (passed, said) = said(
+        Command::new(python)
+            .current_dir(&root)
+            .env("PYTHONPATH", extra.canonicalize().unwrap())
+            .args(["scripts/check_torch_model.py", d, "data/mnist-test.bin"])
+            .args([&predicted, &step]),
     );
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(check.status.success(), "{said}");
+    assert!(passed, "{said}");
     assert!(said.contains("python model.py: exit 0"), "{said}");
     assert!(
         said.contains("after the step") && said.contains("running statistics"),
