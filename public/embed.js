@@ -2,6 +2,7 @@
 // an iframe (?embed=1, this page's origin allowed to talk to it), sized to its content.
 //   <script src="embed.js" data-lab-base="https://your.host/lab/"></script>
 //   <div data-lab="playground" data-state="dataset=xor&hidden=4&dataset_hide=true"></div>
+// data-focus="<chart>" (one of the lab's charts in state/labs.json) shows that figure first.
 // The host can then talk to a lab:  TrainingLab.send(div, { type: 'lab-start' })
 // and listen:  div.addEventListener('lab-metrics', (e) => console.log(e.detail))
 (function () {
@@ -17,7 +18,8 @@
     if (!/^[a-z][a-z0-9-]*$/.test(lab || '') || div.querySelector('iframe')) return;
     const state = (div.dataset.state || '').replace(/^\?/, '');
     const url = new URL(route(lab), base);
-    url.search = `embed=1&lab=${lab}&origins=${encodeURIComponent(location.origin)}${state ? `&${state}` : ''}`;
+    const focus = /^[a-z][a-z0-9-]*$/.test(div.dataset.focus || '') ? `&focus=${div.dataset.focus}` : '';
+    url.search = `embed=1&lab=${lab}&origins=${encodeURIComponent(location.origin)}${focus}${state ? `&${state}` : ''}`;
     const frame = document.createElement('iframe');
     frame.src = url.href;
     frame.title = `Training Lab: ${lab}`;

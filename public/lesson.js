@@ -99,6 +99,8 @@
       status.textContent = 'The lab is starting…';
       labBox.dataset.lab = lesson.lab;
       labBox.dataset.state = section.state || '';
+      // The chart the question needs comes first in the lab, under the prediction on a phone.
+      if (section.chart) labBox.dataset.focus = section.chart;
       window.TrainingLab.mountAll();
       // Labs that wait for their Run button are started as soon as they answer (the button is
       // disabled while a lab loads its data, so the start is asked again until it is taken).

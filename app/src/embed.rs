@@ -10,6 +10,8 @@
 //! `data-metric-value` or else its text: the results a lesson reads, such as each optimizer's
 //! measured rate), and {type: "lab-size", height} to size the frame (embed.js does). Every
 //! message goes to the allowed origins only; a frame embedded without `origins` sends none.
+//! `focus=<test id>` (a lesson section's `chart`, one of the registry's `charts`) shows that
+//! figure first among the lab's views, so on a phone it sits right under the lesson's prediction.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -36,6 +38,70 @@ pub fn asked_lab() -> Option<String> {
     settings()?;
     let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
     params.get("lab")
+}
+
+/// The chart an embed shows first (`focus=`): None when not embedded or not a test id's shape.
+fn focus() -> Option<String> {
+    settings()?;
+    let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
+    params.get("focus").filter(|f| {
+        f.len() <= 48
+            && f.starts_with(|c: char| c.is_ascii_lowercase())
+            && f.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    })
+}
+
+/// Orders the figure holding `[data-testid=<id>]` (or the element itself) before its siblings,
+/// and each box around it up to the lab's views likewise; a box whose children flow as blocks
+/// (the landscape's panels) becomes a column so that order applies. False while the chart is
+/// not on the page yet; checked again every time, as a page may draw its figures anew.
+fn bring_first(id: &str) -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let Some(el) = window
+        .document()
+        // Within the views: a control may share a chart's name (the parallelism lab's memory).
+        .and_then(|d| {
+            d.query_selector(&format!(".views [data-testid=\"{id}\"]"))
+                .ok()
+                .flatten()
+        })
+    else {
+        return false;
+    };
+    let mut node = el.closest("figure").ok().flatten().unwrap_or(el);
+    let done = |n: &web_sys::Element| {
+        n.dyn_ref::<web_sys::HtmlElement>()
+            .is_some_and(|h| h.style().get_property_value("order").is_ok_and(|o| o == "-1"))
+    };
+    if done(&node) {
+        return true;
+    }
+    while let Some(parent) = node.parent_element() {
+        if parent.tag_name().eq_ignore_ascii_case("main") {
+            break;
+        }
+        let flows_as_blocks = window
+            .get_computed_style(&parent)
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_property_value("display").ok())
+            .is_some_and(|d| d == "block");
+        if let Some(p) = parent
+            .dyn_ref::<web_sys::HtmlElement>()
+            .filter(|_| flows_as_blocks)
+        {
+            let _ = p.style().set_property("display", "flex");
+            let _ = p.style().set_property("flex-direction", "column");
+        }
+        if let Some(n) = node.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = n.style().set_property("order", "-1");
+        }
+        node = parent;
+    }
+    true
 }
 
 /// Turns embedding on when the URL asks for it.
@@ -179,12 +245,17 @@ fn metrics() -> serde_json::Value {
 async fn report(origins: Vec<String>) {
     let (mut height, mut last) = (0, serde_json::Value::Null);
     let mut at = 0.0;
+    // The chart to show first (some appear with their results).
+    let focus = focus();
     loop {
         next_frame().await;
         if now_ms() - at < 300.0 {
             continue;
         }
         at = now_ms();
+        if let Some(id) = &focus {
+            bring_first(id);
+        }
         let h = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.document_element())

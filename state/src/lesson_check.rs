@@ -75,6 +75,8 @@ struct Section {
     question: String,
     #[serde(default)]
     state: String,
+    /// The lab's figure the question needs (one of the registry's `charts`), shown first.
+    chart: Option<String>,
     /// Whether the lesson presses the lab's start for the student.
     #[serde(default)]
     #[allow(dead_code)]
@@ -201,6 +203,15 @@ fn check_section(lab: &registry::Lab, s: &Section) -> Vec<String> {
     match crate::query_notices(&lab.id, &s.state) {
         Some(notices) => problems.extend(notices.into_iter().map(|n| format!("its state: {n}"))),
         None => problems.push(format!("the {} lab has no settings table", lab.id)),
+    }
+    if let Some(chart) = &s.chart {
+        if !lab.charts.contains(chart) {
+            problems.push(format!(
+                "the {} lab has no chart \"{chart}\" (it has {})",
+                lab.id,
+                lab.charts.join(", ")
+            ));
+        }
     }
     for name in metrics_read(&s.measure) {
         if !lab.publishes(&name) {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 
 /// Keys that belong to the shell (embedding), not to a lab's state: never a lab's notice.
-pub const SHELL_KEYS: [&str; 3] = ["embed", "origins", "lab"];
+pub const SHELL_KEYS: [&str; 4] = ["embed", "origins", "lab", "focus"];
 
 /// A parsed query string: the last value of each key, and what went wrong while reading it.
 pub struct Query {

@@ -32,6 +32,11 @@ pub struct Lab {
     /// The metrics it publishes (its `data-metric` names, which lessons measure and embedding
     /// pages receive), `{…}` standing for a part that varies (`acc-{run}`: `acc-fp32`).
     pub metrics: Vec<String>,
+    /// The `data-testid`s of its figures a lesson section can name as the chart its question
+    /// needs (`chart`): an embed with `focus=<chart>` shows that figure first, so on a phone it
+    /// is in view under the prediction.
+    #[serde(default)]
+    pub charts: Vec<String>,
 }
 
 impl Lab {

@@ -63,6 +63,14 @@ fn a_misspelled_metric_is_named_with_what_the_lab_publishes() {
 }
 
 #[test]
+fn a_chart_the_lab_does_not_draw_is_named_with_its_charts() {
+    let p = problems(|l| l["sections"][0]["chart"] = json!("opt-loss-chart"));
+    assert_eq!(p, "", "a chart of the optimizers lab");
+    let p = problems(|l| l["sections"][0]["chart"] = json!("loss-chart"));
+    assert!(p.contains("section 1 (\"Faster?\"): the optimizers lab has no chart \"loss-chart\" (it has opt-contour, opt-loss-chart)"), "{p}");
+}
+
+#[test]
 fn a_setting_the_lab_does_not_know_is_its_notice() {
     let p = problems(|l| l["sections"][0]["state"] = json!("kappa=100&lerning_rate=3"));
     assert!(p.contains("its state: "), "{p}");

@@ -119,8 +119,8 @@ fn the_optimizer_metrics_name_every_racer() {
     assert!(!lab.publishes("rate-momentm"), "a misspelled racer is no metric");
 }
 
-#[test]
-fn each_lab_publishes_the_metrics_the_registry_lists() {
+/// Every Rust source of the lab's page folder (`app/src/labs/<lab>/`), joined.
+fn page_sources(lab: &str) -> String {
     fn sources(dir: &std::path::Path, out: &mut String) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -131,12 +131,40 @@ fn each_lab_publishes_the_metrics_the_registry_lists() {
             }
         }
     }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../app/src/labs")
+        .join(lab);
+    let mut text = String::new();
+    sources(&dir, &mut text);
+    text
+}
+
+/// A lesson's `chart` is brought first by its test id: each one the registry lists is a test id
+/// the lab's page writes, literally or as `format!("<name>-{i}")` (the landscape's two panels).
+#[test]
+fn each_lab_draws_the_charts_the_registry_lists() {
     for lab in labs() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../app/src/labs")
-            .join(&lab.id);
-        let mut text = String::new();
-        sources(&dir, &mut text);
+        let text = page_sources(&lab.id);
+        for chart in &lab.charts {
+            let numbered = chart
+                .rsplit_once('-')
+                .filter(|(_, n)| n.parse::<u32>().is_ok())
+                .map(|(head, _)| format!("data-testid=format!(\"{head}-{{"));
+            assert!(
+                text.contains(&format!("data-testid=\"{chart}\""))
+                    || numbered.is_some_and(|n| text.contains(&n)),
+                "{}: the registry lists the chart {chart}, which app/src/labs/{} does not draw",
+                lab.id,
+                lab.id
+            );
+        }
+    }
+}
+
+#[test]
+fn each_lab_publishes_the_metrics_the_registry_lists() {
+    for lab in labs() {
+        let text = page_sources(&lab.id);
         // What the folder writes: a literal name, or the fixed start of a formatted one.
         let mut written = Vec::new();
         for part in text.split("data-metric=").skip(1) {

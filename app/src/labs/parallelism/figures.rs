@@ -131,7 +131,7 @@ pub fn figures(
                 <canvas node_ref=canvases.remat data-testid="par-remat" data-empty="Press Run: checkpointing's trade for every segment length." width="420" height="320"></canvas>
                 <figcaption>{move || format!("Checkpointing's trade, one point per segment length k (checkpoints every k layers of the {} layers): the most activation bytes one device holds in a step against the forward work re-run in the backward. k = 1 keeps every layer's input, the whole net as one segment (k = all) keeps everything and re-runs nothing; near k ≈ √layers the peak is lowest for about one extra forward (Chen et al. 2016). Ringed: the chosen k.", settings.with(|s| s.layers()))}</figcaption>
             </figure>
-            <figure>
+            <figure data-testid="par-zero-figure">
                 {move || record.with(|r| r.as_ref().map(zero_table))}
                 <figcaption>"ZeRO's stages on the ZeRO run's workers, against plain data parallelism on the same devices: what each device keeps (weights, gradients, optimizer state, in MB) and sends per step. Stage 1 partitions the optimizer state, stage 2 the gradients too, stage 3 the weights too; stages 1 and 2 send what data parallelism sends (a reduce-scatter and an allgather), stage 3 half as much again, gathering the weights for the backward too (Rajbhandari et al. 2020)."</figcaption>
             </figure>
