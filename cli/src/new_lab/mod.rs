@@ -154,7 +154,7 @@ fn with_entry(registry: &str, n: &Names) -> Result<String> {
         bail!("labs.json: the labs array does not end with a lab");
     }
     let entry = format!(
-        ",\n    {{\n      \"id\": \"{id}\", \"route\": \"{id}\", \"nav\": \"{nav}\", \"title\": \"{title}\", \"prefix\": \"{id}\",\n      \"summary\": \"{title}: gradient descent on x²/2, the example lab new-lab writes. Replace this with what a student does here and what they see.\",\n      \"metrics\": [\"final-loss\"]\n    }}",
+        ",\n    {{\n      \"id\": \"{id}\", \"route\": \"{id}\", \"nav\": \"{nav}\", \"title\": \"{title}\", \"prefix\": \"{id}\",\n      \"summary\": \"{title}: gradient descent on x²/2, the example lab new-lab writes. Replace this with what a student does here and what they see.\",\n      \"metrics\": [\"final-loss\"],\n      \"charts\": [\"{id}-loss-chart\"]\n    }}",
         id = n.id,
         nav = n.title.to_lowercase(),
         title = n.title,
