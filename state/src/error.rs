@@ -48,6 +48,37 @@ pub enum SettingsError {
     },
 }
 
+/// Why a course file, or a lesson it lists, cannot be read as a course (the teacher notes'
+/// chapter, the authoring page's list of lessons).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CourseError {
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    #[error("a course has \"units\" (or one \"lessons\" list)")]
+    NoLessons,
+    #[error("a unit's \"lessons\" is a list")]
+    NotAList,
+    #[error("{0} is not a lesson id")]
+    NotAnId(String),
+    #[error("no lesson file {0}.json")]
+    Missing(String),
+    #[error("{id}: {why}")]
+    BadLesson { id: String, why: String },
+    #[error("{0}: no teacher notes")]
+    NoTeacherNotes(String),
+}
+
+/// Why a choice written in a link or file names none of a list's choices.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ChoiceError {
+    /// A version-1 index past the list.
+    #[error("{index} is not a choice (0–{last})")]
+    NoSuchIndex { index: usize, last: usize },
+    /// A name the list does not have.
+    #[error("'{name}' is not one of {choices}")]
+    Unknown { name: String, choices: String },
+}
+
 /// Why a lab's settings cannot be run as they are: the page shows it in its error banner, a
 /// settings table's row in its notice.
 #[derive(Debug, Error)]

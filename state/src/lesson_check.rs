@@ -7,6 +7,7 @@
 
 use serde::Deserialize;
 
+use crate::error::CourseError;
 use crate::registry;
 
 /// A lesson file as `public/lesson.js` reads it.
@@ -135,16 +136,17 @@ struct Choice {
 /// …"); empty when the lesson is ready for a class.
 /// The lessons a course file lists, in order: each unit's (`units`), or, written the older way,
 /// its one `lessons` list; or why the file is not a course.
-pub fn course_lessons(text: &str) -> Result<Vec<String>, String> {
-    let course: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let ids = |list: &serde_json::Value| -> Result<Vec<String>, String> {
+pub fn course_lessons(text: &str) -> Result<Vec<String>, CourseError> {
+    let course: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| CourseError::NotJson(e.to_string()))?;
+    let ids = |list: &serde_json::Value| -> Result<Vec<String>, CourseError> {
         list.as_array()
-            .ok_or("a unit's \"lessons\" is a list")?
+            .ok_or(CourseError::NotAList)?
             .iter()
             .map(|id| {
                 id.as_str()
                     .map(String::from)
-                    .ok_or(format!("{id} is not a lesson id"))
+                    .ok_or_else(|| CourseError::NotAnId(id.to_string()))
             })
             .collect()
     };
@@ -155,7 +157,7 @@ pub fn course_lessons(text: &str) -> Result<Vec<String>, String> {
             .collect::<Result<Vec<_>, _>>()?
             .concat()),
         (_, list @ serde_json::Value::Array(_)) => ids(list),
-        _ => Err("a course has \"units\" (or one \"lessons\" list)".into()),
+        _ => Err(CourseError::NoLessons),
     }
 }
 

@@ -4,6 +4,8 @@
 //! itself: each list keeps its version-1 order, frozen, to read them (`optimizer=5` is Adam).
 
 use serde::de::Error as _;
+
+use crate::error::ChoiceError;
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// What a field may hold when read: a name, or a version-1 index (a number, or its digits as
@@ -16,16 +18,20 @@ enum Raw {
 }
 
 /// The index in `now` of a name, or of a version-1 index through `v1`.
-pub fn index_of(now: &[&str], v1: &[&str], raw: &str) -> Result<usize, String> {
+pub fn index_of(now: &[&str], v1: &[&str], raw: &str) -> Result<usize, ChoiceError> {
     let name = match raw.trim().parse::<usize>() {
-        Ok(i) => *v1
-            .get(i)
-            .ok_or_else(|| format!("{i} is not a choice (0–{})", v1.len() - 1))?,
+        Ok(i) => *v1.get(i).ok_or(ChoiceError::NoSuchIndex {
+            index: i,
+            last: v1.len().saturating_sub(1),
+        })?,
         Err(_) => raw.trim(),
     };
     now.iter()
         .position(|n| *n == name)
-        .ok_or_else(|| format!("'{name}' is not one of {}", now.join(", ")))
+        .ok_or_else(|| ChoiceError::Unknown {
+            name: name.to_string(),
+            choices: now.join(", "),
+        })
 }
 
 fn read<'de, D: Deserializer<'de>>(d: D, now: &[&str], v1: &[&str]) -> Result<usize, D::Error> {

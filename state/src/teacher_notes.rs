@@ -3,10 +3,11 @@
 //! and questions for discussion. A test keeps the committed chapter equal to what this writes, so
 //! the book and the lessons cannot drift apart.
 
+use crate::error::CourseError;
 use crate::lesson_check::{course_lessons, teacher_notes};
 
 /// The chapter, from the course file's text and a reader of each lesson's file by id.
-pub fn chapter(course: &str, read: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+pub fn chapter(course: &str, read: impl Fn(&str) -> Option<String>) -> Result<String, CourseError> {
     let mut out = String::from(
         "# Teacher notes\n\n\
          For each lesson of the course, in its order: what it is for, about how long it takes in\n\
@@ -17,9 +18,12 @@ pub fn chapter(course: &str, read: impl Fn(&str) -> Option<String>) -> Result<St
          (`lab_state::teacher_notes`; `state/tests/lesson_check.rs` keeps it equal to them).\n",
     );
     for id in course_lessons(course)? {
-        let text = read(&id).ok_or_else(|| format!("no lesson file {id}.json"))?;
-        let lesson: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{id}: {e}"))?;
-        let notes = teacher_notes(&text).ok_or_else(|| format!("{id}: no teacher notes"))?;
+        let text = read(&id).ok_or_else(|| CourseError::Missing(id.clone()))?;
+        let lesson: serde_json::Value = serde_json::from_str(&text).map_err(|e| CourseError::BadLesson {
+            id: id.clone(),
+            why: e.to_string(),
+        })?;
+        let notes = teacher_notes(&text).ok_or_else(|| CourseError::NoTeacherNotes(id.clone()))?;
         let title = lesson["title"].as_str().unwrap_or(&id);
         out.push_str(&format!("\n## {title}\n\n"));
         let minutes = lesson["minutes"]
