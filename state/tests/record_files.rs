@@ -90,7 +90,7 @@ fn changed(base: &Value, c: &Change) -> Value {
 }
 
 /// Read back: refused with a reason, or read and then passing its own check and writing its CSV.
-fn reads_or_refuses<R: RunRecord>(v: &Value, check: fn(&R) -> Result<(), String>) -> Result<(), TestCaseError> {
+fn reads_or_refuses<R: RunRecord>(v: &Value, check: fn(&R) -> Result<(), lab_sims::record::RecordFault>) -> Result<(), TestCaseError> {
     match R::from_json(&v.to_string()) {
         Err(e) => prop_assert!(!e.to_string().is_empty()),
         Ok(r) => {

@@ -6,7 +6,7 @@
 //! sequence, or indexed past the example.
 
 use super::record::AttentionRecord;
-use crate::record::within;
+use crate::record::{within, RecordFault};
 
 /// The most a record the lab writes holds, with room to spare; `state`'s settings table bounds
 /// the lab well inside them (`state/src/labs/attention`).
@@ -20,15 +20,12 @@ pub const MOST_POINTS: usize = 100_000;
 
 impl AttentionRecord {
     /// Why this record cannot be the lab's own, or nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RecordFault> {
         let p = &self.plan;
         within("heads", p.heads, 1, MOST_HEADS)?;
         within("a width", p.width, p.heads, MOST_WIDTH)?;
         if !p.width.is_multiple_of(p.heads) {
-            return Err(format!(
-                "a width of {} does not split into {} heads",
-                p.width, p.heads
-            ));
+            return Err(format!("a width of {} does not split into {} heads", p.width, p.heads).into());
         }
         within("blocks", p.blocks, 1, MOST_BLOCKS)?;
         within("tokens", p.p, 2, MOST_VOCAB)?;
@@ -36,27 +33,29 @@ impl AttentionRecord {
         within("a sequence length", seq, 1, MOST_SEQ)?;
         within("runs", self.runs.len(), 0, MOST_RUNS)?;
         if self.example.len() != seq {
-            return Err(format!("an example of {seq} tokens, not {}", self.example.len()));
+            return Err(format!("an example of {seq} tokens, not {}", self.example.len()).into());
         }
         if let Some(t) = self.example.iter().chain([&self.answer]).find(|t| **t > p.p) {
-            return Err(format!("tokens up to {}, not {t}", p.p));
+            return Err(format!("tokens up to {}, not {t}", p.p).into());
         }
         for (i, r) in self.runs.iter().enumerate() {
-            let at = |why: String| format!("run {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("run", i + 1);
             within("measurements", r.points.len(), 0, MOST_POINTS).map_err(at)?;
             let squares = r.patterns.len();
             if squares != 0 && squares != p.blocks * p.heads {
                 return Err(at(format!(
                     "{} attention squares (blocks × heads), not {squares}",
                     p.blocks * p.heads
-                )));
+                )
+                .into()));
             }
             if let Some(s) = r.patterns.iter().find(|s| s.len() != seq * seq) {
                 return Err(at(format!(
                     "squares of {} values ({seq} × {seq}), not {}",
                     seq * seq,
                     s.len()
-                )));
+                )
+                .into()));
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 //! fewer times than losses indexed past its end, 0 workers divide the batch by nothing.
 
 use crate::cluster_run::ClusterRecord;
-use crate::record::within;
+use crate::record::{within, RecordFault};
 
 /// The lab's bounds (`state/src/labs/cluster`), and what a record holds with room to spare.
 pub const MOST_WORKERS: usize = 64;
@@ -16,11 +16,11 @@ pub const MOST_BATCH: usize = 1 << 20;
 
 impl ClusterRecord {
     /// Why this record cannot be the lab's own, or nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RecordFault> {
         within("runs", self.runs.len(), 0, MOST_RUNS)?;
         within("curve points", self.curve.len(), 0, MOST_POINTS)?;
         for (i, r) in self.runs.iter().enumerate() {
-            let at = |why: String| format!("run {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("run", i + 1);
             within("workers", r.config.workers, 1, MOST_WORKERS).map_err(at)?;
             within("a worker's batch", r.worker_batch, 1, MOST_BATCH).map_err(at)?;
             within("updates", r.losses.len(), 0, MOST_STEPS).map_err(at)?;
@@ -42,7 +42,8 @@ impl ClusterRecord {
                     "checks within its {} updates, not at {}",
                     r.losses.len(),
                     c.step
-                )));
+                )
+                .into()));
             }
             let figures = [
                 r.bytes_per_step,
@@ -57,14 +58,15 @@ impl ClusterRecord {
             {
                 return Err(at(format!(
                     "bytes, times and staleness finite and not below 0, not {x}"
-                )));
+                )
+                .into()));
             }
         }
         for (i, p) in self.curve.iter().enumerate() {
-            let at = |why: String| format!("curve point {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("curve point", i + 1);
             within("workers", p.workers, 1, MOST_WORKERS).map_err(at)?;
             if !(p.seconds.is_finite() && p.seconds > 0.0) {
-                return Err(at(format!("seconds above 0, not {}", p.seconds)));
+                return Err(at(format!("seconds above 0, not {}", p.seconds).into()));
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 //! graph, a product of 4·10⁹ froze the tab.
 
 use super::record::HardwareRecord;
-use crate::record::within;
+use crate::record::{within, RecordFault};
 
 /// The lab's settings table's bounds (`state/src/labs/hardware`): the product's sides and the
 /// array's; what a step's graph and the timed lists hold, with room to spare.
@@ -16,7 +16,7 @@ pub const MOST_ROWS: usize = 1_000;
 
 impl HardwareRecord {
     /// Why this record cannot be the lab's own, or nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RecordFault> {
         let g = self.gemm;
         for (side, n) in [("m", g.m), ("k", g.k), ("n", g.n)] {
             within(side, n, 1, MOST_SIDE)?;
@@ -36,17 +36,14 @@ impl HardwareRecord {
         let above_zero = |v: f64| v.is_finite() && v > 0.0;
         if let Some(r) = self.roofs {
             if !(above_zero(r.gflops) && above_zero(r.gbs)) {
-                return Err(format!(
-                    "roofs above zero, not {} GFLOP/s and {} GB/s",
-                    r.gflops, r.gbs
-                ));
+                return Err(format!("roofs above zero, not {} GFLOP/s and {} GB/s", r.gflops, r.gbs).into());
             }
         }
         if let Some((flops, bandwidth)) = self.cluster_roofs {
             if !(above_zero(flops) && above_zero(bandwidth)) {
-                return Err(format!(
-                    "a cluster's roofs above zero, not {flops} FLOP/s and {bandwidth} B/s"
-                ));
+                return Err(
+                    format!("a cluster's roofs above zero, not {flops} FLOP/s and {bandwidth} B/s").into(),
+                );
             }
         }
         let mut timed = self.kernels.iter().chain(self.sweep.iter().map(|(_, k)| k));
@@ -55,7 +52,7 @@ impl HardwareRecord {
                 .iter()
                 .all(|v| v.is_finite() && *v >= 0.0)
         }) {
-            return Err(format!("{}: times, FLOPs and bytes of 0 or more", k.name));
+            return Err(format!("{}: times, FLOPs and bytes of 0 or more", k.name).into());
         }
         if let Some(graph) = &self.graph {
             let nodes = graph.nodes.len();
@@ -65,7 +62,8 @@ impl HardwareRecord {
                 return Err(format!(
                     "edges between the graph's {nodes} nodes, not {} → {}",
                     e.from, e.to
-                ));
+                )
+                .into());
             }
         }
         Ok(())

@@ -5,6 +5,7 @@
 //! in layers).
 
 use super::record::ParallelismRecord;
+use crate::record::RecordFault;
 
 /// The most a record the lab writes holds; `state/tests/parallelism_lab.rs` checks them against
 /// the settings table. Layers: 32 hidden dense + ReLU pairs and the output layer.
@@ -18,17 +19,17 @@ pub const MOST_STEPS: usize = 20_000;
 
 impl ParallelismRecord {
     /// Why this record cannot be the lab's own, or nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RecordFault> {
         let layers = self.profile.layers.len();
         if !(1..=MOST_LAYERS).contains(&layers) {
-            return Err(format!("a profile of 1 to {MOST_LAYERS} layers, not {layers}"));
+            return Err(format!("a profile of 1 to {MOST_LAYERS} layers, not {layers}").into());
         }
         if self.steps > MOST_STEPS {
-            return Err(format!("at most {MOST_STEPS} steps, not {}", self.steps));
+            return Err(format!("at most {MOST_STEPS} steps, not {}", self.steps).into());
         }
         let most = |what: &str, n: usize, max: usize| {
             if n > max {
-                Err(format!("at most {max} {what}, not {n}"))
+                Err(format!("at most {max} {what}, not {n}").into())
             } else {
                 Ok(())
             }
@@ -37,7 +38,7 @@ impl ParallelismRecord {
         most("runs", self.runs.len(), MOST_LAYOUTS)?;
         most("tensor-parallel checks", self.tensor.len(), MOST_LAYOUTS)?;
         for (i, e) in self.estimates.iter().enumerate() {
-            let at = |why: String| format!("layout {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("layout", i + 1);
             let l = &e.layout;
             for (what, n, max) in [
                 ("replicas", l.data, MOST_DEVICES),
@@ -47,15 +48,17 @@ impl ParallelismRecord {
                 ("stage ranges", e.stage_layers.len(), MOST_DEVICES),
             ] {
                 if n == 0 {
-                    return Err(at(format!("no {what}")));
+                    return Err(at(format!("no {what}").into()));
                 }
                 most(what, n, max).map_err(at)?;
             }
             if l.segment.is_some_and(|k| k == 0 || k > layers) {
-                return Err(at(format!("a checkpoint segment of 1 to {layers} layers")));
+                return Err(at(format!("a checkpoint segment of 1 to {layers} layers").into()));
             }
             if e.stage_layers.iter().any(|r| r.start >= r.end || r.end > layers) {
-                return Err(at(format!("each stage's layers a non-empty part of 0..{layers}")));
+                return Err(at(
+                    format!("each stage's layers a non-empty part of 0..{layers}").into()
+                ));
             }
             let numbers = [
                 e.compute_seconds,
@@ -72,7 +75,8 @@ impl ParallelismRecord {
                 if !(1..=MOST_DEVICES).contains(&t.stages) || !(1..=MOST_MICRO).contains(&t.micro) {
                     return Err(at(format!(
                         "a timeline of 1 to {MOST_DEVICES} stages and 1 to {MOST_MICRO} micro-batches"
-                    )));
+                    )
+                    .into()));
                 }
                 // Each stage runs each micro-batch's forward and backward once.
                 most("timeline slots", t.slots.len(), 2 * t.stages * t.micro).map_err(at)?;
@@ -89,7 +93,7 @@ impl ParallelismRecord {
             }
         }
         if let Some(r) = self.runs.iter().find(|r| r.losses.len() > MOST_STEPS) {
-            return Err(format!("{}: at most {MOST_STEPS} losses", r.label));
+            return Err(format!("{}: at most {MOST_STEPS} losses", r.label).into());
         }
         Ok(())
     }

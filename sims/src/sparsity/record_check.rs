@@ -5,7 +5,7 @@
 //! 10⁵ layer sparsities froze the drawing.
 
 use super::record::SparsityRecord;
-use crate::record::within;
+use crate::record::{within, RecordFault};
 
 /// The lab's settings table's bounds (`state/src/labs/sparsity`), and what a record holds with
 /// room to spare.
@@ -18,16 +18,16 @@ pub const MOST_INPUTS: usize = 1 << 20;
 
 impl SparsityRecord {
     /// Why this record cannot be the lab's own, or nothing.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RecordFault> {
         let share = |what: &str, v: f64| match (0.0..=1.0).contains(&v) {
             true => Ok(()),
-            false => Err(format!("a {what} from 0 to 1, not {v}")),
+            false => Err(format!("a {what} from 0 to 1, not {v}").into()),
         };
         let p = &self.plan;
         within("rounds", p.rounds, 1, MOST_ROUNDS)?;
         share("share pruned", p.prune)?;
         if p.steps > MOST_STEPS || p.rewind_step > MOST_STEPS {
-            return Err(format!("at most {MOST_STEPS} steps"));
+            return Err(format!("at most {MOST_STEPS} steps").into());
         }
         let layers = self.layers.len();
         within("layers", layers, 1, MOST_LAYERS)?;
@@ -35,7 +35,7 @@ impl SparsityRecord {
         within("one-shot points", self.one_shot.len(), 0, MOST_RUNS)?;
         within("structured rows", self.structured.len(), 0, MOST_RUNS)?;
         for (i, r) in self.runs.iter().enumerate() {
-            let at = |why: String| format!("run {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("run", i + 1);
             within("a round", r.round, 0, p.rounds).map_err(at)?;
             share("sparsity", r.sparsity).map_err(at)?;
             within("layer sparsities", r.layer_sparsity.len(), 0, layers).map_err(at)?;
@@ -47,12 +47,12 @@ impl SparsityRecord {
                 .map_err(at)?;
         }
         for (i, o) in self.one_shot.iter().enumerate() {
-            let at = |why: String| format!("one-shot point {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("one-shot point", i + 1);
             share("sparsity", o.sparsity).map_err(at)?;
             within("layer sparsities", o.layer_sparsity.len(), 0, layers).map_err(at)?;
         }
         for (i, s) in self.structured.iter().enumerate() {
-            let at = |why: String| format!("structured row {}: {why}", i + 1);
+            let at = |why: RecordFault| why.at("structured row", i + 1);
             share("sparsity", s.sparsity).map_err(at)?;
             // Each weighted layer's units with the input's first: one more than the layers.
             within("widths", s.widths.len(), 0, layers + 1).map_err(at)?;
