@@ -33,18 +33,22 @@ fn settings() -> Option<Vec<String>> {
     })
 }
 
+/// One key of an embedded page's URL: None when not embedded or not given.
+fn embed_param(key: &str) -> Option<String> {
+    settings()?;
+    UrlSearchParams::new_with_str(&crate::browser::query())
+        .ok()?
+        .get(key)
+}
+
 /// The lab an embed asks for (`lab=`, which embed.js adds): None when not embedded or unnamed.
 pub fn asked_lab() -> Option<String> {
-    settings()?;
-    let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
-    params.get("lab")
+    embed_param("lab")
 }
 
 /// The chart an embed shows first (`focus=`): None when not embedded or not a test id's shape.
 fn focus() -> Option<String> {
-    settings()?;
-    let params = UrlSearchParams::new_with_str(&crate::browser::query()).ok()?;
-    params.get("focus").filter(|f| {
+    embed_param("focus").filter(|f| {
         f.len() <= 48
             && f.starts_with(|c: char| c.is_ascii_lowercase())
             && f.chars()
