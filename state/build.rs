@@ -27,15 +27,24 @@ fn lab_modules_and_dispatch(manifest: &Path) -> String {
     code
 }
 
+/// The test binary's modules: every file of `tests/`, or only those `LAB_STATE_TESTS` names
+/// (comma-separated stems), which `scripts/check-new-lab.sh` sets so that a scaffolded lab's copy
+/// compiles the registry's checks without the lessons' science it does not run.
 fn test_modules(manifest: &Path) -> String {
     let dir = manifest.join("tests");
     println!("cargo:rerun-if-changed={}", dir.display());
+    println!("cargo:rerun-if-env-changed=LAB_STATE_TESTS");
+    let only = env::var("LAB_STATE_TESTS").ok();
+    let wanted = |stem: &str| {
+        only.as_deref()
+            .is_none_or(|list| list.split(',').any(|s| s.trim() == stem))
+    };
     let mut stems: Vec<String> = fs::read_dir(&dir)
         .expect("the tests folder")
         .filter_map(|entry| {
             let name = entry.ok()?.file_name().into_string().ok()?;
             let stem = name.strip_suffix(".rs")?;
-            (stem != "state").then(|| stem.to_string())
+            (stem != "state" && wanted(stem)).then(|| stem.to_string())
         })
         .collect();
     stems.sort();
