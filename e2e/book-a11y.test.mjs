@@ -28,8 +28,9 @@ test('axe-core finds no WCAG 2.1 A or AA violation on any page of the book, at 1
     const problems = [];
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 800 });
-      // The print page is every chapter on one page (axe takes as long on it as on a dozen chapters): at
-      // the phone's width its chapters are checked one by one, so only the desktop pass reads it.
+      // The print page is every chapter on one page (axe takes as long on it as on a dozen
+      // chapters): at the phone's width its chapters are checked one by one, so only the desktop
+      // pass reads it.
       for (const p of pages.filter((f) => width === 1280 || f !== 'print.html')) {
         await page.goto(`${server.url}book/${p}`);
         await page.addScriptTag({ path: AXE });

@@ -45,8 +45,10 @@ export RUSTC_WORKSPACE_WRAPPER="${RUSTC_WORKSPACE_WRAPPER:-$(command -v clippy-d
 export CLIPPY_ARGS="${LAB_CLIPPY_ARGS:?source scripts/setup.sh first}"
 cargo clippy -q -p app --target wasm32-unknown-unknown -- -D warnings
 cargo test -q "${unoptimized[@]}" -p lab_sims --lib "$NAME::"
-# Only the registry's checks are compiled into the copy's test binary (state/build.rs): the
-# lessons' science, most of that binary, is the main build's to run.
-LAB_STATE_TESTS=registry,settings_tables,lab_states \
-  cargo test -q "${unoptimized[@]}" -p lab_state --test state -- registry:: settings_tables:: lab_states::
+# The registry's checks, the only modules compiled into the copy's state test binary
+# (state/build.rs reads LAB_STATE_TESTS): the lessons' science, most of that binary, is the main
+# build's to run.
+registry_checks=(registry settings_tables lab_states)
+LAB_STATE_TESTS="$(IFS=,; echo "${registry_checks[*]}")" \
+  cargo test -q "${unoptimized[@]}" -p lab_state --test state -- "${registry_checks[@]/%/::}"
 echo "check-new-lab: the lab '$NAME' builds, passes its tests and shows up in the registry's checks"

@@ -34,6 +34,8 @@ export CLIPPY_ARGS="$LAB_CLIPPY_ARGS"
 stage "fmt" cargo fmt --all --check
 stage "native build, linted (every target of the default members, clippy as their compiler)" \
   cargo test -q --all-targets --no-run
+# The `lab` command line that build made: it converts the data sets here, scaffolds the new-lab
+# check's lab and trains in the vision lab's browser test.
 export LAB_BIN="$CARGO_TARGET_DIR/debug/lab"
 stage "data sets (MNIST, Fashion-MNIST; converted once)" prepare_data "$LAB_BIN"
 stage "native tests (engine, simulations, state, display, command line, class server)" \
