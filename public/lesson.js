@@ -102,19 +102,31 @@
       // The chart the question needs comes first in the lab, under the prediction on a phone.
       if (section.chart) labBox.dataset.focus = section.chart;
       window.TrainingLab.mountAll();
-      // Labs that wait for their Run button are started as soon as they answer (the button is
-      // disabled while a lab loads its data, so the start is asked again until it is taken).
+      // Labs that wait for their Run button are started as soon as they can be. The lab listens
+      // from its first report on, so it is asked then, and again at each report while no ask is
+      // unanswered (the button is disabled while a lab loads its data: the answer is no, and the
+      // report that its data came asks again); every second besides, in case an ask was lost.
       let started = !section.start;
       let startedAt = Date.now();
-      const asking = started ? null : setInterval(() => window.TrainingLab.send(labBox, { type: 'lab-start' }), 1000);
+      let unanswered = false;
+      let heard = false;
+      const ask = () => { unanswered = true; window.TrainingLab.send(labBox, { type: 'lab-start' }); };
+      const asking = started ? null : setInterval(ask, 1000);
       labBox.addEventListener('lab-ack', (e) => {
-        if (e.detail.of === 'lab-start' && e.detail.ok) { started = true; startedAt = Date.now(); clearInterval(asking); }
+        if (e.detail.of !== 'lab-start') return;
+        unanswered = false;
+        if (e.detail.ok) { started = true; startedAt = Date.now(); clearInterval(asking); }
       });
       // The lab reports only changes: once its run is over nothing more comes, so the last
-      // report is looked at again every 2 s until the reveal.
+      // report is looked at again every half second until the reveal.
       let last = null;
-      const again = setInterval(() => { if (revealed) clearInterval(again); else if (last) consider(last); }, 2000);
-      labBox.addEventListener('lab-metrics', (e) => { last = e.detail; consider(last); });
+      const again = setInterval(() => { if (revealed) clearInterval(again); else if (last) consider(last); }, 500);
+      labBox.addEventListener('lab-metrics', (e) => {
+        last = e.detail;
+        if (!started && (!heard || !unanswered)) ask();
+        heard = true;
+        consider(last);
+      });
       function consider(m) {
         if (!started) { status.textContent = 'Starting the run…'; return; }
         if (revealed) return;

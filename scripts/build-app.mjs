@@ -11,7 +11,7 @@
 // DIR and swapped in whole at the end, so a failed build leaves the last good one.
 //
 // It does what a bundler such as trunk would, in one script of the project's own: a new machine
-// builds no bundler from source (docs/book/src/contributor/performance/test-time.md).
+// builds no bundler from source (docs/book/src/contributor/performance/test-time-cheaper-base.md).
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

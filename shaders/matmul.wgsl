@@ -2,7 +2,7 @@
 // serves the forward pass (H · Wᵀ), the input gradient (dZ · W) and the weight gradient (dZᵀ · H).
 //
 //   C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs]
-//   C is M×N, stored densely from c_off.
+//   C is M×N from c_off, its rows c_rs apart (n: dense).
 //
 // A batch of independent products runs in one dispatch (workgroup z = product q): product q
 // reads A, B and writes C `q·a_bs`, `q·b_bs`, `q·c_bs` further on. The loss landscape uses it
@@ -21,7 +21,7 @@ struct Params {
     a_off: u32, a_rs: u32, a_cs: u32, b_off: u32,
     b_rs: u32, b_cs: u32, c_off: u32, n_groups: u32,
     a_bs: u32, b_bs: u32, c_bs: u32, live: u32,
-    z_groups: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+    z_groups: u32, c_rs: u32, _pad1: u32, _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -75,7 +75,7 @@ fn b_at(_s: Sel, k: u32, col: u32) -> f32 {
 }
 
 fn store_value(_s: Sel, row: u32, col: u32, v: f32) {
-    let idx = c_base + row * p.n + col;
+    let idx = c_base + row * p.c_rs + col;
     if (p.accumulate != 0u) {
         c[idx] = c[idx] + v;
     } else {

@@ -320,6 +320,31 @@ fn every_rust_file_is_at_most_400_lines() {
     assert!(long.is_empty(), "split these by concern: {long:?}");
 }
 
+/// The contributor's chapters of the book read in one sitting: none over 400 lines (a journal
+/// that grows is continued in a chapter of its own).
+#[test]
+fn every_contributor_chapter_is_at_most_400_lines() {
+    let mut pending = vec![root().join("docs/book/src/contributor")];
+    let mut long = Vec::new();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                if lines > 400 {
+                    long.push(format!(
+                        "{} ({lines} lines)",
+                        path.strip_prefix(root()).unwrap().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these by topic: {long:?}");
+}
+
 /// The layout chapter's map names only what is there: each line of its listings starts with the
 /// files or folders it describes (relative to the folder its section is about), and each exists.
 #[test]

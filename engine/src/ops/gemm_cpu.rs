@@ -200,7 +200,7 @@ fn block(a_panel: &[f32], b_panel: &[f32], b_stride: usize, k: usize) -> [[f32; 
 
 fn store(c: &mut [f32], d: &MatmulDims, row0: usize, col0: usize, acc: &[[f32; NR]; MR]) {
     for (i, acc_row) in acc.iter().enumerate().take(d.m - row0) {
-        let start = d.c_off + (row0 + i) * d.n + col0;
+        let start = d.c_off + (row0 + i) * d.c_row_stride() + col0;
         let width = NR.min(d.n - col0);
         let out = &mut c[start..start + width];
         if d.accumulate {
@@ -264,6 +264,32 @@ mod tests {
                         "m={m} n={n} k={k} transposed={transposed} acc={accumulate}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_apart_are_written_where_they_lie_and_the_gaps_kept() {
+        for &(m, n, k) in &[(3, 17, 5), (65, 16, 3), (256, 24, 64)] {
+            let d = MatmulDims {
+                c_off: 1,
+                c_rs: n + 3,
+                ..MatmulDims::row_major(m, n, k)
+            };
+            let (a, b) = (values(m * k, 1), values(k * n, 2));
+            let mut got = values(1 + m * (n + 3), 3);
+            let before = got.clone();
+            gemm(&a, &b, &mut got, &d);
+            let mut dense = vec![0.0; m * n];
+            matmul_reference(&a, &b, &mut dense, &MatmulDims::row_major(m, n, k));
+            for (i, v) in got.iter().enumerate() {
+                let (row, col) = ((i.max(1) - 1) / (n + 3), (i.max(1) - 1) % (n + 3));
+                let want = if i >= 1 && col < n {
+                    dense[row * n + col]
+                } else {
+                    before[i]
+                };
+                assert_eq!(*v, want, "m={m} n={n} k={k} at {i}");
             }
         }
     }

@@ -174,6 +174,7 @@ impl Kernel for Matmul {
             .u("c_bs", d.c_bs as u32)
             .u("live", live_points(d.products(), step) as u32)
             .u("z_groups", self.z_groups())
+            .u("c_rs", d.c_row_stride() as u32)
     }
 
     fn per_step(&self) -> bool {

@@ -2,9 +2,10 @@
 //! kernel (`matmul`) and the fast CPU twin (`gemm_cpu`) are both tested against. Its own module so
 //! that the two depend on it and not on each other.
 
-/// Shapes and strides: C[m, n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs].
-/// `batch` independent products (0 counts as 1): product q starts q·a_bs, q·b_bs and q·c_bs
-/// further on in A, B and C.
+/// Shapes and strides: C[c_off + m·c_rs + n] (+)= Σ_k A[a_off + m·a_rs + k·a_cs] · B[b_off + k·b_rs + n·b_cs],
+/// C's rows dense (`c_rs` 0, read as n) or further apart (a transformer's head writes only each
+/// sequence's last position). `batch` independent products (0 counts as 1): product q starts
+/// q·a_bs, q·b_bs and q·c_bs further on in A, B and C.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MatmulDims {
     pub m: usize,
@@ -17,6 +18,8 @@ pub struct MatmulDims {
     pub b_rs: usize,
     pub b_cs: usize,
     pub c_off: usize,
+    /// C's row stride; 0: n (dense rows).
+    pub c_rs: usize,
     pub accumulate: bool,
     pub batch: usize,
     pub a_bs: usize,
@@ -41,6 +44,15 @@ impl MatmulDims {
 
     pub fn products(&self) -> usize {
         self.batch.max(1)
+    }
+
+    /// Where C's rows start from one another: `c_rs`, or n where that is 0.
+    pub fn c_row_stride(&self) -> usize {
+        if self.c_rs == 0 {
+            self.n
+        } else {
+            self.c_rs
+        }
     }
 
     /// Product q of the batch as a single product.
@@ -69,7 +81,7 @@ fn product_reference(a: &[f32], b: &[f32], c: &mut [f32], d: &MatmulDims) {
             for k in 0..d.k {
                 acc += a[d.a_off + m * d.a_rs + k * d.a_cs] * b[d.b_off + k * d.b_rs + n * d.b_cs];
             }
-            let idx = d.c_off + m * d.n + n;
+            let idx = d.c_off + m * d.c_row_stride() + n;
             c[idx] = if d.accumulate { c[idx] + acc } else { acc };
         }
     }

@@ -23,9 +23,11 @@ fn as_kind<T: 'static>(k: &dyn Kernel) -> Option<&T> {
     k.as_any().downcast_ref::<T>()
 }
 
-/// A product the fused kernel can take: one product, written (not added) from offset `c_off`.
+/// A product the fused kernel can take: one product, written (not added) from offset `c_off`
+/// in dense rows.
 fn plain(k: &dyn Kernel) -> Option<&Matmul> {
-    as_kind::<Matmul>(k).filter(|m| m.dims.products() == 1 && !m.dims.accumulate)
+    as_kind::<Matmul>(k)
+        .filter(|m| m.dims.products() == 1 && !m.dims.accumulate && m.dims.c_row_stride() == m.dims.n)
 }
 
 /// The gather kernel, when the first kernel to read its batch is a product that can read the

@@ -114,7 +114,10 @@ pub(super) fn product(
     Box::new(Matmul::new(a, b, c, dims))
 }
 
-/// The same product for each of `batch` samples, each its own 1 × k row of A and 1 × n row of C.
+/// The same product for each of `batch` samples, each its own 1 × k row of A and 1 × n row of C
+/// (`a_bs` and `c_bs` apart), B shared: one product of `batch` rows with those row strides. (As
+/// `batch` products of one row, each ran a whole tile of which one row was used: on a GPU emulated
+/// on the processor that made the head's two products as dear as the block's largest.)
 pub(super) fn rows_product(
     (a, a_off, a_bs): (BufId, usize, usize),
     (b, b_off, b_rs, b_cs): (BufId, usize, usize, usize),
@@ -122,20 +125,17 @@ pub(super) fn rows_product(
     (batch, n, k): (usize, usize, usize),
 ) -> Box<dyn Kernel> {
     let dims = MatmulDims {
-        m: 1,
+        m: batch,
         n,
         k,
         a_off,
-        a_rs: k,
+        a_rs: a_bs,
         a_cs: 1,
         b_off,
         b_rs,
         b_cs,
         c_off,
-        batch,
-        a_bs,
-        b_bs: 0,
-        c_bs,
+        c_rs: c_bs,
         ..Default::default()
     };
     Box::new(Matmul::new(a, b, c, dims))

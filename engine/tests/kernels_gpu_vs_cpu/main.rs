@@ -42,9 +42,13 @@ fn matmul_matches_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
         for transpose_a in [false, true] {
             for accumulate in [false, true] {
                 let mut t = BufferTable::default();
+                // C's rows 2 apart where A is transposed (as the transformer's head writes only
+                // each sequence's last position): what lies between is left as it was.
+                let c_rs = if transpose_a { n + 2 } else { 0 };
+                let c_len = m * (n + 2) + 1;
                 let a = t.add("a", Elem::F32, m * k + 2);
                 let b = t.add("b", Elem::F32, k * n + 3);
-                let c = t.add("c", Elem::F32, m * n + 1);
+                let c = t.add("c", Elem::F32, c_len);
                 // A stored k×m when transposed; B always read as the transpose of an n×k matrix
                 // at an offset, like the forward pass reads W.
                 let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
@@ -59,6 +63,7 @@ fn matmul_matches_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     b_rs: 1,
                     b_cs: k,
                     c_off: 1,
+                    c_rs,
                     accumulate,
                     ..Default::default()
                 };
@@ -68,7 +73,7 @@ fn matmul_matches_cpu_on(ctx: &std::rc::Rc<engine::gpu::GpuContext>) {
                     vec![
                         Init::F32(random(m * k + 2, 1)),
                         Init::F32(random(k * n + 3, 2)),
-                        Init::F32(random(m * n + 1, 3)),
+                        Init::F32(random(c_len, 3)),
                     ],
                     || {
                         Box::new(Matmul {
