@@ -3,6 +3,8 @@
 //! side by side on the CPU path (`lab_sims::attention::split_check`), so the student sees the
 //! split change where the arithmetic runs but not the update.
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 
 use lab_sims::attention::split_check::{check, device_choices, SplitCheck, CHECK_STEPS};
@@ -28,7 +30,8 @@ fn outcome(c: &SplitCheck) -> impl IntoView {
 pub fn split_check(settings: RwSignal<AttentionLab>) -> impl IntoView {
     let choices = Memo::new(move |_| settings.with(|s| device_choices(&s.plan())));
     let devices = RwSignal::new(2usize);
-    let result = RwSignal::new(None::<Result<SplitCheck, String>>);
+    // The engine's error, kept as it is and said in words where the page shows it.
+    let result = RwSignal::new_local(None::<Result<SplitCheck, Rc<engine::error::Error>>>);
     let progress = RwSignal::new(None::<usize>);
     // A changed model makes the last check stale.
     Effect::new(move |_| {
@@ -51,7 +54,7 @@ pub fn split_check(settings: RwSignal<AttentionLab>) -> impl IntoView {
                 }
             })
             .await;
-            result.set(found.map_err(|e| e.to_string()).transpose());
+            result.set(found.map_err(Rc::new).transpose());
             progress.set(None);
         });
     };

@@ -61,7 +61,7 @@ pub fn BenchPage() -> impl IntoView {
             r.ratio,
             res = r.res
         )),
-        Some(Err(e)) if e.starts_with(run::NO_WEBGPU) => status.set(format!(
+        Some(Err(e)) if e.without_webgpu() => status.set(format!(
             "{e}: the CPU path measures the same workload without it."
         )),
         Some(Err(e)) => status.set(format!("failed: {e}")),
@@ -117,7 +117,7 @@ pub fn BenchPage() -> impl IntoView {
             <p class="status" data-testid="bench-status" data-lab-status="true">{move || status.get()}</p>
             <p class="sr-only" role="status" data-testid="bench-announce">{move || if running.get() { String::new() } else { status.get() }}</p>
             <button data-testid="bench-use-cpu"
-                class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.starts_with(run::NO_WEBGPU))
+                class:hidden=move || backend_locked() || !matches!(bench.value().get(), Some(Err(e)) if e.without_webgpu())
                 on:click=move |_| { settings.update(|s| s.backend = "cpu".into()); start(); }>"Run on the CPU path"</button>
             </section>
             <section class="controls">

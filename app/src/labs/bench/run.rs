@@ -1,6 +1,8 @@
 //! One benchmark run: load the workload and its data, open the backend, train (or time a
 //! landscape slice) and publish the figures for scripts in `window.__labBench`.
 
+use std::sync::Arc;
+
 use crate::error::RunError;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
@@ -157,10 +159,31 @@ pub enum Outcome {
     Transformer(TransformerBench),
 }
 
+/// Why a run gave no figures, by kind; said in words where it is shown (the page's status, the
+/// published figures' `error`). Shared, as the page's action keeps its value.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum MeasureError {
+    /// The GPU went away during the run.
+    #[error("{NO_WEBGPU} any more: the device was lost ({why}; {run})")]
+    Lost { why: String, run: Arc<RunError> },
+    #[error("{0}")]
+    Run(Arc<RunError>),
+}
+
+impl MeasureError {
+    /// WebGPU is missing or was lost: the CPU path measures the same workload without it.
+    pub fn without_webgpu(&self) -> bool {
+        match self {
+            MeasureError::Lost { .. } => true,
+            MeasureError::Run(e) => matches!(**e, RunError::NoWebgpu(_)),
+        }
+    }
+}
+
 /// Runs what `q` asks for, saying what it does in `status`, and publishes the outcome (or the
 /// error) for scripts. `backend` in the published figures echoes the URL's vocabulary; `device`
-/// names the adapter. The error is made words here, where the page shows it and scripts read it.
-pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, String> {
+/// names the adapter.
+pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, MeasureError> {
     let backend = if q.webgpu { "webgpu" } else { "cpu" };
     let outcome = match q.slice {
         _ if q.workload == T1 => run_transformer(q, status).await.map(Outcome::Transformer),
@@ -169,14 +192,14 @@ pub async fn measure(q: Query, status: RwSignal<String>) -> Result<Outcome, Stri
     };
     // A GPU lost during the run: said as such (the page then offers the CPU path).
     let outcome = outcome.map_err(|e| match crate::gpu::lost() {
-        Some(why) => format!("{NO_WEBGPU} any more: the device was lost ({why}; {e})"),
-        None => e.to_string(),
+        Some(why) => MeasureError::Lost { why, run: Arc::new(e) },
+        None => MeasureError::Run(Arc::new(e)),
     });
     let json = match &outcome {
         Ok(Outcome::Trained(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
         Ok(Outcome::Sliced(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
         Ok(Outcome::Transformer(r)) => with_device(serde_json::to_value(r), &r.backend, backend),
-        Err(e) => serde_json::json!({ "error": e }),
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
     };
     publish(&json);
     outcome
