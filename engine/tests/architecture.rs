@@ -9,15 +9,19 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+fn files_by_ext(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            files_by_ext(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
             out.push(path);
         }
     }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_by_ext(dir, "rs", out);
 }
 
 /// A crate's modules, one a file (`ops::matmul`; a lab's folder `src/labs/<id>/`, which the
@@ -291,11 +295,25 @@ fn the_architecture_chapter_shows_the_crate_graph_cargo_has() {
     }
 }
 
+/// The files under `dirs` whose name ends in `.ext` and that are over 400 lines, with their length.
+fn over_400_lines(dirs: &[&str], ext: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        files_by_ext(&root().join(dir), ext, &mut files);
+    }
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            (lines > 400).then(|| format!("{} ({lines} lines)", file.strip_prefix(root()).unwrap().display()))
+        })
+        .collect()
+}
+
 /// Small files with one concern: none of the workspace's Rust files is over 400 lines.
 #[test]
 fn every_rust_file_is_at_most_400_lines() {
-    let mut long = Vec::new();
-    for dir in [
+    let crates = [
         "engine",
         "sims",
         "state",
@@ -304,19 +322,8 @@ fn every_rust_file_is_at_most_400_lines() {
         "oracle",
         "class",
         "app",
-    ] {
-        let mut files = Vec::new();
-        rust_files(&root().join(dir), &mut files);
-        for file in files {
-            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
-            if lines > 400 {
-                long.push(format!(
-                    "{} ({lines} lines)",
-                    file.strip_prefix(root()).unwrap().display()
-                ));
-            }
-        }
-    }
+    ];
+    let long = over_400_lines(&crates, "rs");
     assert!(long.is_empty(), "split these by concern: {long:?}");
 }
 
@@ -324,24 +331,7 @@ fn every_rust_file_is_at_most_400_lines() {
 /// that grows is continued in a chapter of its own).
 #[test]
 fn every_contributor_chapter_is_at_most_400_lines() {
-    let mut pending = vec![root().join("docs/book/src/contributor")];
-    let mut long = Vec::new();
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-                if lines > 400 {
-                    long.push(format!(
-                        "{} ({lines} lines)",
-                        path.strip_prefix(root()).unwrap().display()
-                    ));
-                }
-            }
-        }
-    }
+    let long = over_400_lines(&["docs/book/src/contributor"], "md");
     assert!(long.is_empty(), "split these by topic: {long:?}");
 }
 
