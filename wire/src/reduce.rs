@@ -31,6 +31,18 @@ pub enum Refusal {
     NotFinite(usize),
 }
 
+impl Refusal {
+    /// A refusal of a rank's own frame for this step, which stands as its answer (named on the
+    /// dashboard; the rank may not send again): not a stray frame of another step, of a rank
+    /// without a shard, or a second one.
+    fn is_the_ranks_answer(&self) -> bool {
+        !matches!(
+            self,
+            Refusal::OtherStep { .. } | Refusal::NoShard(_) | Refusal::Twice(_)
+        )
+    }
+}
+
 /// The step's outcome: the batch's mean gradient and loss over the rows that came, and which
 /// workers took part, were refused, or never sent.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,22 +86,23 @@ impl StepReduction {
     /// Checks a worker's frame and keeps it, or refuses it with its reason (also kept, for the
     /// dashboard; a refused rank may not send again this step).
     pub fn offer(&mut self, frame: GradientFrame) -> Result<(), Refusal> {
-        let verdict = self.check(&frame);
-        match &verdict {
+        match self.check(&frame) {
             Ok(()) => {
                 self.kept.insert(frame.rank, frame);
+                Ok(())
             }
-            Err(why)
-                if !matches!(
-                    why,
-                    Refusal::OtherStep { .. } | Refusal::NoShard(_) | Refusal::Twice(_)
-                ) =>
-            {
-                self.refused.push((frame.rank, why.clone()));
+            Err(why) => {
+                if why.is_the_ranks_answer() {
+                    self.refused.push((frame.rank, why.clone()));
+                }
+                Err(why)
             }
-            Err(_) => {}
         }
-        verdict
+    }
+
+    /// Whether `rank` has answered this step: a frame kept, or one refused.
+    fn answered(&self, rank: u16) -> bool {
+        self.kept.contains_key(&rank) || self.refused.iter().any(|(r, _)| *r == rank)
     }
 
     fn check(&self, f: &GradientFrame) -> Result<(), Refusal> {
@@ -103,7 +116,7 @@ impl StepReduction {
         let Some(rows) = self.shards.get(&f.rank) else {
             return Err(Refusal::NoShard(f.rank));
         };
-        if self.kept.contains_key(&f.rank) || self.refused.iter().any(|(r, _)| *r == f.rank) {
+        if self.answered(f.rank) {
             return Err(Refusal::Twice(f.rank));
         }
         let expected = rows.len() as u32;
@@ -130,9 +143,7 @@ impl StepReduction {
 
     /// Whether every rank with a shard has sent (kept or refused): the step need not wait.
     pub fn complete(&self) -> bool {
-        self.shards
-            .keys()
-            .all(|r| self.kept.contains_key(r) || self.refused.iter().any(|(x, _)| x == r))
+        self.shards.keys().all(|r| self.answered(*r))
     }
 
     /// The step's mean over the frames kept, summed in rank order; None when they hold no row

@@ -5,7 +5,7 @@
 //! for a step leaves its rows out of that step's mean, and the next step splits the batch over
 //! the others.
 
-use engine::data::toy::{ToyConfig, ToyKind};
+use engine::data::toy::ToyConfig;
 use engine::optim::Optimizer;
 use engine::train::{DataConfig, TrainConfig, Trainer};
 use lab_wire::frame::GradientFrame;
@@ -18,13 +18,11 @@ const STEPS: u32 = 6;
 
 fn config(batch: usize) -> TrainConfig {
     TrainConfig {
+        // The default spiral (400 points, two classes, no test split), noisier, another draw.
         data: DataConfig::Toy(ToyConfig {
-            kind: ToyKind::Spiral,
-            points: 400,
             noise: 0.1,
             seed: 3,
-            test_fraction: 0.0,
-            classes: 2,
+            ..ToyConfig::default()
         }),
         optimizer: Optimizer::Sgd,
         learning_rate: 0.3,

@@ -282,12 +282,12 @@ mod tests {
             gemm(&a, &b, &mut got, &d);
             let mut dense = vec![0.0; m * n];
             matmul_reference(&a, &b, &mut dense, &MatmulDims::row_major(m, n, k));
+            // C's rows from 1 on, n + 3 apart: the product where they lie, the gaps as they were.
             for (i, v) in got.iter().enumerate() {
-                let (row, col) = ((i.max(1) - 1) / (n + 3), (i.max(1) - 1) % (n + 3));
-                let want = if i >= 1 && col < n {
-                    dense[row * n + col]
-                } else {
-                    before[i]
+                let at = i.checked_sub(1).map(|j| (j / (n + 3), j % (n + 3)));
+                let want = match at {
+                    Some((row, col)) if col < n => dense[row * n + col],
+                    _ => before[i],
                 };
                 assert_eq!(*v, want, "m={m} n={n} k={k} at {i}");
             }
